@@ -1,0 +1,458 @@
+//! The ownership graph: objects indexed by uid and by name, with the reverse
+//! index of owner references, kept incrementally from upserts and removals.
+//!
+//! Edges are never stored as resolved: whether a reference resolves is
+//! answered on demand by [`OwnershipGraph::classify`], so that an owner that
+//! appears, disappears or is recreated under the same name changes every
+//! answer at once.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::kinds::KindTable;
+use super::object::{Object, OwnerReference, Uid, group_of};
+
+/// What one owner reference points at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "camelCase")]
+pub enum RefStatus {
+    /// The owner exists: same kind, name, scope and uid.
+    Resolves { owner: Uid },
+    /// No object of that kind and name where the reference points.
+    OwnerAbsent,
+    /// An object of that kind and name exists with another uid: the owner
+    /// was deleted and recreated; the reference counts as dangling (R32).
+    UidMismatch { found: Uid },
+    /// A namespaced owner with that uid lives in another namespace; owners
+    /// are only looked up in the dependent's namespace (R7a), so this is
+    /// dangling.
+    CrossNamespace { owner_namespace: String },
+    /// A cluster-scoped dependent naming a namespaced kind: the garbage
+    /// collector never resolves it and never deletes the dependent (R7d).
+    Unresolvable,
+    /// A kind the server does not know (e.g. an uninstalled CRD): the
+    /// garbage collector retries and keeps the dependent.
+    UnknownKind,
+}
+
+impl RefStatus {
+    #[must_use]
+    pub fn resolves(&self) -> bool {
+        matches!(self, RefStatus::Resolves { .. })
+    }
+
+    /// Dangling in the garbage collector's sense: it will treat the owner as
+    /// gone.
+    #[must_use]
+    pub fn is_dangling(&self) -> bool {
+        matches!(
+            self,
+            RefStatus::OwnerAbsent
+                | RefStatus::UidMismatch { .. }
+                | RefStatus::CrossNamespace { .. }
+        )
+    }
+
+    /// A short label for badges and text output.
+    #[must_use]
+    pub fn label(&self) -> &'static str {
+        match self {
+            RefStatus::Resolves { .. } => "resolves",
+            RefStatus::OwnerAbsent => "owner-gone",
+            RefStatus::UidMismatch { .. } => "uid-mismatch",
+            RefStatus::CrossNamespace { .. } => "cross-namespace",
+            RefStatus::Unresolvable => "unresolvable",
+            RefStatus::UnknownKind => "unknown-kind",
+        }
+    }
+}
+
+/// (group, kind, namespace or "", name)
+type NameKey = (String, String, String, String);
+
+/// Objects, their names and who refers to whom.
+#[derive(Clone, Debug, Default)]
+pub struct OwnershipGraph {
+    kinds: KindTable,
+    objects: HashMap<Uid, Object>,
+    by_name: HashMap<NameKey, Uid>,
+    /// referenced uid -> uids of objects with a reference to it
+    referrers: HashMap<Uid, BTreeSet<Uid>>,
+}
+
+fn name_key(group: &str, kind: &str, namespace: Option<&str>, name: &str) -> NameKey {
+    (
+        group.to_string(),
+        kind.to_string(),
+        namespace.unwrap_or_default().to_string(),
+        name.to_string(),
+    )
+}
+
+impl OwnershipGraph {
+    #[must_use]
+    pub fn new(kinds: KindTable) -> Self {
+        OwnershipGraph {
+            kinds,
+            ..OwnershipGraph::default()
+        }
+    }
+
+    #[must_use]
+    pub fn kinds(&self) -> &KindTable {
+        &self.kinds
+    }
+
+    pub fn kinds_mut(&mut self) -> &mut KindTable {
+        &mut self.kinds
+    }
+
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.objects.is_empty()
+    }
+
+    /// Adds or replaces an object (by uid).
+    pub fn upsert(&mut self, obj: Object) {
+        let uid = obj.metadata.uid.clone();
+        if let Some(old) = self.objects.remove(&uid) {
+            self.unindex(&old);
+        }
+        self.kinds
+            .learn(&obj.api_version, &obj.kind, obj.namespace().is_some());
+        self.by_name.insert(
+            name_key(obj.group(), &obj.kind, obj.namespace(), obj.name()),
+            uid.clone(),
+        );
+        for r in &obj.metadata.owner_references {
+            self.referrers
+                .entry(r.uid.clone())
+                .or_default()
+                .insert(uid.clone());
+        }
+        self.objects.insert(uid, obj);
+    }
+
+    /// Removes an object; returns it if it was there.
+    pub fn remove(&mut self, uid: &str) -> Option<Object> {
+        let old = self.objects.remove(uid)?;
+        self.unindex(&old);
+        Some(old)
+    }
+
+    fn unindex(&mut self, old: &Object) {
+        let key = name_key(old.group(), &old.kind, old.namespace(), old.name());
+        if self.by_name.get(&key).map(String::as_str) == Some(old.uid()) {
+            self.by_name.remove(&key);
+        }
+        for r in &old.metadata.owner_references {
+            if let Some(set) = self.referrers.get_mut(&r.uid) {
+                set.remove(old.uid());
+                if set.is_empty() {
+                    self.referrers.remove(&r.uid);
+                }
+            }
+        }
+    }
+
+    #[must_use]
+    pub fn get(&self, uid: &str) -> Option<&Object> {
+        self.objects.get(uid)
+    }
+
+    /// Finds an object by kind (group + kind), namespace and name.
+    #[must_use]
+    pub fn find(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<&Object> {
+        self.by_name
+            .get(&name_key(group, kind, namespace, name))
+            .and_then(|u| self.objects.get(u))
+    }
+
+    pub fn objects(&self) -> impl Iterator<Item = &Object> {
+        self.objects.values()
+    }
+
+    /// Where `r`, a reference held by `dependent`, points.
+    #[must_use]
+    pub fn classify(&self, dependent: &Object, r: &OwnerReference) -> RefStatus {
+        let group = group_of(&r.api_version);
+        let Some(namespaced) = self.kinds.namespaced(group, &r.kind) else {
+            return RefStatus::UnknownKind;
+        };
+        if namespaced && dependent.namespace().is_none() {
+            return RefStatus::Unresolvable;
+        }
+        let ns = if namespaced {
+            dependent.namespace()
+        } else {
+            None
+        };
+        if let Some(found) = self.find(group, &r.kind, ns, &r.name) {
+            return if found.uid() == r.uid {
+                RefStatus::Resolves {
+                    owner: r.uid.clone(),
+                }
+            } else {
+                RefStatus::UidMismatch {
+                    found: found.uid().to_string(),
+                }
+            };
+        }
+        if namespaced {
+            if let Some(other) = self.objects.get(&r.uid) {
+                if other.group() == group && other.kind == r.kind {
+                    if let Some(other_ns) = other.namespace() {
+                        return RefStatus::CrossNamespace {
+                            owner_namespace: other_ns.to_string(),
+                        };
+                    }
+                }
+            }
+        }
+        RefStatus::OwnerAbsent
+    }
+
+    /// Each owner reference of `uid` with its status.
+    #[must_use]
+    pub fn owners(&self, uid: &str) -> Vec<(OwnerReference, RefStatus)> {
+        let Some(obj) = self.objects.get(uid) else {
+            return Vec::new();
+        };
+        obj.metadata
+            .owner_references
+            .iter()
+            .map(|r| (r.clone(), self.classify(obj, r)))
+            .collect()
+    }
+
+    /// The owners `uid` resolves to (deduplicated, in reference order).
+    #[must_use]
+    pub fn resolved_owners(&self, uid: &str) -> Vec<Uid> {
+        let mut out: Vec<Uid> = Vec::new();
+        for (_, status) in self.owners(uid) {
+            if let RefStatus::Resolves { owner } = status {
+                if !out.contains(&owner) {
+                    out.push(owner);
+                }
+            }
+        }
+        out
+    }
+
+    /// Objects holding a reference that resolves to `owner`, with that
+    /// reference, sorted by kind, namespace and name.
+    #[must_use]
+    pub fn dependents(&self, owner: &str) -> Vec<(Uid, OwnerReference)> {
+        let Some(set) = self.referrers.get(owner) else {
+            return Vec::new();
+        };
+        let mut out: Vec<(Uid, OwnerReference)> = set
+            .iter()
+            .filter_map(|d| {
+                let dep = self.objects.get(d)?;
+                dep.metadata
+                    .owner_references
+                    .iter()
+                    .find(|r| r.uid == owner && self.classify(dep, r).resolves())
+                    .map(|r| (d.clone(), r.clone()))
+            })
+            .collect();
+        out.sort_by(|a, b| self.sort_key(&a.0).cmp(&self.sort_key(&b.0)));
+        out
+    }
+
+    /// Uids of objects that hold any reference to `uid`, resolving or not.
+    pub fn referrers(&self, uid: &str) -> impl Iterator<Item = &Uid> {
+        self.referrers.get(uid).into_iter().flatten()
+    }
+
+    /// Whether the object has no resolving owner (a root of the forest).
+    #[must_use]
+    pub fn is_root(&self, uid: &str) -> bool {
+        self.resolved_owners(uid).is_empty()
+    }
+
+    /// Every root, sorted by namespace, kind and name.
+    #[must_use]
+    pub fn roots(&self) -> Vec<Uid> {
+        let mut out: Vec<Uid> = self
+            .objects
+            .keys()
+            .filter(|u| self.is_root(u))
+            .cloned()
+            .collect();
+        out.sort_by(|a, b| self.sort_key(a).cmp(&self.sort_key(b)));
+        out
+    }
+
+    /// (namespace, kind, name, uid): the display order.
+    #[must_use]
+    pub fn sort_key(&self, uid: &str) -> (String, String, String, String) {
+        match self.objects.get(uid) {
+            Some(o) => (
+                o.namespace().unwrap_or_default().to_string(),
+                o.kind.clone(),
+                o.name().to_string(),
+                uid.to_string(),
+            ),
+            None => Default::default(),
+        }
+    }
+
+    /// Whether any reference of the object fails to resolve.
+    #[must_use]
+    pub fn has_problem(&self, uid: &str) -> bool {
+        self.owners(uid).iter().any(|(_, s)| !s.resolves())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(api: &str, kind: &str, ns: Option<&str>, name: &str, uid: &str) -> Object {
+        let mut o = Object::new(api, kind, ns, name);
+        o.metadata.uid = uid.into();
+        o
+    }
+
+    fn owned_by(mut o: Object, api: &str, kind: &str, name: &str, uid: &str) -> Object {
+        o.metadata.owner_references.push(OwnerReference {
+            api_version: api.into(),
+            kind: kind.into(),
+            name: name.into(),
+            uid: uid.into(),
+            controller: Some(true),
+            block_owner_deletion: Some(true),
+        });
+        o
+    }
+
+    #[test]
+    fn dependents_owners_and_roots() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        g.upsert(obj("apps/v1", "Deployment", Some("a"), "web", "d"));
+        g.upsert(owned_by(
+            obj("apps/v1", "ReplicaSet", Some("a"), "web-1", "r"),
+            "apps/v1",
+            "Deployment",
+            "web",
+            "d",
+        ));
+        g.upsert(owned_by(
+            obj("v1", "Pod", Some("a"), "web-1-x", "p"),
+            "apps/v1",
+            "ReplicaSet",
+            "web-1",
+            "r",
+        ));
+        assert_eq!(g.roots(), vec!["d".to_string()]);
+        assert_eq!(g.dependents("d").len(), 1);
+        assert_eq!(g.resolved_owners("p"), vec!["r".to_string()]);
+        g.remove("r");
+        assert_eq!(g.owners("p")[0].1, RefStatus::OwnerAbsent);
+        assert!(g.is_root("p"));
+        assert!(g.dependents("d").is_empty());
+    }
+
+    #[test]
+    fn classifies_every_kind_of_bad_reference() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        g.upsert(obj("v1", "ConfigMap", Some("a"), "cm", "u1"));
+        let wrong_uid = owned_by(
+            obj("v1", "Secret", Some("a"), "s", "s1"),
+            "v1",
+            "ConfigMap",
+            "cm",
+            "u9",
+        );
+        let other_ns = owned_by(
+            obj("v1", "Secret", Some("b"), "s", "s2"),
+            "v1",
+            "ConfigMap",
+            "cm",
+            "u1",
+        );
+        let cluster = owned_by(
+            obj(
+                "rbac.authorization.k8s.io/v1",
+                "ClusterRole",
+                None,
+                "k",
+                "k1",
+            ),
+            "v1",
+            "ConfigMap",
+            "cm",
+            "u1",
+        );
+        let unknown = owned_by(
+            obj("v1", "Secret", Some("a"), "t", "s3"),
+            "example.com/v1",
+            "Gone",
+            "g",
+            "u5",
+        );
+        let cluster_owner = owned_by(
+            obj("v1", "Secret", Some("a"), "n", "s4"),
+            "v1",
+            "Node",
+            "node1",
+            "n1",
+        );
+        for o in [&wrong_uid, &other_ns, &cluster, &unknown, &cluster_owner] {
+            g.upsert(o.clone());
+        }
+        g.upsert(obj("v1", "Node", None, "node1", "n1"));
+        let status = |o: &Object| g.classify(o, &o.metadata.owner_references[0]);
+        assert_eq!(
+            status(&wrong_uid),
+            RefStatus::UidMismatch { found: "u1".into() }
+        );
+        assert_eq!(
+            status(&other_ns),
+            RefStatus::CrossNamespace {
+                owner_namespace: "a".into()
+            }
+        );
+        assert_eq!(status(&cluster), RefStatus::Unresolvable);
+        assert_eq!(status(&unknown), RefStatus::UnknownKind);
+        assert_eq!(
+            status(&cluster_owner),
+            RefStatus::Resolves { owner: "n1".into() }
+        );
+        assert!(status(&other_ns).is_dangling() && !status(&cluster).is_dangling());
+    }
+
+    #[test]
+    fn recreated_owner_does_not_adopt_old_children() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        g.upsert(obj("v1", "ConfigMap", Some("a"), "cm", "u1"));
+        g.upsert(owned_by(
+            obj("v1", "Secret", Some("a"), "s", "s1"),
+            "v1",
+            "ConfigMap",
+            "cm",
+            "u1",
+        ));
+        g.remove("u1");
+        g.upsert(obj("v1", "ConfigMap", Some("a"), "cm", "u2"));
+        assert!(g.dependents("u2").is_empty());
+        assert_eq!(
+            g.owners("s1")[0].1,
+            RefStatus::UidMismatch { found: "u2".into() }
+        );
+    }
+}

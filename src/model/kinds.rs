@@ -1,0 +1,538 @@
+//! What ownerscope knows about resource kinds: scope (namespaced or
+//! cluster-scoped), resource plural, short names, and the deletion policy a
+//! DELETE without options gets (GC-SEMANTICS R12).
+//!
+//! The built-in table covers the standard kinds; a scenario, a snapshot or a
+//! live cluster's discovery extends it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::object::Policy;
+
+/// What a DELETE with no policy does for a kind (R11 step 5, R12).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DefaultPolicy {
+    /// The policy applies (Background or Orphan).
+    Policy(Policy),
+    /// core/v1 Events: never GC finalizers.
+    Unsupported,
+}
+
+/// One kind.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KindInfo {
+    pub group: String,
+    pub kind: String,
+    /// A served version, e.g. `v1`.
+    pub version: String,
+    pub plural: String,
+    pub namespaced: bool,
+    #[serde(default)]
+    pub short_names: Vec<String>,
+    pub default_policy: DefaultPolicy,
+}
+
+impl KindInfo {
+    #[must_use]
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `deployments.apps`, `pods` (core group).
+    #[must_use]
+    pub fn resource(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+}
+
+/// Scope and naming for every kind ownerscope has heard of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KindTable {
+    by_group_kind: BTreeMap<(String, String), KindInfo>,
+}
+
+const BG: DefaultPolicy = DefaultPolicy::Policy(Policy::Background);
+const ORPHAN: DefaultPolicy = DefaultPolicy::Policy(Policy::Orphan);
+
+/// (group, version, kind, plural, namespaced, short names, default policy)
+type Row = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+    &'static [&'static str],
+    DefaultPolicy,
+);
+
+const BUILTIN: &[Row] = &[
+    ("", "v1", "Pod", "pods", true, &["po"], BG),
+    ("", "v1", "ConfigMap", "configmaps", true, &["cm"], BG),
+    ("", "v1", "Secret", "secrets", true, &[], BG),
+    ("", "v1", "Service", "services", true, &["svc"], BG),
+    (
+        "",
+        "v1",
+        "ServiceAccount",
+        "serviceaccounts",
+        true,
+        &["sa"],
+        BG,
+    ),
+    ("", "v1", "Endpoints", "endpoints", true, &["ep"], BG),
+    (
+        "",
+        "v1",
+        "PersistentVolumeClaim",
+        "persistentvolumeclaims",
+        true,
+        &["pvc"],
+        BG,
+    ),
+    (
+        "",
+        "v1",
+        "PersistentVolume",
+        "persistentvolumes",
+        false,
+        &["pv"],
+        BG,
+    ),
+    (
+        "",
+        "v1",
+        "ReplicationController",
+        "replicationcontrollers",
+        true,
+        &["rc"],
+        ORPHAN,
+    ),
+    ("", "v1", "Namespace", "namespaces", false, &["ns"], BG),
+    ("", "v1", "Node", "nodes", false, &["no"], BG),
+    (
+        "",
+        "v1",
+        "Event",
+        "events",
+        true,
+        &["ev"],
+        DefaultPolicy::Unsupported,
+    ),
+    ("", "v1", "LimitRange", "limitranges", true, &["limits"], BG),
+    (
+        "",
+        "v1",
+        "ResourceQuota",
+        "resourcequotas",
+        true,
+        &["quota"],
+        BG,
+    ),
+    ("", "v1", "PodTemplate", "podtemplates", true, &[], BG),
+    (
+        "apps",
+        "v1",
+        "Deployment",
+        "deployments",
+        true,
+        &["deploy"],
+        BG,
+    ),
+    ("apps", "v1", "ReplicaSet", "replicasets", true, &["rs"], BG),
+    ("apps", "v1", "DaemonSet", "daemonsets", true, &["ds"], BG),
+    (
+        "apps",
+        "v1",
+        "StatefulSet",
+        "statefulsets",
+        true,
+        &["sts"],
+        BG,
+    ),
+    (
+        "apps",
+        "v1",
+        "ControllerRevision",
+        "controllerrevisions",
+        true,
+        &[],
+        BG,
+    ),
+    ("batch", "v1", "Job", "jobs", true, &[], ORPHAN),
+    ("batch", "v1", "CronJob", "cronjobs", true, &["cj"], BG),
+    (
+        "discovery.k8s.io",
+        "v1",
+        "EndpointSlice",
+        "endpointslices",
+        true,
+        &[],
+        BG,
+    ),
+    (
+        "networking.k8s.io",
+        "v1",
+        "Ingress",
+        "ingresses",
+        true,
+        &["ing"],
+        BG,
+    ),
+    (
+        "networking.k8s.io",
+        "v1",
+        "NetworkPolicy",
+        "networkpolicies",
+        true,
+        &["netpol"],
+        BG,
+    ),
+    (
+        "networking.k8s.io",
+        "v1",
+        "IngressClass",
+        "ingressclasses",
+        false,
+        &[],
+        BG,
+    ),
+    (
+        "networking.k8s.io",
+        "v1",
+        "ServiceCIDR",
+        "servicecidrs",
+        false,
+        &[],
+        BG,
+    ),
+    (
+        "policy",
+        "v1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        true,
+        &["pdb"],
+        BG,
+    ),
+    (
+        "autoscaling",
+        "v2",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        true,
+        &["hpa"],
+        BG,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "Role",
+        "roles",
+        true,
+        &[],
+        BG,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "RoleBinding",
+        "rolebindings",
+        true,
+        &[],
+        BG,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "ClusterRole",
+        "clusterroles",
+        false,
+        &[],
+        BG,
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        false,
+        &[],
+        BG,
+    ),
+    (
+        "storage.k8s.io",
+        "v1",
+        "StorageClass",
+        "storageclasses",
+        false,
+        &["sc"],
+        BG,
+    ),
+    (
+        "storage.k8s.io",
+        "v1",
+        "VolumeAttachment",
+        "volumeattachments",
+        false,
+        &[],
+        BG,
+    ),
+    (
+        "storage.k8s.io",
+        "v1",
+        "CSIDriver",
+        "csidrivers",
+        false,
+        &[],
+        BG,
+    ),
+    (
+        "storage.k8s.io",
+        "v1",
+        "CSINode",
+        "csinodes",
+        false,
+        &[],
+        BG,
+    ),
+    (
+        "coordination.k8s.io",
+        "v1",
+        "Lease",
+        "leases",
+        true,
+        &[],
+        BG,
+    ),
+    ("events.k8s.io", "v1", "Event", "events", true, &[], BG),
+    (
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        false,
+        &["crd", "crds"],
+        BG,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        false,
+        &[],
+        BG,
+    ),
+    (
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        false,
+        &[],
+        BG,
+    ),
+    (
+        "scheduling.k8s.io",
+        "v1",
+        "PriorityClass",
+        "priorityclasses",
+        false,
+        &["pc"],
+        BG,
+    ),
+    (
+        "resource.k8s.io",
+        "v1",
+        "ResourceClaim",
+        "resourceclaims",
+        true,
+        &[],
+        BG,
+    ),
+    (
+        "snapshot.storage.k8s.io",
+        "v1",
+        "VolumeSnapshot",
+        "volumesnapshots",
+        true,
+        &["vs"],
+        BG,
+    ),
+    (
+        "snapshot.storage.k8s.io",
+        "v1",
+        "VolumeSnapshotContent",
+        "volumesnapshotcontents",
+        false,
+        &["vsc"],
+        BG,
+    ),
+];
+
+impl Default for KindTable {
+    fn default() -> Self {
+        Self::builtin()
+    }
+}
+
+impl KindTable {
+    /// The standard kinds.
+    #[must_use]
+    pub fn builtin() -> Self {
+        let mut t = KindTable {
+            by_group_kind: BTreeMap::new(),
+        };
+        for &(group, version, kind, plural, namespaced, short, policy) in BUILTIN {
+            t.insert(KindInfo {
+                group: group.to_string(),
+                kind: kind.to_string(),
+                version: version.to_string(),
+                plural: plural.to_string(),
+                namespaced,
+                short_names: short.iter().map(|s| (*s).to_string()).collect(),
+                default_policy: policy,
+            });
+        }
+        t
+    }
+
+    /// An empty table (a live cluster fills it from discovery).
+    #[must_use]
+    pub fn empty() -> Self {
+        KindTable {
+            by_group_kind: BTreeMap::new(),
+        }
+    }
+
+    /// Adds or replaces a kind.
+    pub fn insert(&mut self, info: KindInfo) {
+        self.by_group_kind
+            .insert((info.group.clone(), info.kind.clone()), info);
+    }
+
+    /// Looks a kind up by API group and kind.
+    #[must_use]
+    pub fn get(&self, group: &str, kind: &str) -> Option<&KindInfo> {
+        self.by_group_kind
+            .get(&(group.to_string(), kind.to_string()))
+    }
+
+    /// Whether the kind is namespaced; `None` when the kind is unknown.
+    #[must_use]
+    pub fn namespaced(&self, group: &str, kind: &str) -> Option<bool> {
+        self.get(group, kind).map(|k| k.namespaced)
+    }
+
+    /// Registers a kind seen on an object ownerscope was given, guessing its
+    /// scope from whether the object has a namespace, unless already known.
+    pub fn learn(&mut self, api_version: &str, kind: &str, namespaced: bool) {
+        let group = super::object::group_of(api_version);
+        if self.get(group, kind).is_some() || kind.is_empty() {
+            return;
+        }
+        self.insert(KindInfo {
+            group: group.to_string(),
+            kind: kind.to_string(),
+            version: super::object::version_of(api_version).to_string(),
+            plural: format!("{}s", kind.to_ascii_lowercase()),
+            namespaced,
+            short_names: Vec::new(),
+            default_policy: BG,
+        });
+    }
+
+    /// Resolves what a user typed (`Deployment`, `deployment`, `deployments`,
+    /// `deploy`, `deployments.apps`, `ReplicaSet.apps`) to kinds. Several kinds
+    /// may match a bare name in different groups.
+    #[must_use]
+    pub fn resolve(&self, typed: &str) -> Vec<&KindInfo> {
+        let lower = typed.to_ascii_lowercase();
+        let (name, group) = match lower.split_once('.') {
+            Some((n, g)) => (n.to_string(), Some(g.to_string())),
+            None => (lower.clone(), None),
+        };
+        let mut hits: Vec<&KindInfo> = self
+            .by_group_kind
+            .values()
+            .filter(|k| group.as_deref().is_none_or(|g| k.group == g))
+            .filter(|k| {
+                k.kind.to_ascii_lowercase() == name
+                    || k.plural == name
+                    || k.short_names.iter().any(|s| *s == name)
+            })
+            .collect();
+        // A bare "Event" means core/v1 Event.
+        if group.is_none() && hits.len() > 1 {
+            if let Some(core) = hits.iter().find(|k| k.group.is_empty()) {
+                hits = vec![*core];
+            }
+        }
+        hits
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &KindInfo> {
+        self.by_group_kind.values()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_names_plurals_and_short_names() {
+        let t = KindTable::builtin();
+        for typed in ["Deployment", "deployments", "deploy", "deployments.apps"] {
+            let hits = t.resolve(typed);
+            assert_eq!(hits.len(), 1, "{typed}");
+            assert_eq!(hits[0].kind, "Deployment");
+        }
+        assert_eq!(t.resolve("event")[0].group, "");
+        assert!(t.resolve("nosuchkind").is_empty());
+    }
+
+    #[test]
+    fn type_defaults_follow_r12() {
+        let t = KindTable::builtin();
+        assert_eq!(
+            t.get("batch", "Job").map(|k| k.default_policy),
+            Some(ORPHAN)
+        );
+        assert_eq!(
+            t.get("", "ReplicationController").map(|k| k.default_policy),
+            Some(ORPHAN)
+        );
+        assert_eq!(
+            t.get("apps", "Deployment").map(|k| k.default_policy),
+            Some(BG)
+        );
+        assert_eq!(
+            t.get("", "Event").map(|k| k.default_policy),
+            Some(DefaultPolicy::Unsupported)
+        );
+    }
+
+    #[test]
+    fn learns_unknown_kinds_once() {
+        let mut t = KindTable::builtin();
+        t.learn("example.com/v1", "Widget", true);
+        t.learn("example.com/v1", "Widget", false);
+        assert_eq!(t.namespaced("example.com", "Widget"), Some(true));
+        assert_eq!(
+            t.get("example.com", "Widget").map(KindInfo::resource),
+            Some("widgets.example.com".into())
+        );
+    }
+}

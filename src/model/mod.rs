@@ -1,0 +1,13 @@
+//! The pure domain model: object metadata, kinds, the ownership graph and
+//! what is derived from it. No I/O, no async, no terminal.
+
+pub mod graph;
+pub mod kinds;
+pub mod object;
+
+pub use graph::{OwnershipGraph, RefStatus};
+pub use kinds::{DefaultPolicy, KindInfo, KindTable};
+pub use object::{
+    FOREGROUND, ORPHAN, ObjRef, Object, ObjectMeta, OwnerReference, Policy, Uid, group_of,
+    version_of,
+};

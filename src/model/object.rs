@@ -1,0 +1,320 @@
+//! The subset of Kubernetes object metadata ownerscope needs.
+//!
+//! Field names follow the Kubernetes API (camelCase on the wire), so a
+//! manifest, a `kubectl get -o json` item or a metadata-only watch event
+//! deserialises straight into [`Object`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use jiff::Timestamp;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A Kubernetes UID.
+pub type Uid = String;
+
+/// One entry of `metadata.ownerReferences`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerReference {
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub uid: Uid,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_owner_deletion: Option<bool>,
+}
+
+impl OwnerReference {
+    /// `controller: true`.
+    #[must_use]
+    pub fn is_controller(&self) -> bool {
+        self.controller == Some(true)
+    }
+
+    /// `blockOwnerDeletion: true`.
+    #[must_use]
+    pub fn blocks(&self) -> bool {
+        self.block_owner_deletion == Some(true)
+    }
+
+    /// The API group of the referenced kind (`""` for the core group).
+    #[must_use]
+    pub fn group(&self) -> &str {
+        group_of(&self.api_version)
+    }
+}
+
+/// The metadata ownerscope reads and the simulator maintains.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectMeta {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: Uid,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generation: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletion_grace_period_seconds: Option<i64>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub finalizers: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub owner_references: Vec<OwnerReference>,
+}
+
+/// A Kubernetes object: identity, metadata, and (for the kinds whose rules
+/// depend on them) `spec` and `status` kept as raw JSON.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Object {
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub spec: Value,
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub status: Value,
+}
+
+/// The API group part of an `apiVersion` (`apps/v1` -> `apps`, `v1` -> ``).
+#[must_use]
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// The version part of an `apiVersion` (`apps/v1` -> `v1`).
+#[must_use]
+pub fn version_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or(api_version, |(_, v)| v)
+}
+
+impl Object {
+    /// A minimal object, for tests and generators.
+    #[must_use]
+    pub fn new(api_version: &str, kind: &str, namespace: Option<&str>, name: &str) -> Self {
+        Object {
+            api_version: api_version.to_string(),
+            kind: kind.to_string(),
+            metadata: ObjectMeta {
+                name: name.to_string(),
+                namespace: namespace.map(str::to_string),
+                ..ObjectMeta::default()
+            },
+            ..Object::default()
+        }
+    }
+
+    #[must_use]
+    pub fn uid(&self) -> &str {
+        &self.metadata.uid
+    }
+
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.metadata.name
+    }
+
+    /// The namespace, `None` for cluster-scoped objects.
+    #[must_use]
+    pub fn namespace(&self) -> Option<&str> {
+        self.metadata.namespace.as_deref().filter(|n| !n.is_empty())
+    }
+
+    #[must_use]
+    pub fn group(&self) -> &str {
+        group_of(&self.api_version)
+    }
+
+    /// Has a `deletionTimestamp`.
+    #[must_use]
+    pub fn is_terminating(&self) -> bool {
+        self.metadata.deletion_timestamp.is_some()
+    }
+
+    #[must_use]
+    pub fn has_finalizer(&self, f: &str) -> bool {
+        self.metadata.finalizers.iter().any(|x| x == f)
+    }
+
+    /// Terminating and carrying `foregroundDeletion`: waiting for its
+    /// blocking dependents.
+    #[must_use]
+    pub fn is_deleting_dependents(&self) -> bool {
+        self.is_terminating() && self.has_finalizer(FOREGROUND)
+    }
+
+    /// A reference to this object, for logs, timelines and commands.
+    #[must_use]
+    pub fn obj_ref(&self) -> ObjRef {
+        ObjRef {
+            api_version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            namespace: self.namespace().map(str::to_string),
+            name: self.metadata.name.clone(),
+            uid: self.metadata.uid.clone(),
+        }
+    }
+
+    /// A string field of `spec` or `status`, e.g. `str_at(&["spec", "nodeName"])`.
+    #[must_use]
+    pub fn str_at(&self, path: &[&str]) -> Option<&str> {
+        self.value_at(path).and_then(Value::as_str)
+    }
+
+    /// A field of `spec` or `status` by path.
+    #[must_use]
+    pub fn value_at(&self, path: &[&str]) -> Option<&Value> {
+        let (first, rest) = path.split_first()?;
+        let mut v = match *first {
+            "spec" => &self.spec,
+            "status" => &self.status,
+            _ => return None,
+        };
+        for key in rest {
+            v = v.get(key)?;
+        }
+        Some(v)
+    }
+
+    /// Sets a field of `spec` or `status`, creating the maps on the way.
+    pub fn set_at(&mut self, path: &[&str], value: Value) {
+        let Some((first, rest)) = path.split_first() else {
+            return;
+        };
+        let mut v = match *first {
+            "spec" => &mut self.spec,
+            "status" => &mut self.status,
+            _ => return,
+        };
+        for key in rest {
+            if !v.is_object() {
+                *v = Value::Object(serde_json::Map::new());
+            }
+            let Value::Object(map) = v else { return };
+            v = map.entry((*key).to_string()).or_insert(Value::Null);
+        }
+        *v = value;
+    }
+}
+
+/// The GC finalizer added by a Foreground DELETE.
+pub const FOREGROUND: &str = "foregroundDeletion";
+/// The GC finalizer added by an Orphan DELETE.
+pub const ORPHAN: &str = "orphan";
+
+/// Identity of an object as shown to people and carried in commands.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ObjRef {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+    pub uid: Uid,
+}
+
+impl fmt::Display for ObjRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{}/{} -n {}", self.kind, self.name, ns),
+            None => write!(f, "{}/{}", self.kind, self.name),
+        }
+    }
+}
+
+/// The propagation policy of a DELETE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Policy {
+    Background,
+    Foreground,
+    Orphan,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 3] = [Policy::Background, Policy::Foreground, Policy::Orphan];
+
+    /// Parses `background`, `Foreground`, ... (case-insensitive).
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Policy> {
+        match s.to_ascii_lowercase().as_str() {
+            "background" => Some(Policy::Background),
+            "foreground" => Some(Policy::Foreground),
+            "orphan" => Some(Policy::Orphan),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Policy::Background => "Background",
+            Policy::Foreground => "Foreground",
+            Policy::Orphan => "Orphan",
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deserialises_a_manifest_and_keeps_flags() {
+        let json = r#"{"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1","namespace":"shop",
+            "uid":"u1","finalizers":["example.com/x"],
+            "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"u0","controller":true,"blockOwnerDeletion":true}]},
+            "spec":{"replicas":2}}"#;
+        let o: Object = serde_json::from_str(json).expect("valid");
+        assert_eq!(o.group(), "apps");
+        assert_eq!(o.namespace(), Some("shop"));
+        assert!(o.metadata.owner_references[0].is_controller());
+        assert!(o.metadata.owner_references[0].blocks());
+        assert_eq!(o.value_at(&["spec", "replicas"]), Some(&Value::from(2)));
+        assert!(!o.is_terminating());
+    }
+
+    #[test]
+    fn set_at_creates_intermediate_maps() {
+        let mut o = Object::new("v1", "Pod", Some("a"), "p");
+        o.set_at(&["status", "phase"], Value::from("Running"));
+        assert_eq!(o.str_at(&["status", "phase"]), Some("Running"));
+    }
+
+    #[test]
+    fn group_and_version_split() {
+        assert_eq!(group_of("v1"), "");
+        assert_eq!(group_of("apps/v1"), "apps");
+        assert_eq!(version_of("apps/v1"), "v1");
+        assert_eq!(version_of("v1"), "v1");
+    }
+}

@@ -1,0 +1,280 @@
+//! Field validation the API server applies to object metadata, with the
+//! messages it answers (GC-SEMANTICS R1-R3, R5, R19, R21, R22).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::model::{FOREGROUND, ORPHAN, Object, OwnerReference, version_of};
+
+/// One field error, printed like the API server's `field.Error`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    pub field: String,
+    pub kind: FieldErrorKind,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldErrorKind {
+    /// `Invalid value: <value>`
+    Invalid(String),
+    Forbidden,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            FieldErrorKind::Invalid(v) => {
+                write!(f, "{}: Invalid value: {}: {}", self.field, v, self.detail)
+            }
+            FieldErrorKind::Forbidden => write!(f, "{}: Forbidden: {}", self.field, self.detail),
+        }
+    }
+}
+
+fn invalid(field: &str, value: String, detail: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.to_string(),
+        kind: FieldErrorKind::Invalid(value),
+        detail: detail.into(),
+    }
+}
+
+/// Go's `%#v` of a `[]string`.
+#[must_use]
+pub fn go_string_slice(items: &[String]) -> String {
+    let inner: Vec<String> = items.iter().map(|s| format!("{s:?}")).collect();
+    format!("[]string{{{}}}", inner.join(", "))
+}
+
+fn quoted(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// R1-R3: owner references on create and update.
+#[must_use]
+pub fn validate_owner_references(refs: &[OwnerReference]) -> Vec<FieldError> {
+    const FIELD: &str = "metadata.ownerReferences";
+    let mut errs = Vec::new();
+    let mut controller: Option<String> = None;
+    for r in refs {
+        let version = version_of(&r.api_version);
+        if version.is_empty() || r.api_version.ends_with('/') {
+            errs.push(invalid(
+                &format!("{FIELD}.apiVersion"),
+                quoted(&r.api_version),
+                "version must not be empty",
+            ));
+        }
+        if r.kind.is_empty() {
+            errs.push(invalid(
+                &format!("{FIELD}.kind"),
+                quoted(&r.kind),
+                "must not be empty",
+            ));
+        }
+        if r.name.is_empty() {
+            errs.push(invalid(
+                &format!("{FIELD}.name"),
+                quoted(&r.name),
+                "must not be empty",
+            ));
+        }
+        if r.uid.is_empty() {
+            errs.push(invalid(
+                &format!("{FIELD}.uid"),
+                quoted(&r.uid),
+                "must not be empty",
+            ));
+        }
+        if r.api_version == "v1" && r.kind == "Event" {
+            errs.push(invalid(
+                FIELD,
+                format!("{}/{}", r.kind, r.name),
+                "/v1, Kind=Event is disallowed from being an owner",
+            ));
+        }
+        if r.is_controller() {
+            let this = format!("{}/{}", r.kind, r.name);
+            match &controller {
+                Some(first) => errs.push(invalid(
+                    FIELD,
+                    "[]v1.OwnerReference{...}".to_string(),
+                    format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {this}"),
+                )),
+                None => controller = Some(this),
+            }
+        }
+    }
+    errs
+}
+
+/// R5: identical references collapse to one, with a warning.
+#[must_use]
+pub fn dedup_owner_references(refs: &mut Vec<OwnerReference>) -> Option<String> {
+    let mut seen: Vec<OwnerReference> = Vec::new();
+    let mut dup_uids: BTreeSet<String> = BTreeSet::new();
+    for r in refs.drain(..) {
+        if seen.contains(&r) {
+            dup_uids.insert(r.uid.clone());
+        } else {
+            seen.push(r);
+        }
+    }
+    *refs = seen;
+    if dup_uids.is_empty() {
+        return None;
+    }
+    let uids: Vec<&str> = dup_uids.iter().map(String::as_str).collect();
+    Some(format!(
+        ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: [{}]",
+        uids.join(" ")
+    ))
+}
+
+fn is_qualified_name(s: &str) -> bool {
+    fn name_part_ok(p: &str) -> bool {
+        !p.is_empty()
+            && p.len() <= 63
+            && p.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && p.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && p.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+    }
+    fn prefix_ok(p: &str) -> bool {
+        !p.is_empty()
+            && p.len() <= 253
+            && p.split('.').all(|l| {
+                !l.is_empty()
+                    && l.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                    && !l.starts_with('-')
+                    && !l.ends_with('-')
+            })
+    }
+    match s.split_once('/') {
+        Some((prefix, name)) => prefix_ok(prefix) && name_part_ok(name) && !name.contains('/'),
+        None => name_part_ok(s),
+    }
+}
+
+/// R21: finalizer names, and `orphan` with `foregroundDeletion`.
+#[must_use]
+pub fn validate_finalizers(finalizers: &[String]) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, f) in finalizers.iter().enumerate() {
+        if !is_qualified_name(f) {
+            errs.push(invalid(
+                &format!("metadata.finalizers[{i}]"),
+                quoted(f),
+                "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/'",
+            ));
+        }
+    }
+    let has = |n: &str| finalizers.iter().any(|f| f == n);
+    if has(ORPHAN) && has(FOREGROUND) {
+        errs.push(invalid(
+            "metadata.finalizers",
+            go_string_slice(finalizers),
+            "finalizer orphan and foregroundDeletion cannot be both set",
+        ));
+    }
+    errs
+}
+
+/// R21 (custom resources): a warning for each newly added finalizer name
+/// without a domain.
+#[must_use]
+pub fn finalizer_warnings(old: &[String], new: &[String]) -> Vec<String> {
+    new.iter()
+        .filter(|f| !old.contains(f))
+        .filter(|f| !f.contains('/') && !matches!(f.as_str(), "kubernetes" | ORPHAN | FOREGROUND))
+        .map(|f| {
+            format!(
+                "metadata.finalizers: {f:?}: prefer a domain-qualified finalizer name including a path (/) to avoid accidental conflicts with other finalizer writers"
+            )
+        })
+        .collect()
+}
+
+/// R22: no finalizer may be added to an object that is being deleted.
+#[must_use]
+pub fn validate_no_new_finalizers(old: &Object, new: &[String]) -> Option<FieldError> {
+    if !old.is_terminating() {
+        return None;
+    }
+    let added: Vec<String> = new
+        .iter()
+        .filter(|f| !old.metadata.finalizers.contains(f))
+        .cloned()
+        .collect();
+    if added.is_empty() {
+        return None;
+    }
+    Some(FieldError {
+        field: "metadata.finalizers".to_string(),
+        kind: FieldErrorKind::Forbidden,
+        detail: format!(
+            "no new finalizers can be added if the object is being deleted, found new finalizers {}",
+            go_string_slice(&added)
+        ),
+    })
+}
+
+/// R19: a live object cannot be given a deletionTimestamp by an update.
+#[must_use]
+pub fn deletion_timestamp_immutable(value: &str) -> FieldError {
+    invalid(
+        "metadata.deletionTimestamp",
+        value.to_string(),
+        "field is immutable",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(kind: &str, name: &str, uid: &str, controller: bool) -> OwnerReference {
+        OwnerReference {
+            api_version: "v1".into(),
+            kind: kind.into(),
+            name: name.into(),
+            uid: uid.into(),
+            controller: Some(controller),
+            block_owner_deletion: None,
+        }
+    }
+
+    #[test]
+    fn two_controllers_are_named() {
+        let errs = validate_owner_references(&[
+            r("ConfigMap", "a", "1", true),
+            r("Secret", "b", "2", true),
+        ]);
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].to_string().ends_with(
+            "Only one reference can have Controller set to true. Found \"true\" in references for ConfigMap/a and Secret/b"
+        ));
+    }
+
+    #[test]
+    fn qualified_names() {
+        assert!(is_qualified_name("example.com/hold"));
+        assert!(is_qualified_name("foregroundDeletion"));
+        assert!(!is_qualified_name("bad name"));
+        assert!(!is_qualified_name("Example.com/x"));
+    }
+
+    #[test]
+    fn duplicates_collapse_with_warning() {
+        let mut refs = vec![
+            r("ConfigMap", "a", "1", false),
+            r("ConfigMap", "a", "1", false),
+            r("ConfigMap", "a", "1", true),
+        ];
+        let w = dedup_owner_references(&mut refs).expect("warning");
+        assert!(w.starts_with(".metadata.ownerReferences contains duplicate entries;"));
+        assert_eq!(refs.len(), 2);
+    }
+}
