@@ -1,4 +1,6 @@
 //! ownerscope: explore Kubernetes ownership and troubleshoot stuck deletions.
 
+pub mod cli;
+pub mod commands;
 pub mod model;
 pub mod sim;

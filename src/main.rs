@@ -1,1 +1,24 @@
-fn main() {}
+use std::process::ExitCode;
+
+use clap::Parser;
+use ownerscope::cli::{Cli, Command};
+use ownerscope::commands;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Some(Command::Scenarios(a)) => commands::scenarios::run(a),
+        Some(Command::Tree(a)) => commands::tree::run(a),
+        Some(Command::Simulate(a)) => commands::simulate::run(a),
+        Some(Command::Why(_) | Command::Plan(_) | Command::Ui(_)) | None => {
+            Err(commands::CmdError("not built yet".into()))
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

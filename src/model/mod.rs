@@ -1,6 +1,8 @@
 //! The pure domain model: object metadata, kinds, the ownership graph and
 //! what is derived from it. No I/O, no async, no terminal.
 
+pub mod badges;
+pub mod forest;
 pub mod graph;
 pub mod kinds;
 pub mod object;

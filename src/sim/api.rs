@@ -61,17 +61,7 @@ impl ApiResponse {
     /// `200 OK`, `409 Conflict`, ...
     #[must_use]
     pub fn status_line(&self) -> String {
-        let reason = match self.code {
-            200 => "OK",
-            201 => "Created",
-            202 => "Accepted",
-            403 => "Forbidden",
-            404 => "NotFound",
-            409 => "Conflict",
-            422 => "Invalid",
-            _ => "",
-        };
-        format!("{} {}", self.code, reason)
+        super::timeline::status_text(self.code)
     }
 }
 

@@ -1,0 +1,151 @@
+//! Command-line arguments.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Explore Kubernetes ownership and troubleshoot stuck deletions, on a live
+/// cluster or on the bundled garbage-collection simulator.
+#[derive(Debug, Parser)]
+#[command(name = "ownerscope", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Open the terminal UI on a scenario (the bundled demo by default).
+    Ui(UiArgs),
+    /// List the bundled scenarios.
+    Scenarios(OutputArgs),
+    /// Print the ownership forest of a scenario, like `kubectl tree`.
+    Tree(TreeArgs),
+    /// Run a scenario's steps (and an optional delete) and print the timeline.
+    Simulate(SimulateArgs),
+    /// Explain why an object is still there, or what will happen to it.
+    Why(WhyArgs),
+    /// Predict what a delete would do, before it is sent.
+    Plan(PlanArgs),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Output {
+    #[default]
+    Text,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PolicyArg {
+    Background,
+    Foreground,
+    Orphan,
+}
+
+impl From<PolicyArg> for crate::model::Policy {
+    fn from(p: PolicyArg) -> Self {
+        match p {
+            PolicyArg::Background => crate::model::Policy::Background,
+            PolicyArg::Foreground => crate::model::Policy::Foreground,
+            PolicyArg::Orphan => crate::model::Policy::Orphan,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t)]
+    pub output: Output,
+}
+
+#[derive(Debug, Args)]
+pub struct UiArgs {
+    /// A bundled scenario name or a scenario/manifest/List file.
+    pub scenario: Option<String>,
+    /// Refuse every action that would change something.
+    #[arg(long)]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TreeArgs {
+    /// A bundled scenario name or a scenario/manifest/List file.
+    pub scenario: String,
+    /// Show the state after running the scenario's steps up to this many
+    /// seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub at: Option<f64>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// A bundled scenario name or a scenario/manifest/List file.
+    pub scenario: String,
+    /// Delete this object at t=0 (KIND/NAME, e.g. deployment/web).
+    #[arg(long, value_name = "KIND/NAME")]
+    pub delete: Option<String>,
+    /// Namespace of the object to delete.
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
+    /// Propagation policy of the delete (default: the kind's default).
+    #[arg(long, value_enum)]
+    pub policy: Option<PolicyArg>,
+    /// Stop at this virtual time even if things still change.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0)]
+    pub until: f64,
+    /// Seed for uids and the garbage collector's worker order.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct WhyArgs {
+    /// A bundled scenario name or a scenario/manifest/List file.
+    pub scenario: String,
+    /// The object (KIND/NAME).
+    pub object: String,
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
+    /// Look after running the scenario's steps up to this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub at: Option<f64>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// A bundled scenario name or a scenario/manifest/List file.
+    pub scenario: String,
+    /// The object to delete (KIND/NAME).
+    #[arg(long, value_name = "KIND/NAME")]
+    pub delete: String,
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
+    /// Propagation policy (default: the kind's default, as the API server
+    /// would apply it to a request without one).
+    #[arg(long, value_enum)]
+    pub policy: Option<PolicyArg>,
+    /// Plan against the state after running the scenario's steps up to this
+    /// many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub at: Option<f64>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// Seconds as typed to virtual milliseconds.
+#[must_use]
+pub fn seconds_to_ms(s: f64) -> u64 {
+    if s.is_finite() && s > 0.0 {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let ms = (s * 1000.0).round() as u64;
+        ms
+    } else {
+        0
+    }
+}

@@ -1,0 +1,69 @@
+//! The headless commands: what they print on stdout, for people and scripts.
+
+pub mod scenarios;
+pub mod simulate;
+pub mod tree;
+
+use std::fmt;
+
+use crate::sim::scenario::{self, Target};
+use crate::sim::{LoadError, Sim};
+
+/// A command's failure, printed as `error: ...` with exit code 1.
+#[derive(Debug)]
+pub struct CmdError(pub String);
+
+impl fmt::Display for CmdError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CmdError {}
+
+impl From<LoadError> for CmdError {
+    fn from(e: LoadError) -> Self {
+        CmdError(e.to_string())
+    }
+}
+
+pub type CmdResult = Result<(), CmdError>;
+
+/// Loads a scenario into a fresh simulator.
+///
+/// # Errors
+/// The scenario's load error.
+pub fn load_sim(name_or_path: &str, seed: Option<u64>) -> Result<Sim, CmdError> {
+    let sc = scenario::load(name_or_path)?;
+    let sim = match seed {
+        Some(s) => Sim::with_seed(&sc, s)?,
+        None => Sim::new(&sc)?,
+    };
+    Ok(sim)
+}
+
+/// Parses `KIND/NAME` plus an optional namespace.
+///
+/// # Errors
+/// When there is no `/`.
+pub fn parse_target(typed: &str, namespace: Option<&str>) -> Result<Target, CmdError> {
+    let (kind, name) = typed
+        .split_once('/')
+        .filter(|(k, n)| !k.is_empty() && !n.is_empty())
+        .ok_or_else(|| {
+            CmdError(format!(
+                "{typed:?}: expected KIND/NAME, e.g. deployment/web"
+            ))
+        })?;
+    Ok(Target {
+        kind: kind.to_string(),
+        namespace: namespace.map(str::to_string),
+        name: name.to_string(),
+    })
+}
+
+/// Writes a JSON value as one line.
+#[must_use]
+pub fn json_line(v: &serde_json::Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}

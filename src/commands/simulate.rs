@@ -1,0 +1,53 @@
+//! `ownerscope simulate`: run a scenario and print its timeline.
+
+use serde_json::json;
+
+use super::{CmdResult, json_line, load_sim, parse_target};
+use crate::cli::{Output, SimulateArgs, seconds_to_ms};
+use crate::model::{Object, forest};
+use crate::sim::DeleteOptions;
+
+/// Runs the scenario (and the delete at t=0), prints one line per change,
+/// event and API answer, then the final state.
+///
+/// # Errors
+/// The scenario does not load; a malformed `--delete`.
+pub fn run(args: &SimulateArgs) -> CmdResult {
+    let mut sim = load_sim(&args.scenario, args.seed)?;
+    if let Some(typed) = &args.delete {
+        let target = parse_target(typed, args.namespace.as_deref())?;
+        let options = args
+            .policy
+            .map_or_else(DeleteOptions::default, |p| DeleteOptions::policy(p.into()));
+        sim.delete(&target, &options);
+    }
+    sim.settle(seconds_to_ms(args.until));
+    let mut final_objects: Vec<Object> = sim.objects().cloned().collect();
+    final_objects.sort_by(|a, b| {
+        (a.namespace(), &a.kind, a.name()).cmp(&(b.namespace(), &b.kind, b.name()))
+    });
+    match args.out.output {
+        Output::Json => {
+            for e in sim.timeline() {
+                println!("{}", json_line(&e.to_json()));
+            }
+            println!("{}", json_line(&json!({"final": final_objects})));
+        }
+        Output::Text => {
+            let sc = sim.scenario();
+            println!("scenario {}: {}", sc.name, sc.description);
+            for e in sim.timeline() {
+                println!("{}", e.to_text());
+            }
+            #[allow(clippy::cast_precision_loss)]
+            let t = sim.now_ms() as f64 / 1000.0;
+            println!();
+            println!("final state at {t:.3}s: {} objects", final_objects.len());
+            print!(
+                "{}",
+                forest::to_text(&forest::build(&sim.graph(), sim.now()))
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,150 @@
+//! Badges: the short marks a tree row carries. One definition, rendered as
+//! text by the CLI and styled by the UI; each reads without colour.
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use super::graph::{OwnershipGraph, RefStatus};
+use super::object::{Object, OwnerReference};
+
+/// One badge.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "badge", rename_all = "camelCase")]
+pub enum Badge {
+    /// Has a deletionTimestamp, for this many seconds (negative while a pod's
+    /// grace period runs: the timestamp is in the future).
+    Terminating { seconds: i64 },
+    /// Carries finalizers.
+    Finalizers { names: Vec<String> },
+    /// The reference to the owner it is shown under has `controller: true`.
+    Controller,
+    /// The reference to the owner it is shown under has
+    /// `blockOwnerDeletion: true`.
+    BlockOwnerDeletion,
+    /// Has this many resolving owners; shown under each.
+    Shared { owners: usize },
+    /// An owner reference that does not resolve.
+    Problem { status: RefStatus, owner: String },
+    /// Appears again below itself (an ownership cycle).
+    Cycle,
+}
+
+impl Badge {
+    /// The text form: `Terminating 42s`, `fin:2`, `ctrl`, `block`,
+    /// `shared:2`, `!owner-gone(Deployment/web)`, `cycle`.
+    #[must_use]
+    pub fn text(&self) -> String {
+        match self {
+            Badge::Terminating { seconds } => format!("Terminating {}", human_duration(*seconds)),
+            Badge::Finalizers { names } => format!("fin:{}", names.len()),
+            Badge::Controller => "ctrl".into(),
+            Badge::BlockOwnerDeletion => "block".into(),
+            Badge::Shared { owners } => format!("shared:{owners}"),
+            Badge::Problem { status, owner } => format!("!{}({owner})", status.label()),
+            Badge::Cycle => "cycle".into(),
+        }
+    }
+
+    /// Problems and terminating rows are what an operator scans for.
+    #[must_use]
+    pub fn is_alert(&self) -> bool {
+        matches!(
+            self,
+            Badge::Terminating { .. } | Badge::Problem { .. } | Badge::Cycle
+        )
+    }
+}
+
+/// `42s`, `3m05s`, `2h10m`, `3d4h`; `in 25s` for a future instant.
+#[must_use]
+pub fn human_duration(seconds: i64) -> String {
+    if seconds < 0 {
+        return format!("in {}", human_duration(-seconds));
+    }
+    let s = seconds;
+    if s < 60 {
+        format!("{s}s")
+    } else if s < 3600 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else if s < 86_400 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else {
+        format!("{}d{}h", s / 86_400, (s % 86_400) / 3600)
+    }
+}
+
+/// Badges about the object itself (not the edge it is shown on).
+#[must_use]
+pub fn object_badges(graph: &OwnershipGraph, obj: &Object, now: Timestamp) -> Vec<Badge> {
+    let mut out = Vec::new();
+    if let Some(ts) = obj.metadata.deletion_timestamp {
+        out.push(Badge::Terminating {
+            seconds: now.duration_since(ts).as_secs(),
+        });
+    }
+    if !obj.metadata.finalizers.is_empty() {
+        out.push(Badge::Finalizers {
+            names: obj.metadata.finalizers.clone(),
+        });
+    }
+    let owners = graph.owners(obj.uid());
+    let resolving = graph.resolved_owners(obj.uid()).len();
+    if resolving > 1 {
+        out.push(Badge::Shared { owners: resolving });
+    }
+    for (r, status) in owners {
+        if !status.resolves() {
+            out.push(Badge::Problem {
+                status,
+                owner: format!("{}/{}", r.kind, r.name),
+            });
+        }
+    }
+    out
+}
+
+/// Badges of the edge from a dependent to the owner it is shown under.
+#[must_use]
+pub fn edge_badges(edge: &OwnerReference) -> Vec<Badge> {
+    let mut out = Vec::new();
+    if edge.is_controller() {
+        out.push(Badge::Controller);
+    }
+    if edge.blocks() {
+        out.push(Badge::BlockOwnerDeletion);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(human_duration(5), "5s");
+        assert_eq!(human_duration(125), "2m05s");
+        assert_eq!(human_duration(7260), "2h01m");
+        assert_eq!(human_duration(90_000), "1d1h");
+        assert_eq!(human_duration(-25), "in 25s");
+    }
+
+    #[test]
+    fn badge_texts() {
+        assert_eq!(
+            Badge::Finalizers {
+                names: vec!["a".into(), "b".into()]
+            }
+            .text(),
+            "fin:2"
+        );
+        assert_eq!(
+            Badge::Problem {
+                status: RefStatus::OwnerAbsent,
+                owner: "Deployment/web".into()
+            }
+            .text(),
+            "!owner-gone(Deployment/web)"
+        );
+    }
+}

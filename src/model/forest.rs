@@ -1,0 +1,246 @@
+//! The forest: roots grouped by namespace (cluster-scoped roots in their own
+//! group), dependents under their owners, an object with several owners
+//! under each of them. Used by `tree` (text and JSON) and the UI.
+
+use std::collections::{BTreeMap, HashSet};
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use super::badges::{Badge, edge_badges, object_badges};
+use super::graph::OwnershipGraph;
+use super::object::{ObjRef, OwnerReference, Uid};
+
+/// One node of the forest.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForestNode {
+    pub object: ObjRef,
+    /// The reference from this object to the owner it is shown under.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edge: Option<OwnerReference>,
+    pub badges: Vec<Badge>,
+    pub children: Vec<ForestNode>,
+}
+
+/// The roots of one namespace, or of the cluster scope.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForestGroup {
+    /// `None` for cluster-scoped roots.
+    pub namespace: Option<String>,
+    pub roots: Vec<ForestNode>,
+}
+
+impl ForestGroup {
+    /// `namespace shop` or `cluster-scoped`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("namespace {ns}"),
+            None => "cluster-scoped".to_string(),
+        }
+    }
+}
+
+/// Builds the whole forest.
+#[must_use]
+pub fn build(graph: &OwnershipGraph, now: Timestamp) -> Vec<ForestGroup> {
+    let mut groups: BTreeMap<Option<String>, Vec<ForestNode>> = BTreeMap::new();
+    let mut seen: HashSet<Uid> = HashSet::new();
+    let mut starts = graph.roots();
+    // Objects that only own each other have no root: start from the first
+    // of each such cycle so that nothing is hidden.
+    let mut rest: Vec<Uid> = Vec::new();
+    loop {
+        for root in std::mem::take(&mut starts) {
+            if seen.contains(&root) {
+                continue;
+            }
+            let Some(obj) = graph.get(&root) else {
+                continue;
+            };
+            let ns = obj.namespace().map(str::to_string);
+            let mut path = Vec::new();
+            let node = build_node(graph, &root, None, now, &mut path, &mut seen);
+            groups.entry(ns).or_default().push(node);
+        }
+        if rest.is_empty() {
+            rest = graph
+                .objects()
+                .map(|o| o.uid().to_string())
+                .filter(|u| !seen.contains(u))
+                .collect();
+            rest.sort_by_key(|u| graph.sort_key(u));
+            rest.reverse();
+        }
+        match rest.pop() {
+            Some(u) if !seen.contains(&u) => starts.push(u),
+            Some(_) => {}
+            None => break,
+        }
+    }
+    // Cluster-scoped first, as `kubectl tree` lists it before namespaces.
+    groups
+        .into_iter()
+        .map(|(namespace, roots)| ForestGroup { namespace, roots })
+        .collect()
+}
+
+fn build_node(
+    graph: &OwnershipGraph,
+    uid: &Uid,
+    edge: Option<OwnerReference>,
+    now: Timestamp,
+    path: &mut Vec<Uid>,
+    seen: &mut HashSet<Uid>,
+) -> ForestNode {
+    seen.insert(uid.clone());
+    let obj = graph.get(uid).cloned().unwrap_or_default();
+    let mut badges = edge.as_ref().map(edge_badges).unwrap_or_default();
+    badges.extend(object_badges(graph, &obj, now));
+    if path.contains(uid) {
+        badges.push(Badge::Cycle);
+        return ForestNode {
+            object: obj.obj_ref(),
+            edge,
+            badges,
+            children: Vec::new(),
+        };
+    }
+    path.push(uid.clone());
+    let children = graph
+        .dependents(uid)
+        .into_iter()
+        .map(|(dep, r)| build_node(graph, &dep, Some(r), now, path, seen))
+        .collect();
+    path.pop();
+    ForestNode {
+        object: obj.obj_ref(),
+        edge,
+        badges,
+        children,
+    }
+}
+
+/// Renders the forest like `kubectl tree`:
+///
+/// ```text
+/// namespace shop
+///   Deployment/web
+///   └─ ReplicaSet/web-7d9f  [ctrl block]
+///      ├─ Pod/web-7d9f-a  [ctrl block] [Terminating 3s fin:1]
+/// ```
+#[must_use]
+pub fn to_text(groups: &[ForestGroup]) -> String {
+    let mut out = String::new();
+    for (i, g) in groups.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&g.label());
+        out.push('\n');
+        for root in &g.roots {
+            write_node(&mut out, root, "  ", None);
+        }
+    }
+    out
+}
+
+fn badge_text(node: &ForestNode) -> String {
+    let (edge, own): (Vec<&Badge>, Vec<&Badge>) = node
+        .badges
+        .iter()
+        .partition(|b| matches!(b, Badge::Controller | Badge::BlockOwnerDeletion));
+    let mut s = String::new();
+    if !edge.is_empty() {
+        let t: Vec<String> = edge.iter().map(|b| b.text()).collect();
+        s.push_str(&format!("  <{}>", t.join(" ")));
+    }
+    if !own.is_empty() {
+        let t: Vec<String> = own.iter().map(|b| b.text()).collect();
+        s.push_str(&format!("  [{}]", t.join(" ")));
+    }
+    s
+}
+
+fn write_node(out: &mut String, node: &ForestNode, prefix: &str, last: Option<bool>) {
+    let branch = match last {
+        None => "",
+        Some(true) => "└─ ",
+        Some(false) => "├─ ",
+    };
+    out.push_str(&format!(
+        "{prefix}{branch}{}/{}{}\n",
+        node.object.kind,
+        node.object.name,
+        badge_text(node)
+    ));
+    let child_prefix = match last {
+        None => prefix.to_string(),
+        Some(true) => format!("{prefix}   "),
+        Some(false) => format!("{prefix}│  "),
+    };
+    for (i, c) in node.children.iter().enumerate() {
+        write_node(out, c, &child_prefix, Some(i + 1 == node.children.len()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{KindTable, Object};
+
+    fn obj(kind: &str, name: &str, uid: &str, owners: &[(&str, &str, &str)]) -> Object {
+        let api = if kind == "Pod" || kind == "ConfigMap" {
+            "v1"
+        } else {
+            "apps/v1"
+        };
+        let mut o = Object::new(api, kind, Some("shop"), name);
+        o.metadata.uid = uid.into();
+        for (k, n, u) in owners {
+            o.metadata.owner_references.push(OwnerReference {
+                api_version: "apps/v1".into(),
+                kind: (*k).into(),
+                name: (*n).into(),
+                uid: (*u).into(),
+                controller: Some(true),
+                block_owner_deletion: Some(true),
+            });
+        }
+        o
+    }
+
+    #[test]
+    fn shared_dependents_appear_under_each_owner() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        g.upsert(obj("Deployment", "a", "1", &[]));
+        g.upsert(obj("Deployment", "b", "2", &[]));
+        g.upsert(obj(
+            "ConfigMap",
+            "c",
+            "3",
+            &[("Deployment", "a", "1"), ("Deployment", "b", "2")],
+        ));
+        let f = build(&g, Timestamp::UNIX_EPOCH);
+        assert_eq!(f.len(), 1);
+        let text = to_text(&f);
+        assert_eq!(text.matches("ConfigMap/c").count(), 2, "{text}");
+        assert!(text.contains("shared:2"), "{text}");
+    }
+
+    #[test]
+    fn cycles_terminate() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        g.upsert(obj("Deployment", "a", "1", &[("Deployment", "b", "2")]));
+        g.upsert(obj("Deployment", "b", "2", &[("Deployment", "a", "1")]));
+        g.upsert(obj("Deployment", "root", "0", &[]));
+        // Neither a nor b is a root; the cycle is still shown, once, and
+        // marked where it closes.
+        let f = build(&g, Timestamp::UNIX_EPOCH);
+        let text = to_text(&f);
+        assert_eq!(f[0].roots.len(), 2, "{text}");
+        assert!(text.contains("cycle"), "{text}");
+    }
+}

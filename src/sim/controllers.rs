@@ -1,0 +1,520 @@
+//! Simulated controllers besides the garbage collector: the scenario's
+//! finalizer controllers, the kubelet, and the built-in controllers whose
+//! work shows in ownership (job tracking R73, adoption R72, namespace
+//! deletion R58-R59, volume protection R62-R64).
+//!
+//! Each controller reads the store and returns [`Intent`]s; the engine
+//! carries them out through the API server under the controller's name.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Value, json};
+
+use super::api::{ApiServer, DeleteOptions, Key, Preconditions};
+use crate::model::{Object, OwnerReference, Policy, Uid};
+
+pub const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
+pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
+pub const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
+
+/// A request a controller wants sent.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    RemoveFinalizer {
+        key: Key,
+        uid: Uid,
+        finalizer: String,
+    },
+    Adopt {
+        key: Key,
+        uid: Uid,
+        owner: OwnerReference,
+        finalizer: Option<String>,
+    },
+    Delete {
+        key: Key,
+        options: DeleteOptions,
+    },
+    SetStatus {
+        key: Key,
+        status: Value,
+    },
+    FinalizeNamespace {
+        name: String,
+    },
+}
+
+/// An [`Op`] and who sends it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Intent {
+    pub actor: String,
+    pub op: Op,
+}
+
+fn intent(actor: &str, op: Op) -> Intent {
+    Intent {
+        actor: actor.to_string(),
+        op,
+    }
+}
+
+fn remove_finalizer(o: &Object, f: &str) -> Op {
+    Op::RemoveFinalizer {
+        key: Key::of(o),
+        uid: o.uid().to_string(),
+        finalizer: f.to_string(),
+    }
+}
+
+/// R73: the Job controller's finalizer on its pods.
+#[must_use]
+pub fn sync_job_tracking(api: &ApiServer) -> Vec<Intent> {
+    let mut out = Vec::new();
+    for pod in api
+        .objects()
+        .filter(|o| o.kind == "Pod" && o.group().is_empty() && o.has_finalizer(JOB_TRACKING))
+    {
+        let ctrl = pod
+            .metadata
+            .owner_references
+            .iter()
+            .find(|r| r.is_controller());
+        let remove = match ctrl {
+            None => true,
+            Some(r) if r.kind != "Job" || r.group() != "batch" => false,
+            Some(r) => {
+                let key = Key {
+                    group: "batch".into(),
+                    kind: "Job".into(),
+                    namespace: pod.namespace().map(str::to_string),
+                    name: r.name.clone(),
+                };
+                match api.get(&key) {
+                    None => true,
+                    Some(job) if job.uid() != r.uid => true,
+                    Some(job) => {
+                        let managed_elsewhere = job
+                            .str_at(&["spec", "managedBy"])
+                            .is_some_and(|m| m != "kubernetes.io/job-controller");
+                        let phase = pod.str_at(&["status", "phase"]).unwrap_or_default();
+                        !managed_elsewhere
+                            && (pod.is_terminating()
+                                || phase == "Succeeded"
+                                || phase == "Failed"
+                                || job_finished(job))
+                    }
+                }
+            }
+        };
+        if remove {
+            out.push(intent(
+                "job-controller",
+                remove_finalizer(pod, JOB_TRACKING),
+            ));
+        }
+    }
+    out
+}
+
+fn job_finished(job: &Object) -> bool {
+    job.value_at(&["status", "conditions"])
+        .and_then(Value::as_array)
+        .is_some_and(|cs| {
+            cs.iter().any(|c| {
+                matches!(
+                    c.get("type").and_then(Value::as_str),
+                    Some("Complete" | "Failed")
+                ) && c.get("status").and_then(Value::as_str) == Some("True")
+            })
+        })
+}
+
+/// (owner group, owner kind, child group, child kind, controller name)
+const ADOPTERS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "apps",
+        "Deployment",
+        "apps",
+        "ReplicaSet",
+        "deployment-controller",
+    ),
+    ("apps", "ReplicaSet", "", "Pod", "replicaset-controller"),
+    (
+        "",
+        "ReplicationController",
+        "",
+        "Pod",
+        "replicationcontroller-controller",
+    ),
+    ("apps", "StatefulSet", "", "Pod", "statefulset-controller"),
+    ("apps", "DaemonSet", "", "Pod", "daemonset-controller"),
+    ("batch", "Job", "", "Pod", "job-controller"),
+];
+
+fn selector(owner: &Object) -> BTreeMap<String, String> {
+    let v = if owner.kind == "ReplicationController" {
+        owner.value_at(&["spec", "selector"])
+    } else {
+        owner.value_at(&["spec", "selector", "matchLabels"])
+    };
+    v.and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// R72: controllers adopt matching objects that have no controller.
+#[must_use]
+pub fn sync_adoption(api: &ApiServer) -> Vec<Intent> {
+    let mut out = Vec::new();
+    let mut claimed: BTreeSet<Uid> = BTreeSet::new();
+    for &(og, ok, cg, ck, actor) in ADOPTERS {
+        for owner in api
+            .objects()
+            .filter(|o| o.group() == og && o.kind == ok && !o.is_terminating())
+        {
+            let sel = selector(owner);
+            if sel.is_empty() {
+                continue;
+            }
+            for child in api.objects().filter(|c| {
+                c.group() == cg
+                    && c.kind == ck
+                    && c.namespace() == owner.namespace()
+                    && !c.is_terminating()
+                    && !c
+                        .metadata
+                        .owner_references
+                        .iter()
+                        .any(OwnerReference::is_controller)
+                    && sel.iter().all(|(k, v)| c.metadata.labels.get(k) == Some(v))
+            }) {
+                if !claimed.insert(child.uid().to_string()) {
+                    continue;
+                }
+                out.push(intent(
+                    actor,
+                    Op::Adopt {
+                        key: Key::of(child),
+                        uid: child.uid().to_string(),
+                        owner: OwnerReference {
+                            api_version: owner.api_version.clone(),
+                            kind: owner.kind.clone(),
+                            name: owner.name().to_string(),
+                            uid: owner.uid().to_string(),
+                            controller: Some(true),
+                            block_owner_deletion: Some(true),
+                        },
+                        finalizer: (ok == "Job").then(|| JOB_TRACKING.to_string()),
+                    },
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// R62-R64: the PVC and PV protection controllers, and the PV controller
+/// releasing a volume whose claim is gone.
+#[must_use]
+pub fn sync_volume_protection(api: &ApiServer) -> Vec<Intent> {
+    let mut out = Vec::new();
+    for pvc in api.objects().filter(|o| {
+        o.kind == "PersistentVolumeClaim"
+            && o.group().is_empty()
+            && o.is_terminating()
+            && o.has_finalizer(PVC_PROTECTION)
+    }) {
+        if !pvc_in_use(api, pvc) {
+            out.push(intent(
+                "pvc-protection-controller",
+                remove_finalizer(pvc, PVC_PROTECTION),
+            ));
+        }
+    }
+    for pv in api
+        .objects()
+        .filter(|o| o.kind == "PersistentVolume" && o.group().is_empty())
+    {
+        let phase = pv.str_at(&["status", "phase"]).unwrap_or_default();
+        if phase == "Bound" {
+            let claim_ns = pv.str_at(&["spec", "claimRef", "namespace"]);
+            let claim_name = pv.str_at(&["spec", "claimRef", "name"]);
+            if let (Some(ns), Some(name)) = (claim_ns, claim_name) {
+                let key = Key {
+                    group: String::new(),
+                    kind: "PersistentVolumeClaim".into(),
+                    namespace: Some(ns.to_string()),
+                    name: name.to_string(),
+                };
+                if api.get(&key).is_none() {
+                    let mut status = pv.status.clone();
+                    if !status.is_object() {
+                        status = json!({});
+                    }
+                    status["phase"] = json!("Released");
+                    out.push(intent(
+                        "persistentvolume-binder-controller",
+                        Op::SetStatus {
+                            key: Key::of(pv),
+                            status,
+                        },
+                    ));
+                }
+            }
+        } else if pv.is_terminating() && pv.has_finalizer(PV_PROTECTION) {
+            out.push(intent(
+                "pv-protection-controller",
+                remove_finalizer(pv, PV_PROTECTION),
+            ));
+        }
+    }
+    out
+}
+
+/// R63.
+fn pvc_in_use(api: &ApiServer, pvc: &Object) -> bool {
+    api.objects().any(|pod| {
+        pod.kind == "Pod"
+            && pod.group().is_empty()
+            && pod.namespace() == pvc.namespace()
+            && !pod
+                .str_at(&["spec", "nodeName"])
+                .unwrap_or_default()
+                .is_empty()
+            && !(pod.is_terminating() && pod.metadata.deletion_grace_period_seconds == Some(0))
+            && pod
+                .value_at(&["spec", "volumes"])
+                .and_then(Value::as_array)
+                .is_some_and(|vols| {
+                    vols.iter().any(|v| {
+                        v.pointer("/persistentVolumeClaim/claimName")
+                            .and_then(Value::as_str)
+                            == Some(pvc.name())
+                            || (v.get("ephemeral").is_some()
+                                && v.get("name")
+                                    .and_then(Value::as_str)
+                                    .map(|n| format!("{}-{n}", pod.name()))
+                                    .as_deref()
+                                    == Some(pvc.name()))
+                    })
+                })
+    })
+}
+
+/// The outcome of one namespace controller pass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamespacePass {
+    pub intents: Vec<Intent>,
+    /// Run again after this many milliseconds (None: done).
+    pub requeue_ms: Option<u64>,
+}
+
+fn condition(kind: &str, status: bool, reason: &str, message: &str) -> Value {
+    json!({"type": kind, "status": if status { "True" } else { "False" }, "reason": reason, "message": message})
+}
+
+/// R58-R59: one pass of the namespace controller over `ns`.
+#[must_use]
+pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) -> NamespacePass {
+    const ACTOR: &str = "namespace-controller";
+    let spec_finalizers: Vec<String> = ns
+        .value_at(&["spec", "finalizers"])
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !ns.is_terminating() || !spec_finalizers.iter().any(|f| f == "kubernetes") {
+        return NamespacePass {
+            intents: Vec::new(),
+            requeue_ms: None,
+        };
+    }
+    let name = ns.name();
+    let content: Vec<&Object> = api
+        .objects()
+        .filter(|o| {
+            o.namespace() == Some(name)
+                && !(o.kind == "Event" && (o.group().is_empty() || o.group() == "events.k8s.io"))
+        })
+        .collect();
+    let mut intents = Vec::new();
+    let bg = DeleteOptions::policy(Policy::Background);
+    let delete = |o: &Object| {
+        intent(
+            ACTOR,
+            Op::Delete {
+                key: Key::of(o),
+                options: DeleteOptions {
+                    preconditions: Preconditions::default(),
+                    ..bg.clone()
+                },
+            },
+        )
+    };
+    let pods: Vec<&&Object> = content
+        .iter()
+        .filter(|o| o.kind == "Pod" && o.group().is_empty())
+        .collect();
+    let status_with = |content_remaining: Value, finalizers_remaining: Value| {
+        let mut status = ns.status.clone();
+        if !status.is_object() {
+            status = json!({});
+        }
+        status["phase"] = json!("Terminating");
+        status["conditions"] = json!([
+            condition(
+                "NamespaceDeletionDiscoveryFailure",
+                false,
+                "ResourcesDiscovered",
+                "All resources successfully discovered"
+            ),
+            condition(
+                "NamespaceDeletionGroupVersionParsingFailure",
+                false,
+                "ParsedGroupVersions",
+                "All legacy kube types successfully parsed"
+            ),
+            condition(
+                "NamespaceDeletionContentFailure",
+                false,
+                "ContentDeleted",
+                "All content successfully deleted, may be waiting on finalization"
+            ),
+            content_remaining,
+            finalizers_remaining,
+        ]);
+        status
+    };
+    let ok_remaining = condition(
+        "NamespaceContentRemaining",
+        false,
+        "ContentRemoved",
+        "All content successfully removed",
+    );
+    let ok_finalizers = condition(
+        "NamespaceFinalizersRemaining",
+        false,
+        "ContentHasNoFinalizers",
+        "All content-preserving finalizers finished",
+    );
+    let ns_key = Key::of(ns);
+    if !pods.is_empty() {
+        for p in pods.iter().filter(|p| !p.is_terminating()) {
+            intents.push(delete(p));
+        }
+        // R58.3: pods remain; stop here (⚠ conditions written as False).
+        let status = status_with(ok_remaining, ok_finalizers);
+        if status != ns.status {
+            intents.push(intent(
+                ACTOR,
+                Op::SetStatus {
+                    key: ns_key,
+                    status,
+                },
+            ));
+        }
+        let grace = pods
+            .iter()
+            .filter(|p| !matches!(p.str_at(&["status", "phase"]), Some("Succeeded" | "Failed")))
+            .map(|p| {
+                p.value_at(&["spec", "terminationGracePeriodSeconds"])
+                    .and_then(Value::as_u64)
+                    .unwrap_or(30)
+            })
+            .max()
+            .unwrap_or(0);
+        let estimate_ms = (grace * 1000).saturating_sub(now_ms_since_deletion);
+        return NamespacePass {
+            intents,
+            requeue_ms: Some(estimate_ms / 2 + 1000),
+        };
+    }
+    for o in content.iter().filter(|o| !o.is_terminating()) {
+        intents.push(delete(o));
+    }
+    // What will remain after this pass: objects holding finalizers.
+    let remaining: Vec<&&Object> = content
+        .iter()
+        .filter(|o| !o.metadata.finalizers.is_empty())
+        .collect();
+    if remaining.is_empty() {
+        let status = status_with(ok_remaining, ok_finalizers);
+        if status != ns.status {
+            intents.push(intent(
+                ACTOR,
+                Op::SetStatus {
+                    key: ns_key,
+                    status,
+                },
+            ));
+        }
+        intents.push(intent(
+            ACTOR,
+            Op::FinalizeNamespace {
+                name: name.to_string(),
+            },
+        ));
+        return NamespacePass {
+            intents,
+            requeue_ms: None,
+        };
+    }
+    let kinds = api.kinds();
+    let mut by_resource: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_finalizer: BTreeMap<String, usize> = BTreeMap::new();
+    for o in &remaining {
+        let res = kinds.get(o.group(), &o.kind).map_or_else(
+            || format!("{}s.{}", o.kind.to_ascii_lowercase(), o.group()),
+            |k| format!("{}.{}", k.plural, k.group),
+        );
+        *by_resource.entry(res).or_default() += 1;
+        for f in &o.metadata.finalizers {
+            *by_finalizer.entry(f.clone()).or_default() += 1;
+        }
+    }
+    let res_msg: Vec<String> = by_resource
+        .iter()
+        .map(|(r, n)| format!("{r} has {n} resource instances"))
+        .collect();
+    let fin_msg: Vec<String> = by_finalizer
+        .iter()
+        .map(|(f, n)| format!("{f} in {n} resource instances"))
+        .collect();
+    let status = status_with(
+        condition(
+            "NamespaceContentRemaining",
+            true,
+            "SomeResourcesRemain",
+            &format!("Some resources are remaining: {}", res_msg.join(", ")),
+        ),
+        condition(
+            "NamespaceFinalizersRemaining",
+            true,
+            "SomeFinalizersRemain",
+            &format!(
+                "Some content in the namespace has finalizers remaining: {}",
+                fin_msg.join(", ")
+            ),
+        ),
+    );
+    if status != ns.status {
+        intents.push(intent(
+            ACTOR,
+            Op::SetStatus {
+                key: ns_key,
+                status,
+            },
+        ));
+    }
+    NamespacePass {
+        intents,
+        requeue_ms: Some(15_000 / 2 + 1000),
+    }
+}

@@ -1,0 +1,975 @@
+//! The simulator engine: a virtual clock and a task queue that drive the API
+//! server, the garbage collector and the controllers, recording a timeline.
+//! Deterministic for a scenario and a seed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::{SignedDuration, Timestamp};
+use serde_json::Value;
+
+use super::api::{ApiResponse, ApiServer, Caller, Change, DeleteOptions, Key, UidGen};
+use super::controllers::{self, Intent, Op};
+use super::gc::{GC_ACTOR, GarbageCollector, PassResult, Work};
+use super::scenario::{
+    ControllerSpec, LoadError, Millis, Scenario, Settings, Step, StepAction, Target,
+};
+use super::timeline::{Entry, What};
+use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, group_of};
+
+/// How long polling may go on without changing anything before a run
+/// counts as settled.
+pub const QUIET_MS: u64 = 60_000;
+
+/// Virtual time zero, as a wall-clock instant (objects' timestamps).
+pub const EPOCH: &str = "2026-01-01T00:00:00Z";
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Task {
+    Step(usize),
+    GcBatch,
+    GcRetry(Work),
+    Kubelet(String),
+    RemoveFinalizer { uid: String, finalizer: String },
+    JobSync,
+    Adoption,
+    VolumeSync,
+    NamespaceSync(String),
+}
+
+impl Task {
+    /// Polling that may go on forever (GC retries for an unknown owner
+    /// kind, a namespace waiting on finalizers) does not keep a run from
+    /// settling.
+    fn keeps_busy(&self) -> bool {
+        !matches!(self, Task::GcRetry(_) | Task::NamespaceSync(_))
+    }
+}
+
+/// A scenario finalizer controller's live state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControllerState {
+    pub finalizer: String,
+    pub online: bool,
+    pub after: Millis,
+}
+
+/// The simulator.
+#[derive(Debug)]
+pub struct Sim {
+    scenario: Scenario,
+    settings: Settings,
+    api: ApiServer,
+    gc: GarbageCollector,
+    controllers: BTreeMap<String, ControllerState>,
+    epoch: Timestamp,
+    now_ms: u64,
+    seq: u64,
+    tasks: BTreeMap<(u64, u64), Task>,
+    pending: BTreeSet<Task>,
+    next_step: usize,
+    timeline: Vec<Entry>,
+    kubelet_scheduled: BTreeSet<String>,
+    finalizer_scheduled: BTreeSet<(String, String)>,
+    rng: UidGen,
+    actor: String,
+    user: Caller,
+}
+
+fn epoch() -> Timestamp {
+    EPOCH.parse().unwrap_or(Timestamp::UNIX_EPOCH)
+}
+
+impl Sim {
+    /// Loads a scenario: its objects are restored as stored, its controllers
+    /// set up and its steps scheduled.
+    ///
+    /// # Errors
+    /// An object the API server rejects (e.g. two controller references),
+    /// named by its line.
+    pub fn new(scenario: &Scenario) -> Result<Sim, LoadError> {
+        Self::with_seed(scenario, scenario.settings.seed)
+    }
+
+    /// As [`Sim::new`], with another seed.
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn with_seed(scenario: &Scenario, seed: u64) -> Result<Sim, LoadError> {
+        let epoch = epoch();
+        let settings = Settings {
+            seed,
+            ..scenario.settings.clone()
+        };
+        let mut api = ApiServer::new(scenario.kind_table(), seed, epoch);
+        api.config.garbage_collector = settings.garbage_collector;
+        api.config.owner_references_permission_enforcement =
+            settings.owner_references_permission_enforcement;
+        let controllers = scenario
+            .controllers
+            .iter()
+            .map(|c: &ControllerSpec| {
+                (
+                    c.finalizer.clone(),
+                    ControllerState {
+                        finalizer: c.finalizer.clone(),
+                        online: c.online,
+                        after: c.after,
+                    },
+                )
+            })
+            .collect();
+        let mut sim = Sim {
+            scenario: scenario.clone(),
+            settings,
+            api,
+            gc: GarbageCollector::new(),
+            controllers,
+            epoch,
+            now_ms: 0,
+            seq: 0,
+            tasks: BTreeMap::new(),
+            pending: BTreeSet::new(),
+            next_step: 0,
+            timeline: Vec::new(),
+            kubelet_scheduled: BTreeSet::new(),
+            finalizer_scheduled: BTreeSet::new(),
+            rng: UidGen::new(seed.wrapping_add(17)),
+            actor: "scenario".into(),
+            user: Caller {
+                name: "user".into(),
+                ..Caller::default()
+            },
+        };
+        for (i, obj) in scenario.objects.iter().enumerate() {
+            let resp = sim.api.create(obj.clone(), &Caller::default(), true);
+            if !resp.is_success() {
+                let line = scenario.object_lines.get(i).copied().unwrap_or(0);
+                return Err(scenario.error_at(line, &format!("objects[{i}]"), resp.message));
+            }
+        }
+        for t in &scenario.settings.unobserved_by_gc {
+            if let Ok(key) = sim.resolve(t) {
+                if let Some(o) = sim.api.get(&key) {
+                    sim.gc.unobserved.insert(o.uid().to_string());
+                }
+            }
+        }
+        // The initial list: watchers see every object, the timeline does not.
+        let initial = sim.api.take_changes();
+        for ch in &initial {
+            sim.react(ch);
+        }
+        sim.after_dispatch();
+        for (i, step) in scenario.steps.iter().enumerate() {
+            sim.schedule_at(step.at.0, Task::Step(i));
+        }
+        sim.next_step = 0;
+        sim.actor = "user".into();
+        Ok(sim)
+    }
+
+    // ------------------------------------------------------------------
+    // Reading
+    // ------------------------------------------------------------------
+
+    #[must_use]
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    #[must_use]
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Virtual milliseconds since the start.
+    #[must_use]
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// The virtual wall clock.
+    #[must_use]
+    pub fn now(&self) -> Timestamp {
+        self.api.now()
+    }
+
+    #[must_use]
+    pub fn api(&self) -> &ApiServer {
+        &self.api
+    }
+
+    #[must_use]
+    pub fn kinds(&self) -> &KindTable {
+        self.api.kinds()
+    }
+
+    /// Every object, in uid order.
+    pub fn objects(&self) -> impl Iterator<Item = &Object> {
+        self.api.objects()
+    }
+
+    /// The ownership graph of the current state.
+    #[must_use]
+    pub fn graph(&self) -> OwnershipGraph {
+        let mut g = OwnershipGraph::new(self.api.kinds().clone());
+        for o in self.api.objects() {
+            g.upsert(o.clone());
+        }
+        g
+    }
+
+    #[must_use]
+    pub fn get(&self, key: &Key) -> Option<&Object> {
+        self.api.get(key)
+    }
+
+    #[must_use]
+    pub fn timeline(&self) -> &[Entry] {
+        &self.timeline
+    }
+
+    /// The scenario's finalizer controllers.
+    pub fn controllers(&self) -> impl Iterator<Item = &ControllerState> {
+        self.controllers.values()
+    }
+
+    #[must_use]
+    pub fn controller(&self, finalizer: &str) -> Option<&ControllerState> {
+        self.controllers.get(finalizer)
+    }
+
+    /// Whether the GC has observed the object (R37, R47).
+    #[must_use]
+    pub fn gc_knows(&self, uid: &str) -> bool {
+        self.gc.knows(uid)
+    }
+
+    /// Nothing left to do but retries, and every step has run.
+    #[must_use]
+    pub fn is_settled(&self) -> bool {
+        self.tasks.values().all(|t| !t.keeps_busy())
+    }
+
+    /// Virtual time of the next task that keeps the simulation busy.
+    #[must_use]
+    pub fn next_event_ms(&self) -> Option<u64> {
+        self.tasks
+            .iter()
+            .find(|(_, t)| t.keeps_busy())
+            .map(|((at, _), _)| *at)
+    }
+
+    // ------------------------------------------------------------------
+    // Scheduling
+    // ------------------------------------------------------------------
+
+    fn schedule_at(&mut self, at_ms: u64, task: Task) {
+        self.seq += 1;
+        self.tasks.insert((at_ms.max(self.now_ms), self.seq), task);
+    }
+
+    /// Schedules a task once: a second request while it is pending is
+    /// dropped.
+    fn schedule_once(&mut self, delay_ms: u64, task: Task) {
+        if self.pending.insert(task.clone()) {
+            self.schedule_at(self.now_ms + delay_ms, task);
+        }
+    }
+
+    fn set_now(&mut self, ms: u64) {
+        self.now_ms = ms;
+        let now = self.epoch + SignedDuration::from_millis(i64::try_from(ms).unwrap_or(i64::MAX));
+        self.api.set_now(now);
+    }
+
+    /// Runs until settled, or until `limit_ms`. Settled: every step has
+    /// run, nothing but polling is pending, and polling has changed nothing
+    /// for [`QUIET_MS`].
+    pub fn settle(&mut self, limit_ms: u64) {
+        while let Some((&(at, _), _)) = self.tasks.iter().next() {
+            let last_change = self.timeline.last().map_or(0, |e| e.t_ms);
+            if self.is_settled() && at > last_change + QUIET_MS {
+                break;
+            }
+            if at > limit_ms {
+                self.set_now(limit_ms);
+                return;
+            }
+            self.run_due(at);
+        }
+    }
+
+    /// Advances the clock by `ms`, running what falls due.
+    pub fn advance(&mut self, ms: u64) {
+        let target = self.now_ms + ms;
+        while let Some((&(at, _), _)) = self.tasks.iter().next() {
+            if at > target {
+                break;
+            }
+            self.run_due(at);
+        }
+        self.set_now(target);
+    }
+
+    /// Runs everything at the next point in time that has work. Returns
+    /// false when nothing is left.
+    pub fn step(&mut self) -> bool {
+        match self.next_event_ms() {
+            Some(at) => {
+                self.run_due(at);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn run_due(&mut self, at: u64) {
+        self.set_now(at.max(self.now_ms));
+        while let Some((&key, _)) = self.tasks.iter().next() {
+            if key.0 > at {
+                break;
+            }
+            if let Some(task) = self.tasks.remove(&key) {
+                self.pending.remove(&task);
+                self.run_task(task);
+            }
+        }
+    }
+
+    fn run_task(&mut self, task: Task) {
+        match task {
+            Task::Step(i) => self.run_step(i),
+            Task::GcBatch => self.run_gc_batch(),
+            Task::GcRetry(work) => {
+                self.gc.requeue(work);
+                self.after_dispatch();
+            }
+            Task::Kubelet(uid) => self.run_kubelet(&uid),
+            Task::RemoveFinalizer { uid, finalizer } => {
+                self.run_finalizer_controller(&uid, &finalizer)
+            }
+            Task::JobSync => {
+                let intents = controllers::sync_job_tracking(&self.api);
+                self.carry_out(intents);
+            }
+            Task::Adoption => {
+                let intents = controllers::sync_adoption(&self.api);
+                self.carry_out(intents);
+            }
+            Task::VolumeSync => {
+                let intents = controllers::sync_volume_protection(&self.api);
+                self.carry_out(intents);
+            }
+            Task::NamespaceSync(name) => self.run_namespace(&name),
+        }
+    }
+
+    fn run_gc_batch(&mut self) {
+        let mut batch = self.gc.take_batch();
+        // The GC runs many workers; the seed decides the order they take
+        // items in.
+        for i in (1..batch.len()).rev() {
+            let j = usize::try_from(self.rng.next_u64() % (i as u64 + 1)).unwrap_or(0);
+            batch.swap(i, j);
+        }
+        for work in batch {
+            self.actor = GC_ACTOR.into();
+            let result = self.gc.process(work.clone(), &mut self.api);
+            self.dispatch();
+            if let PassResult::Retry { after_ms, .. } = result {
+                self.schedule_at(self.now_ms + after_ms, Task::GcRetry(work));
+            }
+        }
+        self.actor = "user".into();
+    }
+
+    fn run_kubelet(&mut self, uid: &str) {
+        self.kubelet_scheduled.remove(uid);
+        let Some(pod) = self.api.get_uid(uid).cloned() else {
+            return;
+        };
+        if !pod.is_terminating() {
+            return;
+        }
+        let opts = DeleteOptions {
+            grace_period_seconds: Some(0),
+            preconditions: super::api::Preconditions {
+                uid: Some(uid.to_string()),
+                resource_version: None,
+            },
+            ..DeleteOptions::default()
+        };
+        self.actor = "kubelet".into();
+        self.api.delete(&Key::of(&pod), &opts);
+        self.dispatch();
+        self.actor = "user".into();
+    }
+
+    fn run_finalizer_controller(&mut self, uid: &str, finalizer: &str) {
+        self.finalizer_scheduled
+            .remove(&(uid.to_string(), finalizer.to_string()));
+        if !self.controllers.get(finalizer).is_some_and(|c| c.online) {
+            return;
+        }
+        let Some(obj) = self.api.get_uid(uid).cloned() else {
+            return;
+        };
+        if !obj.is_terminating() || !obj.has_finalizer(finalizer) {
+            return;
+        }
+        self.carry_out(vec![Intent {
+            actor: format!("controller {finalizer}"),
+            op: Op::RemoveFinalizer {
+                key: Key::of(&obj),
+                uid: uid.to_string(),
+                finalizer: finalizer.to_string(),
+            },
+        }]);
+    }
+
+    fn run_namespace(&mut self, name: &str) {
+        let key = Key {
+            group: String::new(),
+            kind: "Namespace".into(),
+            namespace: None,
+            name: name.to_string(),
+        };
+        let Some(ns) = self.api.get(&key).cloned() else {
+            return;
+        };
+        let since = ns.metadata.deletion_timestamp.map_or(0, |t| {
+            u64::try_from(self.api.now().duration_since(t).as_millis()).unwrap_or(0)
+        });
+        let pass = controllers::sync_namespace(&self.api, &ns, since);
+        self.carry_out(pass.intents);
+        if let Some(ms) = pass.requeue_ms {
+            if self.api.get(&key).is_some() {
+                self.schedule_once(ms, Task::NamespaceSync(name.to_string()));
+            }
+        }
+    }
+
+    /// Sends the controllers' requests under their names.
+    fn carry_out(&mut self, intents: Vec<Intent>) {
+        for Intent { actor, op } in intents {
+            self.actor = actor;
+            let caller = Caller {
+                name: self.actor.clone(),
+                ..Caller::default()
+            };
+            match op {
+                Op::RemoveFinalizer {
+                    key,
+                    uid,
+                    finalizer,
+                } => {
+                    self.api.patch(&key, &caller, |o| {
+                        if o.uid() == uid {
+                            o.metadata.finalizers.retain(|f| *f != finalizer);
+                        }
+                    });
+                }
+                Op::Adopt {
+                    key,
+                    uid,
+                    owner,
+                    finalizer,
+                } => {
+                    self.api.patch(&key, &caller, |o| {
+                        if o.uid() == uid
+                            && !o
+                                .metadata
+                                .owner_references
+                                .iter()
+                                .any(|r| r.is_controller())
+                        {
+                            o.metadata.owner_references.push(owner);
+                            if let Some(f) = finalizer {
+                                if !o.has_finalizer(&f) {
+                                    o.metadata.finalizers.push(f);
+                                }
+                            }
+                        }
+                    });
+                }
+                Op::Delete { key, options } => {
+                    self.api.delete(&key, &options);
+                }
+                Op::SetStatus { key, status } => {
+                    self.api.update_status(&key, status);
+                }
+                Op::FinalizeNamespace { name } => {
+                    self.api.finalize_namespace(&name, Vec::new());
+                }
+            }
+            self.dispatch();
+        }
+        self.actor = "user".into();
+    }
+
+    // ------------------------------------------------------------------
+    // Watchers
+    // ------------------------------------------------------------------
+
+    /// Hands the store's changes to the timeline, the GC and the
+    /// controllers.
+    fn dispatch(&mut self) {
+        loop {
+            let changes = self.api.take_changes();
+            if changes.is_empty() {
+                break;
+            }
+            for ch in &changes {
+                if let Some(e) = Entry::from_change(self.now_ms, &self.actor, ch) {
+                    self.timeline.push(e);
+                }
+                self.react(ch);
+            }
+        }
+        self.after_dispatch();
+    }
+
+    fn after_dispatch(&mut self) {
+        for ev in self.gc.take_events() {
+            let object = ObjRef {
+                api_version: ev.object.api_version.clone(),
+                kind: ev.object.kind.clone(),
+                namespace: Some(ev.object.namespace.clone()).filter(|n| !n.is_empty()),
+                name: ev.object.name.clone(),
+                uid: ev.object.uid.clone(),
+            };
+            self.timeline.push(Entry {
+                t_ms: self.now_ms,
+                object,
+                by: "garbage-collector-controller".into(),
+                what: What::Event {
+                    reason: ev.reason,
+                    message: ev.message,
+                },
+            });
+        }
+        self.gc.take_actions();
+        if self.gc.has_work() {
+            self.schedule_once(self.settings.gc_delay.0, Task::GcBatch);
+        }
+    }
+
+    fn react(&mut self, ch: &Change) {
+        self.gc.observe(ch, &self.api);
+        let obj = ch.object().clone();
+        let deleted = matches!(ch, Change::Deleted(_));
+        let delay = self.settings.controller_delay.0;
+        match (obj.group(), obj.kind.as_str()) {
+            ("", "Pod") => {
+                if !deleted && obj.is_terminating() {
+                    self.maybe_schedule_kubelet(&obj);
+                }
+                if obj.has_finalizer(controllers::JOB_TRACKING) {
+                    self.schedule_once(delay, Task::JobSync);
+                }
+                self.schedule_once(delay, Task::VolumeSync);
+                if !deleted
+                    && (obj.metadata.owner_references.is_empty() || matches!(ch, Change::Added(_)))
+                {
+                    self.schedule_once(delay, Task::Adoption);
+                }
+            }
+            ("batch", "Job") => {
+                self.schedule_once(delay, Task::JobSync);
+                self.schedule_once(delay, Task::Adoption);
+            }
+            ("apps", "ReplicaSet") => {
+                self.schedule_once(delay, Task::Adoption);
+            }
+            ("apps", "Deployment" | "StatefulSet" | "DaemonSet")
+            | ("", "ReplicationController")
+                if !deleted =>
+            {
+                self.schedule_once(delay, Task::Adoption);
+            }
+            ("", "PersistentVolumeClaim" | "PersistentVolume") => {
+                self.schedule_once(delay, Task::VolumeSync);
+            }
+            ("", "Namespace") if !deleted && obj.is_terminating() => {
+                self.schedule_once(delay.max(1000), Task::NamespaceSync(obj.name().to_string()));
+            }
+            _ => {}
+        }
+        if !deleted && obj.is_terminating() {
+            self.maybe_schedule_finalizer_controllers(&obj);
+        }
+    }
+
+    fn maybe_schedule_kubelet(&mut self, pod: &Object) {
+        let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(0);
+        let node = pod.str_at(&["spec", "nodeName"]).unwrap_or_default();
+        if grace <= 0 || node.is_empty() || !self.kubelet_scheduled.insert(pod.uid().to_string()) {
+            return;
+        }
+        let grace_ms = u64::try_from(grace).unwrap_or(0) * 1000;
+        let delay = self.settings.kubelet_shutdown.0.min(grace_ms);
+        self.schedule_at(self.now_ms + delay, Task::Kubelet(pod.uid().to_string()));
+    }
+
+    /// When the object became Terminating, in virtual ms.
+    fn terminating_since_ms(&self, obj: &Object) -> u64 {
+        let Some(ts) = obj.metadata.deletion_timestamp else {
+            return self.now_ms;
+        };
+        let start =
+            ts - SignedDuration::from_secs(obj.metadata.deletion_grace_period_seconds.unwrap_or(0));
+        u64::try_from(start.duration_since(self.epoch).as_millis()).unwrap_or(0)
+    }
+
+    fn maybe_schedule_finalizer_controllers(&mut self, obj: &Object) {
+        let since = self.terminating_since_ms(obj);
+        for f in obj.metadata.finalizers.clone() {
+            let Some(c) = self.controllers.get(&f) else {
+                continue;
+            };
+            if !c.online {
+                continue;
+            }
+            let at = since + c.after.0;
+            if self
+                .finalizer_scheduled
+                .insert((obj.uid().to_string(), f.clone()))
+            {
+                self.schedule_at(
+                    at,
+                    Task::RemoveFinalizer {
+                        uid: obj.uid().to_string(),
+                        finalizer: f,
+                    },
+                );
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Steps and user actions
+    // ------------------------------------------------------------------
+
+    fn run_step(&mut self, i: usize) {
+        self.next_step = self.next_step.max(i + 1);
+        let Some(Step { action, .. }) = self.scenario.steps.get(i).cloned() else {
+            return;
+        };
+        self.actor = "user".into();
+        match action {
+            StepAction::Delete { target, options } => {
+                self.delete(&target, &options);
+            }
+            StepAction::RemoveFinalizer { target, finalizer } => {
+                self.remove_finalizer(&target, &finalizer);
+            }
+            StepAction::AddFinalizer { target, finalizer } => {
+                self.add_finalizer(&target, &finalizer);
+            }
+            StepAction::Controller { finalizer, online } => self.set_controller(&finalizer, online),
+            StepAction::Create { object } => {
+                self.create(*object);
+            }
+            StepAction::SetPhase { target, phase } => {
+                self.set_phase(&target, &phase);
+            }
+        }
+    }
+
+    /// Resolves what a user typed to a key: kind by name, plural or short
+    /// name; with no namespace, the one namespace that has an object of that
+    /// kind and name.
+    ///
+    /// # Errors
+    /// Unknown or ambiguous kind; a name found in several namespaces.
+    pub fn resolve(&self, target: &Target) -> Result<Key, String> {
+        resolve_target(self.api.kinds(), self.api.objects(), target)
+    }
+
+    fn respond(&mut self, object: ObjRef, request: String, resp: &ApiResponse) {
+        self.timeline.push(Entry {
+            t_ms: self.now_ms,
+            object,
+            by: self.actor.clone(),
+            what: What::Response {
+                request,
+                code: resp.code,
+                message: resp.message.clone(),
+                warnings: resp.warnings.clone(),
+            },
+        });
+    }
+
+    fn target_ref(&self, key: &Key) -> ObjRef {
+        match self.api.get(key) {
+            Some(o) => o.obj_ref(),
+            None => ObjRef {
+                api_version: self
+                    .api
+                    .kinds()
+                    .get(&key.group, &key.kind)
+                    .map(crate::model::KindInfo::api_version)
+                    .unwrap_or_default(),
+                kind: key.kind.clone(),
+                namespace: key.namespace.clone(),
+                name: key.name.clone(),
+                uid: String::new(),
+            },
+        }
+    }
+
+    fn unresolved(&mut self, target: &Target, request: String, msg: String) -> ApiResponse {
+        let resp = ApiResponse {
+            code: 404,
+            message: msg,
+            warnings: Vec::new(),
+            object: None,
+            removed: false,
+        };
+        let object = ObjRef {
+            kind: target.kind.clone(),
+            namespace: target.namespace.clone(),
+            name: target.name.clone(),
+            ..ObjRef::default()
+        };
+        self.respond(object, request, &resp);
+        resp
+    }
+
+    /// DELETE as the user.
+    pub fn delete(&mut self, target: &Target, options: &DeleteOptions) -> ApiResponse {
+        match self.resolve(target) {
+            Ok(key) => self.delete_key(&key, options),
+            Err(msg) => self.unresolved(target, options.describe(), msg),
+        }
+    }
+
+    /// DELETE as the user, by key.
+    pub fn delete_key(&mut self, key: &Key, options: &DeleteOptions) -> ApiResponse {
+        let object = self.target_ref(key);
+        let resp = self.api.delete(key, options);
+        self.respond(object, options.describe(), &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// Removes one finalizer, as `kubectl patch` would (GET, then PUT).
+    pub fn remove_finalizer(&mut self, target: &Target, finalizer: &str) -> ApiResponse {
+        let request = format!("PATCH remove finalizer {finalizer}");
+        match self.resolve(target) {
+            Ok(key) => self.remove_finalizer_key(&key, None, finalizer),
+            Err(msg) => self.unresolved(target, request, msg),
+        }
+    }
+
+    /// Removes one finalizer by key, optionally only from the object with
+    /// that uid (409 otherwise).
+    pub fn remove_finalizer_key(
+        &mut self,
+        key: &Key,
+        uid: Option<&str>,
+        finalizer: &str,
+    ) -> ApiResponse {
+        let request = format!("PATCH remove finalizer {finalizer}");
+        let object = self.target_ref(key);
+        let user = self.user.clone();
+        let resp = match self.api.get(key) {
+            Some(o) if uid.is_some_and(|u| u != o.uid()) => ApiResponse {
+                code: 409,
+                message: format!(
+                    "Operation cannot be fulfilled on {} \"{}\": the object was deleted and recreated (uid {})",
+                    key.kind,
+                    key.name,
+                    o.uid()
+                ),
+                warnings: Vec::new(),
+                object: None,
+                removed: false,
+            },
+            Some(o) if !o.has_finalizer(finalizer) => ApiResponse {
+                code: 422,
+                message: format!(
+                    "{} \"{}\" has no finalizer {finalizer:?}",
+                    key.kind, key.name
+                ),
+                warnings: Vec::new(),
+                object: None,
+                removed: false,
+            },
+            _ => self.api.patch(key, &user, |o| {
+                o.metadata.finalizers.retain(|f| f != finalizer)
+            }),
+        };
+        self.respond(object, request, &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// Adds a finalizer (422 while the object is terminating, R22).
+    pub fn add_finalizer(&mut self, target: &Target, finalizer: &str) -> ApiResponse {
+        let request = format!("PATCH add finalizer {finalizer}");
+        let key = match self.resolve(target) {
+            Ok(k) => k,
+            Err(msg) => return self.unresolved(target, request, msg),
+        };
+        let object = self.target_ref(&key);
+        let user = self.user.clone();
+        let resp = self.api.patch(&key, &user, |o| {
+            if !o.has_finalizer(finalizer) {
+                o.metadata.finalizers.push(finalizer.to_string());
+            }
+        });
+        self.respond(object, request, &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// Sets a pod's `status.phase`.
+    pub fn set_phase(&mut self, target: &Target, phase: &str) -> ApiResponse {
+        let request = format!("PUT status.phase={phase}");
+        let key = match self.resolve(target) {
+            Ok(k) => k,
+            Err(msg) => return self.unresolved(target, request, msg),
+        };
+        let object = self.target_ref(&key);
+        let mut status = self
+            .api
+            .get(&key)
+            .map(|o| o.status.clone())
+            .unwrap_or(Value::Null);
+        if !status.is_object() {
+            status = serde_json::json!({});
+        }
+        status["phase"] = Value::from(phase);
+        let resp = self.api.update_status(&key, status);
+        self.respond(object, request, &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// POST as the user. Owner references without a uid take the uid of the
+    /// owner of that kind and name that exists now.
+    pub fn create(&mut self, mut object: Object) -> ApiResponse {
+        let ns = object.namespace().unwrap_or("default").to_string();
+        for r in &mut object.metadata.owner_references {
+            if r.uid.is_empty() {
+                let key = Key {
+                    group: group_of(&r.api_version).to_string(),
+                    kind: r.kind.clone(),
+                    namespace: Some(ns.clone()),
+                    name: r.name.clone(),
+                };
+                if let Some(o) = self.api.get(&key) {
+                    r.uid = o.uid().to_string();
+                }
+            }
+        }
+        let user = self.user.clone();
+        let resp = self.api.create(object.clone(), &user, false);
+        let obj_ref = resp
+            .object
+            .as_ref()
+            .map_or_else(|| object.obj_ref(), Object::obj_ref);
+        self.respond(obj_ref, "POST".into(), &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// Takes a scenario controller online or offline (one is created,
+    /// removing after 1s, if the scenario had none for that finalizer).
+    pub fn set_controller(&mut self, finalizer: &str, online: bool) {
+        let state = self
+            .controllers
+            .entry(finalizer.to_string())
+            .or_insert_with(|| ControllerState {
+                finalizer: finalizer.to_string(),
+                online,
+                after: Millis(1000),
+            });
+        state.online = online;
+        if online {
+            let waiting: Vec<Object> = self
+                .api
+                .objects()
+                .filter(|o| o.is_terminating() && o.has_finalizer(finalizer))
+                .cloned()
+                .collect();
+            for o in waiting {
+                self.maybe_schedule_finalizer_controllers(&o);
+            }
+        }
+    }
+
+    /// Sets the caller the user's requests are made as (R6 tests).
+    pub fn set_user(&mut self, caller: Caller) {
+        self.user = caller;
+    }
+}
+
+/// See [`Sim::resolve`].
+///
+/// # Errors
+/// As [`Sim::resolve`].
+pub fn resolve_target<'a>(
+    kinds: &KindTable,
+    objects: impl Iterator<Item = &'a Object>,
+    target: &Target,
+) -> Result<Key, String> {
+    let hits = kinds.resolve(&target.kind);
+    let info = match hits.as_slice() {
+        [] => {
+            return Err(format!(
+                "the server doesn't have a resource type {:?}",
+                target.kind
+            ));
+        }
+        [one] => (*one).clone(),
+        many => {
+            let names: Vec<String> = many.iter().map(|k| k.resource()).collect();
+            return Err(format!(
+                "{:?} is ambiguous: {}",
+                target.kind,
+                names.join(", ")
+            ));
+        }
+    };
+    if !info.namespaced {
+        return Ok(Key {
+            group: info.group,
+            kind: info.kind,
+            namespace: None,
+            name: target.name.clone(),
+        });
+    }
+    let namespace = match &target.namespace {
+        Some(ns) => ns.clone(),
+        None => {
+            let found: BTreeSet<String> = objects
+                .filter(|o| {
+                    o.group() == info.group && o.kind == info.kind && o.name() == target.name
+                })
+                .filter_map(|o| o.namespace().map(str::to_string))
+                .collect();
+            match found.len() {
+                0 => "default".to_string(),
+                1 => found.into_iter().next().unwrap_or_default(),
+                _ => {
+                    let list: Vec<String> = found.into_iter().collect();
+                    return Err(format!(
+                        "{}/{} exists in several namespaces ({}): name one with -n",
+                        info.kind,
+                        target.name,
+                        list.join(", ")
+                    ));
+                }
+            }
+        }
+    };
+    Ok(Key {
+        group: info.group,
+        kind: info.kind,
+        namespace: Some(namespace),
+        name: target.name.clone(),
+    })
+}

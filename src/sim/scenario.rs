@@ -1,0 +1,774 @@
+//! Scenario files: objects, simulated finalizer controllers, timed steps and
+//! settings. A plain multi-document Kubernetes YAML file and a
+//! `kubectl get -o json` List are scenarios too (objects only).
+//!
+//! Errors name the file, the line and the field.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::Value;
+
+use super::api::{DeleteOptions, Preconditions, UidGen};
+use super::yaml::{self, Document, Located};
+use crate::model::{KindInfo, KindTable, Object, group_of};
+
+/// A load error: file, line, field, message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadError {
+    pub file: String,
+    pub line: usize,
+    pub field: String,
+    pub message: String,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.file, self.message)
+        } else if self.field.is_empty() {
+            write!(f, "{}:{}: {}", self.file, self.line, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}: {}: {}",
+                self.file, self.line, self.field, self.message
+            )
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+impl LoadError {
+    fn at(file: &str, loc: Located) -> Self {
+        LoadError {
+            file: file.to_string(),
+            line: loc.line,
+            field: loc.field,
+            message: loc.message,
+        }
+    }
+}
+
+/// A duration in milliseconds, written `5s`, `500ms`, `2m`, `1h` or a plain
+/// number of seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Millis(pub u64);
+
+impl Millis {
+    /// Parses `1.5s`, `200ms`, `3m`, `2h`, `7` (seconds).
+    #[must_use]
+    pub fn parse(s: &str) -> Option<Millis> {
+        let s = s.trim();
+        let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+            Some(i) => (&s[..i], &s[i..]),
+            None => (s, "s"),
+        };
+        let n: f64 = num.trim().parse().ok()?;
+        let factor = match unit {
+            "ms" => 1.0,
+            "s" => 1000.0,
+            "m" => 60_000.0,
+            "h" => 3_600_000.0,
+            _ => return None,
+        };
+        let ms = n * factor;
+        if !(0.0..=1e15).contains(&ms) {
+            return None;
+        }
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Some(Millis(ms.round() as u64))
+    }
+}
+
+impl<'de> Deserialize<'de> for Millis {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let parsed = match &v {
+            Value::String(s) => Millis::parse(s),
+            Value::Number(n) => n.as_f64().and_then(|f| Millis::parse(&f.to_string())),
+            _ => None,
+        };
+        parsed.ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "invalid duration {v}: expected e.g. 5s, 500ms, 2m or a number of seconds"
+            ))
+        })
+    }
+}
+
+/// A simulated controller that removes one finalizer `after` the object
+/// becomes Terminating, while `online`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerSpec {
+    pub finalizer: String,
+    #[serde(default = "yes")]
+    pub online: bool,
+    #[serde(default = "one_second")]
+    pub after: Millis,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn one_second() -> Millis {
+    Millis(1000)
+}
+
+/// An object named by kind (as typed: `Deployment`, `deploy`, `pods`...),
+/// namespace and name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Target {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{}/{} -n {}", self.kind, self.name, ns),
+            None => write!(f, "{}/{}", self.kind, self.name),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct DeleteStep {
+    kind: String,
+    #[serde(default)]
+    namespace: Option<String>,
+    name: String,
+    #[serde(default)]
+    propagation_policy: Option<String>,
+    #[serde(default)]
+    orphan_dependents: Option<bool>,
+    #[serde(default)]
+    grace_period_seconds: Option<i64>,
+    #[serde(default)]
+    preconditions: Option<Preconditions>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FinalizerStep {
+    kind: String,
+    #[serde(default)]
+    namespace: Option<String>,
+    name: String,
+    finalizer: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PhaseStep {
+    kind: String,
+    #[serde(default)]
+    namespace: Option<String>,
+    name: String,
+    phase: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ControllerToggle {
+    finalizer: String,
+    online: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct StepDecl {
+    at: Millis,
+    #[serde(default)]
+    delete: Option<DeleteStep>,
+    #[serde(default)]
+    remove_finalizer: Option<FinalizerStep>,
+    #[serde(default)]
+    add_finalizer: Option<FinalizerStep>,
+    #[serde(default)]
+    controller: Option<ControllerToggle>,
+    #[serde(default)]
+    create: Option<Value>,
+    #[serde(default)]
+    set_phase: Option<PhaseStep>,
+}
+
+/// What a step does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepAction {
+    Delete {
+        target: Target,
+        options: DeleteOptions,
+    },
+    RemoveFinalizer {
+        target: Target,
+        finalizer: String,
+    },
+    AddFinalizer {
+        target: Target,
+        finalizer: String,
+    },
+    Controller {
+        finalizer: String,
+        online: bool,
+    },
+    Create {
+        object: Box<Object>,
+    },
+    SetPhase {
+        target: Target,
+        phase: String,
+    },
+}
+
+/// A step at a virtual time.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub at: Millis,
+    pub line: usize,
+    pub action: StepAction,
+}
+
+/// Simulator settings a scenario may change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct Settings {
+    /// Seeds uids of created objects and the order the GC's workers take
+    /// items in.
+    pub seed: u64,
+    /// How long the garbage collector takes to react to a change.
+    pub gc_delay: Millis,
+    /// How long built-in controllers (job, namespace, volume protection,
+    /// adoption) take to react.
+    pub controller_delay: Millis,
+    /// How long a kubelet takes to stop a pod after its deletion (never more
+    /// than the pod's grace period).
+    pub kubelet_shutdown: Millis,
+    /// `--enable-garbage-collector`.
+    pub garbage_collector: bool,
+    /// Admission plugin OwnerReferencesPermissionEnforcement (R6).
+    pub owner_references_permission_enforcement: bool,
+    /// Objects the garbage collector never observes (R47 fault mode).
+    pub unobserved_by_gc: Vec<Target>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            seed: 0,
+            gc_delay: Millis(200),
+            controller_delay: Millis(500),
+            kubelet_shutdown: Millis(2000),
+            garbage_collector: true,
+            owner_references_permission_enforcement: false,
+            unobserved_by_gc: Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct KindDecl {
+    api_version: String,
+    kind: String,
+    #[serde(default)]
+    plural: Option<String>,
+    namespaced: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioHeader {
+    name: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    objects: Vec<Value>,
+    #[serde(default)]
+    kinds: Vec<KindDecl>,
+    #[serde(default)]
+    controllers: Vec<ControllerSpec>,
+    #[serde(default)]
+    steps: Vec<Value>,
+    #[serde(default)]
+    settings: Settings,
+}
+
+/// A loaded scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    /// The file it came from (`bundled:<name>` for bundled ones).
+    pub source: String,
+    pub kinds: Vec<KindInfo>,
+    /// Objects with uids assigned and owner-reference uids resolved.
+    pub objects: Vec<Object>,
+    /// The line each object starts on.
+    pub object_lines: Vec<usize>,
+    pub controllers: Vec<ControllerSpec>,
+    pub steps: Vec<Step>,
+    pub settings: Settings,
+}
+
+impl Scenario {
+    /// The kind table: built-in kinds plus the scenario's.
+    #[must_use]
+    pub fn kind_table(&self) -> KindTable {
+        let mut t = KindTable::builtin();
+        for k in &self.kinds {
+            t.insert(k.clone());
+        }
+        for o in &self.objects {
+            t.learn(&o.api_version, &o.kind, o.namespace().is_some());
+        }
+        t
+    }
+
+    /// An error located in this scenario's file.
+    #[must_use]
+    pub fn error_at(&self, line: usize, field: &str, message: impl Into<String>) -> LoadError {
+        LoadError {
+            file: self.source.clone(),
+            line,
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+macro_rules! scenario_files {
+    ($($name:literal),* $(,)?) => {
+        /// The scenarios compiled into the binary: (name, YAML text).
+        pub const BUNDLED: &[(&str, &str)] = &[
+            $(($name, include_str!(concat!("../../assets/scenarios/", $name, ".yaml"))),)*
+        ];
+    };
+}
+
+scenario_files!(
+    "deployment",
+    "foreground-blocked",
+    "job-orphan-default",
+    "shared-dependent",
+    "wrong-uid",
+    "invalid-references",
+    "service-endpointslices",
+    "stuck-owner",
+    "namespace-stuck",
+    "shop-demo",
+);
+
+/// The bundled scenario opened when none is named.
+pub const DEMO: &str = "shop-demo";
+
+/// Loads a bundled scenario by name.
+///
+/// # Errors
+/// None for the shipped files (tests load every one); an unknown name.
+pub fn bundled(name: &str) -> Result<Scenario, LoadError> {
+    let (n, text) = BUNDLED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| LoadError {
+            file: name.to_string(),
+            line: 0,
+            field: String::new(),
+            message: format!("no bundled scenario named {name:?}"),
+        })?;
+    parse(&format!("bundled:{n}"), text)
+}
+
+/// Loads a bundled scenario by name, or else a file by path.
+///
+/// # Errors
+/// Unknown name and no such file, unreadable file, or a load error.
+pub fn load(name_or_path: &str) -> Result<Scenario, LoadError> {
+    if BUNDLED.iter().any(|(n, _)| *n == name_or_path) {
+        return bundled(name_or_path);
+    }
+    let path = Path::new(name_or_path);
+    if !path.exists() {
+        let names: Vec<&str> = BUNDLED.iter().map(|(n, _)| *n).collect();
+        return Err(LoadError {
+            file: name_or_path.to_string(),
+            line: 0,
+            field: String::new(),
+            message: format!(
+                "no such file, and no bundled scenario of that name (bundled: {})",
+                names.join(", ")
+            ),
+        });
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+        file: name_or_path.to_string(),
+        line: 0,
+        field: String::new(),
+        message: e.to_string(),
+    })?;
+    parse(name_or_path, &text)
+}
+
+fn is_list(v: &Value) -> bool {
+    v.get("kind")
+        .and_then(Value::as_str)
+        .is_some_and(|k| k.ends_with("List"))
+        && v.get("items").is_some_and(Value::is_array)
+}
+
+/// Parses scenario text; `file` names it in errors.
+///
+/// # Errors
+/// YAML syntax, unknown or mistyped fields, owner references that cannot be
+/// resolved, steps with no or several actions.
+pub fn parse(file: &str, text: &str) -> Result<Scenario, LoadError> {
+    let docs = yaml::parse(text).map_err(|l| LoadError::at(file, l))?;
+    let stem = Path::new(file.trim_start_matches("bundled:"))
+        .file_stem()
+        .map_or_else(|| file.to_string(), |s| s.to_string_lossy().to_string());
+    let is_scenario =
+        docs.len() == 1 && docs[0].value.get("kind").is_none() && docs[0].value.is_object();
+    if is_scenario {
+        return parse_scenario(file, &docs[0]);
+    }
+    // Plain manifests, or Lists.
+    let mut raw: Vec<(&Document, String, Value)> = Vec::new();
+    for d in &docs {
+        if is_list(&d.value) {
+            if let Some(items) = d.value.get("items").and_then(Value::as_array) {
+                for (i, item) in items.iter().enumerate() {
+                    raw.push((d, format!("items[{i}]"), item.clone()));
+                }
+            }
+        } else {
+            raw.push((d, String::new(), d.value.clone()));
+        }
+    }
+    let mut objects = Vec::new();
+    let mut lines = Vec::new();
+    for (doc, path, v) in &raw {
+        let obj = decode_object(file, doc, path, v)?;
+        lines.push(doc.line_of(path));
+        objects.push(obj);
+    }
+    let mut s = Scenario {
+        name: stem,
+        description: format!("objects from {file}"),
+        source: file.to_string(),
+        kinds: Vec::new(),
+        objects,
+        object_lines: lines,
+        controllers: Vec::new(),
+        steps: Vec::new(),
+        settings: Settings::default(),
+    };
+    let paths: Vec<(&Document, String)> = raw.iter().map(|(d, p, _)| (*d, p.clone())).collect();
+    finish_objects(&mut s, &paths)?;
+    Ok(s)
+}
+
+fn decode_object(file: &str, doc: &Document, path: &str, v: &Value) -> Result<Object, LoadError> {
+    let obj: Object = doc.decode(path, v).map_err(|l| LoadError::at(file, l))?;
+    for (field, empty) in [
+        ("kind", obj.kind.is_empty()),
+        ("apiVersion", obj.api_version.is_empty()),
+        ("metadata.name", obj.metadata.name.is_empty()),
+    ] {
+        if empty {
+            let f = yaml::join_path(path, field);
+            return Err(LoadError {
+                file: file.to_string(),
+                line: doc.line_of(&f),
+                field: f,
+                message: "is required".into(),
+            });
+        }
+    }
+    Ok(obj)
+}
+
+fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
+    let header: ScenarioHeader = doc
+        .decode("", &doc.value)
+        .map_err(|l| LoadError::at(file, l))?;
+    let mut objects = Vec::new();
+    let mut lines = Vec::new();
+    let mut paths = Vec::new();
+    for (i, v) in header.objects.iter().enumerate() {
+        let path = format!("objects[{i}]");
+        objects.push(decode_object(file, doc, &path, v)?);
+        lines.push(doc.line_of(&path));
+        paths.push((doc, path));
+    }
+    let kinds = header
+        .kinds
+        .iter()
+        .map(|k| KindInfo {
+            group: group_of(&k.api_version).to_string(),
+            kind: k.kind.clone(),
+            version: crate::model::version_of(&k.api_version).to_string(),
+            plural: k
+                .plural
+                .clone()
+                .unwrap_or_else(|| format!("{}s", k.kind.to_ascii_lowercase())),
+            namespaced: k.namespaced,
+            short_names: Vec::new(),
+            default_policy: crate::model::DefaultPolicy::Policy(crate::model::Policy::Background),
+        })
+        .collect();
+    let mut steps = Vec::new();
+    for (i, v) in header.steps.iter().enumerate() {
+        let path = format!("steps[{i}]");
+        let decl: StepDecl = doc.decode(&path, v).map_err(|l| LoadError::at(file, l))?;
+        let line = doc.line_of(&path);
+        steps.push(step_from(file, doc, &path, line, decl)?);
+    }
+    steps.sort_by_key(|s| s.at);
+    let mut s = Scenario {
+        name: header.name,
+        description: header.description,
+        source: file.to_string(),
+        kinds,
+        objects,
+        object_lines: lines,
+        controllers: header.controllers,
+        steps,
+        settings: header.settings,
+    };
+    finish_objects(&mut s, &paths)?;
+    Ok(s)
+}
+
+fn step_from(
+    file: &str,
+    doc: &Document,
+    path: &str,
+    line: usize,
+    d: StepDecl,
+) -> Result<Step, LoadError> {
+    let target = |kind: String, namespace: Option<String>, name: String| Target {
+        kind,
+        namespace,
+        name,
+    };
+    let mut actions = Vec::new();
+    if let Some(s) = d.delete {
+        actions.push(StepAction::Delete {
+            target: target(s.kind, s.namespace, s.name),
+            options: DeleteOptions {
+                propagation_policy: s.propagation_policy,
+                orphan_dependents: s.orphan_dependents,
+                grace_period_seconds: s.grace_period_seconds,
+                preconditions: s.preconditions.unwrap_or_default(),
+            },
+        });
+    }
+    if let Some(s) = d.remove_finalizer {
+        actions.push(StepAction::RemoveFinalizer {
+            target: target(s.kind, s.namespace, s.name),
+            finalizer: s.finalizer,
+        });
+    }
+    if let Some(s) = d.add_finalizer {
+        actions.push(StepAction::AddFinalizer {
+            target: target(s.kind, s.namespace, s.name),
+            finalizer: s.finalizer,
+        });
+    }
+    if let Some(s) = d.controller {
+        actions.push(StepAction::Controller {
+            finalizer: s.finalizer,
+            online: s.online,
+        });
+    }
+    if let Some(v) = d.create {
+        let p = format!("{path}.create");
+        let obj = decode_object(file, doc, &p, &v)?;
+        actions.push(StepAction::Create {
+            object: Box::new(obj),
+        });
+    }
+    if let Some(s) = d.set_phase {
+        actions.push(StepAction::SetPhase {
+            target: target(s.kind, s.namespace, s.name),
+            phase: s.phase,
+        });
+    }
+    if actions.len() != 1 {
+        return Err(LoadError {
+            file: file.to_string(),
+            line,
+            field: path.to_string(),
+            message: format!(
+                "a step needs exactly one of delete, removeFinalizer, addFinalizer, controller, create, setPhase (found {})",
+                actions.len()
+            ),
+        });
+    }
+    let action = actions.remove(0);
+    Ok(Step {
+        at: d.at,
+        line,
+        action,
+    })
+}
+
+/// A stable uid for an object written without one, from its identity.
+fn stable_uid(o: &Object) -> String {
+    let id = format!(
+        "{}/{}/{}/{}",
+        o.group(),
+        o.kind,
+        o.namespace().unwrap_or_default(),
+        o.name()
+    );
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in id.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    UidGen::new(h).next_uid()
+}
+
+/// Assigns missing uids and fills owner-reference uids from the owner named.
+fn finish_objects(s: &mut Scenario, paths: &[(&Document, String)]) -> Result<(), LoadError> {
+    let kinds = s.kind_table();
+    let mut by_name: HashMap<(String, String, String, String), (String, String)> = HashMap::new();
+    for o in &mut s.objects {
+        if o.metadata.uid.is_empty() {
+            o.metadata.uid = stable_uid(o);
+        }
+        let namespaced = kinds.namespaced(o.group(), &o.kind).unwrap_or(true);
+        let ns = if namespaced {
+            o.namespace().unwrap_or("default")
+        } else {
+            ""
+        };
+        by_name.insert(
+            (
+                o.group().to_string(),
+                o.kind.clone(),
+                ns.to_string(),
+                o.name().to_string(),
+            ),
+            (o.metadata.uid.clone(), o.api_version.clone()),
+        );
+    }
+    for (i, o) in s.objects.iter_mut().enumerate() {
+        let ns = o.namespace().unwrap_or("default").to_string();
+        for (j, r) in o.metadata.owner_references.iter_mut().enumerate() {
+            if !r.uid.is_empty() {
+                continue;
+            }
+            let group = group_of(&r.api_version).to_string();
+            let owner_ns = match kinds.namespaced(&group, &r.kind) {
+                Some(false) => String::new(),
+                _ => ns.clone(),
+            };
+            let found = by_name.get(&(group, r.kind.clone(), owner_ns.clone(), r.name.clone()));
+            let Some((uid, api_version)) = found else {
+                let (doc, base) = &paths[i];
+                let field = format!("{base}.metadata.ownerReferences[{j}]");
+                let place = if owner_ns.is_empty() {
+                    "in the scenario".to_string()
+                } else {
+                    format!("in namespace {owner_ns:?}")
+                };
+                return Err(LoadError {
+                    file: s.source.clone(),
+                    line: doc.line_of(&field),
+                    field,
+                    message: format!(
+                        "no {} named {:?} {place} to take the uid from: add that object or give the reference a uid",
+                        r.kind, r.name
+                    ),
+                });
+            };
+            r.uid.clone_from(uid);
+            if r.api_version.is_empty() {
+                r.api_version.clone_from(api_version);
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(Millis::parse("5s"), Some(Millis(5000)));
+        assert_eq!(Millis::parse("1.5s"), Some(Millis(1500)));
+        assert_eq!(Millis::parse("200ms"), Some(Millis(200)));
+        assert_eq!(Millis::parse("2m"), Some(Millis(120_000)));
+        assert_eq!(Millis::parse("3"), Some(Millis(3000)));
+        assert_eq!(Millis::parse("soon"), None);
+        assert_eq!(Millis::parse("-1s"), None);
+    }
+
+    #[test]
+    fn owner_uid_filled_from_name() {
+        let text = "name: t\nobjects:\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, namespace: shop}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    namespace: shop\n    ownerReferences:\n    - {apiVersion: apps/v1, kind: Deployment, name: web}\n";
+        let s = parse("t.yaml", text).expect("loads");
+        assert_eq!(
+            s.objects[1].metadata.owner_references[0].uid,
+            s.objects[0].metadata.uid
+        );
+        assert_eq!(s.object_lines, vec![3, 6]);
+    }
+
+    #[test]
+    fn unresolvable_owner_name_is_located() {
+        let text = "name: t\nobjects:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n    namespace: shop\n    ownerReferences:\n    - {apiVersion: apps/v1, kind: Deployment, name: nope}\n";
+        let e = parse("t.yaml", text).expect_err("fails");
+        assert_eq!(e.line, 9);
+        assert_eq!(e.field, "objects[0].metadata.ownerReferences[0]");
+        assert!(e.to_string().starts_with(
+            "t.yaml:9: objects[0].metadata.ownerReferences[0]: no Deployment named \"nope\""
+        ));
+    }
+
+    #[test]
+    fn bad_step_and_unknown_field_are_located() {
+        let text = "name: t\nsteps:\n  - at: 1s\n    delete: {kind: Pod, name: p}\n    controller: {finalizer: x, online: true}\n";
+        let e = parse("t.yaml", text).expect_err("two actions");
+        assert_eq!((e.line, e.field.as_str()), (3, "steps[0]"));
+        let e = parse("t.yaml", "name: t\nobjects: []\nsetings: {}\n").expect_err("typo");
+        assert!(e.message.contains("unknown field `setings`"), "{e}");
+        let e = parse(
+            "t.yaml",
+            "name: t\nsteps:\n  - at: later\n    delete: {kind: Pod, name: p}\n",
+        )
+        .expect_err("duration");
+        assert_eq!((e.line, e.field.as_str()), (3, "steps[0].at"));
+    }
+
+    #[test]
+    fn lists_and_multidoc_manifests() {
+        let list = r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","namespace":"x","uid":"u1"}}]}"#;
+        let s = parse("dump.json", list).expect("list");
+        assert_eq!(s.objects[0].metadata.uid, "u1");
+        assert_eq!(s.name, "dump");
+        let docs = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: b}\n";
+        let s = parse("m.yaml", docs).expect("manifests");
+        assert_eq!(s.objects.len(), 2);
+        assert_eq!(s.object_lines, vec![1, 5]);
+        let e = parse(
+            "m.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: a}\n",
+        )
+        .expect_err("no name");
+        assert_eq!((e.line, e.field.as_str()), (3, "metadata.name"));
+    }
+}
