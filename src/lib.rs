@@ -1,5 +1,6 @@
 //! ownerscope: explore Kubernetes ownership and troubleshoot stuck deletions.
 
+pub mod backend;
 pub mod cli;
 pub mod commands;
 pub mod model;

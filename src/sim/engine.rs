@@ -73,6 +73,9 @@ pub struct Sim {
     rng: UidGen,
     actor: String,
     user: Caller,
+    /// Every change since the last [`Sim::take_watch_changes`], for a
+    /// watcher outside the simulator (the UI backend).
+    watch: Vec<Change>,
 }
 
 fn epoch() -> Timestamp {
@@ -139,6 +142,7 @@ impl Sim {
                 name: "user".into(),
                 ..Caller::default()
             },
+            watch: Vec::new(),
         };
         for (i, obj) in scenario.objects.iter().enumerate() {
             let resp = sim.api.create(obj.clone(), &Caller::default(), true);
@@ -227,6 +231,11 @@ impl Sim {
     #[must_use]
     pub fn timeline(&self) -> &[Entry] {
         &self.timeline
+    }
+
+    /// The changes since the last call, in order.
+    pub fn take_watch_changes(&mut self) -> Vec<Change> {
+        std::mem::take(&mut self.watch)
     }
 
     /// The scenario's finalizer controllers.
@@ -526,6 +535,7 @@ impl Sim {
                 }
                 self.react(ch);
             }
+            self.watch.extend(changes);
         }
         self.after_dispatch();
     }

@@ -1,0 +1,170 @@
+//! The one interface between the UI and where objects come from: the
+//! simulator or a live cluster. Updates flow in, commands flow out, errors
+//! are values. The UI cannot tell which backend it has.
+
+pub mod simulated;
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+use serde::Serialize;
+
+use crate::model::{KindTable, ObjRef, Object, Policy, Uid};
+
+/// A mutation the user asked for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Command {
+    /// DELETE with an explicit policy and a uid precondition (the target's
+    /// uid), so a recreated object of the same name is never hit.
+    Delete { target: ObjRef, policy: Policy },
+    /// Remove one finalizer, failing if the object changed meanwhile.
+    RemoveFinalizer { target: ObjRef, finalizer: String },
+    /// Simulator only.
+    Sim(SimCommand),
+}
+
+impl Command {
+    /// Whether the command would change cluster state (refused in
+    /// read-only mode).
+    #[must_use]
+    pub fn is_mutation(&self) -> bool {
+        matches!(
+            self,
+            Command::Delete { .. } | Command::RemoveFinalizer { .. }
+        )
+    }
+
+    /// `delete Deployment/web -n shop (Foreground)`, for the status line.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        match self {
+            Command::Delete { target, policy } => format!("delete {target} ({policy})"),
+            Command::RemoveFinalizer { target, finalizer } => {
+                format!("remove finalizer {finalizer} from {target}")
+            }
+            Command::Sim(c) => format!("{c:?}"),
+        }
+    }
+}
+
+/// Simulator controls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum SimCommand {
+    Pause,
+    Resume,
+    /// Run everything at the next point in virtual time that has work.
+    Step,
+    Faster,
+    Slower,
+    SetController {
+        finalizer: String,
+        online: bool,
+    },
+    /// Start the scenario over.
+    Reset,
+    /// Switch to another bundled scenario (or file).
+    Load(String),
+}
+
+/// Something that happened, for the timeline pane.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Happening {
+    /// Seconds since the source started (virtual in the simulator).
+    pub t: f64,
+    pub object: ObjRef,
+    /// `created`, `updated`, `deleted`, `event`, `response`.
+    pub verb: String,
+    pub detail: String,
+    /// Who did it.
+    pub by: String,
+    /// A warning event or a failed request.
+    pub warning: bool,
+}
+
+/// The answer to a [`Command`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Reply {
+    pub command: Command,
+    /// HTTP-like status; 0 when no request could be sent (network).
+    pub code: u16,
+    pub message: String,
+    pub warnings: Vec<String>,
+}
+
+impl Reply {
+    #[must_use]
+    pub fn is_success(&self) -> bool {
+        (200..300).contains(&self.code)
+    }
+}
+
+/// A simulated finalizer controller, as the UI and diagnosis see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ControllerInfo {
+    pub finalizer: String,
+    pub online: bool,
+    /// Removes the finalizer this many ms after the object is Terminating.
+    pub after_ms: u64,
+}
+
+/// Connection to the source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Connection {
+    Connected,
+    /// Lost; the tree is stale. The message says why.
+    Lost(String),
+}
+
+/// What the status bar shows about the source.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SourceStatus {
+    /// `SIMULATOR` or `CLUSTER`.
+    pub kind: String,
+    /// Scenario name, or context and server.
+    pub name: String,
+    /// Namespace scope (`all namespaces` or a name).
+    pub scope: String,
+    pub connection: Connection,
+    /// Virtual clock (simulator only).
+    pub clock: Option<Clock>,
+    /// Kinds that could not be listed: the tree is partial.
+    pub missing_kinds: Vec<String>,
+    pub controllers: Vec<ControllerInfo>,
+}
+
+/// The simulator's clock.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Clock {
+    pub now_ms: u64,
+    pub paused: bool,
+    /// Virtual seconds per real second.
+    pub speed: f64,
+}
+
+/// An update from the backend.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Update {
+    /// Everything, replacing what the UI had (start, reset, relist).
+    Reset {
+        objects: Vec<Object>,
+        kinds: KindTable,
+    },
+    Upsert(Object),
+    Remove(Uid),
+    Happened(Happening),
+    Replied(Reply),
+    Status(SourceStatus),
+}
+
+/// A source of objects and a sink for commands.
+pub trait Backend {
+    /// Sends a command; its answer arrives as [`Update::Replied`].
+    fn send(&mut self, cmd: Command);
+    /// Everything that happened since the last call. `elapsed` is the real
+    /// time since the last call (the simulator moves its clock by it).
+    fn poll(&mut self, elapsed: Duration) -> Vec<Update>;
+    /// The source's current time (virtual in the simulator), for ages.
+    fn now(&self) -> Timestamp;
+    /// Whether the source is the simulator (for what the help offers).
+    fn is_simulator(&self) -> bool;
+}

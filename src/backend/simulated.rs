@@ -1,0 +1,293 @@
+//! The simulator behind the [`Backend`] interface: real time drives the
+//! virtual clock (scaled by a speed, or paused), store changes become
+//! updates, the timeline becomes happenings.
+
+use std::time::Duration;
+
+use jiff::Timestamp;
+
+use super::{
+    Backend, Clock, Command, Connection, ControllerInfo, Happening, Reply, SimCommand,
+    SourceStatus, Update,
+};
+use crate::sim::api::{Change, Key, Preconditions};
+use crate::sim::scenario::{self, Scenario};
+use crate::sim::timeline::What;
+use crate::sim::{DeleteOptions, Sim};
+
+/// Speeds offered, in virtual seconds per real second.
+pub const SPEEDS: [f64; 7] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0];
+
+/// The simulator as a backend.
+#[derive(Debug)]
+pub struct SimBackend {
+    sim: Sim,
+    speed_index: usize,
+    paused: bool,
+    /// Virtual ms owed to the clock (sub-millisecond carry).
+    carry: f64,
+    timeline_seen: usize,
+    out: Vec<Update>,
+}
+
+impl SimBackend {
+    /// Starts on a loaded scenario, running at 1x.
+    ///
+    /// # Errors
+    /// The scenario's objects are rejected by the API server.
+    pub fn new(scenario: &Scenario) -> Result<Self, crate::sim::LoadError> {
+        let sim = Sim::new(scenario)?;
+        let mut b = SimBackend {
+            sim,
+            speed_index: 2,
+            paused: false,
+            carry: 0.0,
+            timeline_seen: 0,
+            out: Vec::new(),
+        };
+        b.push_reset();
+        Ok(b)
+    }
+
+    /// The simulator, for tests.
+    #[must_use]
+    pub fn sim(&self) -> &Sim {
+        &self.sim
+    }
+
+    fn push_reset(&mut self) {
+        self.sim.take_watch_changes();
+        self.out.push(Update::Reset {
+            objects: self.sim.objects().cloned().collect(),
+            kinds: self.sim.kinds().clone(),
+        });
+        self.timeline_seen = self.sim.timeline().len();
+        self.push_status();
+    }
+
+    fn status(&self) -> SourceStatus {
+        SourceStatus {
+            kind: "SIMULATOR".into(),
+            name: self.sim.scenario().name.clone(),
+            scope: "all namespaces".into(),
+            connection: Connection::Connected,
+            clock: Some(Clock {
+                now_ms: self.sim.now_ms(),
+                paused: self.paused,
+                speed: SPEEDS[self.speed_index],
+            }),
+            missing_kinds: Vec::new(),
+            controllers: self
+                .sim
+                .controllers()
+                .map(|c| ControllerInfo {
+                    finalizer: c.finalizer.clone(),
+                    online: c.online,
+                    after_ms: c.after.0,
+                })
+                .collect(),
+        }
+    }
+
+    fn push_status(&mut self) {
+        let s = self.status();
+        self.out.push(Update::Status(s));
+    }
+
+    fn collect(&mut self) {
+        for ch in self.sim.take_watch_changes() {
+            self.out.push(match ch {
+                Change::Added(o) | Change::Modified { new: o, .. } => Update::Upsert(o),
+                Change::Deleted(o) => Update::Remove(o.metadata.uid),
+            });
+        }
+        let entries = &self.sim.timeline()[self.timeline_seen..];
+        for e in entries {
+            let warning = match &e.what {
+                What::Event { .. } => true,
+                What::Response { code, .. } => !(200..300).contains(code),
+                _ => false,
+            };
+            self.out.push(Update::Happened(Happening {
+                t: e.seconds(),
+                object: e.object.clone(),
+                verb: e.verb().to_string(),
+                detail: e.detail(),
+                by: e.by.clone(),
+                warning,
+            }));
+        }
+        self.timeline_seen = self.sim.timeline().len();
+    }
+
+    fn reply(&mut self, command: Command, resp: &crate::sim::ApiResponse) {
+        self.out.push(Update::Replied(Reply {
+            command,
+            code: resp.code,
+            message: resp.message.clone(),
+            warnings: resp.warnings.clone(),
+        }));
+    }
+
+    fn load(&mut self, scenario: &Scenario) -> Result<(), String> {
+        let sim = Sim::new(scenario).map_err(|e| e.to_string())?;
+        self.sim = sim;
+        self.carry = 0.0;
+        self.push_reset();
+        Ok(())
+    }
+}
+
+impl Backend for SimBackend {
+    fn send(&mut self, cmd: Command) {
+        match &cmd {
+            Command::Delete { target, policy } => {
+                let key = Key::from_ref(target);
+                let opts = DeleteOptions {
+                    preconditions: Preconditions {
+                        uid: Some(target.uid.clone()),
+                        resource_version: None,
+                    },
+                    ..DeleteOptions::policy(*policy)
+                };
+                let resp = self.sim.delete_key(&key, &opts);
+                self.reply(cmd, &resp);
+            }
+            Command::RemoveFinalizer { target, finalizer } => {
+                let key = Key::from_ref(target);
+                let resp = self
+                    .sim
+                    .remove_finalizer_key(&key, Some(&target.uid), finalizer);
+                self.reply(cmd, &resp);
+            }
+            Command::Sim(s) => {
+                match s {
+                    SimCommand::Pause => self.paused = true,
+                    SimCommand::Resume => self.paused = false,
+                    SimCommand::Step => {
+                        self.sim.step();
+                    }
+                    SimCommand::Faster => {
+                        self.speed_index = (self.speed_index + 1).min(SPEEDS.len() - 1)
+                    }
+                    SimCommand::Slower => self.speed_index = self.speed_index.saturating_sub(1),
+                    SimCommand::SetController { finalizer, online } => {
+                        self.sim.set_controller(finalizer, *online)
+                    }
+                    SimCommand::Reset => {
+                        let sc = self.sim.scenario().clone();
+                        if let Err(e) = self.load(&sc) {
+                            self.out.push(Update::Replied(Reply {
+                                command: cmd.clone(),
+                                code: 0,
+                                message: e,
+                                warnings: Vec::new(),
+                            }));
+                        }
+                    }
+                    SimCommand::Load(name) => {
+                        let loaded = scenario::load(name)
+                            .map_err(|e| e.to_string())
+                            .and_then(|sc| self.load(&sc));
+                        if let Err(e) = loaded {
+                            self.out.push(Update::Replied(Reply {
+                                command: cmd.clone(),
+                                code: 0,
+                                message: e,
+                                warnings: Vec::new(),
+                            }));
+                        }
+                    }
+                }
+                self.push_status();
+            }
+        }
+        self.collect();
+    }
+
+    fn poll(&mut self, elapsed: Duration) -> Vec<Update> {
+        if !self.paused {
+            self.carry += elapsed.as_secs_f64() * 1000.0 * SPEEDS[self.speed_index];
+            let whole = self.carry.floor();
+            if whole >= 1.0 {
+                self.carry -= whole;
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                self.sim.advance(whole as u64);
+            }
+        }
+        self.collect();
+        self.push_status();
+        std::mem::take(&mut self.out)
+    }
+
+    fn now(&self) -> Timestamp {
+        self.sim.now()
+    }
+
+    fn is_simulator(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Policy;
+
+    #[test]
+    fn a_delete_flows_back_as_updates_and_a_reply() {
+        let sc = scenario::bundled("deployment").expect("bundled");
+        let mut b = SimBackend::new(&sc).expect("loads");
+        let first = b.poll(Duration::ZERO);
+        assert!(matches!(first[0], Update::Reset { ref objects, .. } if objects.len() == 5));
+        let dep = b
+            .sim()
+            .objects()
+            .find(|o| o.kind == "Deployment")
+            .expect("deployment")
+            .obj_ref();
+        b.send(Command::Delete {
+            target: dep,
+            policy: Policy::Foreground,
+        });
+        let ups = b.poll(Duration::ZERO);
+        assert!(
+            ups.iter()
+                .any(|u| matches!(u, Update::Replied(r) if r.code == 200))
+        );
+        assert!(
+            ups.iter()
+                .any(|u| matches!(u, Update::Upsert(o) if o.is_terminating()))
+        );
+        // Paused: no virtual time passes.
+        b.send(Command::Sim(SimCommand::Pause));
+        let before = b.sim().now_ms();
+        b.poll(Duration::from_secs(5));
+        assert_eq!(b.sim().now_ms(), before);
+        b.send(Command::Sim(SimCommand::Resume));
+        b.poll(Duration::from_secs(60));
+        assert_eq!(b.sim().objects().count(), 0);
+    }
+
+    #[test]
+    fn a_stale_uid_is_refused() {
+        let sc = scenario::bundled("deployment").expect("bundled");
+        let mut b = SimBackend::new(&sc).expect("loads");
+        let mut dep = b
+            .sim()
+            .objects()
+            .find(|o| o.kind == "Deployment")
+            .expect("deployment")
+            .obj_ref();
+        dep.uid = "not-the-uid".into();
+        b.send(Command::Delete {
+            target: dep,
+            policy: Policy::Background,
+        });
+        let ups = b.poll(Duration::ZERO);
+        assert!(
+            ups.iter()
+                .any(|u| matches!(u, Update::Replied(r) if r.code == 409))
+        );
+    }
+}
