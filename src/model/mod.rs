@@ -7,6 +7,7 @@ pub mod forest;
 pub mod graph;
 pub mod kinds;
 pub mod object;
+pub mod preview;
 
 pub use graph::{OwnershipGraph, RefStatus};
 pub use kinds::{DefaultPolicy, KindInfo, KindTable};

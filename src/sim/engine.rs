@@ -54,7 +54,7 @@ pub struct ControllerState {
 }
 
 /// The simulator.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Sim {
     scenario: Scenario,
     settings: Settings,
@@ -241,6 +241,16 @@ impl Sim {
     /// The scenario's finalizer controllers.
     pub fn controllers(&self) -> impl Iterator<Item = &ControllerState> {
         self.controllers.values()
+    }
+
+    /// Finalizer -> whether its simulated controller is online, as the
+    /// diagnosis and the preview take it.
+    #[must_use]
+    pub fn controller_map(&self) -> BTreeMap<String, bool> {
+        self.controllers
+            .values()
+            .map(|c| (c.finalizer.clone(), c.online))
+            .collect()
     }
 
     #[must_use]

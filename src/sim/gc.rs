@@ -109,7 +109,7 @@ pub struct GcAction {
     pub action: String,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct GarbageCollector {
     nodes: HashMap<Uid, Node>,
     absent: HashSet<Identity>,

@@ -1,0 +1,941 @@
+//! The deletion preview: what a DELETE with a given policy will do, computed
+//! from the ownership graph before anything is sent.
+//!
+//! It runs the garbage collector's decisions (GC-SEMANTICS R11-R17, R33-R50,
+//! R58, R63-R64, R73) over an abstract copy of the affected objects until
+//! nothing changes, and reports per object: deleted (in which wave),
+//! orphaned, kept (and why), or left Terminating and waiting on what.
+//!
+//! Finalizers are assumed to be released when the garbage collector owns
+//! them, when a built-in controller removes them (job tracking, volume
+//! protection once unused), or when `controllers` says the finalizer's
+//! controller is online; any other finalizer is predicted to wait.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use jiff::Timestamp;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::finalizers;
+use super::graph::{OwnershipGraph, RefStatus};
+use super::kinds::DefaultPolicy;
+use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference, Policy, Uid};
+
+/// Built-in finalizers a running control plane removes by itself.
+const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
+const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
+const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
+/// The namespace controller's `spec.finalizers` entry, tracked as a
+/// finalizer here.
+const NAMESPACE_CONTENT: &str = "kubernetes";
+/// A pod's grace period, tracked as a finalizer the kubelet releases.
+const GRACE: &str = "(grace period)";
+
+/// Why an object will still be Terminating when everything else settled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "on", rename_all = "camelCase")]
+pub enum Wait {
+    /// A finalizer nobody (known to be running) removes.
+    Finalizer {
+        name: String,
+        /// `Some(false)`: its simulated controller is offline; `None`:
+        /// unknown (a live cluster, or no controller declared).
+        controller_online: Option<bool>,
+        removed_by: String,
+    },
+    /// `foregroundDeletion` waits on these dependents, which wait
+    /// themselves.
+    BlockingDependents { dependents: Vec<String> },
+    /// `kubernetes.io/pvc-protection`: a scheduled pod still uses the claim.
+    InUse { by: Vec<String> },
+    /// A namespace waits on its remaining content.
+    NamespaceContent { remaining: Vec<String> },
+}
+
+impl Wait {
+    /// `finalizer example.com/x (controller offline)`.
+    #[must_use]
+    pub fn text(&self) -> String {
+        match self {
+            Wait::Finalizer {
+                name,
+                controller_online,
+                ..
+            } => match controller_online {
+                Some(false) => format!("finalizer {name} (controller offline)"),
+                Some(true) => format!("finalizer {name}"),
+                None => format!("finalizer {name} (no controller known to remove it)"),
+            },
+            Wait::BlockingDependents { dependents } => {
+                format!("blocking dependents {}", dependents.join(", "))
+            }
+            Wait::InUse { by } => format!("still used by {}", by.join(", ")),
+            Wait::NamespaceContent { remaining } => {
+                format!("remaining content {}", remaining.join(", "))
+            }
+        }
+    }
+}
+
+/// What happens to one object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "camelCase")]
+pub enum Outcome {
+    /// Gone; `wave` 0 is the DELETE itself, each later wave a round of the
+    /// garbage collector or a controller.
+    Deleted { wave: u32 },
+    /// Kept running; these owner references are removed (orphan policy).
+    Orphaned { references_removed: Vec<String> },
+    /// Kept: another owner still holds it; these references are removed.
+    KeptByOtherOwner {
+        owners: Vec<String>,
+        references_removed: Vec<String>,
+    },
+    /// Kept for good: the garbage collector never deletes it (unresolvable
+    /// or unknown-kind owner reference).
+    NeverCollected { reason: String },
+    /// Left Terminating.
+    Waiting { on: Vec<Wait> },
+}
+
+/// One affected object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlanEntry {
+    pub object: ObjRef,
+    pub outcome: Outcome,
+}
+
+/// The predicted outcome of one DELETE.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    pub target: ObjRef,
+    /// The policy as requested (`None`: the type default).
+    pub requested: Option<Policy>,
+    /// The policy the API server will apply.
+    pub policy: Policy,
+    /// Why that policy, when not requested.
+    pub policy_note: Option<String>,
+    /// The target first, then the rest by wave, namespace, kind, name.
+    pub entries: Vec<PlanEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    Alive,
+    Terminating,
+    Gone(u32),
+}
+
+#[derive(Clone, Debug)]
+struct Item {
+    obj: Object,
+    state: State,
+    /// sticky, like the GC node flag
+    deleting_dependents: bool,
+    orphaned_from: Vec<String>,
+    stripped: Vec<String>,
+    never: Option<String>,
+}
+
+struct Planner<'a> {
+    graph: &'a OwnershipGraph,
+    controllers: &'a BTreeMap<String, bool>,
+    items: HashMap<Uid, Item>,
+    queue: VecDeque<Uid>,
+    wave: u32,
+}
+
+/// Predicts what `DELETE target` with `policy` (`None`: no policy in the
+/// request) will do.
+#[must_use]
+pub fn plan(
+    graph: &OwnershipGraph,
+    target_uid: &str,
+    policy: Option<Policy>,
+    controllers: &BTreeMap<String, bool>,
+) -> Plan {
+    let Some(target) = graph.get(target_uid) else {
+        return Plan {
+            target: ObjRef {
+                uid: target_uid.to_string(),
+                ..ObjRef::default()
+            },
+            requested: policy,
+            policy: policy.unwrap_or(Policy::Background),
+            policy_note: Some("the object no longer exists".into()),
+            entries: Vec::new(),
+        };
+    };
+    let (effective, note) = effective_policy(graph, target, policy);
+    let mut p = Planner {
+        graph,
+        controllers,
+        items: HashMap::new(),
+        queue: VecDeque::new(),
+        wave: 0,
+    };
+    p.collect_closure(target);
+    p.delete(target_uid, policy);
+    p.run();
+    let mut entries: Vec<(u32, PlanEntry)> = p
+        .items
+        .values()
+        .filter_map(|i| {
+            let outcome = p.outcome(i)?;
+            let wave = match &outcome {
+                Outcome::Deleted { wave } => *wave,
+                _ => u32::MAX,
+            };
+            Some((
+                wave,
+                PlanEntry {
+                    object: i.obj.obj_ref(),
+                    outcome,
+                },
+            ))
+        })
+        .collect();
+    entries.sort_by(|a, b| {
+        let ta = a.1.object.uid != target_uid;
+        let tb = b.1.object.uid != target_uid;
+        (
+            ta,
+            a.0,
+            &a.1.object.namespace,
+            &a.1.object.kind,
+            &a.1.object.name,
+        )
+            .cmp(&(
+                tb,
+                b.0,
+                &b.1.object.namespace,
+                &b.1.object.kind,
+                &b.1.object.name,
+            ))
+    });
+    Plan {
+        target: target.obj_ref(),
+        requested: policy,
+        policy: effective,
+        policy_note: note,
+        entries: entries.into_iter().map(|(_, e)| e).collect(),
+    }
+}
+
+/// The policy the API server applies (R11): the requested one, else the
+/// GC finalizer the object already carries, else the kind's default.
+#[must_use]
+pub fn effective_policy(
+    graph: &OwnershipGraph,
+    obj: &Object,
+    policy: Option<Policy>,
+) -> (Policy, Option<String>) {
+    if let Some(p) = policy {
+        return (p, None);
+    }
+    if obj.is_terminating() {
+        let carried = if obj.has_finalizer(ORPHAN) {
+            Policy::Orphan
+        } else if obj.has_finalizer(FOREGROUND) {
+            Policy::Foreground
+        } else {
+            Policy::Background
+        };
+        return (
+            carried,
+            Some("already Terminating: a DELETE without a policy changes nothing".into()),
+        );
+    }
+    if obj.has_finalizer(ORPHAN) {
+        return (
+            Policy::Orphan,
+            Some("no policy given: the object already carries orphan".into()),
+        );
+    }
+    if obj.has_finalizer(FOREGROUND) {
+        return (
+            Policy::Foreground,
+            Some("no policy given: the object already carries foregroundDeletion".into()),
+        );
+    }
+    match graph
+        .kinds()
+        .get(obj.group(), &obj.kind)
+        .map(|k| k.default_policy)
+    {
+        Some(DefaultPolicy::Policy(Policy::Orphan)) => (
+            Policy::Orphan,
+            Some(format!(
+                "no policy given: {} defaults to Orphan (pods are kept)",
+                obj.kind
+            )),
+        ),
+        Some(DefaultPolicy::Unsupported) => (
+            Policy::Background,
+            Some(format!(
+                "{} never gets garbage-collector finalizers",
+                obj.kind
+            )),
+        ),
+        _ => (
+            Policy::Background,
+            Some(format!(
+                "no policy given: {} defaults to Background",
+                obj.kind
+            )),
+        ),
+    }
+}
+
+fn name_of(o: &Object) -> String {
+    format!("{}/{}", o.kind, o.name())
+}
+
+fn is_namespace(o: &Object) -> bool {
+    o.kind == "Namespace" && o.group().is_empty()
+}
+
+fn is_pod(o: &Object) -> bool {
+    o.kind == "Pod" && o.group().is_empty()
+}
+
+impl Planner<'_> {
+    /// The target, everything that refers to it (transitively, by uid), and
+    /// for a namespace its content.
+    fn collect_closure(&mut self, target: &Object) {
+        let mut todo: Vec<Uid> = vec![target.uid().to_string()];
+        if is_namespace(target) {
+            todo.extend(
+                self.graph
+                    .objects()
+                    .filter(|o| o.namespace() == Some(target.name()))
+                    .map(|o| o.uid().to_string()),
+            );
+        }
+        while let Some(u) = todo.pop() {
+            if self.items.contains_key(&u) {
+                continue;
+            }
+            let Some(o) = self.graph.get(&u) else {
+                continue;
+            };
+            self.items.insert(
+                u.clone(),
+                Item {
+                    obj: o.clone(),
+                    state: if o.is_terminating() {
+                        State::Terminating
+                    } else {
+                        State::Alive
+                    },
+                    deleting_dependents: o.is_deleting_dependents(),
+                    orphaned_from: Vec::new(),
+                    stripped: Vec::new(),
+                    never: None,
+                },
+            );
+            todo.extend(self.graph.referrers(&u).cloned());
+        }
+    }
+
+    /// Whether an object (in the working set or not) is gone.
+    fn is_gone(&self, uid: &str) -> bool {
+        match self.items.get(uid) {
+            Some(i) => matches!(i.state, State::Gone(_)),
+            None => self.graph.get(uid).is_none(),
+        }
+    }
+
+    /// Current version of an object, working set first.
+    fn current(&self, uid: &str) -> Option<&Object> {
+        match self.items.get(uid) {
+            Some(i) if matches!(i.state, State::Gone(_)) => None,
+            Some(i) => Some(&i.obj),
+            None => self.graph.get(uid),
+        }
+    }
+
+    /// Objects referring to `uid` (by uid) that still exist.
+    fn referrers(&self, uid: &str) -> Vec<Uid> {
+        let mut out: Vec<Uid> = self
+            .items
+            .iter()
+            .filter(|(_, i)| {
+                !matches!(i.state, State::Gone(_))
+                    && i.obj.metadata.owner_references.iter().any(|r| r.uid == uid)
+            })
+            .map(|(u, _)| u.clone())
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn enqueue(&mut self, uid: &str) {
+        if !self.queue.iter().any(|q| q == uid) {
+            self.queue.push_back(uid.to_string());
+        }
+    }
+
+    /// R11-R17 and R56 for a DELETE (user's or the garbage collector's).
+    fn delete(&mut self, uid: &str, policy: Option<Policy>) {
+        let graph = self.graph;
+        let Some(item) = self.items.get(uid) else {
+            return;
+        };
+        if matches!(item.state, State::Gone(_)) {
+            return;
+        }
+        let obj = item.obj.clone();
+        let was_terminating = item.state == State::Terminating;
+        if is_namespace(&obj) {
+            self.delete_namespace(uid);
+            return;
+        }
+        let unsupported = graph
+            .kinds()
+            .get(obj.group(), &obj.kind)
+            .is_some_and(|k| k.default_policy == DefaultPolicy::Unsupported);
+        let mut fins: Vec<String> = obj
+            .metadata
+            .finalizers
+            .iter()
+            .filter(|f| *f != ORPHAN && *f != FOREGROUND && *f != GRACE)
+            .cloned()
+            .collect();
+        let keep_grace = obj.has_finalizer(GRACE);
+        if was_terminating && policy.is_none() {
+            return; // R17: no policy, no change
+        }
+        let chosen = if unsupported {
+            None
+        } else if was_terminating || policy.is_some() {
+            match policy {
+                Some(Policy::Orphan) => Some(ORPHAN),
+                Some(Policy::Foreground) => Some(FOREGROUND),
+                _ => None,
+            }
+        } else {
+            match effective_policy(graph, &obj, None).0 {
+                Policy::Orphan => Some(ORPHAN),
+                Policy::Foreground => Some(FOREGROUND),
+                Policy::Background => None,
+            }
+        };
+        if let Some(c) = chosen {
+            fins.push(c.to_string());
+        }
+        // R15: scheduled pods get a grace period the kubelet ends.
+        let scheduled = is_pod(&obj)
+            && !obj
+                .str_at(&["spec", "nodeName"])
+                .unwrap_or_default()
+                .is_empty()
+            && !matches!(
+                obj.str_at(&["status", "phase"]),
+                Some("Succeeded" | "Failed")
+            );
+        let grace = obj
+            .value_at(&["spec", "terminationGracePeriodSeconds"])
+            .and_then(Value::as_i64)
+            .unwrap_or(30);
+        if keep_grace || (!was_terminating && scheduled && grace != 0) {
+            fins.push(GRACE.to_string());
+        }
+        let wave = self.wave;
+        let Some(item) = self.items.get_mut(uid) else {
+            return;
+        };
+        item.obj.metadata.finalizers = fins;
+        if item.obj.metadata.finalizers.is_empty() {
+            item.state = State::Gone(wave);
+            self.on_gone(uid);
+            return;
+        }
+        item.state = State::Terminating;
+        item.obj
+            .metadata
+            .deletion_timestamp
+            .get_or_insert(Timestamp::UNIX_EPOCH);
+        if item.obj.has_finalizer(FOREGROUND) && !item.deleting_dependents {
+            item.deleting_dependents = true;
+            for d in self.referrers(uid) {
+                self.enqueue(&d);
+            }
+        }
+    }
+
+    /// R56/R58: the namespace controller deletes all content (Background);
+    /// the namespace goes once nothing is left.
+    fn delete_namespace(&mut self, uid: &str) {
+        let Some(item) = self.items.get_mut(uid) else {
+            return;
+        };
+        if item.state == State::Alive {
+            item.state = State::Terminating;
+            item.obj
+                .metadata
+                .deletion_timestamp
+                .get_or_insert(Timestamp::UNIX_EPOCH);
+            item.obj
+                .metadata
+                .finalizers
+                .retain(|f| f != ORPHAN && f != FOREGROUND);
+            item.obj.metadata.finalizers.push(NAMESPACE_CONTENT.into());
+        }
+        let ns = item.obj.name().to_string();
+        let content: Vec<Uid> = self
+            .items
+            .iter()
+            .filter(|(_, i)| i.obj.namespace() == Some(ns.as_str()) && i.state == State::Alive)
+            .map(|(u, _)| u.clone())
+            .collect();
+        let mut content = content;
+        content.sort();
+        for u in content {
+            self.delete(&u, Some(Policy::Background));
+        }
+    }
+
+    fn on_gone(&mut self, uid: &str) {
+        for d in self.referrers(uid) {
+            self.enqueue(&d);
+        }
+        let owners: Vec<String> = self
+            .items
+            .get(uid)
+            .map(|i| {
+                i.obj
+                    .metadata
+                    .owner_references
+                    .iter()
+                    .map(|r| r.uid.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        for o in owners {
+            if self.items.get(&o).is_some_and(|i| i.deleting_dependents) {
+                self.enqueue(&o);
+            }
+        }
+    }
+
+    fn releasable(&self, obj: &Object, f: &str) -> bool {
+        match f {
+            GRACE | JOB_TRACKING => true,
+            PVC_PROTECTION => self.pvc_users(obj).is_empty(),
+            PV_PROTECTION => {
+                // R64: released once not Bound; the PV controller releases a
+                // volume whose claim is gone.
+                let claim_gone = match (
+                    obj.str_at(&["spec", "claimRef", "namespace"]),
+                    obj.str_at(&["spec", "claimRef", "name"]),
+                ) {
+                    (Some(ns), Some(name)) => self
+                        .graph
+                        .find("", "PersistentVolumeClaim", Some(ns), name)
+                        .is_none_or(|c| self.is_gone(c.uid())),
+                    _ => false,
+                };
+                obj.str_at(&["status", "phase"]) != Some("Bound") || claim_gone
+            }
+            NAMESPACE_CONTENT => {
+                let ns = obj.name();
+                !self
+                    .items
+                    .values()
+                    .any(|i| i.obj.namespace() == Some(ns) && !matches!(i.state, State::Gone(_)))
+            }
+            FOREGROUND | ORPHAN => false,
+            _ => self.controllers.get(f) == Some(&true),
+        }
+    }
+
+    /// R63: scheduled pods that use a claim.
+    fn pvc_users(&self, pvc: &Object) -> Vec<String> {
+        let mut pods: Vec<&Object> = self
+            .graph
+            .objects()
+            .filter(|p| is_pod(p) && p.namespace() == pvc.namespace())
+            .filter_map(|p| self.current(p.uid()))
+            .collect();
+        pods.sort_by_key(|p| p.name().to_string());
+        pods.iter()
+            .filter(|p| {
+                !p.str_at(&["spec", "nodeName"])
+                    .unwrap_or_default()
+                    .is_empty()
+                    && p.value_at(&["spec", "volumes"])
+                        .and_then(Value::as_array)
+                        .is_some_and(|vols| {
+                            vols.iter().any(|v| {
+                                v.pointer("/persistentVolumeClaim/claimName")
+                                    .and_then(Value::as_str)
+                                    == Some(pvc.name())
+                            })
+                        })
+            })
+            .map(|p| name_of(p))
+            .collect()
+    }
+
+    /// Blocking dependents of a foreground owner (R41): still there, with
+    /// a blocking reference to it.
+    fn blockers(&self, uid: &str) -> Vec<Uid> {
+        self.referrers(uid)
+            .into_iter()
+            .filter(|d| {
+                self.items.get(d).is_some_and(|i| {
+                    i.obj
+                        .metadata
+                        .owner_references
+                        .iter()
+                        .any(|r| r.uid == uid && r.blocks())
+                })
+            })
+            .collect()
+    }
+
+    /// Rounds of controller and GC work until nothing changes.
+    fn run(&mut self) {
+        for _ in 0..10_000 {
+            self.wave += 1;
+            let mut changed = false;
+            // Orphan processing (R46), finalizer release, foreground release
+            // (R41), removal when no finalizer is left (R23).
+            let mut terminating: Vec<Uid> = self
+                .items
+                .iter()
+                .filter(|(_, i)| i.state == State::Terminating)
+                .map(|(u, _)| u.clone())
+                .collect();
+            terminating.sort();
+            for uid in terminating {
+                changed |= self.progress_terminating(&uid);
+            }
+            // GC passes over queued items (R34).
+            let queued: Vec<Uid> = self.queue.drain(..).collect();
+            for uid in queued {
+                changed |= self.gc_pass(&uid);
+            }
+            if !changed && self.queue.is_empty() {
+                break;
+            }
+        }
+    }
+
+    fn progress_terminating(&mut self, uid: &str) -> bool {
+        let Some(item) = self.items.get(uid) else {
+            return false;
+        };
+        let obj = item.obj.clone();
+        let mut changed = false;
+        if obj.has_finalizer(ORPHAN) {
+            for d in self.referrers(uid) {
+                if let Some(dep) = self.items.get_mut(&d) {
+                    dep.obj.metadata.owner_references.retain(|r| r.uid != uid);
+                    dep.orphaned_from.push(name_of(&obj));
+                }
+            }
+            self.remove_finalizer(uid, ORPHAN);
+            changed = true;
+        }
+        if obj.has_finalizer(FOREGROUND) && self.blockers(uid).is_empty() {
+            self.remove_finalizer(uid, FOREGROUND);
+            changed = true;
+        }
+        for f in &obj.metadata.finalizers {
+            if f != ORPHAN && f != FOREGROUND && self.releasable(&obj, f) {
+                self.remove_finalizer(uid, f);
+                changed = true;
+            }
+        }
+        if is_namespace(&obj) {
+            // The namespace controller keeps deleting content.
+            let ns = obj.name().to_string();
+            let alive: Vec<Uid> = self
+                .items
+                .iter()
+                .filter(|(_, i)| i.obj.namespace() == Some(ns.as_str()) && i.state == State::Alive)
+                .map(|(u, _)| u.clone())
+                .collect();
+            for u in alive {
+                self.delete(&u, Some(Policy::Background));
+                changed = true;
+            }
+        }
+        let wave = self.wave;
+        if let Some(item) = self.items.get_mut(uid) {
+            if item.state == State::Terminating && item.obj.metadata.finalizers.is_empty() {
+                item.state = State::Gone(wave);
+                self.on_gone(uid);
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    fn remove_finalizer(&mut self, uid: &str, f: &str) {
+        if let Some(i) = self.items.get_mut(uid) {
+            i.obj.metadata.finalizers.retain(|x| x != f);
+        }
+    }
+
+    /// One `attemptToDeleteItem` (R34) over the working copy.
+    fn gc_pass(&mut self, uid: &str) -> bool {
+        let graph = self.graph;
+        let Some(item) = self.items.get(uid) else {
+            return false;
+        };
+        if item.state != State::Alive {
+            return false; // terminating items wait (R34.0); foreground owners progress above
+        }
+        let obj = item.obj.clone();
+        if obj.metadata.owner_references.is_empty() {
+            return false;
+        }
+        let (mut solid, mut dangling, mut waiting) = (Vec::new(), Vec::new(), Vec::new());
+        for r in &obj.metadata.owner_references {
+            match graph.classify(&obj, r) {
+                RefStatus::Unresolvable | RefStatus::UnknownKind => {
+                    let reason = match graph.classify(&obj, r) {
+                        RefStatus::Unresolvable => format!(
+                            "cluster-scoped, but its owner reference names a namespaced {}: the garbage collector never resolves it",
+                            r.kind
+                        ),
+                        _ => format!(
+                            "its owner reference names kind {} ({}), which the server does not serve: the garbage collector retries and keeps it",
+                            r.kind, r.api_version
+                        ),
+                    };
+                    if let Some(i) = self.items.get_mut(uid) {
+                        i.never = Some(reason);
+                    }
+                    return false;
+                }
+                RefStatus::Resolves { owner } => {
+                    if self.is_gone(&owner) {
+                        dangling.push(r.clone());
+                    } else if self
+                        .current(&owner)
+                        .is_some_and(|o| o.is_terminating() && o.has_finalizer(FOREGROUND))
+                    {
+                        waiting.push(r.clone());
+                    } else {
+                        solid.push(r.clone());
+                    }
+                }
+                _ => dangling.push(r.clone()),
+            }
+        }
+        if !solid.is_empty() {
+            if dangling.is_empty() && waiting.is_empty() {
+                return false;
+            }
+            let gone: BTreeSet<Uid> = dangling
+                .iter()
+                .chain(&waiting)
+                .map(|r| r.uid.clone())
+                .collect();
+            let names: Vec<String> = dangling
+                .iter()
+                .chain(&waiting)
+                .map(|r: &OwnerReference| format!("{}/{}", r.kind, r.name))
+                .collect();
+            if let Some(i) = self.items.get_mut(uid) {
+                i.obj
+                    .metadata
+                    .owner_references
+                    .retain(|r| !gone.contains(&r.uid));
+                i.stripped.extend(names);
+            }
+            // Dropping a blocking reference unblocks a foreground owner.
+            return true;
+        }
+        let has_dependents = !self.referrers(uid).is_empty();
+        let policy = if !waiting.is_empty() && has_dependents {
+            let cycle = self
+                .referrers(uid)
+                .iter()
+                .any(|d| self.items.get(d).is_some_and(|i| i.deleting_dependents));
+            if cycle {
+                if let Some(i) = self.items.get_mut(uid) {
+                    for r in &mut i.obj.metadata.owner_references {
+                        if r.blocks() {
+                            r.block_owner_deletion = Some(false);
+                        }
+                    }
+                }
+            }
+            Policy::Foreground
+        } else if obj.has_finalizer(ORPHAN) {
+            Policy::Orphan
+        } else if obj.has_finalizer(FOREGROUND) {
+            Policy::Foreground
+        } else {
+            Policy::Background
+        };
+        self.delete(uid, Some(policy));
+        true
+    }
+
+    /// The reported outcome; `None` for objects the delete leaves as they
+    /// were.
+    fn outcome(&self, item: &Item) -> Option<Outcome> {
+        match item.state {
+            State::Gone(wave) => return Some(Outcome::Deleted { wave }),
+            State::Terminating => {
+                return Some(Outcome::Waiting {
+                    on: self.waits(item),
+                });
+            }
+            State::Alive => {}
+        }
+        if !item.orphaned_from.is_empty() {
+            return Some(Outcome::Orphaned {
+                references_removed: item.orphaned_from.clone(),
+            });
+        }
+        if !item.stripped.is_empty() {
+            let owners = item
+                .obj
+                .metadata
+                .owner_references
+                .iter()
+                .map(|r| format!("{}/{}", r.kind, r.name))
+                .collect();
+            return Some(Outcome::KeptByOtherOwner {
+                owners,
+                references_removed: item.stripped.clone(),
+            });
+        }
+        if let Some(reason) = &item.never {
+            return Some(Outcome::NeverCollected {
+                reason: reason.clone(),
+            });
+        }
+        None
+    }
+
+    fn waits(&self, item: &Item) -> Vec<Wait> {
+        let obj = &item.obj;
+        let mut out = Vec::new();
+        for f in &obj.metadata.finalizers {
+            match f.as_str() {
+                FOREGROUND => {
+                    let mut deps: Vec<String> = self
+                        .blockers(obj.uid())
+                        .iter()
+                        .filter_map(|d| self.items.get(d))
+                        .map(|i| name_of(&i.obj))
+                        .collect();
+                    deps.sort();
+                    out.push(Wait::BlockingDependents { dependents: deps });
+                }
+                PVC_PROTECTION => out.push(Wait::InUse {
+                    by: self.pvc_users(obj),
+                }),
+                NAMESPACE_CONTENT => {
+                    let ns = obj.name();
+                    let mut remaining: Vec<String> = self
+                        .items
+                        .values()
+                        .filter(|i| {
+                            i.obj.namespace() == Some(ns) && !matches!(i.state, State::Gone(_))
+                        })
+                        .map(|i| name_of(&i.obj))
+                        .collect();
+                    remaining.sort();
+                    out.push(Wait::NamespaceContent { remaining });
+                }
+                _ => out.push(Wait::Finalizer {
+                    name: f.clone(),
+                    controller_online: self.controllers.get(f).copied(),
+                    removed_by: finalizers::describe(f).removed_by,
+                }),
+            }
+        }
+        out
+    }
+}
+
+impl Plan {
+    /// The policy the API server will apply.
+    #[must_use]
+    pub fn effective_policy(&self) -> Policy {
+        self.policy
+    }
+
+    fn count(&self, f: impl Fn(&Outcome) -> bool) -> usize {
+        self.entries.iter().filter(|e| f(&e.outcome)).count()
+    }
+
+    /// `4 deleted, 1 orphaned, 1 left waiting`.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        let deleted = self.count(|o| matches!(o, Outcome::Deleted { .. }));
+        let orphaned = self.count(|o| matches!(o, Outcome::Orphaned { .. }));
+        let kept = self.count(|o| {
+            matches!(
+                o,
+                Outcome::KeptByOtherOwner { .. } | Outcome::NeverCollected { .. }
+            )
+        });
+        let waiting = self.count(|o| matches!(o, Outcome::Waiting { .. }));
+        let mut parts = vec![format!("{deleted} deleted")];
+        if orphaned > 0 {
+            parts.push(format!("{orphaned} orphaned"));
+        }
+        if kept > 0 {
+            parts.push(format!("{kept} kept"));
+        }
+        if waiting > 0 {
+            parts.push(format!("{waiting} left waiting"));
+        }
+        parts.join(", ")
+    }
+
+    /// Human-readable lines, one per affected object.
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = vec![format!(
+            "DELETE {} with propagationPolicy={}{}: {}",
+            self.target,
+            self.policy,
+            self.policy_note
+                .as_ref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default(),
+            self.summary()
+        )];
+        for e in &self.entries {
+            let who = format!("{}/{}", e.object.kind, e.object.name);
+            let line = match &e.outcome {
+                Outcome::Deleted { wave: 0 } => format!("deleted now        {who}"),
+                Outcome::Deleted { wave } => format!("deleted (wave {wave:>2}) {who}"),
+                Outcome::Orphaned { references_removed } => {
+                    format!(
+                        "orphaned           {who}: keeps running, loses its reference to {}",
+                        references_removed.join(", ")
+                    )
+                }
+                Outcome::KeptByOtherOwner {
+                    owners,
+                    references_removed,
+                } => format!(
+                    "kept               {who}: still owned by {}; loses its reference to {}",
+                    owners.join(", "),
+                    references_removed.join(", ")
+                ),
+                Outcome::NeverCollected { reason } => format!("kept               {who}: {reason}"),
+                Outcome::Waiting { on } => {
+                    let w: Vec<String> = on.iter().map(Wait::text).collect();
+                    format!("left Terminating   {who}: waits on {}", w.join("; "))
+                }
+            };
+            out.push(line);
+        }
+        out
+    }
+}
