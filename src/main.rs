@@ -10,9 +10,9 @@ fn main() -> ExitCode {
         Some(Command::Scenarios(a)) => commands::scenarios::run(a),
         Some(Command::Tree(a)) => commands::tree::run(a),
         Some(Command::Simulate(a)) => commands::simulate::run(a),
-        Some(Command::Why(_) | Command::Plan(_) | Command::Ui(_)) | None => {
-            Err(commands::CmdError("not built yet".into()))
-        }
+        Some(Command::Why(a)) => commands::why::run(a),
+        Some(Command::Plan(a)) => commands::plan::run(a),
+        Some(Command::Ui(_)) | None => Err(commands::CmdError("not built yet".into())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

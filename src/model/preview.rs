@@ -666,12 +666,13 @@ impl Planner<'_> {
             }
         }
         let wave = self.wave;
-        if let Some(item) = self.items.get_mut(uid) {
-            if item.state == State::Terminating && item.obj.metadata.finalizers.is_empty() {
-                item.state = State::Gone(wave);
-                self.on_gone(uid);
-                changed = true;
-            }
+        if let Some(item) = self.items.get_mut(uid)
+            && item.state == State::Terminating
+            && item.obj.metadata.finalizers.is_empty()
+        {
+            item.state = State::Gone(wave);
+            self.on_gone(uid);
+            changed = true;
         }
         changed
     }
@@ -759,12 +760,10 @@ impl Planner<'_> {
                 .referrers(uid)
                 .iter()
                 .any(|d| self.items.get(d).is_some_and(|i| i.deleting_dependents));
-            if cycle {
-                if let Some(i) = self.items.get_mut(uid) {
-                    for r in &mut i.obj.metadata.owner_references {
-                        if r.blocks() {
-                            r.block_owner_deletion = Some(false);
-                        }
+            if cycle && let Some(i) = self.items.get_mut(uid) {
+                for r in &mut i.obj.metadata.owner_references {
+                    if r.blocks() {
+                        r.block_owner_deletion = Some(false);
                     }
                 }
             }

@@ -152,10 +152,10 @@ impl Sim {
             }
         }
         for t in &scenario.settings.unobserved_by_gc {
-            if let Ok(key) = sim.resolve(t) {
-                if let Some(o) = sim.api.get(&key) {
-                    sim.gc.unobserved.insert(o.uid().to_string());
-                }
+            if let Ok(key) = sim.resolve(t)
+                && let Some(o) = sim.api.get(&key)
+            {
+                sim.gc.unobserved.insert(o.uid().to_string());
             }
         }
         // The initial list: watchers see every object, the timeline does not.
@@ -462,10 +462,10 @@ impl Sim {
         });
         let pass = controllers::sync_namespace(&self.api, &ns, since);
         self.carry_out(pass.intents);
-        if let Some(ms) = pass.requeue_ms {
-            if self.api.get(&key).is_some() {
-                self.schedule_once(ms, Task::NamespaceSync(name.to_string()));
-            }
+        if let Some(ms) = pass.requeue_ms
+            && self.api.get(&key).is_some()
+        {
+            self.schedule_once(ms, Task::NamespaceSync(name.to_string()));
         }
     }
 
@@ -504,10 +504,10 @@ impl Sim {
                                 .any(|r| r.is_controller())
                         {
                             o.metadata.owner_references.push(owner);
-                            if let Some(f) = finalizer {
-                                if !o.has_finalizer(&f) {
-                                    o.metadata.finalizers.push(f);
-                                }
+                            if let Some(f) = finalizer
+                                && !o.has_finalizer(&f)
+                            {
+                                o.metadata.finalizers.push(f);
                             }
                         }
                     });
