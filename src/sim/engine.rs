@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 
-use super::api::{ApiResponse, ApiServer, Caller, Change, DeleteOptions, Key, UidGen};
+use super::api::{ApiResponse, ApiServer, Caller, Change, DeleteOptions, Key};
 use super::controllers::{self, Intent, Op};
 use super::gc::{GC_ACTOR, GarbageCollector, PassResult, Work};
 use super::scenario::{
@@ -70,7 +70,6 @@ pub struct Sim {
     timeline: Vec<Entry>,
     kubelet_scheduled: BTreeSet<String>,
     finalizer_scheduled: BTreeSet<(String, String)>,
-    rng: UidGen,
     actor: String,
     user: Caller,
     /// Every change since the last [`Sim::take_watch_changes`], for a
@@ -136,7 +135,6 @@ impl Sim {
             timeline: Vec::new(),
             kubelet_scheduled: BTreeSet::new(),
             finalizer_scheduled: BTreeSet::new(),
-            rng: UidGen::new(seed.wrapping_add(17)),
             actor: "scenario".into(),
             user: Caller {
                 name: "user".into(),
@@ -385,13 +383,11 @@ impl Sim {
     }
 
     fn run_gc_batch(&mut self) {
-        let mut batch = self.gc.take_batch();
-        // The GC runs many workers; the seed decides the order they take
-        // items in.
-        for i in (1..batch.len()).rev() {
-            let j = usize::try_from(self.rng.next_u64() % (i as u64 + 1)).unwrap_or(0);
-            batch.swap(i, j);
-        }
+        // In queue order, as upstream's FIFO workqueue hands items to its
+        // workers: a foreground owner's dependents are queued before the
+        // owner itself (processTransitions), so they are decided while the
+        // owner still waits for them.
+        let batch = self.gc.take_batch();
         for work in batch {
             self.actor = GC_ACTOR.into();
             let result = self.gc.process(work.clone(), &mut self.api);
