@@ -2,6 +2,7 @@
 
 pub mod backend;
 pub mod cli;
+pub mod cluster;
 pub mod commands;
 pub mod model;
 pub mod sim;
