@@ -12,6 +12,10 @@ fn main() -> ExitCode {
         Some(Command::Simulate(a)) => commands::simulate::run(a),
         Some(Command::Why(a)) => commands::why::run(a),
         Some(Command::Plan(a)) => commands::plan::run(a),
+        Some(Command::Snapshot(a)) => commands::snapshot::run(a),
+        Some(Command::Ui(a)) if a.live.live => Err(commands::CmdError(
+            "ui --live: the terminal UI is not on this branch yet; use tree/why/plan --live".into(),
+        )),
         Some(Command::Ui(_)) | None => Err(commands::CmdError("not built yet".into())),
     };
     match result {
