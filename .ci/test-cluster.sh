@@ -241,7 +241,7 @@ start() {
     --initial-cluster "ownerscope-test=http://127.0.0.1:$etcd_peer" \
     >>"$STATE/etcd.log" 2>&1 &
   echo $! >"$STATE/etcd.pid"
-  wait_until etcd 30 curl -fsS --max-time 1 "http://127.0.0.1:$etcd_port/health"
+  wait_until etcd 30 curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:$etcd_port/health"
 
   APISERVER_PORT=$api_port
   write_kubeconfig "$STATE/admin.kubeconfig" admin "$ADMIN_TOKEN" default

@@ -158,6 +158,17 @@ pub async fn remove_finalizer(
                 ),
             )
         }
+        // The test ops failed: say so next to the server's own message.
+        Err(e) if error_code(&e) == 422 => reply(
+            command,
+            422,
+            format!(
+                "{}: the patch tests that the finalizers are still [{}], and they are not: \
+                 the object changed meanwhile; nothing was modified",
+                error_message(&e),
+                current.join(", ")
+            ),
+        ),
         Err(e) => failed(command, &e),
     }
 }
@@ -233,7 +244,7 @@ mod tests {
     #[test]
     fn the_patch_tests_uid_and_list_before_removing() {
         let cur = vec!["a.example/x".to_string(), "b.example/y".to_string()];
-        let p = finalizer_patch("u1", &cur, "b.example/y").unwrap();
+        let p = finalizer_patch("u1", &cur, "b.example/y").expect("test");
         assert_eq!(
             p,
             json!([
@@ -248,7 +259,7 @@ mod tests {
     #[test]
     fn deletes_always_carry_policy_and_uid() {
         let dp = delete_params(Policy::Foreground, "u1");
-        let v = serde_json::to_value(&dp).unwrap();
+        let v = serde_json::to_value(&dp).expect("test");
         assert_eq!(v["propagationPolicy"], "Foreground");
         assert_eq!(v["preconditions"]["uid"], "u1");
     }

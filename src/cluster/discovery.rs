@@ -52,10 +52,24 @@ fn skipped(ar: &ApiResource) -> bool {
 /// # Errors
 /// Both discovery modes failed (the message of the classic one).
 pub async fn discover(client: &Client) -> Result<Discovered, ClusterError> {
-    let (discovery, mode) = match Discovery::new(client.clone()).run_aggregated().await {
+    // A server without aggregated discovery (before 1.26) may answer the
+    // aggregated request with a plain list, which reads as no groups at all:
+    // without the core group it is not an answer.
+    let aggregated = Discovery::new(client.clone())
+        .run_aggregated()
+        .await
+        .map_err(|e| error_message(&e))
+        .and_then(|d| {
+            if d.has_group("") {
+                Ok(d)
+            } else {
+                Err("the answer had no core group".to_string())
+            }
+        });
+    let (discovery, mode) = match aggregated {
         Ok(d) => (d, "aggregated"),
         Err(agg) => {
-            tracing::debug!("aggregated discovery unavailable: {}", error_message(&agg));
+            tracing::debug!("aggregated discovery unavailable: {agg}");
             let d = Discovery::new(client.clone())
                 .run()
                 .await

@@ -105,7 +105,7 @@ mod tests {
         fn call(&mut self, req: Request<()>) -> Self::Future {
             self.0
                 .lock()
-                .unwrap()
+                .expect("test")
                 .push(format!("{} {}", req.method(), req.uri()));
             Box::pin(async { Ok(200) })
         }
@@ -114,7 +114,7 @@ mod tests {
     fn run<F: Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
             .build()
-            .unwrap()
+            .expect("test")
             .block_on(f)
     }
 
@@ -136,11 +136,11 @@ mod tests {
                 .method(m)
                 .uri("/api/v1/namespaces/default/configmaps/x")
                 .body(())
-                .unwrap();
+                .expect("test");
             answers.push(run(svc.call(req)).map_err(|e| e.to_string()));
         }
         assert_eq!(
-            *rec.0.lock().unwrap(),
+            *rec.0.lock().expect("test"),
             vec![
                 "GET /api/v1/namespaces/default/configmaps/x".to_string(),
                 "HEAD /api/v1/namespaces/default/configmaps/x".to_string()

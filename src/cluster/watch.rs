@@ -211,11 +211,10 @@ pub async fn probe(client: Client, tx: Sender<Msg>) {
                 Ok(Err(e)) => Err(error_message(&e)),
                 Err(_) => Err("the API server did not answer within 3s".into()),
             };
-        let changed = match (&last, &now) {
-            (Some(Ok(())), Ok(())) => false,
-            (Some(Err(_)), Err(_)) => false,
-            _ => true,
-        };
+        let changed = !matches!(
+            (&last, &now),
+            (Some(Ok(())), Ok(())) | (Some(Err(_)), Err(_))
+        );
         if changed {
             last = Some(now.clone());
             if tx.send(Msg::Health(now)).await.is_err() {
