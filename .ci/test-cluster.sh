@@ -206,7 +206,7 @@ start_apiserver() {
     --service-cluster-ip-range=10.96.0.0/24 \
     --disable-admission-plugins=ServiceAccount \
     --allow-privileged=true \
-    >>"$STATE/apiserver.log" 2>&1 &
+    >>"$STATE/apiserver.log" 2>&1 9>&- &
   echo $! >"$STATE/apiserver.pid"
   wait_until kube-apiserver 90 healthy
 }
@@ -239,7 +239,7 @@ start() {
     --listen-peer-urls "http://127.0.0.1:$etcd_peer" \
     --initial-advertise-peer-urls "http://127.0.0.1:$etcd_peer" \
     --initial-cluster "ownerscope-test=http://127.0.0.1:$etcd_peer" \
-    >>"$STATE/etcd.log" 2>&1 &
+    >>"$STATE/etcd.log" 2>&1 9>&- &
   echo $! >"$STATE/etcd.pid"
   wait_until etcd 30 curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:$etcd_port/health"
 
@@ -254,7 +254,7 @@ start() {
     --port=0 --secure-port=0 \
     --root-ca-file="$STATE/ca.crt" \
     --service-account-private-key-file="$STATE/sa.key" \
-    >>"$STATE/controller-manager.log" 2>&1 &
+    >>"$STATE/controller-manager.log" 2>&1 9>&- &
   echo $! >"$STATE/controller-manager.pid"
   sleep 1
   alive controller-manager || die "kube-controller-manager exited; see $STATE/controller-manager.log"
@@ -290,9 +290,17 @@ print_env() {
   echo "OWNERSCOPE_TEST_SERVER=https://127.0.0.1:$APISERVER_PORT"
 }
 
+# start and stop are serialised (CI may start the cluster in the background
+# while the tests start it too: the second caller waits and reuses it). The
+# daemons are started with fd 9 closed so they do not hold the lock.
+lock() {
+  exec 9>"${STATE%/}.lock"
+  flock 9
+}
+
 case "${1:-}" in
-  start) start; print_env ;;
-  stop) stop_all ;;
+  start) lock; start; print_env ;;
+  stop) lock; stop_all ;;
   status) healthy && alive controller-manager ;;
   env) print_env ;;
   build) build ;;

@@ -24,7 +24,7 @@ pub struct Env {
     pub script: PathBuf,
 }
 
-static ENV: OnceLock<Env> = OnceLock::new();
+static ENV: OnceLock<Result<Env, String>> = OnceLock::new();
 /// Tests share the control plane; the restart test takes it exclusively.
 static SHARED: RwLock<()> = RwLock::new(());
 
@@ -32,35 +32,41 @@ pub fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/test-cluster.sh")
 }
 
-/// Starts (or reuses) the control plane; panics with the script's output
-/// if it cannot.
+/// Starts (or reuses) the control plane; every test fails with the
+/// script's output if it cannot (the failure is kept, not retried).
 pub fn env() -> &'static Env {
-    ENV.get_or_init(|| {
-        let t = Instant::now();
-        let out = Process::new("bash")
-            .arg(script())
-            .arg("start")
-            .output()
-            .expect("running .ci/test-cluster.sh");
-        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-        assert!(
-            out.status.success(),
+    match ENV.get_or_init(start_cluster) {
+        Ok(env) => env,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn start_cluster() -> Result<Env, String> {
+    let t = Instant::now();
+    let out = Process::new("bash")
+        .arg(script())
+        .arg("start")
+        .output()
+        .map_err(|e| format!("running .ci/test-cluster.sh: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    if !out.status.success() {
+        return Err(format!(
             "the test control plane did not start:\n{stdout}\n{stderr}"
-        );
-        eprintln!("control plane ready in {:.1}s", t.elapsed().as_secs_f64());
-        let get = |k: &str| -> PathBuf {
-            stdout
-                .lines()
-                .find_map(|l| l.strip_prefix(&format!("{k}=")))
-                .unwrap_or_else(|| panic!("{k} missing from test-cluster.sh output:\n{stdout}"))
-                .into()
-        };
-        Env {
-            admin: get("OWNERSCOPE_TEST_KUBECONFIG"),
-            restricted: get("OWNERSCOPE_TEST_RESTRICTED_KUBECONFIG"),
-            script: script(),
-        }
+        ));
+    }
+    eprintln!("control plane ready in {:.1}s", t.elapsed().as_secs_f64());
+    let get = |k: &str| -> Result<PathBuf, String> {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("{k} missing from test-cluster.sh output:\n{stdout}"))
+    };
+    Ok(Env {
+        admin: get("OWNERSCOPE_TEST_KUBECONFIG")?,
+        restricted: get("OWNERSCOPE_TEST_RESTRICTED_KUBECONFIG")?,
+        script: script(),
     })
 }
 
