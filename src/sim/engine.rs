@@ -16,9 +16,9 @@ use super::scenario::{
 use super::timeline::{Entry, What};
 use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, group_of};
 
-/// How long polling may go on without changing anything before a run
-/// counts as settled.
-pub const QUIET_MS: u64 = 60_000;
+/// How long polling (GC retries, a namespace waiting on its content) is
+/// tried without changing anything before a run counts as settled.
+const POLL_WINDOW_MS: u64 = 60_000;
 
 /// Virtual time zero, as a wall-clock instant (objects' timestamps).
 pub const EPOCH: &str = "2026-01-01T00:00:00Z";
@@ -301,17 +301,32 @@ impl Sim {
     }
 
     /// Runs until settled, or until `limit_ms`. Settled: every step has
-    /// run, nothing but polling is pending, and polling has changed nothing
-    /// for [`QUIET_MS`].
+    /// run, nothing but polling is pending (GC retries, a namespace waiting
+    /// on its content), and the next poll would change nothing. The clock
+    /// stops at the last change (or at `limit_ms`).
     pub fn settle(&mut self, limit_ms: u64) {
         while let Some((&(at, _), _)) = self.tasks.iter().next() {
-            let last_change = self.timeline.last().map_or(0, |e| e.t_ms);
-            if self.is_settled() && at > last_change + QUIET_MS {
-                break;
-            }
             if at > limit_ms {
                 self.set_now(limit_ms);
                 return;
+            }
+            if self.is_settled() {
+                // Poll on a copy for a while; keep it only if some poll
+                // changed something.
+                let mut trial = self.clone();
+                let before = self.timeline.len();
+                let horizon = at.max(self.now_ms) + POLL_WINDOW_MS;
+                while let Some((&(t, _), _)) = trial.tasks.iter().next() {
+                    if t > horizon || t > limit_ms || trial.timeline.len() > before {
+                        break;
+                    }
+                    trial.run_due(t);
+                }
+                if trial.timeline.len() == before {
+                    return;
+                }
+                *self = trial;
+                continue;
             }
             self.run_due(at);
         }
