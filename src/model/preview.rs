@@ -359,14 +359,18 @@ impl Planner<'_> {
 
     /// Objects referring to `uid` (by uid) that still exist.
     fn referrers(&self, uid: &str) -> Vec<Uid> {
+        // Every referrer is in the working set (it is closed under
+        // referrers); the graph's reverse index finds them without a scan.
         let mut out: Vec<Uid> = self
-            .items
-            .iter()
-            .filter(|(_, i)| {
-                !matches!(i.state, State::Gone(_))
-                    && i.obj.metadata.owner_references.iter().any(|r| r.uid == uid)
+            .graph
+            .referrers(uid)
+            .filter(|d| {
+                self.items.get(*d).is_some_and(|i| {
+                    !matches!(i.state, State::Gone(_))
+                        && i.obj.metadata.owner_references.iter().any(|r| r.uid == uid)
+                })
             })
-            .map(|(u, _)| u.clone())
+            .cloned()
             .collect();
         out.sort();
         out
