@@ -365,6 +365,7 @@ scenario_files!(
     "stuck-owner",
     "namespace-stuck",
     "shop-demo",
+    "volume-protection",
 );
 
 /// The bundled scenario opened when none is named.
