@@ -254,6 +254,19 @@ impl Sim {
         self.gc.knows(uid)
     }
 
+    /// The garbage collector's scheduled retries: (virtual ms due, item), in
+    /// due order (R36).
+    #[must_use]
+    pub fn pending_gc_retries(&self) -> Vec<(u64, Work)> {
+        self.tasks
+            .iter()
+            .filter_map(|((at, _), t)| match t {
+                Task::GcRetry(w) => Some((*at, w.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Nothing left to do but retries, and every step has run.
     #[must_use]
     pub fn is_settled(&self) -> bool {
@@ -830,6 +843,39 @@ impl Sim {
                 o.metadata.finalizers.push(finalizer.to_string());
             }
         });
+        self.respond(object, request, &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// PUT as the user: `object` replaces the stored object of its kind,
+    /// namespace and name (R19, R21-R23 apply).
+    pub fn update(&mut self, object: Object) -> ApiResponse {
+        let key = Key::of(&object);
+        let obj_ref = self.target_ref(&key);
+        let user = self.user.clone();
+        let resp = self.api.update(object, &user);
+        self.respond(obj_ref, "PUT".into(), &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// PATCH as the user: `change` edits the stored object (GET, change,
+    /// PUT); `request` describes the patch in the timeline.
+    pub fn patch(
+        &mut self,
+        target: &Target,
+        request: &str,
+        change: impl FnOnce(&mut Object),
+    ) -> ApiResponse {
+        let request = format!("PATCH {request}");
+        let key = match self.resolve(target) {
+            Ok(k) => k,
+            Err(msg) => return self.unresolved(target, request, msg),
+        };
+        let object = self.target_ref(&key);
+        let user = self.user.clone();
+        let resp = self.api.patch(&key, &user, change);
         self.respond(object, request, &resp);
         self.dispatch();
         resp
