@@ -395,6 +395,13 @@ impl Sim {
             let j = usize::try_from(self.rng.next_u64() % (i as u64 + 1)).unwrap_or(0);
             batch.swap(i, j);
         }
+        // An owner waiting for its dependents (R41) is taken after the
+        // items queued with it: upstream queues it after its dependents
+        // (processTransitions), so they are classified while it still waits
+        // and non-blocking ones are deleted too (R43), as a real control
+        // plane does.
+        batch
+            .sort_by_key(|w| matches!(w, Work::Delete(uid) if self.gc.is_deleting_dependents(uid)));
         for work in batch {
             self.actor = GC_ACTOR.into();
             let result = self.gc.process(work.clone(), &mut self.api);
