@@ -28,8 +28,13 @@ enum Task {
     Step(usize),
     GcBatch,
     GcRetry(Work),
+    /// The GC's informer delivers an object it had not observed (R47).
+    GcObserve(String),
     Kubelet(String),
-    RemoveFinalizer { uid: String, finalizer: String },
+    RemoveFinalizer {
+        uid: String,
+        finalizer: String,
+    },
     JobSync,
     Adoption,
     VolumeSync,
@@ -154,7 +159,9 @@ impl Sim {
         for t in &scenario.settings.unobserved_by_gc {
             if let Ok(key) = sim.resolve(t) {
                 if let Some(o) = sim.api.get(&key) {
-                    sim.gc.unobserved.insert(o.uid().to_string());
+                    let uid = o.uid().to_string();
+                    sim.gc.unobserved.insert(uid.clone());
+                    sim.schedule_at(sim.settings.unobserved_for.0, Task::GcObserve(uid));
                 }
             }
         }
@@ -367,6 +374,7 @@ impl Sim {
                 self.gc.requeue(work);
                 self.after_dispatch();
             }
+            Task::GcObserve(uid) => self.run_gc_observe(&uid),
             Task::Kubelet(uid) => self.run_kubelet(&uid),
             Task::RemoveFinalizer { uid, finalizer } => {
                 self.run_finalizer_controller(&uid, &finalizer)
@@ -411,6 +419,18 @@ impl Sim {
             }
         }
         self.actor = "user".into();
+    }
+
+    /// The GC's informer catches up with an object it had not observed: the
+    /// GC sees it as it is now (R47 fault mode).
+    fn run_gc_observe(&mut self, uid: &str) {
+        if !self.gc.unobserved.remove(uid) {
+            return;
+        }
+        if let Some(obj) = self.api.get_uid(uid).cloned() {
+            self.gc.observe(&Change::Added(obj), &self.api);
+        }
+        self.after_dispatch();
     }
 
     fn run_kubelet(&mut self, uid: &str) {
