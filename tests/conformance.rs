@@ -178,6 +178,7 @@ fn s02_foreground_delete_of_deployment() {
     assert_eq!(d.metadata.finalizers, strings(&[FOREGROUND]));
     assert_eq!(d.metadata.deletion_grace_period_seconds, Some(0));
     assert_eq!(d.metadata.deletion_timestamp, Some(sim.now()));
+    assert_eq!(d.metadata.generation, Some(2), "R14: generation+1");
     assert_eq!(sim.must("Deployment", "ns", "d"), d);
 
     // R42: the ReplicaSet has dependents, so the GC deletes it Foreground.
@@ -809,6 +810,7 @@ objects:
         strings(&["example.com/x", FOREGROUND])
     );
     assert_eq!(second.metadata.deletion_timestamp, ts);
+    assert_eq!(second.metadata.generation, first.metadata.generation);
 
     sim.step_until(20, |s| !s.exists("ConfigMap", "ns", "d"));
     let d_gone = sim.removed("ConfigMap", "d").expect("gone");
@@ -910,6 +912,19 @@ objects:
     );
     assert_eq!(sim.must("ConfigMap", "ns", "o"), before);
 
+    // ... nor swapped for another (REAL-CLUSTER-NOTES).
+    let resp = sim.patch(&t("ConfigMap", "ns", "o"), "replace finalizer", |o| {
+        o.metadata.finalizers = strings(&["example.com/z"]);
+    });
+    assert_eq!(resp.code, 422);
+    assert!(
+        resp.message
+            .ends_with("found new finalizers []string{\"example.com/z\"}"),
+        "{}",
+        resp.message
+    );
+    assert_eq!(sim.must("ConfigMap", "ns", "o"), before);
+
     // R21: orphan together with foregroundDeletion, on a live object.
     let resp = sim.patch(&t("ConfigMap", "ns", "live"), "set finalizers", |o| {
         o.metadata.finalizers = strings(&["example.com/x", ORPHAN, FOREGROUND]);
@@ -941,7 +956,7 @@ objects:
             _ => None,
         })
         .collect();
-    assert_eq!(answers, vec![200, 422, 422, 200, 200]);
+    assert_eq!(answers, vec![200, 422, 422, 422, 200, 200]);
 }
 
 #[test]
@@ -1370,6 +1385,25 @@ objects:
         )
     );
     assert_eq!(sim.must("ConfigMap", "ns", "o"), stored);
+    let resp = sim.delete(
+        &target,
+        &DeleteOptions {
+            preconditions: Preconditions {
+                uid: None,
+                resource_version: Some("1".into()),
+            },
+            ..DeleteOptions::default()
+        },
+    );
+    assert_eq!(resp.code, 409);
+    let rv = stored.metadata.resource_version.clone().expect("stored");
+    assert_eq!(
+        resp.message,
+        format!(
+            "Operation cannot be fulfilled on configmaps \"o\": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record ({rv}). The object might have been modified"
+        )
+    );
+    assert_eq!(sim.must("ConfigMap", "ns", "o"), stored);
     let answers: Vec<(String, u16)> = sim
         .timeline()
         .iter()
@@ -1389,6 +1423,7 @@ objects:
             ),
             ("DELETE propagationPolicy=Sideways".to_string(), 422),
             ("DELETE preconditions.uid=not-the-uid".to_string(), 409),
+            ("DELETE preconditions.resourceVersion=1".to_string(), 409),
         ]
     );
 
