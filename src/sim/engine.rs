@@ -28,13 +28,10 @@ enum Task {
     Step(usize),
     GcBatch,
     GcRetry(Work),
-    /// The GC's informer delivers an object it had not observed (R47).
+    // The GC's informer delivers an object it had not observed (R47).
     GcObserve(String),
     Kubelet(String),
-    RemoveFinalizer {
-        uid: String,
-        finalizer: String,
-    },
+    RemoveFinalizer { uid: String, finalizer: String },
     JobSync,
     Adoption,
     VolumeSync,
