@@ -320,9 +320,11 @@ fn s03_orphan_delete_then_adoption() {
         );
     }
 
-    // Fault mode (R47 ⚠): a pod the GC has not observed when it orphans
-    // keeps its reference and is collected as dangling once observed.
-    // ⚠ R47: a race upstream; the simulator's fault mode decides who loses.
+    // Fault mode: a pod the GC has not observed when it orphans keeps its
+    // reference and is collected as dangling once observed (after the
+    // default unobservedFor, 10 s).
+    // ⚠ R47: a race upstream, read from comments; the simulator's fault
+    // mode decides who loses it.
     let mut sim =
         common::sim(&REPLICASET.replace("UNOBSERVED", "[{kind: Pod, namespace: ns, name: p2}]"));
     let resp = sim.delete(&t("ReplicaSet", "ns", "r"), &orphan());
@@ -337,11 +339,14 @@ fn s03_orphan_delete_then_adoption() {
         vec![r_uid.clone()],
         "unobserved: not"
     );
+    let p2_uid = sim.uid_of("Pod", "ns", "p2");
+    assert!(!sim.gc_knows(&p2_uid));
     sim.settle(600_000);
     assert!(sim.exists("Pod", "ns", "p1") && !sim.terminating("Pod", "ns", "p1"));
     let p2_updates = sim.updates("Pod", "p2");
     assert_eq!(p2_updates.len(), 1, "{p2_updates:?}");
     assert_eq!(p2_updates[0].1, "garbage-collector");
+    assert!(p2_updates[0].0 >= 10_000, "once the GC sees it");
     assert!(
         p2_updates[0].2.deletion_timestamp.is_some(),
         "deleted as dangling"
