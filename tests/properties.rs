@@ -94,10 +94,10 @@ fn build(two_ns: bool, raw: Vec<RawObj>, target: (usize, bool), policy: Policy, 
                 28 => Owner::Absent,
                 _ => Owner::UnknownKind,
             };
-            if let Owner::Object(j) | Owner::WrongUid(j) = owner {
-                if !owners_taken.insert(j) {
-                    continue;
-                }
+            if let Owner::Object(j) | Owner::WrongUid(j) = owner
+                && !owners_taken.insert(j)
+            {
+                continue;
             }
             let controller = controller && !has_controller;
             has_controller |= controller;
