@@ -361,15 +361,7 @@ fn namespace_status(graph: &OwnershipGraph, ns: &Object) -> NamespaceStatus {
                 .collect()
         })
         .unwrap_or_default();
-    let spec_finalizers = ns
-        .value_at(&["spec", "finalizers"])
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let spec_finalizers = ns.strings_at(&["spec", "finalizers"]);
     let mut remaining: Vec<String> = Vec::new();
     let mut by_finalizer: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut content: Vec<&Object> = graph

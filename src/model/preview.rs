@@ -297,10 +297,6 @@ fn is_namespace(o: &Object) -> bool {
     o.kind == "Namespace" && o.group().is_empty()
 }
 
-fn is_pod(o: &Object) -> bool {
-    o.kind == "Pod" && o.group().is_empty()
-}
-
 impl Planner<'_> {
     /// The target, everything that refers to it (transitively, by uid), and
     /// for a namespace its content.
@@ -359,14 +355,18 @@ impl Planner<'_> {
 
     /// Objects referring to `uid` (by uid) that still exist.
     fn referrers(&self, uid: &str) -> Vec<Uid> {
+        // Every referrer is in the working set (it is closed under
+        // referrers); the graph's reverse index finds them without a scan.
         let mut out: Vec<Uid> = self
-            .items
-            .iter()
-            .filter(|(_, i)| {
-                !matches!(i.state, State::Gone(_))
-                    && i.obj.metadata.owner_references.iter().any(|r| r.uid == uid)
+            .graph
+            .referrers(uid)
+            .filter(|d| {
+                self.items.get(*d).is_some_and(|i| {
+                    !matches!(i.state, State::Gone(_))
+                        && i.obj.metadata.owner_references.iter().any(|r| r.uid == uid)
+                })
             })
-            .map(|(u, _)| u.clone())
+            .cloned()
             .collect();
         out.sort();
         out
@@ -427,7 +427,7 @@ impl Planner<'_> {
             fins.push(c.to_string());
         }
         // R15: scheduled pods get a grace period the kubelet ends.
-        let scheduled = is_pod(&obj)
+        let scheduled = obj.is_pod()
             && !obj
                 .str_at(&["spec", "nodeName"])
                 .unwrap_or_default()
@@ -559,27 +559,12 @@ impl Planner<'_> {
         let mut pods: Vec<&Object> = self
             .graph
             .objects()
-            .filter(|p| is_pod(p) && p.namespace() == pvc.namespace())
+            .filter(|p| p.is_pod() && p.namespace() == pvc.namespace())
             .filter_map(|p| self.current(p.uid()))
+            .filter(|p| p.holds_claim(pvc.name()))
             .collect();
         pods.sort_by_key(|p| p.name().to_string());
-        pods.iter()
-            .filter(|p| {
-                !p.str_at(&["spec", "nodeName"])
-                    .unwrap_or_default()
-                    .is_empty()
-                    && p.value_at(&["spec", "volumes"])
-                        .and_then(Value::as_array)
-                        .is_some_and(|vols| {
-                            vols.iter().any(|v| {
-                                v.pointer("/persistentVolumeClaim/claimName")
-                                    .and_then(Value::as_str)
-                                    == Some(pvc.name())
-                            })
-                        })
-            })
-            .map(|p| name_of(p))
-            .collect()
+        pods.iter().map(|p| name_of(p)).collect()
     }
 
     /// Blocking dependents of a foreground owner (R41): still there, with
