@@ -92,6 +92,35 @@ fn live_tree_shows_owners_and_badges() {
     );
     assert!(out.contains("fin:1"), "{out}");
 
+    // why --live explains the finalizer.
+    let o = ownerscope(&[
+        "why",
+        "--live",
+        "--kubeconfig",
+        env().admin.to_str().expect("test"),
+        "-n",
+        &ns,
+        "configmap/dep",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("example.com/hold"), "{out}");
+    let o = ownerscope(&[
+        "why",
+        "--live",
+        "--kubeconfig",
+        env().admin.to_str().expect("test"),
+        "-n",
+        &ns,
+        "configmap/nope",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("ConfigMap \"nope\" not found in namespace"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
     // Clean up: release the finalizer through the backend.
     live.backend.send(Command::RemoveFinalizer {
         target: dep.obj_ref(),
@@ -781,4 +810,24 @@ fn snapshot_plan_agrees_with_the_cluster_for_a_foreground_deployment_delete() {
     );
     let _ = std::fs::remove_file(&file);
     rt.block_on(delete_namespace(&client, &ns));
+}
+
+#[test]
+fn live_flags_fail_clearly_without_a_cluster() {
+    // No control plane needed: bad input is refused before any request.
+    let o = ownerscope(&["tree", "--live", "--kubeconfig", "/nonexistent/kubeconfig"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("error: kubeconfig /nonexistent/kubeconfig"),
+        "{err}"
+    );
+    let o = ownerscope(&["snapshot", "-A"]);
+    assert!(!o.status.success(), "snapshot without --live");
+    let o = ownerscope(&["snapshot"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("add --live"));
+    let o = ownerscope(&["tree", "deployment", "--live"]);
+    assert!(!o.status.success(), "a scenario and --live conflict");
+    let o = ownerscope(&["why", "--live", "deployment", "deployment/web"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("with --live, give only the object"));
 }
