@@ -209,7 +209,17 @@ start_apiserver() {
     --allow-privileged=true \
     >>"$STATE/apiserver.log" 2>&1 9>&- &
   echo $! >"$STATE/apiserver.pid"
-  wait_until kube-apiserver 90 healthy
+  wait_until kube-apiserver 90 apiserver_up
+}
+
+# Healthy, or fail at once (with the log's end) when the process died, e.g.
+# because its port was taken meanwhile.
+apiserver_up() {
+  if ! alive apiserver; then
+    tail -n 5 "$STATE/apiserver.log" >&2
+    die "kube-apiserver exited"
+  fi
+  healthy
 }
 
 start_controller_manager() {

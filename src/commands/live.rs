@@ -12,6 +12,16 @@ use crate::model::{OwnershipGraph, Uid};
 use crate::sim::engine::resolve_target;
 use crate::sim::scenario::Target;
 
+/// The live backend for `ui --live` (watching, with `--read-only` enforced
+/// at the request level), ready to hand to the UI as a `Box<dyn Backend>`.
+///
+/// # Errors
+/// Kubeconfig problems; the server unreachable.
+pub fn ui_backend(args: &crate::cli::UiArgs) -> Result<cluster::ClusterBackend, CmdError> {
+    let opts = args.live.options(args.namespace.as_deref(), args.read_only);
+    cluster::ClusterBackend::start(&opts).map_err(|e| CmdError(e.to_string()))
+}
+
 /// A cluster read once.
 pub struct LiveView {
     pub conn: Connected,
