@@ -10,9 +10,12 @@ fn main() -> ExitCode {
         Some(Command::Scenarios(a)) => commands::scenarios::run(a),
         Some(Command::Tree(a)) => commands::tree::run(a),
         Some(Command::Simulate(a)) => commands::simulate::run(a),
-        Some(Command::Why(_) | Command::Plan(_) | Command::Ui(_)) | None => {
-            Err(commands::CmdError("not built yet".into()))
-        }
+        Some(Command::Ui(a)) => ownerscope::runtime::start(a),
+        None => ownerscope::runtime::start(&ownerscope::cli::UiArgs {
+            scenario: None,
+            read_only: false,
+        }),
+        Some(Command::Why(_) | Command::Plan(_)) => Err(commands::CmdError("not built yet".into())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,1 @@
+//! `App::update` and `App::apply_all`, with the exact commands sent.
