@@ -9,5 +9,6 @@ pub mod logging;
 pub mod model;
 pub mod runtime;
 pub mod sim;
+pub mod tools;
 pub mod tui;
 pub mod ui;
