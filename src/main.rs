@@ -10,12 +10,13 @@ fn main() -> ExitCode {
         Some(Command::Scenarios(a)) => commands::scenarios::run(a),
         Some(Command::Tree(a)) => commands::tree::run(a),
         Some(Command::Simulate(a)) => commands::simulate::run(a),
+        Some(Command::Why(a)) => commands::why::run(a),
+        Some(Command::Plan(a)) => commands::plan::run(a),
         Some(Command::Ui(a)) => ownerscope::runtime::start(a),
         None => ownerscope::runtime::start(&ownerscope::cli::UiArgs {
             scenario: None,
             read_only: false,
         }),
-        Some(Command::Why(_) | Command::Plan(_)) => Err(commands::CmdError("not built yet".into())),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,14 +1,13 @@
 //! The deletion preview must agree with what the simulator then does: for
 //! every bundled scenario, every object and every policy (and none).
 
-use std::collections::BTreeMap;
+mod plan_check;
 
-use ownerscope::model::preview::{self, Outcome, Wait};
-use ownerscope::model::{FOREGROUND, Object, Policy};
+use ownerscope::model::{Object, Policy};
+use ownerscope::sim::Sim;
 use ownerscope::sim::scenario::{self, BUNDLED};
-use ownerscope::sim::{DeleteOptions, Key, Sim};
 
-const LIMIT_MS: u64 = 3_600_000;
+use plan_check::{LIMIT_MS, check};
 
 /// The scenario's objects and controllers, without its steps, after the
 /// garbage collector has handled what was already dangling at load.
@@ -18,98 +17,6 @@ fn settled(name: &str) -> Sim {
     let mut sim = Sim::new(&sc).expect("sim starts");
     sim.settle(LIMIT_MS);
     sim
-}
-
-fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) -> Vec<String> {
-    let graph = base.graph();
-    let plan = preview::plan(&graph, target.uid(), policy, &base.controller_map());
-    let mut after = base.clone();
-    let opts = policy.map_or_else(DeleteOptions::default, DeleteOptions::policy);
-    after.delete_key(&Key::of(target), &opts);
-    after.settle(after.now_ms() + LIMIT_MS);
-    let now: BTreeMap<&str, &Object> = after.objects().map(|o| (o.uid(), o)).collect();
-    let ctx = format!(
-        "{name}: DELETE {}/{} policy {:?}",
-        target.kind,
-        target.name(),
-        policy
-    );
-    let mut errors = Vec::new();
-    for before in base.objects() {
-        let uid = before.uid();
-        let entry = plan.entries.iter().find(|e| e.object.uid == uid);
-        let actual = now.get(uid);
-        let who = format!("{}/{}", before.kind, before.name());
-        match (entry.map(|e| &e.outcome), actual) {
-            (Some(Outcome::Deleted { .. }), None) => {}
-            (Some(Outcome::Deleted { .. }), Some(o)) => {
-                errors.push(format!(
-                    "{ctx}: {who} predicted deleted, still there (finalizers {:?})",
-                    o.metadata.finalizers
-                ));
-            }
-            (Some(other), None) => errors.push(format!(
-                "{ctx}: {who} predicted {other:?}, but it was deleted"
-            )),
-            (Some(Outcome::Waiting { on }), Some(o)) => {
-                if !o.is_terminating() {
-                    errors.push(format!(
-                        "{ctx}: {who} predicted waiting, but it is not terminating"
-                    ));
-                }
-                for w in on {
-                    match w {
-                        Wait::Finalizer { name, .. } if !o.has_finalizer(name) => {
-                            errors.push(format!(
-                                "{ctx}: {who} predicted waiting on {name}, has {:?}",
-                                o.metadata.finalizers
-                            ));
-                        }
-                        Wait::BlockingDependents { .. } if !o.has_finalizer(FOREGROUND) => {
-                            errors.push(format!(
-                                "{ctx}: {who} predicted waiting on dependents, has {:?}",
-                                o.metadata.finalizers
-                            ));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            (Some(Outcome::Orphaned { .. } | Outcome::KeptByOtherOwner { .. }), Some(o)) => {
-                if o.is_terminating() {
-                    errors.push(format!(
-                        "{ctx}: {who} predicted kept, but it is terminating"
-                    ));
-                }
-                if o.metadata.owner_references.len() >= before.metadata.owner_references.len() {
-                    errors.push(format!(
-                        "{ctx}: {who} predicted to lose an owner reference, kept them all"
-                    ));
-                }
-            }
-            (Some(Outcome::NeverCollected { .. }), Some(o)) => {
-                if o.is_terminating() {
-                    errors.push(format!(
-                        "{ctx}: {who} predicted never collected, but it is terminating"
-                    ));
-                }
-            }
-            (None, None) => {
-                errors.push(format!("{ctx}: {who} not in the plan, but it was deleted"))
-            }
-            (None, Some(o)) => {
-                let same = o.is_terminating() == before.is_terminating()
-                    && o.metadata.owner_references == before.metadata.owner_references;
-                if !same {
-                    errors.push(format!(
-                        "{ctx}: {who} not in the plan, but it changed: {:?}",
-                        o.metadata
-                    ));
-                }
-            }
-        }
-    }
-    errors
 }
 
 #[test]

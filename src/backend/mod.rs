@@ -141,7 +141,9 @@ pub struct Clock {
     pub speed: f64,
 }
 
-/// An update from the backend.
+/// An update from the backend. Moved once from backend to UI, so the
+/// object variants are not boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Update {
     /// Everything, replacing what the UI had (start, reset, relist).

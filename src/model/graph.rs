@@ -210,16 +210,15 @@ impl OwnershipGraph {
                 }
             };
         }
-        if namespaced {
-            if let Some(other) = self.objects.get(&r.uid) {
-                if other.group() == group && other.kind == r.kind {
-                    if let Some(other_ns) = other.namespace() {
-                        return RefStatus::CrossNamespace {
-                            owner_namespace: other_ns.to_string(),
-                        };
-                    }
-                }
-            }
+        if namespaced
+            && let Some(other) = self.objects.get(&r.uid)
+            && other.group() == group
+            && other.kind == r.kind
+            && let Some(other_ns) = other.namespace()
+        {
+            return RefStatus::CrossNamespace {
+                owner_namespace: other_ns.to_string(),
+            };
         }
         RefStatus::OwnerAbsent
     }
@@ -242,10 +241,10 @@ impl OwnershipGraph {
     pub fn resolved_owners(&self, uid: &str) -> Vec<Uid> {
         let mut out: Vec<Uid> = Vec::new();
         for (_, status) in self.owners(uid) {
-            if let RefStatus::Resolves { owner } = status {
-                if !out.contains(&owner) {
-                    out.push(owner);
-                }
+            if let RefStatus::Resolves { owner } = status
+                && !out.contains(&owner)
+            {
+                out.push(owner);
             }
         }
         out
@@ -269,7 +268,7 @@ impl OwnershipGraph {
                     .map(|r| (d.clone(), r.clone()))
             })
             .collect();
-        out.sort_by(|a, b| self.sort_key(&a.0).cmp(&self.sort_key(&b.0)));
+        out.sort_by_key(|a| self.sort_key(&a.0));
         out
     }
 
@@ -293,7 +292,7 @@ impl OwnershipGraph {
             .filter(|u| self.is_root(u))
             .cloned()
             .collect();
-        out.sort_by(|a, b| self.sort_key(a).cmp(&self.sort_key(b)));
+        out.sort_by_key(|a| self.sort_key(a));
         out
     }
 

@@ -470,14 +470,15 @@ impl KindTable {
             .filter(|k| {
                 k.kind.to_ascii_lowercase() == name
                     || k.plural == name
-                    || k.short_names.iter().any(|s| *s == name)
+                    || k.short_names.contains(&name)
             })
             .collect();
         // A bare "Event" means core/v1 Event.
-        if group.is_none() && hits.len() > 1 {
-            if let Some(core) = hits.iter().find(|k| k.group.is_empty()) {
-                hits = vec![*core];
-            }
+        if group.is_none()
+            && hits.len() > 1
+            && let Some(core) = hits.iter().find(|k| k.group.is_empty())
+        {
+            hits = vec![*core];
         }
         hits
     }

@@ -199,6 +199,64 @@ impl Object {
         Some(v)
     }
 
+    /// A list of strings of `spec` or `status` (e.g. a namespace's
+    /// `spec.finalizers`); empty when absent.
+    #[must_use]
+    pub fn strings_at(&self, path: &[&str]) -> Vec<String> {
+        self.value_at(path)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A core/v1 Pod.
+    #[must_use]
+    pub fn is_pod(&self) -> bool {
+        self.kind == "Pod" && self.group().is_empty()
+    }
+
+    /// A pod bound to a node (`spec.nodeName` set).
+    #[must_use]
+    pub fn is_scheduled(&self) -> bool {
+        !self
+            .str_at(&["spec", "nodeName"])
+            .unwrap_or_default()
+            .is_empty()
+    }
+
+    /// Whether this pod mounts the claim `claim`, directly or through a
+    /// generic ephemeral volume (whose claim is `<pod>-<volume>`).
+    #[must_use]
+    pub fn mounts_claim(&self, claim: &str) -> bool {
+        self.value_at(&["spec", "volumes"])
+            .and_then(Value::as_array)
+            .is_some_and(|vols| {
+                vols.iter().any(|v| {
+                    v.pointer("/persistentVolumeClaim/claimName")
+                        .and_then(Value::as_str)
+                        == Some(claim)
+                        || (v.get("ephemeral").is_some()
+                            && v.get("name")
+                                .and_then(Value::as_str)
+                                .is_some_and(|n| format!("{}-{n}", self.name()) == claim))
+                })
+            })
+    }
+
+    /// R63: a pod keeps a claim in use while scheduled, in any phase, unless
+    /// it is being deleted with grace 0.
+    #[must_use]
+    pub fn holds_claim(&self, claim: &str) -> bool {
+        self.is_pod()
+            && self.is_scheduled()
+            && !(self.is_terminating() && self.metadata.deletion_grace_period_seconds == Some(0))
+            && self.mounts_claim(claim)
+    }
+
     /// Sets a field of `spec` or `status`, creating the maps on the way.
     pub fn set_at(&mut self, path: &[&str], value: Value) {
         let Some((first, rest)) = path.split_first() else {

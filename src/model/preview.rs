@@ -297,10 +297,6 @@ fn is_namespace(o: &Object) -> bool {
     o.kind == "Namespace" && o.group().is_empty()
 }
 
-fn is_pod(o: &Object) -> bool {
-    o.kind == "Pod" && o.group().is_empty()
-}
-
 impl Planner<'_> {
     /// The target, everything that refers to it (transitively, by uid), and
     /// for a namespace its content.
@@ -359,14 +355,18 @@ impl Planner<'_> {
 
     /// Objects referring to `uid` (by uid) that still exist.
     fn referrers(&self, uid: &str) -> Vec<Uid> {
+        // Every referrer is in the working set (it is closed under
+        // referrers); the graph's reverse index finds them without a scan.
         let mut out: Vec<Uid> = self
-            .items
-            .iter()
-            .filter(|(_, i)| {
-                !matches!(i.state, State::Gone(_))
-                    && i.obj.metadata.owner_references.iter().any(|r| r.uid == uid)
+            .graph
+            .referrers(uid)
+            .filter(|d| {
+                self.items.get(*d).is_some_and(|i| {
+                    !matches!(i.state, State::Gone(_))
+                        && i.obj.metadata.owner_references.iter().any(|r| r.uid == uid)
+                })
             })
-            .map(|(u, _)| u.clone())
+            .cloned()
             .collect();
         out.sort();
         out
@@ -427,7 +427,7 @@ impl Planner<'_> {
             fins.push(c.to_string());
         }
         // R15: scheduled pods get a grace period the kubelet ends.
-        let scheduled = is_pod(&obj)
+        let scheduled = obj.is_pod()
             && !obj
                 .str_at(&["spec", "nodeName"])
                 .unwrap_or_default()
@@ -459,10 +459,12 @@ impl Planner<'_> {
             .deletion_timestamp
             .get_or_insert(Timestamp::UNIX_EPOCH);
         if item.obj.has_finalizer(FOREGROUND) && !item.deleting_dependents {
+            // R40: dependents first, then the owner (processTransitions).
             item.deleting_dependents = true;
             for d in self.referrers(uid) {
                 self.enqueue(&d);
             }
+            self.enqueue(uid);
         }
     }
 
@@ -557,27 +559,12 @@ impl Planner<'_> {
         let mut pods: Vec<&Object> = self
             .graph
             .objects()
-            .filter(|p| is_pod(p) && p.namespace() == pvc.namespace())
+            .filter(|p| p.is_pod() && p.namespace() == pvc.namespace())
             .filter_map(|p| self.current(p.uid()))
+            .filter(|p| p.holds_claim(pvc.name()))
             .collect();
         pods.sort_by_key(|p| p.name().to_string());
-        pods.iter()
-            .filter(|p| {
-                !p.str_at(&["spec", "nodeName"])
-                    .unwrap_or_default()
-                    .is_empty()
-                    && p.value_at(&["spec", "volumes"])
-                        .and_then(Value::as_array)
-                        .is_some_and(|vols| {
-                            vols.iter().any(|v| {
-                                v.pointer("/persistentVolumeClaim/claimName")
-                                    .and_then(Value::as_str)
-                                    == Some(pvc.name())
-                            })
-                        })
-            })
-            .map(|p| name_of(p))
-            .collect()
+        pods.iter().map(|p| name_of(p)).collect()
     }
 
     /// Blocking dependents of a foreground owner (R41): still there, with
@@ -597,27 +584,33 @@ impl Planner<'_> {
             .collect()
     }
 
-    /// Rounds of controller and GC work until nothing changes.
+    /// Rounds of garbage-collector and controller work until nothing
+    /// changes. The GC reacts within a fraction of a second, controllers and
+    /// kubelets in seconds: each round runs the GC's orphan work and its
+    /// delete queue (FIFO, as upstream's workqueue) until they are idle,
+    /// then lets the other controllers release their finalizers.
     fn run(&mut self) {
         for _ in 0..10_000 {
-            self.wave += 1;
             let mut changed = false;
-            // Orphan processing (R46), finalizer release, foreground release
-            // (R41), removal when no finalizer is left (R23).
-            let mut terminating: Vec<Uid> = self
-                .items
-                .iter()
-                .filter(|(_, i)| i.state == State::Terminating)
-                .map(|(u, _)| u.clone())
-                .collect();
-            terminating.sort();
-            for uid in terminating {
-                changed |= self.progress_terminating(&uid);
+            loop {
+                self.wave += 1;
+                let mut gc_changed = false;
+                for uid in self
+                    .sorted_where(|i| i.state == State::Terminating && i.obj.has_finalizer(ORPHAN))
+                {
+                    gc_changed |= self.orphan_dependents(&uid);
+                }
+                let queued: Vec<Uid> = self.queue.drain(..).collect();
+                for uid in queued {
+                    gc_changed |= self.gc_pass(&uid);
+                }
+                changed |= gc_changed;
+                if !gc_changed && self.queue.is_empty() {
+                    break;
+                }
             }
-            // GC passes over queued items (R34).
-            let queued: Vec<Uid> = self.queue.drain(..).collect();
-            for uid in queued {
-                changed |= self.gc_pass(&uid);
+            for uid in self.sorted_where(|i| i.state == State::Terminating) {
+                changed |= self.release_finalizers(&uid);
             }
             if !changed && self.queue.is_empty() {
                 break;
@@ -625,26 +618,43 @@ impl Planner<'_> {
         }
     }
 
-    fn progress_terminating(&mut self, uid: &str) -> bool {
+    fn sorted_where(&self, f: impl Fn(&Item) -> bool) -> Vec<Uid> {
+        let mut out: Vec<Uid> = self
+            .items
+            .iter()
+            .filter(|(_, i)| f(i))
+            .map(|(u, _)| u.clone())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// R46: strip the owner's references from its dependents, then drop
+    /// `orphan`.
+    fn orphan_dependents(&mut self, uid: &str) -> bool {
+        let Some(owner) = self.items.get(uid).map(|i| name_of(&i.obj)) else {
+            return false;
+        };
+        for d in self.referrers(uid) {
+            if let Some(dep) = self.items.get_mut(&d) {
+                dep.obj.metadata.owner_references.retain(|r| r.uid != uid);
+                dep.orphaned_from.push(owner.clone());
+            }
+        }
+        self.remove_finalizer(uid, ORPHAN);
+        self.gone_if_done(uid);
+        true
+    }
+
+    /// Finalizers controllers and the kubelet release (GC-owned ones are
+    /// handled by the GC passes); the namespace controller's content
+    /// deletion.
+    fn release_finalizers(&mut self, uid: &str) -> bool {
         let Some(item) = self.items.get(uid) else {
             return false;
         };
         let obj = item.obj.clone();
         let mut changed = false;
-        if obj.has_finalizer(ORPHAN) {
-            for d in self.referrers(uid) {
-                if let Some(dep) = self.items.get_mut(&d) {
-                    dep.obj.metadata.owner_references.retain(|r| r.uid != uid);
-                    dep.orphaned_from.push(name_of(&obj));
-                }
-            }
-            self.remove_finalizer(uid, ORPHAN);
-            changed = true;
-        }
-        if obj.has_finalizer(FOREGROUND) && self.blockers(uid).is_empty() {
-            self.remove_finalizer(uid, FOREGROUND);
-            changed = true;
-        }
         for f in &obj.metadata.finalizers {
             if f != ORPHAN && f != FOREGROUND && self.releasable(&obj, f) {
                 self.remove_finalizer(uid, f);
@@ -652,28 +662,48 @@ impl Planner<'_> {
             }
         }
         if is_namespace(&obj) {
-            // The namespace controller keeps deleting content.
             let ns = obj.name().to_string();
-            let alive: Vec<Uid> = self
-                .items
-                .iter()
-                .filter(|(_, i)| i.obj.namespace() == Some(ns.as_str()) && i.state == State::Alive)
-                .map(|(u, _)| u.clone())
-                .collect();
-            for u in alive {
+            for u in self
+                .sorted_where(|i| i.obj.namespace() == Some(ns.as_str()) && i.state == State::Alive)
+            {
                 self.delete(&u, Some(Policy::Background));
                 changed = true;
             }
         }
+        changed | self.gone_if_done(uid)
+    }
+
+    /// R23: a Terminating object whose last finalizer went is removed.
+    fn gone_if_done(&mut self, uid: &str) -> bool {
         let wave = self.wave;
-        if let Some(item) = self.items.get_mut(uid) {
-            if item.state == State::Terminating && item.obj.metadata.finalizers.is_empty() {
-                item.state = State::Gone(wave);
-                self.on_gone(uid);
-                changed = true;
+        let Some(item) = self.items.get_mut(uid) else {
+            return false;
+        };
+        if item.state == State::Terminating && item.obj.metadata.finalizers.is_empty() {
+            item.state = State::Gone(wave);
+            self.on_gone(uid);
+            return true;
+        }
+        false
+    }
+
+    /// R41: a foreground owner's pass.
+    fn process_deleting_dependents(&mut self, uid: &str) -> bool {
+        let blockers = self.blockers(uid);
+        if blockers.is_empty() {
+            let had = self
+                .items
+                .get(uid)
+                .is_some_and(|i| i.obj.has_finalizer(FOREGROUND));
+            self.remove_finalizer(uid, FOREGROUND);
+            return self.gone_if_done(uid) || had;
+        }
+        for b in blockers {
+            if !self.items.get(&b).is_some_and(|i| i.deleting_dependents) {
+                self.enqueue(&b);
             }
         }
-        changed
+        false
     }
 
     fn remove_finalizer(&mut self, uid: &str, f: &str) {
@@ -688,8 +718,11 @@ impl Planner<'_> {
         let Some(item) = self.items.get(uid) else {
             return false;
         };
+        if item.deleting_dependents && item.state == State::Terminating {
+            return self.process_deleting_dependents(uid);
+        }
         if item.state != State::Alive {
-            return false; // terminating items wait (R34.0); foreground owners progress above
+            return false; // R34.0: terminating items wait for their finalizers
         }
         let obj = item.obj.clone();
         if obj.metadata.owner_references.is_empty() {
@@ -750,7 +783,18 @@ impl Planner<'_> {
                     .retain(|r| !gone.contains(&r.uid));
                 i.stripped.extend(names);
             }
-            // Dropping a blocking reference unblocks a foreground owner.
+            // R35: dropping a blocking reference wakes its owner.
+            let unblocked: Vec<Uid> = dangling
+                .iter()
+                .chain(&waiting)
+                .filter(|r| r.blocks())
+                .map(|r| r.uid.clone())
+                .collect();
+            for o in unblocked {
+                if self.items.contains_key(&o) {
+                    self.enqueue(&o);
+                }
+            }
             return true;
         }
         let has_dependents = !self.referrers(uid).is_empty();
@@ -759,13 +803,19 @@ impl Planner<'_> {
                 .referrers(uid)
                 .iter()
                 .any(|d| self.items.get(d).is_some_and(|i| i.deleting_dependents));
-            if cycle {
-                if let Some(i) = self.items.get_mut(uid) {
-                    for r in &mut i.obj.metadata.owner_references {
-                        if r.blocks() {
-                            r.block_owner_deletion = Some(false);
-                        }
+            let mut unblocked = Vec::new();
+            if cycle && let Some(i) = self.items.get_mut(uid) {
+                for r in &mut i.obj.metadata.owner_references {
+                    if r.blocks() {
+                        r.block_owner_deletion = Some(false);
+                        unblocked.push(r.uid.clone());
                     }
+                }
+            }
+            // R35: a reference flipped to non-blocking wakes its owner.
+            for o in unblocked {
+                if self.items.contains_key(&o) {
+                    self.enqueue(&o);
                 }
             }
             Policy::Foreground

@@ -65,7 +65,9 @@ impl ApiResponse {
     }
 }
 
-/// A change to the store, as a watcher sees it.
+/// A change to the store, as a watcher sees it. Moved once from the store
+/// to each watcher, so the variants are not boxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Change {
     Added(Object),
@@ -418,7 +420,9 @@ impl ApiServer {
     }
 
     /// Checks shared by create and update: owner references (R1-R3, R5, R6)
-    /// and finalizers (R21). Returns warnings or the error answer.
+    /// and finalizers (R21). Returns warnings or the error answer (returned
+    /// as it is sent, not boxed).
+    #[allow(clippy::result_large_err)]
     fn admit_metadata(
         &self,
         obj: &mut Object,
@@ -428,10 +432,10 @@ impl ApiServer {
         let mut warnings = Vec::new();
         let mut errs = validate_owner_references(&obj.metadata.owner_references);
         errs.extend(validate_finalizers(&obj.metadata.finalizers));
-        if let Some(old) = old {
-            if let Some(e) = validate_no_new_finalizers(old, &obj.metadata.finalizers) {
-                errs.push(e);
-            }
+        if let Some(old) = old
+            && let Some(e) = validate_no_new_finalizers(old, &obj.metadata.finalizers)
+        {
+            errs.push(e);
         }
         if !errs.is_empty() {
             return Err(Self::invalid(obj.group(), &obj.kind, obj.name(), &errs));
@@ -451,6 +455,7 @@ impl ApiServer {
     }
 
     /// R6, when the admission plugin is enabled.
+    #[allow(clippy::result_large_err)]
     fn admit_owner_ref_permissions(
         &self,
         obj: &Object,
@@ -637,24 +642,24 @@ impl ApiServer {
                 ),
             );
         }
-        if let Some(rv) = &obj.metadata.resource_version {
-            if Some(rv) != old.metadata.resource_version.as_ref() {
-                return ApiResponse::err(
-                    409,
-                    format!(
-                        "Operation cannot be fulfilled on {} \"{}\": the object has been modified; please apply your changes to the latest version and try again",
-                        self.resource_name(&key.group, &key.kind),
-                        key.name
-                    ),
-                );
-            }
+        if let Some(rv) = &obj.metadata.resource_version
+            && Some(rv) != old.metadata.resource_version.as_ref()
+        {
+            return ApiResponse::err(
+                409,
+                format!(
+                    "Operation cannot be fulfilled on {} \"{}\": the object has been modified; please apply your changes to the latest version and try again",
+                    self.resource_name(&key.group, &key.kind),
+                    key.name
+                ),
+            );
         }
         // R19: deletion fields and identity come from storage.
-        if old.metadata.deletion_timestamp.is_none() {
-            if let Some(ts) = obj.metadata.deletion_timestamp {
-                let err = deletion_timestamp_immutable(&format!("\"{ts}\""));
-                return Self::invalid(&key.group, &key.kind, &key.name, &[err]);
-            }
+        if old.metadata.deletion_timestamp.is_none()
+            && let Some(ts) = obj.metadata.deletion_timestamp
+        {
+            let err = deletion_timestamp_immutable(&format!("\"{ts}\""));
+            return Self::invalid(&key.group, &key.kind, &key.name, &[err]);
         }
         obj.metadata.uid = old.metadata.uid.clone();
         obj.metadata.creation_timestamp = old.metadata.creation_timestamp;
@@ -673,10 +678,10 @@ impl ApiServer {
             Ok(w) => w,
             Err(resp) => return resp,
         };
-        if obj.spec != old.spec {
-            if let Some(g) = obj.metadata.generation.as_mut() {
-                *g += 1;
-            }
+        if obj.spec != old.spec
+            && let Some(g) = obj.metadata.generation.as_mut()
+        {
+            *g += 1;
         }
         // R23: the last finalizer removed from a terminating object.
         if self.should_delete_during_update(&obj) {
@@ -845,15 +850,15 @@ impl ApiServer {
                 ),
             );
         }
-        if let Some(p) = &opts.propagation_policy {
-            if Policy::parse(p).is_none_or(|parsed| parsed.as_str() != p) {
-                return ApiResponse::err(
-                    422,
-                    format!(
-                        "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: {p:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
-                    ),
-                );
-            }
+        if let Some(p) = &opts.propagation_policy
+            && Policy::parse(p).is_none_or(|parsed| parsed.as_str() != p)
+        {
+            return ApiResponse::err(
+                422,
+                format!(
+                    "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: {p:?}: supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\""
+                ),
+            );
         }
         let Some(obj) = self.get(key).cloned() else {
             return self.not_found(key);
@@ -870,29 +875,29 @@ impl ApiServer {
             );
         }
         // R10
-        if let Some(uid) = &opts.preconditions.uid {
-            if uid != obj.uid() {
-                return ApiResponse::err(
-                    409,
-                    format!(
-                        "Operation cannot be fulfilled on {resource} \"{}\": the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
-                        obj.name(),
-                        obj.uid()
-                    ),
-                );
-            }
+        if let Some(uid) = &opts.preconditions.uid
+            && uid != obj.uid()
+        {
+            return ApiResponse::err(
+                409,
+                format!(
+                    "Operation cannot be fulfilled on {resource} \"{}\": the UID in the precondition ({uid}) does not match the UID in record ({}). The object might have been deleted and then recreated",
+                    obj.name(),
+                    obj.uid()
+                ),
+            );
         }
-        if let Some(rv) = &opts.preconditions.resource_version {
-            if Some(rv) != obj.metadata.resource_version.as_ref() {
-                return ApiResponse::err(
-                    409,
-                    format!(
-                        "Operation cannot be fulfilled on {resource} \"{}\": the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
-                        obj.name(),
-                        obj.metadata.resource_version.clone().unwrap_or_default()
-                    ),
-                );
-            }
+        if let Some(rv) = &opts.preconditions.resource_version
+            && Some(rv) != obj.metadata.resource_version.as_ref()
+        {
+            return ApiResponse::err(
+                409,
+                format!(
+                    "Operation cannot be fulfilled on {resource} \"{}\": the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({}). The object might have been modified",
+                    obj.name(),
+                    obj.metadata.resource_version.clone().unwrap_or_default()
+                ),
+            );
         }
         let mut warnings = Vec::new();
         if obj.group() == "batch"
@@ -967,10 +972,10 @@ impl ApiServer {
             new.metadata.deletion_timestamp = Some(now);
             new.metadata.deletion_grace_period_seconds = Some(0);
         }
-        if let Some(g) = new.metadata.generation.as_mut() {
-            if *g > 0 {
-                *g += 1;
-            }
+        if let Some(g) = new.metadata.generation.as_mut()
+            && *g > 0
+        {
+            *g += 1;
         }
         let stored = self.store_update(obj, new);
         ApiResponse::ok(stored)

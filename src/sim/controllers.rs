@@ -277,32 +277,8 @@ pub fn sync_volume_protection(api: &ApiServer) -> Vec<Intent> {
 
 /// R63.
 fn pvc_in_use(api: &ApiServer, pvc: &Object) -> bool {
-    api.objects().any(|pod| {
-        pod.kind == "Pod"
-            && pod.group().is_empty()
-            && pod.namespace() == pvc.namespace()
-            && !pod
-                .str_at(&["spec", "nodeName"])
-                .unwrap_or_default()
-                .is_empty()
-            && !(pod.is_terminating() && pod.metadata.deletion_grace_period_seconds == Some(0))
-            && pod
-                .value_at(&["spec", "volumes"])
-                .and_then(Value::as_array)
-                .is_some_and(|vols| {
-                    vols.iter().any(|v| {
-                        v.pointer("/persistentVolumeClaim/claimName")
-                            .and_then(Value::as_str)
-                            == Some(pvc.name())
-                            || (v.get("ephemeral").is_some()
-                                && v.get("name")
-                                    .and_then(Value::as_str)
-                                    .map(|n| format!("{}-{n}", pod.name()))
-                                    .as_deref()
-                                    == Some(pvc.name()))
-                    })
-                })
-    })
+    api.objects()
+        .any(|pod| pod.namespace() == pvc.namespace() && pod.holds_claim(pvc.name()))
 }
 
 /// The outcome of one namespace controller pass.
@@ -317,19 +293,24 @@ fn condition(kind: &str, status: bool, reason: &str, message: &str) -> Value {
     json!({"type": kind, "status": if status { "True" } else { "False" }, "reason": reason, "message": message})
 }
 
+/// R59: the status is written only when it changed.
+fn push_status(intents: &mut Vec<Intent>, ns: &Object, status: Value) {
+    if status != ns.status {
+        intents.push(intent(
+            "namespace-controller",
+            Op::SetStatus {
+                key: Key::of(ns),
+                status,
+            },
+        ));
+    }
+}
+
 /// R58-R59: one pass of the namespace controller over `ns`.
 #[must_use]
 pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) -> NamespacePass {
     const ACTOR: &str = "namespace-controller";
-    let spec_finalizers: Vec<String> = ns
-        .value_at(&["spec", "finalizers"])
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let spec_finalizers = ns.strings_at(&["spec", "finalizers"]);
     if !ns.is_terminating() || !spec_finalizers.iter().any(|f| f == "kubernetes") {
         return NamespacePass {
             intents: Vec::new(),
@@ -404,22 +385,13 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
         "ContentHasNoFinalizers",
         "All content-preserving finalizers finished",
     );
-    let ns_key = Key::of(ns);
     if !pods.is_empty() {
         for p in pods.iter().filter(|p| !p.is_terminating()) {
             intents.push(delete(p));
         }
         // R58.3: pods remain; stop here (⚠ conditions written as False).
         let status = status_with(ok_remaining, ok_finalizers);
-        if status != ns.status {
-            intents.push(intent(
-                ACTOR,
-                Op::SetStatus {
-                    key: ns_key,
-                    status,
-                },
-            ));
-        }
+        push_status(&mut intents, ns, status);
         let grace = pods
             .iter()
             .filter(|p| !matches!(p.str_at(&["status", "phase"]), Some("Succeeded" | "Failed")))
@@ -446,15 +418,7 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
         .collect();
     if remaining.is_empty() {
         let status = status_with(ok_remaining, ok_finalizers);
-        if status != ns.status {
-            intents.push(intent(
-                ACTOR,
-                Op::SetStatus {
-                    key: ns_key,
-                    status,
-                },
-            ));
-        }
+        push_status(&mut intents, ns, status);
         intents.push(intent(
             ACTOR,
             Op::FinalizeNamespace {
@@ -504,15 +468,7 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
             ),
         ),
     );
-    if status != ns.status {
-        intents.push(intent(
-            ACTOR,
-            Op::SetStatus {
-                key: ns_key,
-                status,
-            },
-        ));
-    }
+    push_status(&mut intents, ns, status);
     NamespacePass {
         intents,
         requeue_ms: Some(15_000 / 2 + 1000),

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 
-use super::api::{ApiResponse, ApiServer, Caller, Change, DeleteOptions, Key, UidGen};
+use super::api::{ApiResponse, ApiServer, Caller, Change, DeleteOptions, Key};
 use super::controllers::{self, Intent, Op};
 use super::gc::{GC_ACTOR, GarbageCollector, PassResult, Work};
 use super::scenario::{
@@ -16,9 +16,9 @@ use super::scenario::{
 use super::timeline::{Entry, What};
 use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, group_of};
 
-/// How long polling may go on without changing anything before a run
-/// counts as settled.
-pub const QUIET_MS: u64 = 60_000;
+/// How long polling (GC retries, a namespace waiting on its content) is
+/// tried without changing anything before a run counts as settled.
+const POLL_WINDOW_MS: u64 = 60_000;
 
 /// Virtual time zero, as a wall-clock instant (objects' timestamps).
 pub const EPOCH: &str = "2026-01-01T00:00:00Z";
@@ -70,7 +70,6 @@ pub struct Sim {
     timeline: Vec<Entry>,
     kubelet_scheduled: BTreeSet<String>,
     finalizer_scheduled: BTreeSet<(String, String)>,
-    rng: UidGen,
     actor: String,
     user: Caller,
     /// Every change since the last [`Sim::take_watch_changes`], for a
@@ -136,7 +135,6 @@ impl Sim {
             timeline: Vec::new(),
             kubelet_scheduled: BTreeSet::new(),
             finalizer_scheduled: BTreeSet::new(),
-            rng: UidGen::new(seed.wrapping_add(17)),
             actor: "scenario".into(),
             user: Caller {
                 name: "user".into(),
@@ -152,10 +150,10 @@ impl Sim {
             }
         }
         for t in &scenario.settings.unobserved_by_gc {
-            if let Ok(key) = sim.resolve(t) {
-                if let Some(o) = sim.api.get(&key) {
-                    sim.gc.unobserved.insert(o.uid().to_string());
-                }
+            if let Ok(key) = sim.resolve(t)
+                && let Some(o) = sim.api.get(&key)
+            {
+                sim.gc.unobserved.insert(o.uid().to_string());
             }
         }
         // The initial list: watchers see every object, the timeline does not.
@@ -303,17 +301,32 @@ impl Sim {
     }
 
     /// Runs until settled, or until `limit_ms`. Settled: every step has
-    /// run, nothing but polling is pending, and polling has changed nothing
-    /// for [`QUIET_MS`].
+    /// run, nothing but polling is pending (GC retries, a namespace waiting
+    /// on its content), and the next poll would change nothing. The clock
+    /// stops at the last change (or at `limit_ms`).
     pub fn settle(&mut self, limit_ms: u64) {
         while let Some((&(at, _), _)) = self.tasks.iter().next() {
-            let last_change = self.timeline.last().map_or(0, |e| e.t_ms);
-            if self.is_settled() && at > last_change + QUIET_MS {
-                break;
-            }
             if at > limit_ms {
                 self.set_now(limit_ms);
                 return;
+            }
+            if self.is_settled() {
+                // Poll on a copy for a while; keep it only if some poll
+                // changed something.
+                let mut trial = self.clone();
+                let before = self.timeline.len();
+                let horizon = at.max(self.now_ms) + POLL_WINDOW_MS;
+                while let Some((&(t, _), _)) = trial.tasks.iter().next() {
+                    if t > horizon || t > limit_ms || trial.timeline.len() > before {
+                        break;
+                    }
+                    trial.run_due(t);
+                }
+                if trial.timeline.len() == before {
+                    return;
+                }
+                *self = trial;
+                continue;
             }
             self.run_due(at);
         }
@@ -385,13 +398,11 @@ impl Sim {
     }
 
     fn run_gc_batch(&mut self) {
-        let mut batch = self.gc.take_batch();
-        // The GC runs many workers; the seed decides the order they take
-        // items in.
-        for i in (1..batch.len()).rev() {
-            let j = usize::try_from(self.rng.next_u64() % (i as u64 + 1)).unwrap_or(0);
-            batch.swap(i, j);
-        }
+        // In queue order, as upstream's FIFO workqueue hands items to its
+        // workers: a foreground owner's dependents are queued before the
+        // owner itself (processTransitions), so they are decided while the
+        // owner still waits for them.
+        let batch = self.gc.take_batch();
         for work in batch {
             self.actor = GC_ACTOR.into();
             let result = self.gc.process(work.clone(), &mut self.api);
@@ -462,10 +473,10 @@ impl Sim {
         });
         let pass = controllers::sync_namespace(&self.api, &ns, since);
         self.carry_out(pass.intents);
-        if let Some(ms) = pass.requeue_ms {
-            if self.api.get(&key).is_some() {
-                self.schedule_once(ms, Task::NamespaceSync(name.to_string()));
-            }
+        if let Some(ms) = pass.requeue_ms
+            && self.api.get(&key).is_some()
+        {
+            self.schedule_once(ms, Task::NamespaceSync(name.to_string()));
         }
     }
 
@@ -504,10 +515,10 @@ impl Sim {
                                 .any(|r| r.is_controller())
                         {
                             o.metadata.owner_references.push(owner);
-                            if let Some(f) = finalizer {
-                                if !o.has_finalizer(&f) {
-                                    o.metadata.finalizers.push(f);
-                                }
+                            if let Some(f) = finalizer
+                                && !o.has_finalizer(&f)
+                            {
+                                o.metadata.finalizers.push(f);
                             }
                         }
                     });

@@ -323,12 +323,14 @@ impl GarbageCollector {
                         self.report_invalid_namespace_owner_ref(dep_uid, &r.uid);
                     }
                     potentially_invalid = true;
-                } else if !owner.identity.matches_ref(r) {
-                    potentially_invalid = true;
-                } else if !owner_namespaced
-                    && owner.identity.namespace != dep.identity.namespace
-                    && !owner.observed
+                } else if !owner.identity.matches_ref(r)
+                    || (!owner_namespaced
+                        && owner.identity.namespace != dep.identity.namespace
+                        && !owner.observed)
                 {
+                    // Coordinates that disagree with the observed owner, or
+                    // a virtual cluster-scoped owner named from another
+                    // namespace (possibly a namespaced kind): verify.
                     potentially_invalid = true;
                 }
             }
@@ -428,15 +430,14 @@ impl GarbageCollector {
                             self.enqueue_delete(d);
                         }
                     }
-                    if existing.identity == *deleted {
-                        if let Some(replacement) =
+                    if existing.identity == *deleted
+                        && let Some(replacement) =
                             self.alternate_owner_identity(&nonmatching, deleted)
-                        {
-                            if let Some(n) = self.nodes.get_mut(&deleted.uid) {
-                                n.identity = replacement;
-                            }
-                            self.enqueue_delete(&deleted.uid);
+                    {
+                        if let Some(n) = self.nodes.get_mut(&deleted.uid) {
+                            n.identity = replacement;
                         }
+                        self.enqueue_delete(&deleted.uid);
                     }
                 }
             } else if existing.identity != *deleted {
@@ -560,14 +561,14 @@ impl GarbageCollector {
             Ok(()) => {
                 self.failures.remove(&work);
                 // Requeue items not yet observed through a watch.
-                if let Work::Delete(uid) = &work {
-                    if self.nodes.get(uid).is_some_and(|n| !n.observed) {
-                        let after_ms = self.backoff(&work);
-                        return PassResult::Retry {
-                            after_ms,
-                            reason: "owner not observed yet".into(),
-                        };
-                    }
+                if let Work::Delete(uid) = &work
+                    && self.nodes.get(uid).is_some_and(|n| !n.observed)
+                {
+                    let after_ms = self.backoff(&work);
+                    return PassResult::Retry {
+                        after_ms,
+                        reason: "owner not observed yet".into(),
+                    };
                 }
                 PassResult::Done
             }

@@ -242,8 +242,7 @@ pub struct Step {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase", default)]
 pub struct Settings {
-    /// Seeds uids of created objects and the order the GC's workers take
-    /// items in.
+    /// Seeds the uids of objects created while the simulation runs.
     pub seed: u64,
     /// How long the garbage collector takes to react to a change.
     pub gc_delay: Millis,
@@ -366,6 +365,7 @@ scenario_files!(
     "stuck-owner",
     "namespace-stuck",
     "shop-demo",
+    "volume-protection",
 );
 
 /// The bundled scenario opened when none is named.

@@ -31,9 +31,12 @@ pub struct Diff {
     pub phase: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub labels_changed: Vec<String>,
-    /// Something else changed (spec, other status fields).
+    /// `spec` changed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub other: bool,
+    pub spec_changed: bool,
+    /// `status` changed beyond the phase (e.g. namespace conditions).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub status_changed: bool,
 }
 
 impl Diff {
@@ -99,7 +102,8 @@ impl Diff {
                 phase(new)
             },
             labels_changed: labels,
-            other: old.spec != new.spec || old_status != new_status,
+            spec_changed: old.spec != new.spec,
+            status_changed: old_status != new_status,
         }
     }
 
@@ -142,8 +146,11 @@ impl Diff {
         if !self.labels_changed.is_empty() {
             parts.push(format!("labels {}", self.labels_changed.join(",")));
         }
-        if self.other && parts.is_empty() {
-            parts.push("spec/status".to_string());
+        if self.spec_changed {
+            parts.push("spec updated".to_string());
+        }
+        if self.status_changed {
+            parts.push("status updated".to_string());
         }
         parts.join(", ")
     }

@@ -96,10 +96,11 @@ fn resolve_plain(s: &str) -> Value {
         _ => {}
     }
     let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
-        if let Ok(i) = s.parse::<i64>() {
-            return Value::Number(i.into());
-        }
+    if !digits.is_empty()
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && let Ok(i) = s.parse::<i64>()
+    {
+        return Value::Number(i.into());
     }
     let looks_float = !digits.is_empty()
         && digits
@@ -110,12 +111,11 @@ fn resolve_plain(s: &str) -> Value {
             .chars()
             .all(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '-' | '+'))
         && digits.chars().any(|c| c.is_ascii_digit());
-    if looks_float {
-        if let Ok(f) = s.parse::<f64>() {
-            if let Some(n) = Number::from_f64(f) {
-                return Value::Number(n);
-            }
-        }
+    if looks_float
+        && let Ok(f) = s.parse::<f64>()
+        && let Some(n) = Number::from_f64(f)
+    {
+        return Value::Number(n);
     }
     Value::String(s.to_string())
 }

@@ -1,0 +1,39 @@
+//! `ownerscope plan`: what a delete would do, before it is sent.
+
+use super::{CmdError, CmdResult, json_line, load_sim, parse_target};
+use crate::cli::{Output, PlanArgs, seconds_to_ms};
+use crate::model::preview;
+
+/// Prints the deletion preview.
+///
+/// # Errors
+/// The scenario does not load; the object does not exist.
+pub fn run(args: &PlanArgs) -> CmdResult {
+    let mut sim = load_sim(&args.scenario, None)?;
+    if let Some(at) = args.at {
+        sim.advance(seconds_to_ms(at));
+    }
+    let target = parse_target(&args.delete, args.namespace.as_deref())?;
+    let key = sim.resolve(&target).map_err(CmdError)?;
+    let obj = sim
+        .get(&key)
+        .ok_or_else(|| CmdError(format!("{} \"{}\" not found", key.kind, key.name)))?;
+    let plan = preview::plan(
+        &sim.graph(),
+        obj.uid(),
+        args.policy.map(Into::into),
+        &sim.controller_map(),
+    );
+    match args.out.output {
+        Output::Json => println!(
+            "{}",
+            json_line(&serde_json::to_value(&plan).unwrap_or_default())
+        ),
+        Output::Text => {
+            for l in plan.lines() {
+                println!("{l}");
+            }
+        }
+    }
+    Ok(())
+}

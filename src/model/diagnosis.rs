@@ -1,0 +1,725 @@
+//! "Why is this still here?": a structured answer for one object, rendered
+//! by the UI, the CLI and the JSON output alike.
+//!
+//! For a Terminating object: since when, each finalizer with its meaning and
+//! who removes it (and, in the simulator, whether that controller is
+//! online), the dependents a foreground deletion waits on (recursively down
+//! to what holds each of them), the dependents an orphan deletion is
+//! releasing, a pod's grace period, a namespace's conditions and remaining
+//! content grouped by finalizer. For a live object: whether the garbage
+//! collector will collect it, never can, or is kept from it by an owner.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use jiff::Timestamp;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::badges::human_duration;
+use super::finalizers::{self, FinalizerInfo, Origin};
+use super::graph::{OwnershipGraph, RefStatus};
+use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference};
+
+/// How deep the blocker chain is followed.
+const MAX_DEPTH: usize = 8;
+
+/// One finalizer still on the object.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FinalizerStatus {
+    pub info: FinalizerInfo,
+    /// The simulated controller's state: `Some(false)` offline, `Some(true)`
+    /// online, `None` unknown.
+    pub controller_online: Option<bool>,
+}
+
+/// A dependent a foreground deletion waits on, and what holds it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Blocker {
+    pub object: ObjRef,
+    /// `Terminating 11s`, `not deleted yet`, ...
+    pub state: String,
+    pub finalizers: Vec<FinalizerStatus>,
+    /// Seconds left in a pod's grace period.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grace_left: Option<i64>,
+    /// Other owners that keep it (the GC will drop the reference instead of
+    /// deleting it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub other_owners: Vec<String>,
+    /// What it waits on itself, when it is deleting its own dependents.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked_by: Vec<Blocker>,
+}
+
+/// One namespace condition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Condition {
+    pub kind: String,
+    pub status: String,
+    pub reason: String,
+    pub message: String,
+}
+
+/// A Terminating namespace.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NamespaceStatus {
+    pub phase: String,
+    pub spec_finalizers: Vec<String>,
+    pub conditions: Vec<Condition>,
+    /// Objects still in the namespace.
+    pub remaining: Vec<String>,
+    /// finalizer -> objects in the namespace holding it
+    pub remaining_by_finalizer: BTreeMap<String, Vec<String>>,
+}
+
+/// Where a live object stands with the garbage collector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "fate", rename_all = "camelCase")]
+pub enum Fate {
+    /// No owner references: it stays until someone deletes it.
+    Root,
+    /// Kept alive by owners that exist (R33, R49, R50).
+    Protected {
+        owners: Vec<String>,
+        /// Owners that are themselves Terminating without
+        /// `foregroundDeletion`: they still protect it until they are gone.
+        stuck_owners: Vec<String>,
+        /// References the GC will remove (dangling or to foreground owners).
+        dropped: Vec<String>,
+    },
+    /// Every owner is gone, or the only owners wait for their dependents:
+    /// the garbage collector will delete it.
+    WillBeCollected { reason: String },
+    /// The garbage collector can never decide about it.
+    NeverCollected { reason: String },
+    /// Already being deleted: see the finalizers.
+    Terminating,
+}
+
+/// An owner reference and where it points.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerView {
+    pub reference: OwnerReference,
+    pub status: RefStatus,
+    /// `live`, `Terminating (waits for dependents)`, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner_state: Option<String>,
+}
+
+/// The answer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnosis {
+    pub object: ObjRef,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminating_since: Option<Timestamp>,
+    /// Seconds since the deletionTimestamp (negative while a pod's grace
+    /// period runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminating_seconds: Option<i64>,
+    pub finalizers: Vec<FinalizerStatus>,
+    /// `foregroundDeletion`: the dependents it waits on.
+    pub blockers: Vec<Blocker>,
+    /// `orphan`: the dependents still referring to it, being released.
+    pub releasing: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grace_left: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<NamespaceStatus>,
+    /// Foreground deletions this object holds up (as a blocking
+    /// dependent).
+    pub blocks: Vec<String>,
+    pub owners: Vec<OwnerView>,
+    pub fate: Fate,
+    /// What, at the bottom, keeps things from moving on.
+    pub causes: Vec<String>,
+}
+
+fn name_of(o: &Object) -> String {
+    format!("{}/{}", o.kind, o.name())
+}
+
+fn finalizer_statuses(obj: &Object, controllers: &BTreeMap<String, bool>) -> Vec<FinalizerStatus> {
+    obj.metadata
+        .finalizers
+        .iter()
+        .map(|f| FinalizerStatus {
+            info: finalizers::describe(f),
+            controller_online: controllers.get(f).copied(),
+        })
+        .collect()
+}
+
+fn grace_left(obj: &Object, now: Timestamp) -> Option<i64> {
+    let grace = obj.metadata.deletion_grace_period_seconds.unwrap_or(0);
+    let ts = obj.metadata.deletion_timestamp?;
+    (grace > 0).then(|| ts.duration_since(now).as_secs().max(0))
+}
+
+/// Diagnoses one object. `controllers` maps a finalizer to whether its
+/// (simulated) controller is online; empty for a live cluster.
+#[must_use]
+pub fn diagnose(
+    graph: &OwnershipGraph,
+    uid: &str,
+    now: Timestamp,
+    controllers: &BTreeMap<String, bool>,
+) -> Diagnosis {
+    let Some(obj) = graph.get(uid) else {
+        return Diagnosis {
+            object: ObjRef {
+                uid: uid.to_string(),
+                ..ObjRef::default()
+            },
+            terminating_since: None,
+            terminating_seconds: None,
+            finalizers: Vec::new(),
+            blockers: Vec::new(),
+            releasing: Vec::new(),
+            grace_left: None,
+            namespace: None,
+            blocks: Vec::new(),
+            owners: Vec::new(),
+            fate: Fate::WillBeCollected {
+                reason: "it is gone".into(),
+            },
+            causes: vec!["the object no longer exists".into()],
+        };
+    };
+    let owners = owner_views(graph, obj);
+    let mut d = Diagnosis {
+        object: obj.obj_ref(),
+        terminating_since: obj.metadata.deletion_timestamp,
+        terminating_seconds: obj
+            .metadata
+            .deletion_timestamp
+            .map(|t| now.duration_since(t).as_secs()),
+        finalizers: finalizer_statuses(obj, controllers),
+        blockers: Vec::new(),
+        releasing: Vec::new(),
+        grace_left: grace_left(obj, now),
+        namespace: None,
+        blocks: blocks(graph, obj),
+        fate: Fate::Terminating,
+        owners,
+        causes: Vec::new(),
+    };
+    if obj.is_terminating() {
+        if obj.has_finalizer(FOREGROUND) {
+            let mut path = BTreeSet::from([uid.to_string()]);
+            d.blockers = blockers(graph, obj, now, controllers, &mut path, 0);
+        }
+        if obj.has_finalizer(ORPHAN) {
+            let mut names: Vec<String> = graph
+                .referrers(uid)
+                .filter_map(|u| graph.get(u))
+                .map(name_of)
+                .collect();
+            names.sort();
+            d.releasing = names;
+        }
+        if obj.kind == "Namespace" && obj.group().is_empty() {
+            d.namespace = Some(namespace_status(graph, obj));
+        }
+    } else {
+        d.fate = fate(graph, obj);
+    }
+    d.causes = causes(&d);
+    d
+}
+
+fn owner_views(graph: &OwnershipGraph, obj: &Object) -> Vec<OwnerView> {
+    graph
+        .owners(obj.uid())
+        .into_iter()
+        .map(|(reference, status)| {
+            let owner_state = match &status {
+                RefStatus::Resolves { owner } => graph.get(owner).map(|o| {
+                    if o.is_deleting_dependents() {
+                        "Terminating, waiting for its dependents (foreground)".to_string()
+                    } else if o.has_finalizer(ORPHAN) && o.is_terminating() {
+                        "Terminating, releasing its dependents (orphan)".to_string()
+                    } else if o.is_terminating() {
+                        format!(
+                            "Terminating, held by finalizers {}",
+                            o.metadata.finalizers.join(", ")
+                        )
+                    } else {
+                        "live".to_string()
+                    }
+                }),
+                _ => None,
+            };
+            OwnerView {
+                reference,
+                status,
+                owner_state,
+            }
+        })
+        .collect()
+}
+
+/// Foreground owners (by uid, as the garbage collector's graph has them)
+/// this object blocks.
+fn blocks(graph: &OwnershipGraph, obj: &Object) -> Vec<String> {
+    obj.metadata
+        .owner_references
+        .iter()
+        .filter(|r| r.blocks())
+        .filter_map(|r| graph.get(&r.uid))
+        .filter(|o| o.is_deleting_dependents())
+        .map(name_of)
+        .collect()
+}
+
+fn blockers(
+    graph: &OwnershipGraph,
+    owner: &Object,
+    now: Timestamp,
+    controllers: &BTreeMap<String, bool>,
+    path: &mut BTreeSet<String>,
+    depth: usize,
+) -> Vec<Blocker> {
+    let mut deps: Vec<&Object> = graph
+        .referrers(owner.uid())
+        .filter_map(|u| graph.get(u))
+        .filter(|d| {
+            d.metadata
+                .owner_references
+                .iter()
+                .any(|r| r.uid == owner.uid() && r.blocks())
+        })
+        .collect();
+    deps.sort_by_key(|d| (d.kind.clone(), d.name().to_string()));
+    deps.into_iter()
+        .map(|dep| {
+            let other_owners: Vec<String> = graph
+                .resolved_owners(dep.uid())
+                .iter()
+                .filter(|u| *u != owner.uid())
+                .filter_map(|u| graph.get(u))
+                .filter(|o| !o.is_deleting_dependents())
+                .map(name_of)
+                .collect();
+            let state = match dep.metadata.deletion_timestamp {
+                Some(t) => format!(
+                    "Terminating {}",
+                    human_duration(now.duration_since(t).as_secs())
+                ),
+                None if !other_owners.is_empty() => {
+                    "not deleted: another owner keeps it".to_string()
+                }
+                None => "not deleted yet: the garbage collector deletes it next".to_string(),
+            };
+            let blocked_by = if dep.is_deleting_dependents()
+                && depth < MAX_DEPTH
+                && path.insert(dep.uid().to_string())
+            {
+                let b = blockers(graph, dep, now, controllers, path, depth + 1);
+                path.remove(dep.uid());
+                b
+            } else {
+                Vec::new()
+            };
+            Blocker {
+                object: dep.obj_ref(),
+                state,
+                finalizers: finalizer_statuses(dep, controllers),
+                grace_left: grace_left(dep, now),
+                other_owners,
+                blocked_by,
+            }
+        })
+        .collect()
+}
+
+fn namespace_status(graph: &OwnershipGraph, ns: &Object) -> NamespaceStatus {
+    let conditions = ns
+        .value_at(&["status", "conditions"])
+        .and_then(Value::as_array)
+        .map(|cs| {
+            cs.iter()
+                .map(|c| {
+                    let s = |k: &str| {
+                        c.get(k)
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string()
+                    };
+                    Condition {
+                        kind: s("type"),
+                        status: s("status"),
+                        reason: s("reason"),
+                        message: s("message"),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let spec_finalizers = ns.strings_at(&["spec", "finalizers"]);
+    let mut remaining: Vec<String> = Vec::new();
+    let mut by_finalizer: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut content: Vec<&Object> = graph
+        .objects()
+        .filter(|o| o.namespace() == Some(ns.name()))
+        .collect();
+    content.sort_by_key(|o| (o.kind.clone(), o.name().to_string()));
+    for o in content {
+        remaining.push(name_of(o));
+        for f in &o.metadata.finalizers {
+            by_finalizer.entry(f.clone()).or_default().push(name_of(o));
+        }
+    }
+    NamespaceStatus {
+        phase: ns
+            .str_at(&["status", "phase"])
+            .unwrap_or("Terminating")
+            .to_string(),
+        spec_finalizers,
+        conditions,
+        remaining,
+        remaining_by_finalizer: by_finalizer,
+    }
+}
+
+fn fate(graph: &OwnershipGraph, obj: &Object) -> Fate {
+    let owners = graph.owners(obj.uid());
+    if owners.is_empty() {
+        return Fate::Root;
+    }
+    let (mut solid, mut stuck, mut dropped, mut waiting) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (r, status) in &owners {
+        let label = format!("{}/{}", r.kind, r.name);
+        match status {
+            RefStatus::Unresolvable => {
+                return Fate::NeverCollected {
+                    reason: format!(
+                        "it is cluster-scoped but names a namespaced owner ({label}): the garbage collector cannot look such an owner up and never deletes it"
+                    ),
+                };
+            }
+            RefStatus::UnknownKind => {
+                return Fate::NeverCollected {
+                    reason: format!(
+                        "its owner {label} is of kind {} ({}), which the server does not serve: the garbage collector retries with backoff and keeps it",
+                        r.kind, r.api_version
+                    ),
+                };
+            }
+            RefStatus::Resolves { owner } => match graph.get(owner) {
+                Some(o) if o.is_deleting_dependents() => waiting.push(label),
+                Some(o) if o.is_terminating() => {
+                    stuck.push(format!(
+                        "{label} (Terminating, held by {})",
+                        o.metadata.finalizers.join(", ")
+                    ));
+                    solid.push(label);
+                }
+                _ => solid.push(label),
+            },
+            RefStatus::OwnerAbsent => dropped.push(format!("{label} (gone)")),
+            RefStatus::UidMismatch { .. } => {
+                dropped.push(format!("{label} (recreated with another uid)"))
+            }
+            RefStatus::CrossNamespace { owner_namespace } => {
+                dropped.push(format!("{label} (lives in namespace {owner_namespace})"));
+            }
+        }
+    }
+    if !solid.is_empty() {
+        dropped.extend(
+            waiting
+                .iter()
+                .map(|w| format!("{w} (deleting in foreground)")),
+        );
+        return Fate::Protected {
+            owners: solid,
+            stuck_owners: stuck,
+            dropped,
+        };
+    }
+    if !waiting.is_empty() {
+        return Fate::WillBeCollected {
+            reason: format!(
+                "its only owners are being deleted in foreground ({}): the garbage collector deletes it so they can go",
+                waiting.join(", ")
+            ),
+        };
+    }
+    Fate::WillBeCollected {
+        reason: format!("every owner is gone: {}", dropped.join(", ")),
+    }
+}
+
+fn finalizer_cause(who: &str, f: &FinalizerStatus) -> Option<String> {
+    let name = &f.info.name;
+    match f.info.origin {
+        Origin::GarbageCollector => None,
+        _ => Some(match f.controller_online {
+            Some(false) => format!("{who} holds finalizer {name} and its controller is offline"),
+            Some(true) => {
+                format!("{who} holds finalizer {name}; its controller is online and will remove it")
+            }
+            None => format!("{who} holds finalizer {name}: {}", f.info.removed_by),
+        }),
+    }
+}
+
+fn blocker_causes(b: &Blocker, out: &mut Vec<String>) {
+    let who = format!("{}/{}", b.object.kind, b.object.name);
+    let before = out.len();
+    for f in &b.finalizers {
+        if let Some(c) = finalizer_cause(&who, f) {
+            out.push(c);
+        }
+    }
+    if let Some(g) = b.grace_left {
+        out.push(format!("{who} is in its grace period ({}s left)", g));
+    }
+    for c in &b.blocked_by {
+        blocker_causes(c, out);
+    }
+    if out.len() == before {
+        if b.other_owners.is_empty() {
+            out.push(format!("{who}: {}", b.state));
+        } else {
+            out.push(format!(
+                "{who} is also owned by {}: the garbage collector drops its reference",
+                b.other_owners.join(", ")
+            ));
+        }
+    }
+}
+
+fn causes(d: &Diagnosis) -> Vec<String> {
+    let who = format!("{}/{}", d.object.kind, d.object.name);
+    let mut out = Vec::new();
+    match &d.fate {
+        Fate::Terminating => {}
+        Fate::Root => {
+            return vec![format!(
+                "{who} has no owner: it stays until someone deletes it"
+            )];
+        }
+        Fate::Protected {
+            owners,
+            stuck_owners,
+            ..
+        } => {
+            if stuck_owners.is_empty() {
+                return vec![format!("{who} is kept by its owner {}", owners.join(", "))];
+            }
+            return vec![format!(
+                "{who} is kept by its owner {}, itself stuck Terminating: an owner keeps protecting its dependents until it is gone",
+                stuck_owners.join(", ")
+            )];
+        }
+        Fate::WillBeCollected { reason } => {
+            return vec![format!(
+                "{who} will be deleted by the garbage collector: {reason}"
+            )];
+        }
+        Fate::NeverCollected { reason } => {
+            return vec![format!("{who} is never collected: {reason}")];
+        }
+    }
+    for b in &d.blockers {
+        blocker_causes(b, &mut out);
+    }
+    if !d.releasing.is_empty() {
+        out.push(format!(
+            "the garbage collector is releasing {} dependents from {who} (orphan)",
+            d.releasing.len()
+        ));
+    }
+    if let Some(ns) = &d.namespace {
+        for (f, objs) in &ns.remaining_by_finalizer {
+            out.push(format!(
+                "namespace content holds finalizer {f}: {}",
+                objs.join(", ")
+            ));
+        }
+        if ns.remaining_by_finalizer.is_empty() && !ns.remaining.is_empty() {
+            out.push(format!(
+                "the namespace controller is still deleting {} objects",
+                ns.remaining.len()
+            ));
+        }
+    }
+    for f in &d.finalizers {
+        if let Some(c) = finalizer_cause(&who, f) {
+            out.push(c);
+        }
+    }
+    if let Some(g) = d.grace_left {
+        out.push(format!("{who} is in its grace period ({g}s left): the kubelet deletes it when its containers stop"));
+    }
+    if out.is_empty() {
+        if d.finalizers.iter().any(|f| f.info.name == FOREGROUND) {
+            out.push("no blocking dependent is left: the garbage collector removes foregroundDeletion on its next pass".into());
+        } else {
+            out.push(format!("{who} is about to go"));
+        }
+    }
+    out
+}
+
+impl Diagnosis {
+    /// One line: the state and the first cause.
+    #[must_use]
+    pub fn headline(&self) -> String {
+        let cause = self.causes.first().cloned().unwrap_or_default();
+        match self.terminating_seconds {
+            Some(s) if s < 0 => format!("Terminating (grace period, {}s left): {cause}", -s),
+            Some(s) => format!("Terminating for {}: {cause}", human_duration(s)),
+            None => cause,
+        }
+    }
+
+    /// The full answer, as lines of text.
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = vec![self.headline(), String::new()];
+        if let (Some(ts), Some(s)) = (self.terminating_since, self.terminating_seconds) {
+            out.push(format!(
+                "deletionTimestamp {ts} ({} ago)",
+                human_duration(s)
+            ));
+        }
+        if !self.finalizers.is_empty() {
+            out.push("Finalizers still present:".into());
+            for f in &self.finalizers {
+                out.push(format!("  {}: {}", f.info.name, f.info.meaning));
+                out.push(format!("    removed by: {}", f.info.removed_by));
+                match f.controller_online {
+                    Some(true) => out.push("    controller: online (simulated); it will remove it".into()),
+                    Some(false) => out.push(
+                        "    controller: OFFLINE (simulated); nothing removes it until it is back online or the finalizer is removed by hand".into(),
+                    ),
+                    None => {}
+                }
+                if f.info.name == FOREGROUND {
+                    if self.blockers.is_empty() {
+                        out.push("    no blocking dependent left".into());
+                    } else {
+                        out.push(format!(
+                            "    waiting on {} blocking dependent(s):",
+                            self.blockers.len()
+                        ));
+                        for b in &self.blockers {
+                            blocker_lines(b, 6, &mut out);
+                        }
+                    }
+                }
+                if f.info.name == ORPHAN && !self.releasing.is_empty() {
+                    out.push(format!("    releasing: {}", self.releasing.join(", ")));
+                }
+            }
+        }
+        if let Some(ns) = &self.namespace {
+            out.push(format!(
+                "Namespace phase {}, spec.finalizers [{}]",
+                ns.phase,
+                ns.spec_finalizers.join(", ")
+            ));
+            for c in &ns.conditions {
+                out.push(format!(
+                    "  {}={} {}: {}",
+                    c.kind, c.status, c.reason, c.message
+                ));
+            }
+            if ns.remaining.is_empty() {
+                out.push("  no content left".into());
+            } else {
+                out.push(format!(
+                    "  remaining content ({}): {}",
+                    ns.remaining.len(),
+                    ns.remaining.join(", ")
+                ));
+            }
+            for (f, objs) in &ns.remaining_by_finalizer {
+                out.push(format!("  held by finalizer {f}: {}", objs.join(", ")));
+            }
+        }
+        if !self.blocks.is_empty() {
+            out.push(format!(
+                "It blocks the foreground deletion of {}",
+                self.blocks.join(", ")
+            ));
+        }
+        if !self.owners.is_empty() {
+            out.push("Owners:".into());
+            for o in &self.owners {
+                let r = &o.reference;
+                let mut flags = Vec::new();
+                if r.is_controller() {
+                    flags.push("controller");
+                }
+                if r.blocks() {
+                    flags.push("blockOwnerDeletion");
+                }
+                let state = o.owner_state.as_deref().unwrap_or(o.status.label());
+                out.push(format!(
+                    "  {}/{} [{}]: {}",
+                    r.kind,
+                    r.name,
+                    if flags.is_empty() {
+                        "-".to_string()
+                    } else {
+                        flags.join(" ")
+                    },
+                    state
+                ));
+            }
+        }
+        if let Fate::Protected { dropped, .. } = &self.fate
+            && !dropped.is_empty()
+        {
+            out.push(format!(
+                "The garbage collector will remove the references to {}",
+                dropped.join(", ")
+            ));
+        }
+        if self.causes.len() > 1 {
+            out.push("Causes:".into());
+            for c in &self.causes {
+                out.push(format!("  - {c}"));
+            }
+        }
+        out
+    }
+}
+
+fn blocker_lines(b: &Blocker, indent: usize, out: &mut Vec<String>) {
+    let pad = " ".repeat(indent);
+    out.push(format!(
+        "{pad}{}/{}: {}",
+        b.object.kind, b.object.name, b.state
+    ));
+    for f in &b.finalizers {
+        let who = match f.controller_online {
+            Some(true) => "its controller is online and will remove it".to_string(),
+            Some(false) => "its controller is OFFLINE: nothing removes it".to_string(),
+            None => format!("removed by {}", f.info.removed_by),
+        };
+        out.push(format!("{pad}  finalizer {}: {who}", f.info.name));
+    }
+    if let Some(g) = b.grace_left {
+        out.push(format!("{pad}  grace period: {g}s left"));
+    }
+    if !b.other_owners.is_empty() {
+        out.push(format!(
+            "{pad}  also owned by {}",
+            b.other_owners.join(", ")
+        ));
+    }
+    for c in &b.blocked_by {
+        blocker_lines(c, indent + 4, out);
+    }
+}

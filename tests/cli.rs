@@ -1,0 +1,251 @@
+//! The headless CLI, run as a user runs it: exit codes, output shape and
+//! errors that name the file and line.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn ownerscope(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ownerscope"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn bundled() -> Vec<String> {
+    let o = ownerscope(&["scenarios", "-o", "json"]);
+    assert!(o.status.success());
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|s| s["name"].as_str().expect("name").to_string())
+        .collect()
+}
+
+#[test]
+fn scenarios_lists_at_least_eight_with_descriptions() {
+    let o = ownerscope(&["scenarios"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    assert!(text.lines().count() >= 8, "{text}");
+    for name in [
+        "deployment",
+        "foreground-blocked",
+        "job-orphan-default",
+        "shared-dependent",
+        "wrong-uid",
+        "invalid-references",
+        "service-endpointslices",
+        "stuck-owner",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} listed"));
+        assert!(
+            line.len() > name.len() + 20,
+            "{name} has a description: {line}"
+        );
+    }
+}
+
+#[test]
+fn tree_and_simulate_exit_zero_on_every_bundled_scenario() {
+    let names = bundled();
+    assert!(names.len() >= 8);
+    for name in &names {
+        let t = ownerscope(&["tree", name]);
+        assert!(t.status.success(), "tree {name}: {}", stderr(&t));
+        assert!(stdout(&t).contains("namespace ") || stdout(&t).contains("cluster-scoped"));
+        let tj = ownerscope(&["tree", name, "-o", "json"]);
+        assert!(tj.status.success());
+        let forest: Value = serde_json::from_str(&stdout(&tj)).expect("tree json");
+        assert!(forest.as_array().is_some_and(|a| !a.is_empty()), "{name}");
+        let s = ownerscope(&["simulate", name]);
+        assert!(s.status.success(), "simulate {name}: {}", stderr(&s));
+        assert!(stdout(&s).contains("final state at"));
+        let sj = ownerscope(&["simulate", name, "-o", "json"]);
+        assert!(sj.status.success());
+        let lines: Vec<Value> = stdout(&sj)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json line"))
+            .collect();
+        let (last, rest) = lines.split_last().expect("lines");
+        assert!(
+            last["final"].is_array(),
+            "{name}: last line holds the final state"
+        );
+        for l in rest {
+            assert!(
+                l["t"].is_number() && l["type"].is_string() && l["object"]["kind"].is_string(),
+                "{l}"
+            );
+            match l["type"].as_str() {
+                Some("response") => assert!(
+                    l["code"].is_number() && l["message"].is_string() && l["warnings"].is_array()
+                ),
+                Some("event") => assert!(l["reason"].is_string() && l["message"].is_string()),
+                Some("created" | "updated" | "deleted") => {}
+                other => panic!("unexpected type {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn simulate_json_shows_the_foreground_cascade_in_order() {
+    let o = ownerscope(&[
+        "simulate",
+        "deployment",
+        "--delete",
+        "deployment/web",
+        "--policy",
+        "foreground",
+        "-o",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(lines[0]["type"], "response");
+    assert_eq!(lines[0]["code"], 200);
+    let deleted: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "deleted")
+        .map(|l| l["object"]["kind"].as_str().expect("kind"))
+        .collect();
+    assert_eq!(
+        deleted,
+        vec!["Pod", "Pod", "Pod", "ReplicaSet", "Deployment"],
+        "bottom-up"
+    );
+    assert_eq!(lines.last().expect("final")["final"], Value::Array(vec![]));
+}
+
+#[test]
+fn simulate_delete_without_policy_uses_the_type_default() {
+    let o = ownerscope(&[
+        "simulate",
+        "job-orphan-default",
+        "--delete",
+        "job/nightly-report",
+        "-n",
+        "reports",
+    ]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    assert!(text.contains("DELETE -> 200 OK"), "{text}");
+    assert!(
+        text.contains("child pods are preserved by default when jobs are deleted"),
+        "{text}"
+    );
+    assert!(text.contains("+finalizer orphan"), "{text}");
+}
+
+#[test]
+fn malformed_files_fail_naming_file_line_and_field() {
+    let dir = std::env::temp_dir().join(format!("ownerscope-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let cases = [
+        ("syntax.yaml", "name: x\nobjects: [\n  {a: 1\n", ":4: "),
+        (
+            "typo.yaml",
+            "name: x\nobjects: []\nsteps:\n  - at: 1s\n    delete: {kind: Pod, name: p, polcy: Orphan}\n",
+            ":5: steps[0].delete",
+        ),
+        (
+            "owner.yaml",
+            "name: x\nobjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: c\n      ownerReferences:\n        - {apiVersion: v1, kind: Secret, name: missing}\n",
+            ":8: objects[0].metadata.ownerReferences[0]",
+        ),
+        (
+            "invalid.yaml",
+            "name: x\nobjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: c\n      finalizers: [orphan, foregroundDeletion]\n",
+            ":3: objects[0]",
+        ),
+        (
+            "manifest.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: x\n",
+            ":9: metadata.labels",
+        ),
+    ];
+    for (file, text, expect) in cases {
+        let path = dir.join(file);
+        std::fs::write(&path, text).expect("write");
+        let p = path.to_string_lossy().to_string();
+        for cmd in ["tree", "simulate"] {
+            let o = ownerscope(&[cmd, &p]);
+            assert!(!o.status.success(), "{cmd} {file} must fail");
+            let err = stderr(&o);
+            assert!(err.contains(&format!("{p}{expect}")), "{cmd} {file}: {err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    let o = ownerscope(&["tree", "no-such-scenario"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no bundled scenario of that name"));
+}
+
+#[test]
+fn why_names_blocking_dependent_finalizer_and_offline_controller() {
+    let o = ownerscope(&[
+        "why",
+        "foreground-blocked",
+        "deployment/api",
+        "-n",
+        "shop",
+        "--at",
+        "10",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("ConfigMap/api-cache"), "{text}");
+    assert!(text.contains("example.com/cache-flush"), "{text}");
+    assert!(text.contains("OFFLINE"), "{text}");
+    let j = ownerscope(&[
+        "why",
+        "foreground-blocked",
+        "deployment/api",
+        "--at",
+        "10",
+        "-o",
+        "json",
+    ]);
+    let v: Value = serde_json::from_str(&stdout(&j)).expect("json");
+    assert_eq!(v["blockers"][0]["object"]["name"], "api-cache");
+    assert_eq!(v["blockers"][0]["finalizers"][0]["controllerOnline"], false);
+}
+
+#[test]
+fn plan_prints_each_affected_object() {
+    let o = ownerscope(&[
+        "plan",
+        "deployment",
+        "--delete",
+        "deploy/web",
+        "--policy",
+        "orphan",
+        "-o",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(v["policy"], "Orphan");
+    let entries = v["entries"].as_array().expect("entries");
+    assert_eq!(entries[0]["object"]["kind"], "Deployment");
+    assert_eq!(entries[0]["outcome"]["outcome"], "deleted");
+    assert_eq!(entries[1]["object"]["kind"], "ReplicaSet");
+    assert_eq!(entries[1]["outcome"]["outcome"], "orphaned");
+    assert_eq!(entries.len(), 2, "pods are untouched: {entries:?}");
+}
