@@ -39,8 +39,8 @@ pub struct Binding {
     pub desc: &'static str,
     /// Only offered when the source is the simulator.
     pub sim_only: bool,
-    /// Shown in the status bar's key hints.
-    pub hint: Option<&'static str>,
+    /// Shown in the status bar's key hints: (order, label).
+    pub hint: Option<(u8, &'static str)>,
 }
 
 const fn b(keys: &'static [Key], action: Action, desc: &'static str) -> Binding {
@@ -53,8 +53,8 @@ const fn b(keys: &'static [Key], action: Action, desc: &'static str) -> Binding 
     }
 }
 
-const fn hint(mut x: Binding, h: &'static str) -> Binding {
-    x.hint = Some(h);
+const fn hint(mut x: Binding, order: u8, h: &'static str) -> Binding {
+    x.hint = Some((order, h));
     x
 }
 
@@ -129,6 +129,7 @@ pub const NORMAL: &[Binding] = &[
     ),
     hint(
         b(&[k('/')], Action::StartSearch, "search kind/name"),
+        5,
         "search",
     ),
     b(&[k('n')], Action::NextMatch, "next search match"),
@@ -139,6 +140,7 @@ pub const NORMAL: &[Binding] = &[
             Action::OpenFilter,
             "filter: only Terminating, only problems, a namespace",
         ),
+        6,
         "filter",
     ),
     b(
@@ -168,6 +170,7 @@ pub const NORMAL: &[Binding] = &[
             Action::OpenDelete,
             "delete: choose a policy, preview, confirm",
         ),
+        1,
         "delete",
     ),
     hint(
@@ -176,10 +179,12 @@ pub const NORMAL: &[Binding] = &[
             Action::OpenRemoveFinalizer,
             "remove one finalizer (type its name to confirm)",
         ),
+        2,
         "finalizer",
     ),
     hint(
         sim(b(&[k(' ')], Action::PauseResume, "pause / resume time")),
+        4,
         "pause",
     ),
     sim(b(&[k('s')], Action::Step, "single step (pauses)")),
@@ -191,12 +196,13 @@ pub const NORMAL: &[Binding] = &[
             Action::OpenControllers,
             "controllers: take offline / bring online",
         )),
+        3,
         "controllers",
     ),
     sim(b(&[k('R')], Action::OpenReset, "reset the scenario")),
     sim(b(&[k('S')], Action::OpenScenarios, "pick another scenario")),
-    hint(b(&[k('?')], Action::Help, "help"), "help"),
-    hint(b(&[k('q'), ctrl('c')], Action::Quit, "quit"), "quit"),
+    hint(b(&[k('?')], Action::Help, "help"), 0, "help"),
+    hint(b(&[k('q'), ctrl('c')], Action::Quit, "quit"), 7, "quit"),
 ];
 
 /// Shared by the list dialogs.

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+use super::index::NodeId;
 use super::rows::{Row, RowKey, RowNode};
 use crate::model::{ObjRef, Object};
 
@@ -50,7 +51,7 @@ pub struct Flash {
 struct Ghost {
     key: RowKey,
     depth: u16,
-    object: ObjRef,
+    object: Box<ObjRef>,
     /// The row it followed.
     after: Option<RowKey>,
     until: Duration,
@@ -104,15 +105,17 @@ impl Flashes {
         }
     }
 
-    /// Keeps every row of the removed object as a ghost where it was.
-    pub fn on_remove(&mut self, rows: &[Row], obj: &Object, now: Duration) {
+    /// Keeps every row of the removed object (`id` in the rows) as a
+    /// ghost where it was.
+    pub fn on_remove(&mut self, rows: &[Row], id: Option<NodeId>, obj: &Object, now: Duration) {
         self.by_uid.remove(obj.uid());
+        let Some(id) = id else { return };
         for (i, r) in rows.iter().enumerate() {
-            if r.uid() == Some(obj.uid()) {
+            if r.id() == Some(id) {
                 self.ghosts.push(Ghost {
                     key: r.key,
                     depth: r.depth,
-                    object: obj.obj_ref(),
+                    object: Box::new(obj.obj_ref()),
                     after: i.checked_sub(1).and_then(|p| rows.get(p)).map(|p| p.key),
                     until: now + FLASH_FOR,
                 });

@@ -2,11 +2,18 @@
 //! dependents (sorted), whether it is a root, Terminating or has a problem,
 //! kept up to date incrementally from upserts and removals so that a change
 //! costs what it touches, not what the cluster holds.
+//!
+//! Objects get dense ids for as long as they live, so that walking the
+//! forest touches small records in one vector instead of hashing strings.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::rc::Rc;
 
+use super::rows::fnv;
 use crate::model::{Object, OwnershipGraph};
+
+/// A dense id, valid while the object exists.
+pub type NodeId = u32;
 
 /// Display order of roots: (namespace or "" for cluster-scoped, kind, name,
 /// uid). Cluster-scoped roots sort first.
@@ -16,21 +23,36 @@ pub struct RootKey {
     pub kind: String,
     pub name: String,
     pub uid: Rc<str>,
+    pub id: NodeId,
 }
 
+/// What a walk of the forest needs, small and contiguous.
 #[derive(Clone, Debug, Default)]
 struct Node {
-    uid: Rc<str>,
-    children: Vec<Rc<str>>,
-    root: Option<RootKey>,
+    children: Vec<NodeId>,
+    uid_hash: u64,
+    live: bool,
+    root: bool,
     problem: bool,
     terminating: bool,
+}
+
+/// What is needed less often.
+#[derive(Clone, Debug, Default)]
+struct Cold {
+    uid: Rc<str>,
+    root_key: Option<RootKey>,
+    /// `kind/name`, lower case, for search.
+    label: Box<str>,
 }
 
 /// Children, roots and flags of every object in a graph.
 #[derive(Clone, Debug, Default)]
 pub struct ForestIndex {
-    nodes: HashMap<Rc<str>, Node>,
+    ids: HashMap<Rc<str>, NodeId>,
+    nodes: Vec<Node>,
+    cold: Vec<Cold>,
+    free: Vec<NodeId>,
     roots: BTreeSet<RootKey>,
     /// Objects that only own each other (a cycle no root reaches): the
     /// first of each cycle is drawn as if it were a root.
@@ -39,13 +61,8 @@ pub struct ForestIndex {
     terminating: usize,
 }
 
-fn root_key(o: &Object, uid: &Rc<str>) -> RootKey {
-    RootKey {
-        namespace: o.namespace().unwrap_or_default().to_string(),
-        kind: o.kind.clone(),
-        name: o.name().to_string(),
-        uid: uid.clone(),
-    }
+fn idx(id: NodeId) -> usize {
+    id as usize
 }
 
 impl ForestIndex {
@@ -53,14 +70,28 @@ impl ForestIndex {
     #[must_use]
     pub fn build(graph: &OwnershipGraph) -> Self {
         let mut ix = ForestIndex::default();
-        let uids: Vec<String> = graph.objects().map(|o| o.uid().to_string()).collect();
+        let mut uids: Vec<&str> = graph.objects().map(Object::uid).collect();
+        uids.sort_unstable();
         for u in &uids {
             ix.refresh_node(graph, u);
         }
         for u in &uids {
             ix.refresh_children(graph, u);
         }
-        ix.check_cycles(graph, uids.iter().map(String::as_str));
+        // Whatever no root reaches is in a cycle.
+        let mut reached = vec![false; ix.nodes.len()];
+        let mut stack: Vec<NodeId> = ix.roots.iter().map(|k| k.id).collect();
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut reached[idx(id)], true) {
+                continue;
+            }
+            stack.extend(&ix.nodes[idx(id)].children);
+        }
+        let unreached: Vec<String> = (0..ix.nodes.len())
+            .filter(|i| ix.nodes[*i].live && !reached[*i])
+            .map(|i| ix.cold[i].uid.to_string())
+            .collect();
+        ix.check_cycles(graph, unreached.iter().map(String::as_str));
         ix
     }
 
@@ -86,65 +117,95 @@ impl ForestIndex {
         self.check_cycles(graph, candidates);
     }
 
+    fn alloc(&mut self, uid: &str) -> NodeId {
+        if let Some(id) = self.ids.get(uid) {
+            return *id;
+        }
+        let rc: Rc<str> = Rc::from(uid);
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.nodes.push(Node::default());
+                self.cold.push(Cold::default());
+                NodeId::try_from(self.nodes.len() - 1).unwrap_or(NodeId::MAX)
+            }
+        };
+        self.nodes[idx(id)] = Node {
+            uid_hash: fnv(uid.as_bytes()),
+            live: true,
+            ..Node::default()
+        };
+        self.cold[idx(id)] = Cold {
+            uid: rc.clone(),
+            ..Cold::default()
+        };
+        self.ids.insert(rc, id);
+        id
+    }
+
     fn refresh_node(&mut self, graph: &OwnershipGraph, uid: &str) {
         let Some(obj) = graph.get(uid) else {
-            if let Some(old) = self.nodes.remove(uid) {
-                self.forget(&old);
+            if let Some(id) = self.ids.remove(uid) {
+                self.forget(id);
+                self.nodes[idx(id)] = Node::default();
+                self.cold[idx(id)] = Cold::default();
+                self.free.push(id);
             }
             return;
         };
-        let statuses: Vec<bool> = obj
-            .metadata
-            .owner_references
-            .iter()
-            .map(|r| graph.classify(obj, r).resolves())
-            .collect();
-        let is_root = !statuses.iter().any(|s| *s);
-        let problem = statuses.iter().any(|s| !*s);
-        let terminating = obj.is_terminating();
-        let rc: Rc<str> = match self.nodes.get(uid) {
-            Some(n) => n.uid.clone(),
-            None => Rc::from(uid),
-        };
-        let root = is_root.then(|| root_key(obj, &rc));
-        let children = self
-            .nodes
-            .get_mut(uid)
-            .map(|n| std::mem::take(&mut n.children))
-            .unwrap_or_default();
-        let new = Node {
-            uid: rc.clone(),
-            children,
-            root,
-            problem,
-            terminating,
-        };
-        if let Some(old) = self.nodes.insert(rc, new) {
-            self.forget(&old);
+        let mut resolving = false;
+        let mut problem = false;
+        for r in &obj.metadata.owner_references {
+            if graph.classify(obj, r).resolves() {
+                resolving = true;
+            } else {
+                problem = true;
+            }
         }
-        let Some(new) = self.nodes.get(uid) else {
-            return;
-        };
-        if let Some(k) = &new.root {
+        let id = self.alloc(uid);
+        self.forget(id);
+        let key = (!resolving).then(|| RootKey {
+            namespace: obj.namespace().unwrap_or_default().to_string(),
+            kind: obj.kind.clone(),
+            name: obj.name().to_string(),
+            uid: self.cold[idx(id)].uid.clone(),
+            id,
+        });
+        if let Some(k) = &key {
             self.roots.insert(k.clone());
         }
-        self.problems += usize::from(new.problem);
-        self.terminating += usize::from(new.terminating);
+        let n = &mut self.nodes[idx(id)];
+        n.root = !resolving;
+        n.problem = problem;
+        n.terminating = obj.is_terminating();
+        self.problems += usize::from(problem);
+        self.terminating += usize::from(n.terminating);
+        let c = &mut self.cold[idx(id)];
+        c.root_key = key;
+        c.label = format!("{}/{}", obj.kind, obj.name())
+            .to_lowercase()
+            .into_boxed_str();
     }
 
-    fn forget(&mut self, old: &Node) {
-        if let Some(k) = &old.root {
-            self.roots.remove(k);
+    /// Takes a node's flags out of the totals and sets.
+    fn forget(&mut self, id: NodeId) {
+        let n = &self.nodes[idx(id)];
+        self.problems -= usize::from(n.problem);
+        self.terminating -= usize::from(n.terminating);
+        let n = &mut self.nodes[idx(id)];
+        n.problem = false;
+        n.terminating = false;
+        n.root = false;
+        if let Some(k) = self.cold[idx(id)].root_key.take() {
+            self.roots.remove(&k);
         }
-        self.cycle_starts.retain(|k| k.uid != old.uid);
-        self.problems -= usize::from(old.problem);
-        self.terminating -= usize::from(old.terminating);
+        self.cycle_starts.retain(|k| k.id != id);
     }
 
     fn refresh_children(&mut self, graph: &OwnershipGraph, owner: &str) {
-        if !self.nodes.contains_key(owner) {
+        let Some(&oid) = self.ids.get(owner) else {
             return;
-        }
+        };
         let mut kids: Vec<&Object> = graph
             .referrers(owner)
             .filter_map(|d| graph.get(d))
@@ -163,16 +224,8 @@ impl ForestIndex {
                 b.uid(),
             ))
         });
-        let children: Vec<Rc<str>> = kids
-            .iter()
-            .map(|k| match self.nodes.get(k.uid()) {
-                Some(n) => n.uid.clone(),
-                None => Rc::from(k.uid()),
-            })
-            .collect();
-        if let Some(n) = self.nodes.get_mut(owner) {
-            n.children = children;
-        }
+        let children: Vec<NodeId> = kids.iter().map(|k| self.alloc(k.uid())).collect();
+        self.nodes[idx(oid)].children = children;
     }
 
     /// Finds objects no root reaches (only owned inside a cycle) among
@@ -182,19 +235,18 @@ impl ForestIndex {
         graph: &OwnershipGraph,
         candidates: impl Iterator<Item = &'a str>,
     ) {
-        let known: Vec<Rc<str>> = self.cycle_starts.iter().map(|k| k.uid.clone()).collect();
+        let known: Vec<String> = self
+            .cycle_starts
+            .iter()
+            .map(|k| k.uid.to_string())
+            .collect();
         self.cycle_starts.clear();
         let mut done: HashSet<String> = HashSet::new();
-        for uid in candidates
-            .map(str::to_string)
-            .chain(known.iter().map(|u| u.to_string()))
-        {
-            if done.contains(&uid)
-                || self
-                    .nodes
-                    .get(uid.as_str())
-                    .is_none_or(|n| n.root.is_some())
-            {
+        for uid in candidates.map(str::to_string).chain(known) {
+            let Some(&id) = self.ids.get(uid.as_str()) else {
+                continue;
+            };
+            if done.contains(&uid) || self.nodes[idx(id)].root {
                 continue;
             }
             let (reaches_root, closure) = self.upward(graph, &uid);
@@ -204,7 +256,17 @@ impl ForestIndex {
             }
             let start = closure
                 .iter()
-                .filter_map(|u| Some(root_key(graph.get(u)?, &self.nodes.get(u.as_str())?.uid)))
+                .filter_map(|u| {
+                    let o = graph.get(u)?;
+                    let id = *self.ids.get(u.as_str())?;
+                    Some(RootKey {
+                        namespace: o.namespace().unwrap_or_default().to_string(),
+                        kind: o.kind.clone(),
+                        name: o.name().to_string(),
+                        uid: self.cold[idx(id)].uid.clone(),
+                        id,
+                    })
+                })
                 .min();
             if let Some(k) = start {
                 self.cycle_starts.insert(k);
@@ -222,8 +284,13 @@ impl ForestIndex {
             if !seen.insert(u.clone()) {
                 continue;
             }
-            if self.nodes.get(u.as_str()).is_some_and(|n| n.root.is_some()) {
+            if self
+                .ids
+                .get(u.as_str())
+                .is_some_and(|id| self.nodes[idx(*id)].root)
+            {
                 reaches = true;
+                break;
             }
             stack.extend(graph.resolved_owners(&u));
         }
@@ -241,20 +308,69 @@ impl ForestIndex {
         }
     }
 
-    /// Resolving dependents of `uid`, sorted by namespace, kind, name.
+    /// The id of an object.
     #[must_use]
-    pub fn children(&self, uid: &str) -> &[Rc<str>] {
-        self.nodes.get(uid).map_or(&[], |n| n.children.as_slice())
+    pub fn id(&self, uid: &str) -> Option<NodeId> {
+        self.ids.get(uid).copied()
+    }
+
+    /// The uid of a live id (empty for a free one).
+    #[must_use]
+    pub fn uid(&self, id: NodeId) -> &str {
+        self.cold.get(idx(id)).map_or("", |c| &c.uid)
+    }
+
+    /// `kind/name` in lower case.
+    #[must_use]
+    pub fn label(&self, id: NodeId) -> &str {
+        self.cold.get(idx(id)).map_or("", |c| &c.label)
+    }
+
+    /// A hash of the uid, for row keys.
+    #[must_use]
+    pub fn uid_hash(&self, id: NodeId) -> u64 {
+        self.nodes.get(idx(id)).map_or(0, |n| n.uid_hash)
+    }
+
+    /// Resolving dependents, sorted by namespace, kind, name.
+    #[must_use]
+    pub fn children_of(&self, id: NodeId) -> &[NodeId] {
+        self.nodes
+            .get(idx(id))
+            .map_or(&[], |n| n.children.as_slice())
+    }
+
+    /// Resolving dependents of `uid`, as uids.
+    pub fn children(&self, uid: &str) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
+        let kids = self.id(uid).map_or(&[][..], |id| self.children_of(id));
+        kids.iter().map(|c| self.uid(*c))
+    }
+
+    #[must_use]
+    pub fn is_problem_id(&self, id: NodeId) -> bool {
+        self.nodes.get(idx(id)).is_some_and(|n| n.problem)
+    }
+
+    #[must_use]
+    pub fn is_terminating_id(&self, id: NodeId) -> bool {
+        self.nodes.get(idx(id)).is_some_and(|n| n.terminating)
     }
 
     #[must_use]
     pub fn is_problem(&self, uid: &str) -> bool {
-        self.nodes.get(uid).is_some_and(|n| n.problem)
+        self.id(uid).is_some_and(|id| self.is_problem_id(id))
     }
 
     #[must_use]
     pub fn is_terminating(&self, uid: &str) -> bool {
-        self.nodes.get(uid).is_some_and(|n| n.terminating)
+        self.id(uid).is_some_and(|id| self.is_terminating_id(id))
+    }
+
+    /// Whether any live object satisfies `pred` (a flat scan, no walk).
+    pub fn any(&self, pred: impl Fn(NodeId) -> bool) -> bool {
+        (0..self.nodes.len())
+            .filter_map(|i| NodeId::try_from(i).ok())
+            .any(|id| self.nodes[idx(id)].live && pred(id))
     }
 
     /// Objects with an owner reference that does not resolve.
@@ -270,12 +386,12 @@ impl ForestIndex {
 
     #[must_use]
     pub fn len(&self) -> usize {
-        self.nodes.len()
+        self.ids.len()
     }
 
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.ids.is_empty()
     }
 }
 
@@ -321,6 +437,7 @@ mod tests {
         assert_eq!(root_uids(&ix), vec!["d"]);
         assert_eq!(ix.children("d").len(), 2);
         assert_eq!(ix.problem_count(), 0);
+        assert_eq!(ix.label(ix.id("q").expect("q")), "replicaset/q");
         g.remove("d");
         ix.touch(&g, "d", &[]);
         let fresh = ForestIndex::build(&g);
@@ -328,6 +445,11 @@ mod tests {
         assert_eq!(root_uids(&ix), vec!["q", "r"]);
         assert_eq!(ix.problem_count(), 2);
         assert_eq!(fresh.problem_count(), 2);
+        assert_eq!(ix.len(), 2);
+        // The freed id is reused.
+        g.upsert(obj("Deployment", "e", "e", None));
+        ix.touch(&g, "e", &[]);
+        assert_eq!(ix.nodes.len(), 3);
     }
 
     #[test]
@@ -337,5 +459,14 @@ mod tests {
         g.upsert(obj("Deployment", "b", "2", Some(("Deployment", "a", "1"))));
         let ix = ForestIndex::build(&g);
         assert_eq!(root_uids(&ix), vec!["1"]);
+        let mut g2 = g.clone();
+        let mut ix2 = ForestIndex::build(&OwnershipGraph::new(KindTable::builtin()));
+        for u in ["1", "2"] {
+            ix2.touch(&g2, u, &[]);
+        }
+        assert_eq!(root_uids(&ix2), vec!["1"]);
+        g2.remove("2");
+        ix2.touch(&g2, "2", &["1".to_string()]);
+        assert_eq!(root_uids(&ix2), vec!["1"], "now a plain root");
     }
 }

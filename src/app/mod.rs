@@ -21,6 +21,7 @@ pub use modal::{Modal, Mode};
 pub use rows::{Filters, Only, Row, RowKey, RowNode, Scope};
 
 use crate::backend::{Command, Happening, SourceStatus, Update};
+use crate::model::diagnosis::{self, Diagnosis};
 use crate::model::{KindTable, Object, OwnershipGraph};
 use flash::{Flash, Flashes};
 use index::ForestIndex;
@@ -96,6 +97,8 @@ pub struct App {
     clock: Duration,
     message: Option<Message>,
     quit: bool,
+    /// "Why is this still here?" for the selected object, kept current.
+    why: Option<Diagnosis>,
 }
 
 impl App {
@@ -126,6 +129,7 @@ impl App {
             clock: Duration::ZERO,
             message: None,
             quit: false,
+            why: None,
         }
     }
 
@@ -156,12 +160,22 @@ impl App {
         self.rows.get(self.selected)
     }
 
+    /// The uid of an object row.
+    #[must_use]
+    pub fn row_uid(&self, row: &Row) -> Option<&str> {
+        row.id().map(|id| self.index.uid(id))
+    }
+
+    /// The object of an object row.
+    #[must_use]
+    pub fn row_object(&self, row: &Row) -> Option<&Object> {
+        self.row_uid(row).and_then(|u| self.graph.get(u))
+    }
+
     /// The selected object, if an object row is selected.
     #[must_use]
     pub fn selected_object(&self) -> Option<&Object> {
-        self.selected_row()
-            .and_then(Row::uid)
-            .and_then(|u| self.graph.get(u))
+        self.selected_row().and_then(|r| self.row_object(r))
     }
 
     /// The first visible row of the tree pane.
@@ -231,6 +245,12 @@ impl App {
     #[must_use]
     pub fn message(&self) -> Option<&Message> {
         self.message.as_ref()
+    }
+
+    /// The diagnosis of the selected object.
+    #[must_use]
+    pub fn why(&self) -> Option<&Diagnosis> {
+        self.why.as_ref()
     }
 
     #[must_use]
@@ -305,8 +325,9 @@ impl App {
                     structure = true;
                 }
                 Update::Remove(uid) => {
+                    let id = self.index.id(&uid);
                     if let Some(old) = self.graph.remove(&uid) {
-                        self.flashes.on_remove(&self.rows, &old, self.clock);
+                        self.flashes.on_remove(&self.rows, id, &old, self.clock);
                         self.index.touch(&self.graph, &uid, &owner_uids(Some(&old)));
                         structure = true;
                     }
@@ -339,6 +360,9 @@ impl App {
             self.rebuild();
             self.refresh_modals();
         }
+        if structure || changed {
+            self.refresh_why();
+        }
         structure || changed
     }
 
@@ -357,6 +381,11 @@ impl App {
         self.graph = graph;
         self.flashes.clear();
         self.timeline.clear();
+        if self.selected_key.is_none() {
+            // First load: start on the first object rather than a group.
+            let rows = rows::build(&self.index, &self.expansion, &self.filters);
+            self.selected_key = rows.iter().find(|r| r.id().is_some()).map(|r| r.key);
+        }
         self.modals
             .retain(|m| matches!(m, Modal::Help { .. } | Modal::Pick(_)));
     }
@@ -383,6 +412,9 @@ impl App {
     pub fn set_now(&mut self, now: Timestamp) -> bool {
         let changed = self.now != now;
         self.now = now;
+        if changed {
+            self.refresh_why();
+        }
         changed
     }
 
@@ -393,6 +425,7 @@ impl App {
         let (any, ghosts) = self.flashes.expire(self.clock);
         if ghosts {
             self.rebuild();
+            self.refresh_why();
         }
         let mut changed = any;
         if self
@@ -480,6 +513,7 @@ impl App {
             Mode::Normal => self.normal(action),
             _ => self.in_modal(action),
         };
+        self.refresh_why();
         if self.opts.read_only && cmds.iter().any(Command::is_mutation) {
             self.error("read-only mode: refused");
             return cmds.into_iter().filter(|c| !c.is_mutation()).collect();
@@ -573,6 +607,12 @@ impl App {
             | Action::Backspace => {}
         }
         Vec::new()
+    }
+
+    fn refresh_why(&mut self) {
+        self.why = self
+            .selected_object()
+            .map(|o| diagnosis::diagnose(&self.graph, o.uid(), self.now, &self.controllers));
     }
 
     fn clear(&mut self) {

@@ -2,6 +2,7 @@
 //! and search look through the whole forest (not only the open rows) and
 //! open the rows above what they find.
 
+use super::index::NodeId;
 use super::modal::{Modal, PickItem, Picker, Purpose, SearchInput};
 use super::rows::{self, Only, RowKey, RowNode};
 use super::{App, Flag};
@@ -82,16 +83,16 @@ impl App {
         };
         let mut keys = vec![(row.key, matches!(row.node, RowNode::Group { .. }))];
         match &row.node {
-            RowNode::Object { uid, .. } => {
-                let mut stack = vec![(uid.clone(), row.key, 0usize)];
+            RowNode::Object { id, .. } => {
+                let mut stack = vec![(*id, row.key, 0usize)];
                 while let Some((u, k, depth)) = stack.pop() {
                     if depth > 64 {
                         continue;
                     }
-                    for c in self.index.children(&u) {
-                        let ck = k.child(c);
+                    for c in self.index.children_of(u) {
+                        let ck = k.child_hash(self.index.uid_hash(*c));
                         keys.push((ck, false));
-                        stack.push((c.clone(), ck, depth + 1));
+                        stack.push((*c, ck, depth + 1));
                     }
                 }
             }
@@ -134,8 +135,12 @@ impl App {
     /// The next (or previous) object position after the selection whose
     /// uid satisfies `pred`, wrapping around. A filtered view looks at its
     /// rows only; otherwise the whole forest is searched.
-    fn find(&self, forward: bool, inclusive: bool, pred: impl Fn(&str) -> bool) -> Option<Found> {
+    fn find(&self, forward: bool, inclusive: bool, pred: impl Fn(NodeId) -> bool) -> Option<Found> {
         let cur = self.selected_key;
+        // A flat scan first: a miss costs no walk.
+        if !self.index.any(&pred) {
+            return None;
+        }
         if self.filters.only != Only::All {
             let n = self.rows.len();
             let start = self.selected;
@@ -148,7 +153,7 @@ impl App {
             };
             return order.into_iter().find_map(|i| {
                 let r = &self.rows[i];
-                r.uid().filter(|u| pred(u)).map(|_| Found {
+                r.id().filter(|u| pred(*u)).map(|_| Found {
                     key: r.key,
                     ancestors: Vec::new(),
                 })
@@ -167,7 +172,7 @@ impl App {
             if at || group_start {
                 passed = true;
             }
-            if !pred(v.uid) {
+            if !pred(v.id) {
                 return false;
             }
             let found = || Found {
@@ -200,8 +205,8 @@ impl App {
     pub(super) fn jump_flag(&mut self, forward: bool, flag: Flag) {
         let index = &self.index;
         let found = self.find(forward, false, |u| match flag {
-            Flag::Terminating => index.is_terminating(u),
-            Flag::Problem => index.is_problem(u),
+            Flag::Terminating => index.is_terminating_id(u),
+            Flag::Problem => index.is_problem_id(u),
         });
         match found {
             Some(f) => self.reveal(&f),
@@ -271,27 +276,24 @@ impl App {
     /// first position in the forest.
     pub(super) fn goto_owner(&mut self, owner: &str) {
         if let Some(p) = self.parent_row()
-            && self.rows[p].uid() == Some(owner)
+            && self.row_uid(&self.rows[p]) == Some(owner)
         {
             self.select(p);
             return;
         }
         self.selected_key = None;
         self.selected = 0;
+        let Some(owner) = self.index.id(owner) else {
+            return;
+        };
         if let Some(f) = self.find(true, true, |u| u == owner) {
             self.reveal(&f);
         }
     }
 
-    fn matches_query(&self, uid: &str, query: &str) -> bool {
-        let Some(o) = self.graph.get(uid) else {
-            return false;
-        };
-        let q = query.to_lowercase();
-        format!("{}/{}", o.kind, o.name())
-            .to_lowercase()
-            .contains(&q)
-            || o.namespace().is_some_and(|ns| ns.to_lowercase() == q)
+    /// `kind/name` contains the query, ignoring case.
+    fn matches_query(&self, id: NodeId, lower_query: &str) -> bool {
+        self.index.label(id).contains(lower_query)
     }
 
     pub(super) fn start_search(&mut self) {
@@ -308,7 +310,7 @@ impl App {
         let Some(Modal::Search(s)) = self.modals.last() else {
             return;
         };
-        let (query, origin, origin_index) = (s.query.clone(), s.origin, s.origin_index);
+        let (query, origin, origin_index) = (s.query.to_lowercase(), s.origin, s.origin_index);
         if query.is_empty() {
             return;
         }
@@ -325,7 +327,7 @@ impl App {
     }
 
     pub(super) fn next_match(&mut self, forward: bool) {
-        let Some(query) = self.search.clone() else {
+        let Some(query) = self.search.as_ref().map(|q| q.to_lowercase()) else {
             self.info("no search yet: press / to search");
             return;
         };

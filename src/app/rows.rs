@@ -2,10 +2,11 @@
 //! expansion or the filters change (never per frame), so that drawing a
 //! frame costs what the visible window costs.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
-use super::index::ForestIndex;
+use super::index::{ForestIndex, NodeId};
 use crate::model::ObjRef;
 
 /// Identity of a row: a hash of its path from the group down (an object
@@ -13,7 +14,9 @@ use crate::model::ObjRef;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RowKey(pub u64);
 
-fn fnv(bytes: &[u8]) -> u64 {
+/// FNV-1a, for uids.
+#[must_use]
+pub fn fnv(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in bytes {
         h ^= u64::from(*b);
@@ -41,10 +44,38 @@ impl RowKey {
     /// The key of `uid` shown under this row.
     #[must_use]
     pub fn child(self, uid: &str) -> RowKey {
-        let h = fnv(uid.as_bytes());
+        self.child_hash(fnv(uid.as_bytes()))
+    }
+
+    /// The same, from the uid's hash.
+    #[must_use]
+    pub fn child_hash(self, h: u64) -> RowKey {
         RowKey(mix(self.0.rotate_left(29) ^ h).wrapping_add(h))
     }
 }
+
+/// Row keys are already well mixed: hash them as they are.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) ^ u64::from(*b) ^ (self.0 >> 56);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A set of row keys.
+pub type KeySet = HashSet<RowKey, BuildHasherDefault<KeyHasher>>;
 
 /// What a row shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,13 +87,13 @@ pub enum RowNode {
     },
     /// An object, under `parent` (its owner in this row's path).
     Object {
-        uid: Rc<str>,
-        parent: Option<Rc<str>>,
+        id: NodeId,
+        parent: Option<NodeId>,
         /// Appears again below itself.
         cycle: bool,
     },
     /// An object that was just deleted, kept on screen for a moment.
-    Ghost { object: ObjRef },
+    Ghost { object: Box<ObjRef> },
 }
 
 /// One visible row.
@@ -76,11 +107,11 @@ pub struct Row {
 }
 
 impl Row {
-    /// The object's uid, for object rows.
+    /// The object's id, for object rows.
     #[must_use]
-    pub fn uid(&self) -> Option<&str> {
+    pub fn id(&self) -> Option<NodeId> {
         match &self.node {
-            RowNode::Object { uid, .. } => Some(uid),
+            RowNode::Object { id, .. } => Some(*id),
             _ => None,
         }
     }
@@ -94,7 +125,7 @@ pub struct Expansion {
     /// Whether object rows are open unless toggled. Groups are open unless
     /// toggled.
     pub default_open: bool,
-    toggled: HashSet<RowKey>,
+    toggled: KeySet,
 }
 
 impl Expansion {
@@ -102,7 +133,7 @@ impl Expansion {
     pub fn new(default_open: bool) -> Self {
         Expansion {
             default_open,
-            toggled: HashSet::new(),
+            toggled: KeySet::default(),
         }
     }
 
@@ -186,11 +217,11 @@ impl Filters {
         parts.join(", ")
     }
 
-    fn matches(&self, index: &ForestIndex, uid: &str) -> bool {
+    fn matches(&self, index: &ForestIndex, id: NodeId) -> bool {
         match self.only {
             Only::All => true,
-            Only::Terminating => index.is_terminating(uid),
-            Only::Problems => index.is_problem(uid),
+            Only::Terminating => index.is_terminating_id(id),
+            Only::Problems => index.is_problem_id(id),
         }
     }
 }
@@ -198,37 +229,33 @@ impl Filters {
 /// One object position in the full forest, as [`walk`] visits it.
 pub struct Visit<'a> {
     pub key: RowKey,
-    pub uid: &'a str,
+    pub id: NodeId,
     /// Keys of the group and every owner above, outermost first.
     pub ancestors: &'a [RowKey],
 }
 
-/// A row to visit: uid, owner in this path, key, depth.
-type Pending = (Rc<str>, Option<Rc<str>>, RowKey, u16);
+/// A row to visit: node, owner in this path, key, depth.
+type Pending = (NodeId, Option<NodeId>, RowKey, u16);
 
 /// Rows under the current expansion and filters.
 #[must_use]
 pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> Vec<Row> {
     let keep = (filters.only != Only::All).then(|| Keep::compute(index, filters));
+    let shows = |id: NodeId| keep.as_ref().is_none_or(|k| k.shows(id));
     let mut rows: Vec<Row> = Vec::new();
-    let mut group: Option<(String, usize)> = None;
+    let mut group: Option<(&str, usize)> = None;
     let mut group_open = false;
     let mut stack: Vec<Pending> = Vec::new();
-    let mut path: Vec<Rc<str>> = Vec::new();
+    let mut path: Vec<NodeId> = Vec::new();
     for rk in index.roots() {
-        if !filters.scope.admits(&rk.namespace) {
-            continue;
-        }
-        if let Some(k) = &keep
-            && !k.shows(&rk.uid)
-        {
+        if !filters.scope.admits(&rk.namespace) || !shows(rk.id) {
             continue;
         }
         let ns = (!rk.namespace.is_empty()).then_some(rk.namespace.as_str());
-        if group.as_ref().is_none_or(|(g, _)| *g != rk.namespace) {
+        if group.is_none_or(|(g, _)| g != rk.namespace) {
             let key = RowKey::group(ns);
             group_open = keep.is_some() || expansion.is_open(key, true);
-            group = Some((rk.namespace.clone(), rows.len()));
+            group = Some((rk.namespace.as_str(), rows.len()));
             rows.push(Row {
                 key,
                 depth: 0,
@@ -240,11 +267,11 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
                 open: group_open,
             });
         }
-        if let Some((_, at)) = &group
+        if let Some((_, at)) = group
             && let Some(Row {
                 node: RowNode::Group { roots, .. },
                 ..
-            }) = rows.get_mut(*at)
+            }) = rows.get_mut(at)
         {
             *roots += 1;
         }
@@ -252,29 +279,29 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
             continue;
         }
         let gkey = RowKey::group(ns);
-        stack.push((rk.uid.clone(), None, gkey.child(&rk.uid), 1));
-        while let Some((uid, parent, key, depth)) = stack.pop() {
+        stack.push((rk.id, None, gkey.child_hash(index.uid_hash(rk.id)), 1));
+        while let Some((id, parent, key, depth)) = stack.pop() {
             path.truncate(usize::from(depth) - 1);
-            let cycle = path.contains(&uid);
-            let children = index.children(&uid);
+            let cycle = path.contains(&id);
+            let children = index.children_of(id);
             let has_children = !cycle
                 && match &keep {
-                    Some(k) => children.iter().any(|c| k.shows(c)),
+                    Some(k) => children.iter().any(|c| k.shows(*c)),
                     None => !children.is_empty(),
                 };
             let open = has_children && (keep.is_some() || expansion.is_open(key, false));
-            path.push(uid.clone());
+            path.push(id);
             if open {
                 for c in children.iter().rev() {
-                    if keep.as_ref().is_none_or(|k| k.shows(c)) {
-                        stack.push((c.clone(), Some(uid.clone()), key.child(c), depth + 1));
+                    if shows(*c) {
+                        stack.push((*c, Some(id), key.child_hash(index.uid_hash(*c)), depth + 1));
                     }
                 }
             }
             rows.push(Row {
                 key,
                 depth,
-                node: RowNode::Object { uid, parent, cycle },
+                node: RowNode::Object { id, parent, cycle },
                 has_children,
                 open,
             });
@@ -285,42 +312,47 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
 
 /// Which objects a filtered view shows: matches and everything above them.
 struct Keep {
-    shows: HashMap<Rc<str>, bool>,
+    /// By id: 0 unknown, 1 on the current path, 2 hidden, 3 shown.
+    state: Vec<u8>,
 }
 
 impl Keep {
     fn compute(index: &ForestIndex, filters: &Filters) -> Keep {
-        let mut shows: HashMap<Rc<str>, bool> = HashMap::new();
+        let mut state: Vec<u8> = Vec::new();
+        let get = |state: &Vec<u8>, id: NodeId| state.get(id as usize).copied().unwrap_or(0);
+        let set = |state: &mut Vec<u8>, id: NodeId, v: u8| {
+            let i = id as usize;
+            if state.len() <= i {
+                state.resize(i + 1, 0);
+            }
+            state[i] = v;
+        };
         // Post-order without recursion; a node on the current path counts
-        // as not shown (a cycle adds nothing).
+        // as hidden (a cycle adds nothing).
         for rk in index.roots() {
-            let mut stack: Vec<(Rc<str>, bool)> = vec![(rk.uid.clone(), false)];
-            let mut on_path: HashSet<Rc<str>> = HashSet::new();
-            while let Some((uid, expanded)) = stack.pop() {
+            let mut stack: Vec<(NodeId, bool)> = vec![(rk.id, false)];
+            while let Some((id, expanded)) = stack.pop() {
                 if expanded {
-                    on_path.remove(&uid);
-                    let any_child = index
-                        .children(&uid)
-                        .iter()
-                        .any(|c| shows.get(c).copied().unwrap_or(false));
-                    shows.insert(uid.clone(), any_child || filters.matches(index, &uid));
+                    let any_child = index.children_of(id).iter().any(|c| get(&state, *c) == 3);
+                    let shown = any_child || filters.matches(index, id);
+                    set(&mut state, id, if shown { 3 } else { 2 });
                     continue;
                 }
-                if shows.contains_key(&uid) || on_path.contains(&uid) {
+                if get(&state, id) != 0 {
                     continue;
                 }
-                on_path.insert(uid.clone());
-                stack.push((uid.clone(), true));
-                for c in index.children(&uid) {
-                    stack.push((c.clone(), false));
+                set(&mut state, id, 1);
+                stack.push((id, true));
+                for c in index.children_of(id) {
+                    stack.push((*c, false));
                 }
             }
         }
-        Keep { shows }
+        Keep { state }
     }
 
-    fn shows(&self, uid: &str) -> bool {
-        self.shows.get(uid).copied().unwrap_or(false)
+    fn shows(&self, id: NodeId) -> bool {
+        self.state.get(id as usize).copied() == Some(3)
     }
 }
 
@@ -328,8 +360,8 @@ impl Keep {
 /// display order, within the scope filter, until `f` returns `true`.
 pub fn walk(index: &ForestIndex, scope: &Scope, mut f: impl FnMut(&Visit<'_>) -> bool) {
     let mut ancestors: Vec<RowKey> = Vec::new();
-    let mut path: Vec<Rc<str>> = Vec::new();
-    let mut stack: Vec<(Rc<str>, RowKey, usize)> = Vec::new();
+    let mut path: Vec<NodeId> = Vec::new();
+    let mut stack: Vec<(NodeId, RowKey, usize)> = Vec::new();
     for rk in index.roots() {
         if !scope.admits(&rk.namespace) {
             continue;
@@ -338,14 +370,14 @@ pub fn walk(index: &ForestIndex, scope: &Scope, mut f: impl FnMut(&Visit<'_>) ->
         let gkey = RowKey::group(ns);
         ancestors.clear();
         ancestors.push(gkey);
-        stack.push((rk.uid.clone(), gkey.child(&rk.uid), 1));
-        while let Some((uid, key, depth)) = stack.pop() {
+        stack.push((rk.id, gkey.child_hash(index.uid_hash(rk.id)), 1));
+        while let Some((id, key, depth)) = stack.pop() {
             ancestors.truncate(depth);
             path.truncate(depth - 1);
-            let cycle = path.contains(&uid);
+            let cycle = path.contains(&id);
             if f(&Visit {
                 key,
-                uid: &uid,
+                id,
                 ancestors: &ancestors,
             }) {
                 return;
@@ -354,9 +386,9 @@ pub fn walk(index: &ForestIndex, scope: &Scope, mut f: impl FnMut(&Visit<'_>) ->
                 continue;
             }
             ancestors.push(key);
-            path.push(uid.clone());
-            for c in index.children(&uid).iter().rev() {
-                stack.push((c.clone(), key.child(c), depth + 1));
+            path.push(id);
+            for c in index.children_of(id).iter().rev() {
+                stack.push((*c, key.child_hash(index.uid_hash(*c)), depth + 1));
             }
         }
     }
@@ -405,7 +437,7 @@ mod tests {
         g
     }
 
-    fn names(rows: &[Row]) -> Vec<String> {
+    fn names(ix: &ForestIndex, rows: &[Row]) -> Vec<String> {
         rows.iter()
             .map(|r| match &r.node {
                 RowNode::Group { namespace, roots } => format!(
@@ -413,8 +445,8 @@ mod tests {
                     " ".repeat(usize::from(r.depth)),
                     namespace.as_deref().unwrap_or("<cluster>")
                 ),
-                RowNode::Object { uid, .. } => {
-                    format!("{}{uid}", " ".repeat(usize::from(r.depth)))
+                RowNode::Object { id, .. } => {
+                    format!("{}{}", " ".repeat(usize::from(r.depth)), ix.uid(*id))
                 }
                 RowNode::Ghost { object } => object.name.clone(),
             })
@@ -427,7 +459,7 @@ mod tests {
         let ix = ForestIndex::build(&g);
         let rows = build(&ix, &Expansion::new(true), &Filters::default());
         assert_eq!(
-            names(&rows),
+            names(&ix, &rows),
             vec![
                 "<cluster>:1",
                 " ns",
@@ -444,12 +476,12 @@ mod tests {
         exp.set(rows[3].key, false, false);
         let rows2 = build(&ix, &exp, &Filters::default());
         assert_eq!(
-            names(&rows2),
+            names(&ix, &rows2),
             vec!["<cluster>:1", " ns", "a:2", " d", " e", "  c"]
         );
         let closed = build(&ix, &Expansion::new(false), &Filters::default());
         assert_eq!(
-            names(&closed),
+            names(&ix, &closed),
             vec!["<cluster>:1", " ns", "a:2", " d", " e"]
         );
         // The two rows of the shared ConfigMap have different keys.
@@ -468,13 +500,13 @@ mod tests {
             scope: Scope::All,
         };
         let rows = build(&ix, &Expansion::new(false), &f);
-        assert_eq!(names(&rows), vec!["a:1", " d", "  r", "   p"]);
+        assert_eq!(names(&ix, &rows), vec!["a:1", " d", "  r", "   p"]);
         let ns = Filters {
             only: Only::All,
             scope: Scope::ClusterScoped,
         };
         assert_eq!(
-            names(&build(&ix, &Expansion::new(true), &ns)),
+            names(&ix, &build(&ix, &Expansion::new(true), &ns)),
             vec!["<cluster>:1", " ns"]
         );
     }
@@ -484,7 +516,7 @@ mod tests {
         let ix = ForestIndex::build(&graph());
         let mut seen = Vec::new();
         walk(&ix, &Scope::All, |v| {
-            seen.push((v.uid.to_string(), v.ancestors.len()));
+            seen.push((ix.uid(v.id).to_string(), v.ancestors.len()));
             false
         });
         let uids: Vec<&str> = seen.iter().map(|(u, _)| u.as_str()).collect();

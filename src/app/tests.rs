@@ -370,7 +370,7 @@ fn filters_show_matches_with_their_owners() {
     let names: Vec<String> = app
         .rows()
         .iter()
-        .filter_map(|r| r.uid())
+        .filter_map(|r| app.row_uid(r))
         .filter_map(|u| app.graph().get(u))
         .map(|o| o.name().to_string())
         .collect();

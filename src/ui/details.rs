@@ -4,12 +4,12 @@
 //! and its events.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
-use super::theme;
+use super::{small_tree, theme, why};
 use crate::app::{App, RowNode};
 use crate::model::badges::human_duration;
 use crate::model::finalizers;
@@ -19,6 +19,7 @@ use crate::model::{Object, RefStatus};
 /// shares its place with the timeline.
 pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
     let mut title = vec![Span::styled(" Details ", theme::TITLE)];
+    title.push(Span::styled("· J/K scroll ", theme::DIM));
     if tabs {
         title.push(Span::styled("· Tab: timeline ", theme::DIM));
     }
@@ -26,12 +27,50 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
         .borders(Borders::TOP | Borders::LEFT)
         .border_style(theme::DIM)
         .title(Line::from(title));
-    let lines = lines(app);
-    let p = Paragraph::new(lines)
-        .block(block)
-        .wrap(Wrap { trim: false })
-        .scroll((app.details_scroll(), 0));
-    frame.render_widget(p, area);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let (Some(obj), Some(why)) = (app.selected_object(), app.why()) else {
+        frame.render_widget(Paragraph::new(lines(app)).wrap(Wrap { trim: false }), inner);
+        return;
+    };
+    // The answer first and always in view; the blocker chain as a small
+    // tree; the rest scrolls.
+    let head = why::header(app, obj, why);
+    let head_h = wrapped_height(&head, inner.width).min(inner.height.saturating_sub(1));
+    let chain = why::blocker_items(why);
+    let chain_rows = u16::try_from(small_tree::rows(&chain)).unwrap_or(u16::MAX);
+    let chain_h = if chain.is_empty() {
+        0
+    } else {
+        chain_rows
+            .min(inner.height.saturating_sub(head_h) / 2)
+            .max(1)
+    };
+    let [head_area, chain_area, rest_area] = Layout::vertical([
+        Constraint::Length(head_h),
+        Constraint::Length(chain_h),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
+    if chain_h > 0 {
+        small_tree::render(&chain, frame, chain_area, 0);
+    }
+    frame.render_widget(
+        Paragraph::new(object_lines(app, obj))
+            .wrap(Wrap { trim: false })
+            .scroll((app.details_scroll(), 0)),
+        rest_area,
+    );
+}
+
+/// Rows `lines` take when wrapped at `width` (an estimate: word wrapping
+/// may take a row more).
+#[must_use]
+pub fn wrapped_height(lines: &[Line], width: u16) -> u16 {
+    let w = usize::from(width.max(1));
+    let rows: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
+    u16::try_from(rows).unwrap_or(u16::MAX)
 }
 
 fn kv<'a>(k: &'a str, v: impl Into<String>) -> Line<'a> {
@@ -81,20 +120,13 @@ pub fn lines(app: &App) -> Vec<Line<'_>> {
             out.extend(events(app, &object.uid, false));
             out
         }
-        RowNode::Object { uid, .. } => match app.graph().get(uid) {
-            Some(obj) => object_lines(app, obj),
-            None => vec![Line::from("gone")],
-        },
+        RowNode::Object { .. } => vec![Line::from("gone")],
     }
 }
 
 fn object_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
     let now = app.now();
-    let mut out = vec![Line::from(vec![
-        Span::styled(obj.kind.clone(), theme::KIND),
-        Span::raw(format!(" {}", obj.name())),
-    ])];
-    out.push(kv("apiVersion", obj.api_version.clone()));
+    let mut out = vec![kv("apiVersion", obj.api_version.clone())];
     out.push(kv(
         "namespace",
         obj.namespace().unwrap_or("(cluster-scoped)").to_string(),
@@ -117,6 +149,9 @@ fn object_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
         ]));
     }
     out.push(Line::default());
+    if let Some(w) = app.why() {
+        out.extend(why::namespace_lines(w));
+    }
     out.extend(finalizer_lines(app, obj));
     out.extend(owner_lines(app, obj));
     out.extend(dependent_lines(app, obj));
@@ -208,7 +243,7 @@ fn owner_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
 }
 
 fn dependent_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
-    let kids = app.index().children(obj.uid());
+    let kids: Vec<&str> = app.index().children(obj.uid()).collect();
     if kids.is_empty() {
         return Vec::new();
     }

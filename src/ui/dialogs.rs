@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::{preview, theme};
+use super::{preview, small_tree, theme};
 use crate::app::App;
 use crate::app::modal::{ConfirmDialog, ControllersDialog, DeleteDialog, FinalizerDialog, Picker};
 use crate::backend::Command;
@@ -81,10 +81,14 @@ fn policy_meaning(p: Policy) -> &'static str {
 
 /// The delete dialog: policy, preview, the request, the keys.
 pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
+    let items = preview::items(&d.plan);
+    let want = u16::try_from(small_tree::rows(&items))
+        .unwrap_or(u16::MAX)
+        .saturating_add(12);
     let popup = centered(
         area,
         area.width.saturating_sub(4).min(116),
-        area.height.saturating_sub(2),
+        want.min(area.height.saturating_sub(2)),
     );
     frame.render_widget(Clear, popup);
     let block = frame_block(format!(" Delete {} ", d.target), theme::BAD);
@@ -113,10 +117,7 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
             ),
         ];
         if d.default_policy == Some(p) {
-            spans.push(Span::styled(
-                format!("[default for {}] ", d.target.kind),
-                theme::EDGE,
-            ));
+            spans.push(Span::styled("[default] ", theme::EDGE));
         }
         spans.push(Span::styled(policy_meaning(p), theme::DIM));
         let line = Line::from(spans);
@@ -135,7 +136,7 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
         s.push(Span::styled(format!("  ({n})"), theme::DIM));
     }
     frame.render_widget(Paragraph::new(Line::from(s)), summary);
-    preview::render(&d.plan, frame, plan_area, d.scroll);
+    small_tree::render(&items, frame, plan_area, d.scroll);
     let req_line = Line::from(vec![
         Span::styled("Will send: ", theme::HEADING),
         Span::raw(request(app, &d.command)),

@@ -6,10 +6,12 @@ pub mod dialogs;
 pub mod help;
 pub mod layout;
 pub mod preview;
+pub mod small_tree;
 pub mod status;
 pub mod theme;
 pub mod timeline;
 pub mod tree;
+pub mod why;
 
 use ratatui::Frame;
 

@@ -1,27 +1,12 @@
-//! The delete preview as a small tree (tui-tree-widget): what will be
-//! deleted, wave by wave, what orphaned or kept, and what will be left
-//! Terminating and on what it waits.
+//! The delete preview as a small tree: what will be left Terminating and
+//! on what it waits, what will be deleted wave by wave, what orphaned or
+//! kept.
 
-use ratatui::Frame;
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::StatefulWidget;
-use tui_tree_widget::{Tree, TreeItem, TreeState};
 
-use super::{theme, tree};
+use super::small_tree::{self, Item, child_id};
+use super::theme;
 use crate::model::preview::{Outcome, Plan, PlanEntry, Wait};
-
-type Item = TreeItem<'static, String>;
-
-fn leaf(id: String, line: Line<'static>) -> Item {
-    TreeItem::new_leaf(id, line)
-}
-
-fn node(id: String, line: Line<'static>, children: Vec<Item>) -> Item {
-    // Identifiers are unique by construction; fall back to a leaf anyway.
-    TreeItem::new(id.clone(), line.clone(), children).unwrap_or_else(|_| leaf(id, line))
-}
 
 fn who(e: &PlanEntry) -> Line<'static> {
     Line::from(vec![
@@ -30,19 +15,20 @@ fn who(e: &PlanEntry) -> Line<'static> {
     ])
 }
 
-/// Outcome classes in the order they are shown.
+/// Outcome classes in the order shown: what gets stuck first (the thing
+/// to know before confirming), then the deletions in order.
 fn class(o: &Outcome) -> (u32, String) {
     match o {
-        Outcome::Deleted { wave: 0 } => (0, "deleted now".into()),
-        Outcome::Deleted { wave } => (*wave, format!("deleted after {wave} round(s) of the GC")),
+        Outcome::Waiting { .. } => (0, "left Terminating, waiting".into()),
+        Outcome::Deleted { wave: 0 } => (1, "deleted now".into()),
+        Outcome::Deleted { wave } => (wave.saturating_add(1), format!("deleted in wave {wave}")),
         Outcome::Orphaned { .. } => (
-            u32::MAX - 3,
+            u32::MAX - 1,
             "orphaned: keep running, lose the reference".into(),
         ),
         Outcome::KeptByOtherOwner { .. } | Outcome::NeverCollected { .. } => {
-            (u32::MAX - 2, "kept".into())
+            (u32::MAX, "kept".into())
         }
-        Outcome::Waiting { .. } => (u32::MAX - 1, "left Terminating, waiting".into()),
     }
 }
 
@@ -62,20 +48,19 @@ pub fn items(plan: &Plan) -> Vec<Item> {
         .into_iter()
         .enumerate()
         .map(|(gi, (rank, label, entries))| {
-            let style = if rank == u32::MAX - 1 {
-                theme::BAD
-            } else if rank >= u32::MAX - 3 {
-                theme::WARN
-            } else {
-                theme::HEADING
+            let style = match rank {
+                0 => theme::BAD,
+                r if r >= u32::MAX - 1 => theme::WARN,
+                _ => theme::HEADING,
             };
+            let gid = child_id(None, gi);
             let children = entries
                 .iter()
                 .enumerate()
-                .map(|(ei, e)| entry(format!("g{gi}e{ei}"), e))
+                .map(|(ei, e)| entry(child_id(Some(&gid), ei), e))
                 .collect();
-            node(
-                format!("g{gi}"),
+            small_tree::node(
+                gid,
                 Line::from(Span::styled(format!("{label} ({})", entries.len()), style)),
                 children,
             )
@@ -107,14 +92,19 @@ fn entry(id: String, e: &PlanEntry) -> Item {
             .collect(),
     };
     if details.is_empty() {
-        return leaf(id, who(e));
+        return small_tree::leaf(id, who(e));
     }
     let kids = details
         .into_iter()
         .enumerate()
-        .map(|(i, d)| leaf(format!("{id}d{i}"), Line::from(Span::styled(d, theme::DIM))))
+        .map(|(i, d)| {
+            small_tree::leaf(
+                child_id(Some(&id), i),
+                Line::from(Span::styled(d, theme::DIM)),
+            )
+        })
         .collect();
-    node(id, who(e), kids)
+    small_tree::node(id, who(e), kids)
 }
 
 fn wait_text(w: &Wait) -> String {
@@ -122,31 +112,4 @@ fn wait_text(w: &Wait) -> String {
         Wait::Finalizer { removed_by, .. } => format!("{} - removed by {removed_by}", w.text()),
         _ => w.text(),
     }
-}
-
-/// Draws the preview tree, every node open, scrolled by `scroll` lines.
-pub fn render(plan: &Plan, frame: &mut Frame, area: Rect, scroll: u16) {
-    let items = items(plan);
-    let mut state = TreeState::default();
-    for (gi, g) in items.iter().enumerate() {
-        state.open(vec![format!("g{gi}")]);
-        for ei in 0..g.children().len() {
-            state.open(vec![format!("g{gi}"), format!("g{gi}e{ei}")]);
-        }
-    }
-    let Ok(widget) = Tree::new(&items) else {
-        return;
-    };
-    let widget = widget
-        .node_open_symbol(tree::OPEN)
-        .node_closed_symbol(tree::CLOSED)
-        .node_no_children_symbol(tree::LEAF);
-    if scroll > 0 {
-        // The widget learns its length while drawing: draw once aside,
-        // then scroll.
-        let mut scratch = Buffer::empty(area);
-        StatefulWidget::render(widget.clone(), area, &mut scratch, &mut state);
-        state.scroll_down(usize::from(scroll));
-    }
-    frame.render_stateful_widget(widget, area, &mut state);
 }

@@ -14,7 +14,7 @@ use crate::keymap;
 
 /// Draws both lines.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
-    let mut lines = vec![first_line(app)];
+    let mut lines = vec![first_line(app, area.width)];
     if area.height > 1 {
         lines.push(second_line(app));
     }
@@ -23,7 +23,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 
 /// The source, the clock and the counts.
 #[must_use]
-pub fn first_line(app: &App) -> Line<'_> {
+pub fn first_line(app: &App, width: u16) -> Line<'_> {
     let mut style = theme::STATUS;
     let mut parts: Vec<String> = Vec::new();
     match app.status() {
@@ -53,20 +53,39 @@ pub fn first_line(app: &App) -> Line<'_> {
         None => parts.push(" connecting…".into()),
     }
     let ix = app.index();
-    parts.push(format!(
-        "{} objects · {} Terminating · {} problems",
-        ix.len(),
-        ix.terminating_count(),
-        ix.problem_count()
-    ));
+    let counts = [
+        (ix.len(), "objects", "obj"),
+        (ix.terminating_count(), "Terminating", "Term"),
+        (ix.problem_count(), "problems", "prob"),
+    ];
     let f = app.filters().label();
-    if !f.is_empty() {
-        parts.push(format!("filter: {f}"));
-    }
-    if app.read_only() {
-        parts.push("READ-ONLY".into());
-    }
-    Line::from(parts.join(" │ ")).style(style)
+    let long = |sep: &str, short: bool| {
+        let mut p = parts.clone();
+        let c: Vec<String> = counts
+            .iter()
+            .map(|(n, l, s)| format!("{n} {}", if short { s } else { l }))
+            .collect();
+        p.push(c.join(if short { " " } else { " · " }));
+        if !f.is_empty() {
+            p.push(format!("filter: {f}"));
+        }
+        if app.read_only() {
+            p.push("READ-ONLY".into());
+        }
+        p.join(sep)
+    };
+    let full = long(" │ ", false);
+    let text = if full.chars().count() <= usize::from(width) {
+        full
+    } else {
+        let mid = long("  ", false);
+        if mid.chars().count() <= usize::from(width) {
+            mid
+        } else {
+            long(" ", true)
+        }
+    };
+    Line::from(text).style(style)
 }
 
 fn speed(s: f64) -> String {
@@ -101,13 +120,21 @@ pub fn second_line(app: &App) -> Line<'_> {
         }
         return Line::from(Span::styled(format!(" {}", m.text), theme::GOOD));
     }
+    let mut hints: Vec<(u8, &str, String)> = keymap::NORMAL
+        .iter()
+        .filter(|b| !b.sim_only || app.is_simulator())
+        .filter_map(|b| {
+            let (order, h) = b.hint?;
+            Some((
+                order,
+                h,
+                b.keys.first().map(keymap::key_label).unwrap_or_default(),
+            ))
+        })
+        .collect();
+    hints.sort_by_key(|h| h.0);
     let mut spans = Vec::new();
-    for b in keymap::NORMAL {
-        let Some(h) = b.hint else { continue };
-        if b.sim_only && !app.is_simulator() {
-            continue;
-        }
-        let key = b.keys.first().map(keymap::key_label).unwrap_or_default();
+    for (_, h, key) in hints {
         spans.push(Span::styled(format!(" {key}"), theme::KEY));
         spans.push(Span::raw(format!(" {h} ")));
     }

@@ -14,7 +14,9 @@ use crate::backend::Happening;
 /// Draws the timeline pane, newest at the bottom. `tabs`: the narrow
 /// layout, where it shares its place with the details.
 pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
-    let selected = app.selected_row().and_then(|r| r.uid().map(str::to_string));
+    let selected = app
+        .selected_row()
+        .and_then(|r| app.row_uid(r).map(str::to_string));
     let only = match (app.timeline_scope(), &selected) {
         (TimelineScope::Selected, Some(uid)) => Some(uid.clone()),
         _ => None,

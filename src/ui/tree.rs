@@ -111,15 +111,16 @@ pub fn row_line<'a>(app: &'a App, row: &'a Row, selected: bool) -> Line<'a> {
                 theme::FLASH,
             ));
         }
-        RowNode::Object { uid, parent, cycle } => {
+        RowNode::Object { id, parent, cycle } => {
+            let uid = app.index().uid(*id);
             let Some(obj) = app.graph().get(uid) else {
                 return Line::from(spans);
             };
             spans.push(Span::styled(obj.kind.clone(), theme::KIND));
             spans.push(Span::raw(format!("/{}", obj.name())));
             if let Some(edge) = parent
-                .as_ref()
-                .and_then(|p| obj.metadata.owner_references.iter().find(|r| r.uid == **p))
+                .map(|p| app.index().uid(p))
+                .and_then(|p| obj.metadata.owner_references.iter().find(|r| r.uid == p))
             {
                 let eb = edge_badges(edge);
                 if !eb.is_empty() {
