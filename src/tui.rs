@@ -3,10 +3,16 @@
 //! panic (a hook that restores first, then hands the panic on).
 
 use std::io::{self, stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use ratatui::DefaultTerminal;
+
+/// Whether the terminal is in the UI's mode. Leaving the alternate screen
+/// twice would move the cursor back over whatever was printed in between
+/// (a panic report), so restoring happens once.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
 
 /// Restores the terminal when dropped.
 #[derive(Debug)]
@@ -26,19 +32,21 @@ impl Drop for Guard {
 /// Not a terminal, or the terminal refuses.
 pub fn init() -> io::Result<(DefaultTerminal, Guard)> {
     let terminal = ratatui::try_init()?;
+    ACTIVE.store(true, Ordering::SeqCst);
     let guard = Guard(());
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        let _ = execute!(stdout(), DisableMouseCapture);
-        ratatui::restore();
+        restore();
         previous(info);
     }));
     execute!(stdout(), EnableMouseCapture)?;
     Ok((terminal, guard))
 }
 
-/// Leaves the UI's terminal mode (idempotent).
+/// Leaves the UI's terminal mode, once.
 pub fn restore() {
-    let _ = execute!(stdout(), DisableMouseCapture);
-    ratatui::restore();
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let _ = execute!(stdout(), DisableMouseCapture);
+        ratatui::restore();
+    }
 }
