@@ -484,3 +484,27 @@ fn a_reset_update_keeps_the_view_usable() {
     assert!(app.selected_row().is_some());
     assert_eq!(app.timeline().count(), 0);
 }
+
+#[test]
+fn with_several_finalizers_one_is_chosen_first() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "configmap/web-cache");
+    let mut cm = app.selected_object().expect("cm").clone();
+    cm.metadata.finalizers.push("example.com/second".into());
+    app.apply(Update::Upsert(cm.clone()));
+    app.update(Action::OpenRemoveFinalizer);
+    assert_eq!(app.mode(), Mode::FinalizerChoose);
+    app.update(Action::Down);
+    app.update(Action::Confirm);
+    assert_eq!(app.mode(), Mode::FinalizerType);
+    for c in "example.com/second".chars() {
+        app.update(Action::Input(c));
+    }
+    assert_eq!(
+        app.update(Action::Confirm),
+        vec![Command::RemoveFinalizer {
+            target: cm.obj_ref(),
+            finalizer: "example.com/second".into()
+        }]
+    );
+}

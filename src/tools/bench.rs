@@ -249,7 +249,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         app.update(Action::Input(c));
     }
     report.add(
-        "key: a search keystroke, no match (walks the whole forest)",
+        "key: a search keystroke, no match (a flat scan, no walk)",
         key(&mut app, runs, Action::Input('z'), Some(Action::Backspace)),
         "worst case".into(),
     );
@@ -261,6 +261,52 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         key(&mut app, runs, Action::NextTerminating, None),
         "reveals hidden rows".into(),
     );
+    // A search whose only match is the last object of the forest.
+    let last = app
+        .rows()
+        .iter()
+        .rev()
+        .find_map(|r| r.id())
+        .map(|id| app.index().label(id).to_string())
+        .unwrap_or_default();
+    let (head, tail) = last.split_at(last.len().saturating_sub(1));
+    app.update(Action::Top);
+    app.update(Action::StartSearch);
+    for c in head.chars() {
+        app.update(Action::Input(c));
+    }
+    let tail = tail.chars().next().unwrap_or('x');
+    report.add(
+        "key: a search keystroke, match at the very end",
+        key(&mut app, runs, Action::Input(tail), Some(Action::Backspace)),
+        "walks the forest".into(),
+    );
+    app.update(Action::Cancel);
+
+    // A backend update: one pod becomes Terminating.
+    let pod = app
+        .graph()
+        .objects()
+        .find(|o| o.kind == "Pod" && !o.is_terminating())
+        .cloned();
+    if let Some(pod) = pod {
+        let v = (0..runs)
+            .map(|i| {
+                let mut p = pod.clone();
+                if i % 2 == 0 {
+                    p.metadata.deletion_timestamp = Some(jiff::Timestamp::UNIX_EPOCH);
+                }
+                let t = Instant::now();
+                app.apply(Update::Upsert(p));
+                t.elapsed()
+            })
+            .collect();
+        report.add(
+            "update: a pod becomes Terminating (index, rows, highlight)",
+            median(v),
+            "expanded".into(),
+        );
+    }
 
     // tui-tree-widget handed the whole forest, for comparison.
     let (items, open) = widget_items(&ix, app.graph());
@@ -287,8 +333,11 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         format!("{} open rows", state.flatten(&items).len()),
     );
     state.close_all();
+    for rk in ix.roots() {
+        state.open(vec![rk.namespace.clone()]);
+    }
     report.add(
-        "tui-tree-widget: frame, whole forest collapsed",
+        "tui-tree-widget: frame, collapsed (namespaces open)",
         time(widget_runs, || {
             if let Ok(tree) = Tree::new(&items) {
                 let _ = terminal.draw(|f| f.render_stateful_widget(tree, f.area(), &mut state));
