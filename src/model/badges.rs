@@ -87,19 +87,27 @@ pub fn object_badges(graph: &OwnershipGraph, obj: &Object, now: Timestamp) -> Ve
             names: obj.metadata.finalizers.clone(),
         });
     }
-    let owners = graph.owners(obj.uid());
-    let resolving = graph.resolved_owners(obj.uid()).len();
-    if resolving > 1 {
-        out.push(Badge::Shared { owners: resolving });
-    }
-    for (r, status) in owners {
-        if !status.resolves() {
-            out.push(Badge::Problem {
+    let mut resolving: Vec<&str> = Vec::new();
+    let mut problems = Vec::new();
+    for r in &obj.metadata.owner_references {
+        match graph.classify(obj, r) {
+            RefStatus::Resolves { .. } => {
+                if !resolving.contains(&r.uid.as_str()) {
+                    resolving.push(&r.uid);
+                }
+            }
+            status => problems.push(Badge::Problem {
                 status,
                 owner: format!("{}/{}", r.kind, r.name),
-            });
+            }),
         }
     }
+    if resolving.len() > 1 {
+        out.push(Badge::Shared {
+            owners: resolving.len(),
+        });
+    }
+    out.extend(problems);
     out
 }
 

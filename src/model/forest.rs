@@ -71,7 +71,7 @@ pub fn build(graph: &OwnershipGraph, now: Timestamp) -> Vec<ForestGroup> {
                 .map(|o| o.uid().to_string())
                 .filter(|u| !seen.contains(u))
                 .collect();
-            rest.sort_by_key(|u| graph.sort_key(u));
+            rest.sort_by(|a, b| graph.sort_key(a).cmp(&graph.sort_key(b)));
             rest.reverse();
         }
         match rest.pop() {
@@ -96,13 +96,18 @@ fn build_node(
     seen: &mut HashSet<Uid>,
 ) -> ForestNode {
     seen.insert(uid.clone());
-    let obj = graph.get(uid).cloned().unwrap_or_default();
+    let object = graph
+        .get(uid)
+        .map(super::object::Object::obj_ref)
+        .unwrap_or_default();
     let mut badges = edge.as_ref().map(edge_badges).unwrap_or_default();
-    badges.extend(object_badges(graph, &obj, now));
+    if let Some(obj) = graph.get(uid) {
+        badges.extend(object_badges(graph, obj, now));
+    }
     if path.contains(uid) {
         badges.push(Badge::Cycle);
         return ForestNode {
-            object: obj.obj_ref(),
+            object,
             edge,
             badges,
             children: Vec::new(),
@@ -116,7 +121,7 @@ fn build_node(
         .collect();
     path.pop();
     ForestNode {
-        object: obj.obj_ref(),
+        object,
         edge,
         badges,
         children,

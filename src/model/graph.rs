@@ -68,8 +68,8 @@ impl RefStatus {
     }
 }
 
-/// (group, kind, namespace or "", name)
-type NameKey = (String, String, String, String);
+/// `group \0 kind \0 namespace \0 name`: one allocation per lookup.
+type NameKey = String;
 
 /// Objects, their names and who refers to whom.
 #[derive(Clone, Debug, Default)]
@@ -82,12 +82,15 @@ pub struct OwnershipGraph {
 }
 
 fn name_key(group: &str, kind: &str, namespace: Option<&str>, name: &str) -> NameKey {
-    (
-        group.to_string(),
-        kind.to_string(),
-        namespace.unwrap_or_default().to_string(),
-        name.to_string(),
-    )
+    let ns = namespace.unwrap_or_default();
+    let mut k = String::with_capacity(group.len() + kind.len() + ns.len() + name.len() + 3);
+    for (i, part) in [group, kind, ns, name].into_iter().enumerate() {
+        if i > 0 {
+            k.push('\0');
+        }
+        k.push_str(part);
+    }
+    k
 }
 
 impl OwnershipGraph {
@@ -268,7 +271,7 @@ impl OwnershipGraph {
                     .map(|r| (d.clone(), r.clone()))
             })
             .collect();
-        out.sort_by_key(|a| self.sort_key(&a.0));
+        out.sort_by(|a, b| self.sort_key(&a.0).cmp(&self.sort_key(&b.0)));
         out
     }
 
@@ -280,7 +283,13 @@ impl OwnershipGraph {
     /// Whether the object has no resolving owner (a root of the forest).
     #[must_use]
     pub fn is_root(&self, uid: &str) -> bool {
-        self.resolved_owners(uid).is_empty()
+        let Some(obj) = self.objects.get(uid) else {
+            return false;
+        };
+        !obj.metadata
+            .owner_references
+            .iter()
+            .any(|r| self.classify(obj, r).resolves())
     }
 
     /// Every root, sorted by namespace, kind and name.
@@ -292,21 +301,21 @@ impl OwnershipGraph {
             .filter(|u| self.is_root(u))
             .cloned()
             .collect();
-        out.sort_by_key(|a| self.sort_key(a));
+        out.sort_by(|a, b| self.sort_key(a).cmp(&self.sort_key(b)));
         out
     }
 
-    /// (namespace, kind, name, uid): the display order.
+    /// (namespace, kind, name, uid): the display order, borrowed.
     #[must_use]
-    pub fn sort_key(&self, uid: &str) -> (String, String, String, String) {
+    pub fn sort_key<'a>(&'a self, uid: &'a str) -> (&'a str, &'a str, &'a str, &'a str) {
         match self.objects.get(uid) {
             Some(o) => (
-                o.namespace().unwrap_or_default().to_string(),
-                o.kind.clone(),
-                o.name().to_string(),
-                uid.to_string(),
+                o.namespace().unwrap_or_default(),
+                o.kind.as_str(),
+                o.name(),
+                uid,
             ),
-            None => Default::default(),
+            None => ("", "", "", uid),
         }
     }
 

@@ -28,6 +28,8 @@ enum Task {
     Step(usize),
     GcBatch,
     GcRetry(Work),
+    // The GC's informer delivers an object it had not observed (R47).
+    GcObserve(String),
     Kubelet(String),
     RemoveFinalizer { uid: String, finalizer: String },
     JobSync,
@@ -153,7 +155,9 @@ impl Sim {
             if let Ok(key) = sim.resolve(t)
                 && let Some(o) = sim.api.get(&key)
             {
-                sim.gc.unobserved.insert(o.uid().to_string());
+                let uid = o.uid().to_string();
+                sim.gc.unobserved.insert(uid.clone());
+                sim.schedule_at(sim.settings.unobserved_for.0, Task::GcObserve(uid));
             }
         }
         // The initial list: watchers see every object, the timeline does not.
@@ -260,6 +264,19 @@ impl Sim {
     #[must_use]
     pub fn gc_knows(&self, uid: &str) -> bool {
         self.gc.knows(uid)
+    }
+
+    /// The garbage collector's scheduled retries: (virtual ms due, item), in
+    /// due order (R36).
+    #[must_use]
+    pub fn pending_gc_retries(&self) -> Vec<(u64, Work)> {
+        self.tasks
+            .iter()
+            .filter_map(|((at, _), t)| match t {
+                Task::GcRetry(w) => Some((*at, w.clone())),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Nothing left to do but retries, and every step has run.
@@ -377,6 +394,7 @@ impl Sim {
                 self.gc.requeue(work);
                 self.after_dispatch();
             }
+            Task::GcObserve(uid) => self.run_gc_observe(&uid),
             Task::Kubelet(uid) => self.run_kubelet(&uid),
             Task::RemoveFinalizer { uid, finalizer } => {
                 self.run_finalizer_controller(&uid, &finalizer)
@@ -401,7 +419,7 @@ impl Sim {
         // In queue order, as upstream's FIFO workqueue hands items to its
         // workers: a foreground owner's dependents are queued before the
         // owner itself (processTransitions), so they are decided while the
-        // owner still waits for them.
+        // owner still waits for them (R43).
         let batch = self.gc.take_batch();
         for work in batch {
             self.actor = GC_ACTOR.into();
@@ -412,6 +430,18 @@ impl Sim {
             }
         }
         self.actor = "user".into();
+    }
+
+    /// The GC's informer catches up with an object it had not observed: the
+    /// GC sees it as it is now (R47 fault mode).
+    fn run_gc_observe(&mut self, uid: &str) {
+        if !self.gc.unobserved.remove(uid) {
+            return;
+        }
+        if let Some(obj) = self.api.get_uid(uid).cloned() {
+            self.gc.observe(&Change::Added(obj), &self.api);
+        }
+        self.after_dispatch();
     }
 
     fn run_kubelet(&mut self, uid: &str) {
@@ -851,6 +881,39 @@ impl Sim {
                 o.metadata.finalizers.push(finalizer.to_string());
             }
         });
+        self.respond(object, request, &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// PUT as the user: `object` replaces the stored object of its kind,
+    /// namespace and name (R19, R21-R23 apply).
+    pub fn update(&mut self, object: Object) -> ApiResponse {
+        let key = Key::of(&object);
+        let obj_ref = self.target_ref(&key);
+        let user = self.user.clone();
+        let resp = self.api.update(object, &user);
+        self.respond(obj_ref, "PUT".into(), &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// PATCH as the user: `change` edits the stored object (GET, change,
+    /// PUT); `request` describes the patch in the timeline.
+    pub fn patch(
+        &mut self,
+        target: &Target,
+        request: &str,
+        change: impl FnOnce(&mut Object),
+    ) -> ApiResponse {
+        let request = format!("PATCH {request}");
+        let key = match self.resolve(target) {
+            Ok(k) => k,
+            Err(msg) => return self.unresolved(target, request, msg),
+        };
+        let object = self.target_ref(&key);
+        let user = self.user.clone();
+        let resp = self.api.patch(&key, &user, change);
         self.respond(object, request, &resp);
         self.dispatch();
         resp

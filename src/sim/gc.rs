@@ -119,7 +119,7 @@ pub struct GarbageCollector {
     failures: HashMap<Work, u32>,
     events: Vec<GcEvent>,
     actions: Vec<GcAction>,
-    /// Objects whose changes the GC never observes (R47 fault mode).
+    /// Objects whose changes the GC does not observe (yet): R47 fault mode.
     pub unobserved: HashSet<Uid>,
     caller: Caller,
 }

@@ -256,8 +256,15 @@ pub struct Settings {
     pub garbage_collector: bool,
     /// Admission plugin OwnerReferencesPermissionEnforcement (R6).
     pub owner_references_permission_enforcement: bool,
-    /// Objects the garbage collector never observes (R47 fault mode).
+    /// Objects the garbage collector observes late (R47 fault mode): it
+    /// sees them only `unobserved_for` after the start, so an Orphan delete
+    /// before then does not orphan them and they are collected as dangling
+    /// once seen.
     pub unobserved_by_gc: Vec<Target>,
+    /// How long the garbage collector goes without observing
+    /// `unobserved_by_gc` (a very long time models an informer that never
+    /// syncs, R37).
+    pub unobserved_for: Millis,
 }
 
 impl Default for Settings {
@@ -270,6 +277,7 @@ impl Default for Settings {
             garbage_collector: true,
             owner_references_permission_enforcement: false,
             unobserved_by_gc: Vec::new(),
+            unobserved_for: Millis(10_000),
         }
     }
 }
