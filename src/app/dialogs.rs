@@ -12,6 +12,10 @@ use super::modal::{
 use super::rows::{Only, Scope};
 use super::{Action, App};
 
+/// How far the help scrolls (it is shorter than this; the drawing stops
+/// at its end).
+const HELP_SCROLL: u16 = 60;
+
 const READ_ONLY: &str = "read-only mode (--read-only): refused, nothing was sent";
 
 /// Moves a choice among `n` entries.
@@ -323,9 +327,9 @@ impl App {
             Modal::Help { scroll } => {
                 let scroll = match action {
                     Action::Up | Action::ScrollUp => scroll.saturating_sub(1),
-                    Action::Down | Action::ScrollDown => scroll.saturating_add(1),
+                    Action::Down | Action::ScrollDown => scroll.saturating_add(1).min(HELP_SCROLL),
                     Action::PageUp => scroll.saturating_sub(10),
-                    Action::PageDown => scroll.saturating_add(10),
+                    Action::PageDown => scroll.saturating_add(10).min(HELP_SCROLL),
                     Action::Top => 0,
                     Action::Cancel | Action::Help | Action::Confirm | Action::Quit => {
                         return Vec::new();

@@ -2,7 +2,7 @@
 //! head of the details pane (the answer, what it holds up, what to press)
 //! and its blocker chain as a small tree.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -13,10 +13,13 @@ use crate::app::App;
 use crate::model::Object;
 use crate::model::diagnosis::{Blocker, Diagnosis, Fate, FinalizerStatus};
 
-/// Finalizers whose simulated controller is offline, here or anywhere down
-/// the blocker chain.
+/// Finalizers whose simulated controller is offline, here, anywhere down
+/// the blocker chain, or on what is left in a Terminating namespace.
 #[must_use]
-pub fn offline_controllers(why: &Diagnosis) -> BTreeSet<String> {
+pub fn offline_controllers(
+    why: &Diagnosis,
+    controllers: &BTreeMap<String, bool>,
+) -> BTreeSet<String> {
     fn walk(bs: &[Blocker], out: &mut BTreeSet<String>) {
         for b in bs {
             add(&b.finalizers, out);
@@ -33,6 +36,14 @@ pub fn offline_controllers(why: &Diagnosis) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     add(&why.finalizers, &mut out);
     walk(&why.blockers, &mut out);
+    if let Some(ns) = &why.namespace {
+        out.extend(
+            ns.remaining_by_finalizer
+                .keys()
+                .filter(|f| controllers.get(*f) == Some(&false))
+                .cloned(),
+        );
+    }
     out
 }
 
@@ -86,7 +97,7 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
     if let Some(g) = why.grace_left {
         out.push(Line::from(format!("  Grace period: {g}s left")));
     }
-    let offline = offline_controllers(why);
+    let offline = offline_controllers(why, app.controllers());
     if app.is_simulator() && !offline.is_empty() {
         let names: Vec<&str> = offline.iter().map(String::as_str).collect();
         out.push(Line::from(vec![
