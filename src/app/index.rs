@@ -228,8 +228,22 @@ impl ForestIndex {
         self.nodes[idx(oid)].children = children;
     }
 
-    /// Finds objects no root reaches (only owned inside a cycle) among
-    /// `candidates`, and re-checks the cycles already known.
+    fn root_key_of(&self, graph: &OwnershipGraph, uid: &str) -> Option<RootKey> {
+        let o = graph.get(uid)?;
+        let id = *self.ids.get(uid)?;
+        Some(RootKey {
+            namespace: o.namespace().unwrap_or_default().to_string(),
+            kind: o.kind.clone(),
+            name: o.name().to_string(),
+            uid: self.cold[idx(id)].uid.clone(),
+            id,
+        })
+    }
+
+    /// Finds objects no root reaches (owned, through any chain, only by a
+    /// cycle) above `candidates`, re-checks the cycles already known, and
+    /// picks for each such group a start on the cycle itself, from which
+    /// everything in it is drawn.
     fn check_cycles<'a>(
         &mut self,
         graph: &OwnershipGraph,
@@ -242,6 +256,7 @@ impl ForestIndex {
             .collect();
         self.cycle_starts.clear();
         let mut done: HashSet<String> = HashSet::new();
+        let mut pool: HashSet<String> = HashSet::new();
         for uid in candidates.map(str::to_string).chain(known) {
             let Some(&id) = self.ids.get(uid.as_str()) else {
                 continue;
@@ -250,26 +265,29 @@ impl ForestIndex {
                 continue;
             }
             let (reaches_root, closure) = self.upward(graph, &uid);
-            done.extend(closure.iter().cloned());
-            if reaches_root {
-                continue;
+            // Only a closure with no root in it is wholly unreached: one
+            // that met a root may hold objects that reach none.
+            if !reaches_root {
+                pool.extend(closure.iter().cloned());
+                done.extend(closure);
             }
-            let start = closure
+        }
+        // Each object of the pool has everything above it in the pool.
+        // Those whose every owner above can climb back to them sit on a
+        // cycle nothing else owns: the first of each such cycle, in display
+        // order, is the start; everything else hangs below one.
+        let ups: HashMap<&str, HashSet<String>> = pool
+            .iter()
+            .map(|u| (u.as_str(), self.upward(graph, u).1.into_iter().collect()))
+            .collect();
+        for (x, up) in &ups {
+            let on_top = up
                 .iter()
-                .filter_map(|u| {
-                    let o = graph.get(u)?;
-                    let id = *self.ids.get(u.as_str())?;
-                    Some(RootKey {
-                        namespace: o.namespace().unwrap_or_default().to_string(),
-                        kind: o.kind.clone(),
-                        name: o.name().to_string(),
-                        uid: self.cold[idx(id)].uid.clone(),
-                        id,
-                    })
-                })
-                .min();
-            if let Some(k) = start {
-                self.cycle_starts.insert(k);
+                .all(|y| ups.get(y.as_str()).is_some_and(|uy| uy.contains(*x)));
+            if on_top
+                && let Some(start) = up.iter().filter_map(|u| self.root_key_of(graph, u)).min()
+            {
+                self.cycle_starts.insert(start);
             }
         }
     }
