@@ -49,6 +49,14 @@ fn details_of_the_stuck_configmap() {
 }
 
 #[test]
+fn details_with_the_blocker_chain() {
+    snap("details_blocker_chain", |s| {
+        s.keys("/deployment/web<Enter>df<Enter>");
+        s.wait(Duration::from_secs(6));
+    });
+}
+
+#[test]
 fn delete_dialog_with_preview() {
     snap("delete_dialog", |s| {
         s.keys("/deployment/web<Enter>df");

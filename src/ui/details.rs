@@ -42,8 +42,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
     let chain_h = if chain.is_empty() {
         0
     } else {
+        // The chain before the identity: leave the rest a few rows.
         chain_rows
-            .min(inner.height.saturating_sub(head_h) / 2)
+            .min(inner.height.saturating_sub(head_h).saturating_sub(4))
             .max(1)
     };
     let [head_area, chain_area, rest_area] = Layout::vertical([
