@@ -25,6 +25,29 @@ pub enum Command {
     Why(WhyArgs),
     /// Predict what a delete would do, before it is sent.
     Plan(PlanArgs),
+    /// Write SVG screenshots of the UI (scripted demo) into a directory.
+    #[command(hide = true)]
+    Screenshots(ScreenshotsArgs),
+    /// Measure frame and key-handling times on a generated cluster.
+    #[command(hide = true)]
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ScreenshotsArgs {
+    /// Where to write them.
+    #[arg(default_value = "screenshots")]
+    pub dir: String,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Objects in the generated cluster.
+    #[arg(long, default_value_t = 100_000)]
+    pub objects: usize,
+    /// Repetitions of each measurement (the median is reported).
+    #[arg(long, default_value_t = 30)]
+    pub runs: usize,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

@@ -12,7 +12,13 @@ fn main() -> ExitCode {
         Some(Command::Simulate(a)) => commands::simulate::run(a),
         Some(Command::Why(a)) => commands::why::run(a),
         Some(Command::Plan(a)) => commands::plan::run(a),
-        Some(Command::Ui(_)) | None => Err(commands::CmdError("not built yet".into())),
+        Some(Command::Ui(a)) => ownerscope::runtime::start(a),
+        Some(Command::Screenshots(a)) => ownerscope::tools::screenshots::run(Some(&a.dir)),
+        Some(Command::Bench(a)) => ownerscope::tools::bench::run(a),
+        None => ownerscope::runtime::start(&ownerscope::cli::UiArgs {
+            scenario: None,
+            read_only: false,
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
