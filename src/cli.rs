@@ -28,6 +28,12 @@ pub enum Command {
     /// Write the metadata of everything listable on a live cluster as a
     /// scenario (`snapshot --live -A > cluster.json`), for offline rehearsal.
     Snapshot(SnapshotArgs),
+    /// Write SVG screenshots of the UI (scripted demo) into a directory.
+    #[command(hide = true)]
+    Screenshots(ScreenshotsArgs),
+    /// Measure frame and key-handling times on a generated cluster.
+    #[command(hide = true)]
+    Bench(BenchArgs),
 }
 
 /// Reading a live cluster instead of a scenario, with kubectl's flags.
@@ -69,6 +75,23 @@ pub struct SnapshotArgs {
     /// Namespace to snapshot (default: the context's namespace).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ScreenshotsArgs {
+    /// Where to write them.
+    #[arg(default_value = "screenshots")]
+    pub dir: String,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Objects in the generated cluster.
+    #[arg(long, default_value_t = 100_000)]
+    pub objects: usize,
+    /// Repetitions of each measurement (the median is reported).
+    #[arg(long, default_value_t = 30)]
+    pub runs: usize,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

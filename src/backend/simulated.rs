@@ -61,7 +61,9 @@ impl SimBackend {
             objects: self.sim.objects().cloned().collect(),
             kinds: self.sim.kinds().clone(),
         });
-        self.timeline_seen = self.sim.timeline().len();
+        // What happened while the scenario loaded (the garbage collector's
+        // warnings about references it cannot resolve) follows the reset.
+        self.timeline_seen = 0;
         self.push_status();
     }
 

@@ -1,0 +1,70 @@
+//! User intents. Keys and the mouse are mapped to these by the keymap and
+//! the runtime; [`super::App::update`] turns them into state changes and
+//! backend commands.
+
+/// One user intent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    // Moving around the tree (and the choices of an open dialog).
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    /// Collapse the row, or go to its owner row.
+    Left,
+    /// Expand the row, or go to its first dependent.
+    Right,
+    /// Expand or collapse the row.
+    Toggle,
+    ExpandBelow,
+    CollapseBelow,
+    ExpandAll,
+    CollapseAll,
+    JumpOwner,
+    NextTerminating,
+    PrevTerminating,
+    NextProblem,
+    PrevProblem,
+    // Search and filters.
+    StartSearch,
+    NextMatch,
+    PrevMatch,
+    OpenFilter,
+    /// Esc in the tree: dismiss the message, else clear search and filters.
+    Clear,
+    // Panes.
+    ToggleTimelineScope,
+    SwitchPane,
+    ScrollDetailsDown,
+    ScrollDetailsUp,
+    // Actions on objects (each opens a confirmation).
+    OpenDelete,
+    OpenRemoveFinalizer,
+    // Simulator.
+    PauseResume,
+    Step,
+    Faster,
+    Slower,
+    OpenControllers,
+    OpenReset,
+    OpenScenarios,
+    // Dialogs.
+    /// Choose a propagation policy in the delete dialog.
+    Background,
+    Foreground,
+    Orphan,
+    Confirm,
+    Cancel,
+    Input(char),
+    Backspace,
+    // Mouse.
+    /// A click on the n-th row of the tree pane (0 = top visible row).
+    ClickRow(usize),
+    ScrollUp,
+    ScrollDown,
+    // The rest.
+    Help,
+    Quit,
+}

@@ -1,0 +1,514 @@
+//! Opening dialogs and handling their keys. A dialog that runs something
+//! holds the exact command; confirm returns it, cancel drops it.
+
+use crate::backend::{Command, SimCommand};
+use crate::model::kinds::DefaultPolicy;
+use crate::model::{Object, Policy, finalizers, preview};
+
+use super::modal::{
+    ConfirmDialog, ControllersDialog, DeleteDialog, FilterChoice, FinalizerConfirm,
+    FinalizerDialog, Modal, PickItem, Picker, Purpose,
+};
+use super::rows::{Only, Scope};
+use super::{Action, App};
+
+/// How far the help scrolls (it is shorter than this; the drawing stops
+/// at its end).
+const HELP_SCROLL: u16 = 60;
+
+const READ_ONLY: &str = "read-only mode (--read-only): refused, nothing was sent";
+
+/// Moves a choice among `n` entries.
+fn moved(choice: usize, n: usize, action: Action, page: usize) -> usize {
+    let last = n.saturating_sub(1);
+    match action {
+        Action::Up | Action::ScrollUp => choice.saturating_sub(1),
+        Action::Down | Action::ScrollDown => (choice + 1).min(last),
+        Action::PageUp => choice.saturating_sub(page),
+        Action::PageDown => (choice + page).min(last),
+        Action::Top => 0,
+        Action::Bottom => last,
+        _ => choice,
+    }
+}
+
+impl App {
+    fn delete_dialog(
+        &self,
+        target: &Object,
+        policy: Policy,
+        default: Option<Policy>,
+    ) -> DeleteDialog {
+        let plan = preview::plan(&self.graph, target.uid(), Some(policy), &self.controllers);
+        let obj_ref = target.obj_ref();
+        DeleteDialog {
+            command: Command::Delete {
+                target: obj_ref.clone(),
+                policy,
+            },
+            target: obj_ref,
+            default_policy: default,
+            policy,
+            plan,
+            scroll: 0,
+        }
+    }
+
+    pub(super) fn open_delete(&mut self) {
+        if self.opts.read_only {
+            self.error(READ_ONLY);
+            return;
+        }
+        let Some(obj) = self.selected_object() else {
+            self.info("select an object to delete");
+            return;
+        };
+        let default = match self.graph.kinds().get(obj.group(), &obj.kind) {
+            Some(k) => match k.default_policy {
+                DefaultPolicy::Policy(p) => Some(p),
+                DefaultPolicy::Unsupported => None,
+            },
+            None => Some(Policy::Background),
+        };
+        let d = self.delete_dialog(obj, default.unwrap_or(Policy::Background), default);
+        self.modals.push(Modal::Delete(d));
+    }
+
+    pub(super) fn open_finalizer(&mut self) {
+        if self.opts.read_only {
+            self.error(READ_ONLY);
+            return;
+        }
+        let Some(obj) = self.selected_object() else {
+            self.info("select an object first");
+            return;
+        };
+        if obj.metadata.finalizers.is_empty() {
+            let what = format!("{}/{} has no finalizers", obj.kind, obj.name());
+            self.info(what);
+            return;
+        }
+        let mut d = FinalizerDialog {
+            target: obj.obj_ref(),
+            finalizers: obj.metadata.finalizers.clone(),
+            choice: 0,
+            confirm: None,
+        };
+        if d.finalizers.len() == 1 {
+            d.confirm = Some(finalizer_confirm(&d));
+        }
+        self.modals.push(Modal::Finalizer(d));
+    }
+
+    fn controller_usage(&self) -> Vec<(String, usize)> {
+        let Some(status) = &self.status else {
+            return Vec::new();
+        };
+        status
+            .controllers
+            .iter()
+            .map(|c| {
+                let n = self
+                    .graph
+                    .objects()
+                    .filter(|o| o.has_finalizer(&c.finalizer))
+                    .count();
+                (c.finalizer.clone(), n)
+            })
+            .collect()
+    }
+
+    pub(super) fn open_controllers(&mut self) {
+        let list: Vec<(String, bool)> = self
+            .status
+            .as_ref()
+            .map(|s| {
+                s.controllers
+                    .iter()
+                    .map(|c| (c.finalizer.clone(), c.online))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !self.opts.is_simulator || list.is_empty() {
+            self.info("no simulated controllers in this scenario");
+            return;
+        }
+        // Start on a controller the selected object waits for.
+        let wanted = self
+            .selected_object()
+            .map(|o| o.metadata.finalizers.clone())
+            .unwrap_or_default();
+        let choice = list
+            .iter()
+            .position(|(f, online)| !online && wanted.contains(f))
+            .or_else(|| list.iter().position(|(f, _)| wanted.contains(f)))
+            .unwrap_or(0);
+        let usage = self.controller_usage();
+        self.modals
+            .push(Modal::Controllers(ControllersDialog { choice, usage }));
+    }
+
+    pub(super) fn open_reset(&mut self) {
+        if !self.opts.is_simulator {
+            self.info("reset is for the simulator");
+            return;
+        }
+        let name = self
+            .status
+            .as_ref()
+            .map(|s| s.name.clone())
+            .unwrap_or_default();
+        self.modals.push(Modal::Confirm(ConfirmDialog {
+            title: format!("Reset scenario {name}"),
+            lines: vec![
+                format!("Start {name} over at t=0 with its original objects."),
+                "Every delete, finalizer removal and controller switch since is undone,".into(),
+                "and the timeline is cleared.".into(),
+            ],
+            command: Command::Sim(SimCommand::Reset),
+        }));
+    }
+
+    pub(super) fn open_scenarios(&mut self) {
+        if !self.opts.is_simulator || self.opts.scenarios.is_empty() {
+            self.info("scenarios are for the simulator");
+            return;
+        }
+        let current = self.status.as_ref().map(|s| s.name.as_str()).unwrap_or("");
+        let choice = self
+            .opts
+            .scenarios
+            .iter()
+            .position(|(n, _)| n == current)
+            .unwrap_or(0);
+        let items = self
+            .opts
+            .scenarios
+            .iter()
+            .map(|(n, d)| PickItem {
+                label: n.clone(),
+                detail: d.clone(),
+                current: n == current,
+            })
+            .collect();
+        self.modals.push(Modal::Pick(Picker {
+            title: "Scenarios".into(),
+            note: "Enter: load it (replaces the simulation: objects, time and timeline start over)"
+                .into(),
+            items,
+            choice,
+            purpose: Purpose::Scenario(
+                self.opts.scenarios.iter().map(|(n, _)| n.clone()).collect(),
+            ),
+        }));
+    }
+
+    pub(super) fn open_filter(&mut self) {
+        let mut choices = vec![
+            FilterChoice::Everything,
+            FilterChoice::Only(Only::Terminating),
+            FilterChoice::Only(Only::Problems),
+            FilterChoice::Scope(Scope::All),
+            FilterChoice::Scope(Scope::ClusterScoped),
+        ];
+        let mut namespaces: Vec<String> = self
+            .index
+            .roots()
+            .filter(|k| !k.namespace.is_empty())
+            .map(|k| k.namespace.clone())
+            .collect();
+        namespaces.dedup();
+        choices.extend(
+            namespaces
+                .into_iter()
+                .map(|n| FilterChoice::Scope(Scope::Namespace(n))),
+        );
+        let f = &self.filters;
+        let items: Vec<PickItem> = choices
+            .iter()
+            .map(|c| match c {
+                FilterChoice::Everything => PickItem {
+                    label: "everything".into(),
+                    detail: "no filter".into(),
+                    current: !f.is_active(),
+                },
+                FilterChoice::Only(Only::Terminating) => PickItem {
+                    label: "only Terminating".into(),
+                    detail: format!(
+                        "{} objects, with their owners",
+                        self.index.terminating_count()
+                    ),
+                    current: f.only == Only::Terminating,
+                },
+                FilterChoice::Only(_) => PickItem {
+                    label: "only problems".into(),
+                    detail: format!("{} objects, with their owners", self.index.problem_count()),
+                    current: f.only == Only::Problems,
+                },
+                FilterChoice::Scope(Scope::All) => PickItem {
+                    label: "all namespaces".into(),
+                    detail: String::new(),
+                    current: f.scope == Scope::All,
+                },
+                FilterChoice::Scope(Scope::ClusterScoped) => PickItem {
+                    label: "cluster-scoped".into(),
+                    detail: "only cluster-scoped roots".into(),
+                    current: f.scope == Scope::ClusterScoped,
+                },
+                FilterChoice::Scope(Scope::Namespace(n)) => PickItem {
+                    label: format!("namespace {n}"),
+                    detail: String::new(),
+                    current: f.scope == Scope::Namespace(n.clone()),
+                },
+            })
+            .collect();
+        let choice = items.iter().position(|i| i.current).unwrap_or(0);
+        self.modals.push(Modal::Pick(Picker {
+            title: "Filter".into(),
+            note: "Enter: apply (Esc in the tree clears filters)".into(),
+            items,
+            choice,
+            purpose: Purpose::Filter(choices),
+        }));
+    }
+
+    /// After backend updates: previews follow the graph; dialogs whose
+    /// object is gone close.
+    pub(super) fn refresh_modals(&mut self) {
+        let mut closed: Option<String> = None;
+        let mut modals = std::mem::take(&mut self.modals);
+        modals.retain_mut(|m| match m {
+            Modal::Delete(d) => match self.graph.get(&d.target.uid) {
+                Some(obj) => {
+                    let scroll = d.scroll;
+                    *d = self.delete_dialog(obj, d.policy, d.default_policy);
+                    d.scroll = scroll;
+                    true
+                }
+                None => {
+                    closed = Some(format!(
+                        "{}/{} is gone: nothing to delete",
+                        d.target.kind, d.target.name
+                    ));
+                    false
+                }
+            },
+            Modal::Finalizer(f) => {
+                let still = self
+                    .graph
+                    .get(&f.target.uid)
+                    .is_some_and(|o| f.finalizers.iter().all(|x| o.has_finalizer(x)));
+                if !still {
+                    closed = Some(format!(
+                        "{}/{} changed: finalizer dialog closed, nothing was sent",
+                        f.target.kind, f.target.name
+                    ));
+                }
+                still
+            }
+            Modal::Controllers(c) => {
+                c.usage = self.controller_usage();
+                true
+            }
+            _ => true,
+        });
+        self.modals = modals;
+        if let Some(text) = closed {
+            self.info(text);
+        }
+    }
+
+    /// Keys while a modal is open.
+    pub(super) fn in_modal(&mut self, action: Action) -> Vec<Command> {
+        let Some(modal) = self.modals.pop() else {
+            return Vec::new();
+        };
+        match modal {
+            Modal::Help { scroll } => {
+                let scroll = match action {
+                    Action::Up | Action::ScrollUp => scroll.saturating_sub(1),
+                    Action::Down | Action::ScrollDown => scroll.saturating_add(1).min(HELP_SCROLL),
+                    Action::PageUp => scroll.saturating_sub(10),
+                    Action::PageDown => scroll.saturating_add(10).min(HELP_SCROLL),
+                    Action::Top => 0,
+                    Action::Cancel | Action::Help | Action::Confirm | Action::Quit => {
+                        return Vec::new();
+                    }
+                    _ => scroll,
+                };
+                self.modals.push(Modal::Help { scroll });
+            }
+            Modal::Search(mut s) => match action {
+                Action::Input(c) => {
+                    s.query.push(c);
+                    self.modals.push(Modal::Search(s));
+                    self.search_typed();
+                }
+                Action::Backspace => {
+                    s.query.pop();
+                    let empty = s.query.is_empty();
+                    let (key, i) = (s.origin, s.origin_index);
+                    self.modals.push(Modal::Search(s));
+                    if empty {
+                        self.restore(key, i);
+                    } else {
+                        self.search_typed();
+                    }
+                }
+                Action::Confirm => {
+                    self.search = (!s.query.is_empty()).then_some(s.query);
+                }
+                Action::Cancel => self.restore(s.origin, s.origin_index),
+                _ => self.modals.push(Modal::Search(s)),
+            },
+            Modal::Delete(mut d) => {
+                let idx = Policy::ALL.iter().position(|p| *p == d.policy).unwrap_or(0);
+                let policy = match action {
+                    Action::Background => Some(Policy::Background),
+                    Action::Foreground => Some(Policy::Foreground),
+                    Action::Orphan => Some(Policy::Orphan),
+                    Action::Up => Some(Policy::ALL[idx.saturating_sub(1)]),
+                    Action::Down | Action::Toggle => Some(Policy::ALL[(idx + 1).min(2)]),
+                    _ => None,
+                };
+                match action {
+                    Action::Confirm => {
+                        self.info(format!("sent: {} - watch the tree", d.command.describe()));
+                        return vec![d.command];
+                    }
+                    Action::Cancel => {
+                        self.info("delete cancelled: nothing was sent");
+                        return Vec::new();
+                    }
+                    Action::PageDown | Action::ScrollDown => d.scroll = d.scroll.saturating_add(5),
+                    Action::PageUp | Action::ScrollUp => d.scroll = d.scroll.saturating_sub(5),
+                    _ => {}
+                }
+                if let Some(p) = policy.filter(|p| *p != d.policy)
+                    && let Some(obj) = self.graph.get(&d.target.uid)
+                {
+                    d = self.delete_dialog(obj, p, d.default_policy);
+                }
+                self.modals.push(Modal::Delete(d));
+            }
+            Modal::Finalizer(mut f) => {
+                if let Some(c) = f.confirm.as_mut() {
+                    match action {
+                        Action::Input(ch) => {
+                            c.typed.push(ch);
+                            c.mismatch = false;
+                        }
+                        Action::Backspace => {
+                            c.typed.pop();
+                            c.mismatch = false;
+                        }
+                        Action::Confirm if c.typed == c.info.name => {
+                            let cmd = c.command.clone();
+                            self.info(format!("sent: {}", cmd.describe()));
+                            return vec![cmd];
+                        }
+                        Action::Confirm => c.mismatch = true,
+                        Action::Cancel => {
+                            self.info("finalizer removal cancelled: nothing was sent");
+                            return Vec::new();
+                        }
+                        _ => {}
+                    }
+                } else {
+                    match action {
+                        Action::Confirm => f.confirm = Some(finalizer_confirm(&f)),
+                        Action::Cancel => return Vec::new(),
+                        a => f.choice = moved(f.choice, f.finalizers.len(), a, 5),
+                    }
+                }
+                self.modals.push(Modal::Finalizer(f));
+            }
+            Modal::Confirm(c) => match action {
+                Action::Confirm => return vec![c.command],
+                Action::Cancel => self.info("cancelled: nothing was sent"),
+                _ => self.modals.push(Modal::Confirm(c)),
+            },
+            Modal::Pick(mut p) => match action {
+                Action::Confirm => return self.picked(&p),
+                Action::Cancel => {}
+                a => {
+                    p.choice = moved(p.choice, p.items.len(), a, 10);
+                    self.modals.push(Modal::Pick(p));
+                }
+            },
+            Modal::Controllers(mut c) => {
+                let list = self
+                    .status
+                    .as_ref()
+                    .map(|s| s.controllers.clone())
+                    .unwrap_or_default();
+                match action {
+                    Action::Cancel => return Vec::new(),
+                    Action::Confirm | Action::Toggle => {
+                        let cmds = list
+                            .get(c.choice)
+                            .map(|ctl| {
+                                Command::Sim(SimCommand::SetController {
+                                    finalizer: ctl.finalizer.clone(),
+                                    online: !ctl.online,
+                                })
+                            })
+                            .into_iter()
+                            .collect();
+                        self.modals.push(Modal::Controllers(c));
+                        return cmds;
+                    }
+                    a => c.choice = moved(c.choice, list.len(), a, 5),
+                }
+                self.modals.push(Modal::Controllers(c));
+            }
+        }
+        Vec::new()
+    }
+
+    fn restore(&mut self, key: Option<super::RowKey>, index: usize) {
+        match key.and_then(|k| self.rows.iter().position(|r| r.key == k)) {
+            Some(i) => self.select(i),
+            None => self.select(index),
+        }
+    }
+
+    fn picked(&mut self, p: &Picker) -> Vec<Command> {
+        match &p.purpose {
+            Purpose::Scenario(names) => {
+                if let Some(n) = names.get(p.choice) {
+                    self.info(format!("loading scenario {n}"));
+                    return vec![Command::Sim(SimCommand::Load(n.clone()))];
+                }
+            }
+            Purpose::Filter(choices) => {
+                match choices.get(p.choice) {
+                    Some(FilterChoice::Everything) => self.filters = super::Filters::default(),
+                    Some(FilterChoice::Only(o)) => self.filters.only = *o,
+                    Some(FilterChoice::Scope(s)) => self.filters.scope = s.clone(),
+                    None => {}
+                }
+                self.rebuild();
+            }
+            Purpose::Owner(uids) => {
+                if let Some(u) = uids.get(p.choice).cloned() {
+                    self.goto_owner(&u);
+                }
+            }
+        }
+        Vec::new()
+    }
+}
+
+fn finalizer_confirm(d: &FinalizerDialog) -> FinalizerConfirm {
+    let name = d.finalizers.get(d.choice).cloned().unwrap_or_default();
+    FinalizerConfirm {
+        info: finalizers::describe(&name),
+        typed: String::new(),
+        mismatch: false,
+        command: Command::RemoveFinalizer {
+            target: d.target.clone(),
+            finalizer: name,
+        },
+    }
+}

@@ -1,0 +1,216 @@
+//! Brief highlights of rows that just changed, so that a cascade can be
+//! watched: a row that appears, becomes Terminating, loses a finalizer or
+//! an owner reference is marked for a moment; a row that disappears stays
+//! on screen as a ghost for a moment, where it was.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use super::index::NodeId;
+use super::rows::{Row, RowKey, RowNode};
+use crate::model::{ObjRef, Object};
+
+/// How long a change stays highlighted (real time).
+pub const FLASH_FOR: Duration = Duration::from_millis(2500);
+
+/// What just happened to a row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FlashKind {
+    New,
+    NowTerminating,
+    LostFinalizer(String),
+    GainedFinalizer(String),
+    LostOwnerRef,
+    Gone,
+}
+
+impl FlashKind {
+    /// The mark drawn after the row's badges (reads without colour).
+    #[must_use]
+    pub fn text(&self) -> String {
+        match self {
+            FlashKind::New => "new".into(),
+            FlashKind::NowTerminating => "now Terminating".into(),
+            FlashKind::LostFinalizer(f) => format!("-finalizer {f}"),
+            FlashKind::GainedFinalizer(f) => format!("+finalizer {f}"),
+            FlashKind::LostOwnerRef => "-ownerReference".into(),
+            FlashKind::Gone => "deleted".into(),
+        }
+    }
+}
+
+/// A highlight and when it ends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Flash {
+    pub kind: FlashKind,
+    pub until: Duration,
+}
+
+/// A row whose object was deleted, kept where it was for a moment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Ghost {
+    key: RowKey,
+    depth: u16,
+    object: Box<ObjRef>,
+    /// The row it followed.
+    after: Option<RowKey>,
+    until: Duration,
+}
+
+/// Highlights by uid, and ghosts.
+#[derive(Clone, Debug, Default)]
+pub struct Flashes {
+    by_uid: HashMap<String, Flash>,
+    ghosts: Vec<Ghost>,
+}
+
+impl Flashes {
+    /// Notes what changed between `old` and `new`.
+    pub fn on_upsert(&mut self, old: Option<&Object>, new: &Object, now: Duration) {
+        let kind = match old {
+            None => Some(FlashKind::New),
+            Some(old) => {
+                if !old.is_terminating() && new.is_terminating() {
+                    Some(FlashKind::NowTerminating)
+                } else if let Some(f) = old
+                    .metadata
+                    .finalizers
+                    .iter()
+                    .find(|f| !new.metadata.finalizers.contains(f))
+                {
+                    Some(FlashKind::LostFinalizer(f.clone()))
+                } else if let Some(f) = new
+                    .metadata
+                    .finalizers
+                    .iter()
+                    .find(|f| !old.metadata.finalizers.contains(f))
+                {
+                    Some(FlashKind::GainedFinalizer(f.clone()))
+                } else if new.metadata.owner_references.len() < old.metadata.owner_references.len()
+                {
+                    Some(FlashKind::LostOwnerRef)
+                } else {
+                    None
+                }
+            }
+        };
+        if let Some(kind) = kind {
+            self.by_uid.insert(
+                new.uid().to_string(),
+                Flash {
+                    kind,
+                    until: now + FLASH_FOR,
+                },
+            );
+        }
+    }
+
+    /// Keeps every row of the removed object (`id` in the rows) as a
+    /// ghost where it was.
+    pub fn on_remove(&mut self, rows: &[Row], id: Option<NodeId>, obj: &Object, now: Duration) {
+        self.by_uid.remove(obj.uid());
+        let Some(id) = id else { return };
+        for (i, r) in rows.iter().enumerate() {
+            if r.id() == Some(id) {
+                self.ghosts.push(Ghost {
+                    key: r.key,
+                    depth: r.depth,
+                    object: Box::new(obj.obj_ref()),
+                    after: i.checked_sub(1).and_then(|p| rows.get(p)).map(|p| p.key),
+                    until: now + FLASH_FOR,
+                });
+            }
+        }
+    }
+
+    /// The highlight of an object, if any.
+    #[must_use]
+    pub fn get(&self, uid: &str) -> Option<&Flash> {
+        self.by_uid.get(uid)
+    }
+
+    /// Drops what ended. Returns (anything ended, a ghost ended).
+    pub fn expire(&mut self, now: Duration) -> (bool, bool) {
+        let before = (self.by_uid.len(), self.ghosts.len());
+        self.by_uid.retain(|_, f| f.until > now);
+        self.ghosts.retain(|g| g.until > now);
+        let ghosts = self.ghosts.len() != before.1;
+        (ghosts || self.by_uid.len() != before.0, ghosts)
+    }
+
+    pub fn clear(&mut self) {
+        self.by_uid.clear();
+        self.ghosts.clear();
+    }
+
+    /// The earliest moment something ends (for the runtime's wake-up).
+    #[must_use]
+    pub fn next_expiry(&self) -> Option<Duration> {
+        self.by_uid
+            .values()
+            .map(|f| f.until)
+            .chain(self.ghosts.iter().map(|g| g.until))
+            .min()
+    }
+
+    /// Puts the ghosts back into freshly built rows, each after the row it
+    /// followed (or where it was, if that row is gone too).
+    #[must_use]
+    pub fn with_ghosts(&self, rows: Vec<Row>) -> Vec<Row> {
+        if self.ghosts.is_empty() {
+            return rows;
+        }
+        let mut after: HashMap<Option<RowKey>, Vec<&Ghost>> = HashMap::new();
+        for g in &self.ghosts {
+            after.entry(g.after).or_default().push(g);
+        }
+        let mut emitted: HashSet<RowKey> = HashSet::new();
+        let mut out = Vec::with_capacity(rows.len() + self.ghosts.len());
+        emit(&mut out, &mut after, &mut emitted, None);
+        for r in rows {
+            let key = r.key;
+            out.push(r);
+            emit(&mut out, &mut after, &mut emitted, Some(key));
+        }
+        // Ghosts whose neighbour vanished without a trace go at the end.
+        let mut rest: Vec<Option<RowKey>> = after.keys().copied().collect();
+        rest.sort();
+        for k in rest {
+            emit(&mut out, &mut after, &mut emitted, k);
+        }
+        out
+    }
+}
+
+/// Emits the ghosts that followed `key`, each followed by its own.
+fn emit(
+    out: &mut Vec<Row>,
+    after: &mut HashMap<Option<RowKey>, Vec<&Ghost>>,
+    emitted: &mut HashSet<RowKey>,
+    key: Option<RowKey>,
+) {
+    let mut stack: Vec<std::vec::IntoIter<&Ghost>> = Vec::new();
+    if let Some(gs) = after.remove(&key) {
+        stack.push(gs.into_iter());
+    }
+    while let Some(top) = stack.last_mut() {
+        let Some(g) = top.next() else {
+            stack.pop();
+            continue;
+        };
+        if emitted.insert(g.key) {
+            out.push(Row {
+                key: g.key,
+                depth: g.depth,
+                node: RowNode::Ghost {
+                    object: g.object.clone(),
+                },
+                has_children: false,
+                open: false,
+            });
+            if let Some(next) = after.remove(&Some(g.key)) {
+                stack.push(next.into_iter());
+            }
+        }
+    }
+}

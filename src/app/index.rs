@@ -1,0 +1,490 @@
+//! The forest index the tree is drawn from: for every object its resolving
+//! dependents (sorted), whether it is a root, Terminating or has a problem,
+//! kept up to date incrementally from upserts and removals so that a change
+//! costs what it touches, not what the cluster holds.
+//!
+//! Objects get dense ids for as long as they live, so that walking the
+//! forest touches small records in one vector instead of hashing strings.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
+
+use super::rows::fnv;
+use crate::model::{Object, OwnershipGraph};
+
+/// A dense id, valid while the object exists.
+pub type NodeId = u32;
+
+/// Display order of roots: (namespace or "" for cluster-scoped, kind, name,
+/// uid). Cluster-scoped roots sort first.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RootKey {
+    pub namespace: String,
+    pub kind: String,
+    pub name: String,
+    pub uid: Rc<str>,
+    pub id: NodeId,
+}
+
+/// What a walk of the forest needs, small and contiguous.
+#[derive(Clone, Debug, Default)]
+struct Node {
+    children: Vec<NodeId>,
+    uid_hash: u64,
+    live: bool,
+    root: bool,
+    problem: bool,
+    terminating: bool,
+}
+
+/// What is needed less often.
+#[derive(Clone, Debug, Default)]
+struct Cold {
+    uid: Rc<str>,
+    root_key: Option<RootKey>,
+    /// `kind/name`, lower case, for search.
+    label: Box<str>,
+}
+
+/// Children, roots and flags of every object in a graph.
+#[derive(Clone, Debug, Default)]
+pub struct ForestIndex {
+    ids: HashMap<Rc<str>, NodeId>,
+    nodes: Vec<Node>,
+    cold: Vec<Cold>,
+    free: Vec<NodeId>,
+    roots: BTreeSet<RootKey>,
+    /// Objects that only own each other (a cycle no root reaches): the
+    /// first of each cycle is drawn as if it were a root.
+    cycle_starts: BTreeSet<RootKey>,
+    problems: usize,
+    terminating: usize,
+}
+
+fn idx(id: NodeId) -> usize {
+    id as usize
+}
+
+impl ForestIndex {
+    /// Indexes every object of `graph`.
+    #[must_use]
+    pub fn build(graph: &OwnershipGraph) -> Self {
+        let mut ix = ForestIndex::default();
+        let mut uids: Vec<&str> = graph.objects().map(Object::uid).collect();
+        uids.sort_unstable();
+        for u in &uids {
+            ix.refresh_node(graph, u);
+        }
+        for u in &uids {
+            ix.refresh_children(graph, u);
+        }
+        // Whatever no root reaches is in a cycle.
+        let mut reached = vec![false; ix.nodes.len()];
+        let mut stack: Vec<NodeId> = ix.roots.iter().map(|k| k.id).collect();
+        while let Some(id) = stack.pop() {
+            if std::mem::replace(&mut reached[idx(id)], true) {
+                continue;
+            }
+            stack.extend(&ix.nodes[idx(id)].children);
+        }
+        let unreached: Vec<String> = (0..ix.nodes.len())
+            .filter(|i| ix.nodes[*i].live && !reached[*i])
+            .map(|i| ix.cold[i].uid.to_string())
+            .collect();
+        ix.check_cycles(graph, unreached.iter().map(String::as_str));
+        ix
+    }
+
+    /// Brings the index up to date after `uid` was upserted or removed.
+    /// `old_owners` are the owner uids the object referred to before.
+    pub fn touch(&mut self, graph: &OwnershipGraph, uid: &str, old_owners: &[String]) {
+        let mut owners: HashSet<String> = old_owners.iter().cloned().collect();
+        if let Some(o) = graph.get(uid) {
+            owners.extend(o.metadata.owner_references.iter().map(|r| r.uid.clone()));
+        }
+        let referrers: Vec<String> = graph.referrers(uid).cloned().collect();
+        self.refresh_node(graph, uid);
+        self.refresh_children(graph, uid);
+        for o in &owners {
+            self.refresh_children(graph, o);
+        }
+        for r in &referrers {
+            self.refresh_node(graph, r);
+        }
+        let candidates = std::iter::once(uid)
+            .chain(referrers.iter().map(String::as_str))
+            .chain(owners.iter().map(String::as_str));
+        self.check_cycles(graph, candidates);
+    }
+
+    fn alloc(&mut self, uid: &str) -> NodeId {
+        if let Some(id) = self.ids.get(uid) {
+            return *id;
+        }
+        let rc: Rc<str> = Rc::from(uid);
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.nodes.push(Node::default());
+                self.cold.push(Cold::default());
+                NodeId::try_from(self.nodes.len() - 1).unwrap_or(NodeId::MAX)
+            }
+        };
+        self.nodes[idx(id)] = Node {
+            uid_hash: fnv(uid.as_bytes()),
+            live: true,
+            ..Node::default()
+        };
+        self.cold[idx(id)] = Cold {
+            uid: rc.clone(),
+            ..Cold::default()
+        };
+        self.ids.insert(rc, id);
+        id
+    }
+
+    fn refresh_node(&mut self, graph: &OwnershipGraph, uid: &str) {
+        let Some(obj) = graph.get(uid) else {
+            if let Some(id) = self.ids.remove(uid) {
+                self.forget(id);
+                self.nodes[idx(id)] = Node::default();
+                self.cold[idx(id)] = Cold::default();
+                self.free.push(id);
+            }
+            return;
+        };
+        let mut resolving = false;
+        let mut problem = false;
+        for r in &obj.metadata.owner_references {
+            if graph.classify(obj, r).resolves() {
+                resolving = true;
+            } else {
+                problem = true;
+            }
+        }
+        let id = self.alloc(uid);
+        self.forget(id);
+        let key = (!resolving).then(|| RootKey {
+            namespace: obj.namespace().unwrap_or_default().to_string(),
+            kind: obj.kind.clone(),
+            name: obj.name().to_string(),
+            uid: self.cold[idx(id)].uid.clone(),
+            id,
+        });
+        if let Some(k) = &key {
+            self.roots.insert(k.clone());
+        }
+        let n = &mut self.nodes[idx(id)];
+        n.root = !resolving;
+        n.problem = problem;
+        n.terminating = obj.is_terminating();
+        self.problems += usize::from(problem);
+        self.terminating += usize::from(n.terminating);
+        let c = &mut self.cold[idx(id)];
+        c.root_key = key;
+        c.label = format!("{}/{}", obj.kind, obj.name())
+            .to_lowercase()
+            .into_boxed_str();
+    }
+
+    /// Takes a node's flags out of the totals and sets.
+    fn forget(&mut self, id: NodeId) {
+        let n = &self.nodes[idx(id)];
+        self.problems -= usize::from(n.problem);
+        self.terminating -= usize::from(n.terminating);
+        let n = &mut self.nodes[idx(id)];
+        n.problem = false;
+        n.terminating = false;
+        n.root = false;
+        if let Some(k) = self.cold[idx(id)].root_key.take() {
+            self.roots.remove(&k);
+        }
+        self.cycle_starts.retain(|k| k.id != id);
+    }
+
+    fn refresh_children(&mut self, graph: &OwnershipGraph, owner: &str) {
+        let Some(&oid) = self.ids.get(owner) else {
+            return;
+        };
+        let mut kids: Vec<&Object> = graph
+            .referrers(owner)
+            .filter_map(|d| graph.get(d))
+            .filter(|dep| {
+                dep.metadata
+                    .owner_references
+                    .iter()
+                    .any(|r| r.uid == owner && graph.classify(dep, r).resolves())
+            })
+            .collect();
+        kids.sort_by(|a, b| {
+            (a.namespace(), &a.kind, a.name(), a.uid()).cmp(&(
+                b.namespace(),
+                &b.kind,
+                b.name(),
+                b.uid(),
+            ))
+        });
+        let children: Vec<NodeId> = kids.iter().map(|k| self.alloc(k.uid())).collect();
+        self.nodes[idx(oid)].children = children;
+    }
+
+    fn root_key_of(&self, graph: &OwnershipGraph, uid: &str) -> Option<RootKey> {
+        let o = graph.get(uid)?;
+        let id = *self.ids.get(uid)?;
+        Some(RootKey {
+            namespace: o.namespace().unwrap_or_default().to_string(),
+            kind: o.kind.clone(),
+            name: o.name().to_string(),
+            uid: self.cold[idx(id)].uid.clone(),
+            id,
+        })
+    }
+
+    /// Finds objects no root reaches (owned, through any chain, only by a
+    /// cycle) above `candidates`, re-checks the cycles already known, and
+    /// picks for each such group a start on the cycle itself, from which
+    /// everything in it is drawn.
+    fn check_cycles<'a>(
+        &mut self,
+        graph: &OwnershipGraph,
+        candidates: impl Iterator<Item = &'a str>,
+    ) {
+        let known: Vec<String> = self
+            .cycle_starts
+            .iter()
+            .map(|k| k.uid.to_string())
+            .collect();
+        self.cycle_starts.clear();
+        let mut done: HashSet<String> = HashSet::new();
+        let mut pool: HashSet<String> = HashSet::new();
+        for uid in candidates.map(str::to_string).chain(known) {
+            let Some(&id) = self.ids.get(uid.as_str()) else {
+                continue;
+            };
+            if done.contains(&uid) || self.nodes[idx(id)].root {
+                continue;
+            }
+            let (reaches_root, closure) = self.upward(graph, &uid);
+            // Only a closure with no root in it is wholly unreached: one
+            // that met a root may hold objects that reach none.
+            if !reaches_root {
+                pool.extend(closure.iter().cloned());
+                done.extend(closure);
+            }
+        }
+        // Each object of the pool has everything above it in the pool.
+        // Those whose every owner above can climb back to them sit on a
+        // cycle nothing else owns: the first of each such cycle, in display
+        // order, is the start; everything else hangs below one.
+        let ups: HashMap<&str, HashSet<String>> = pool
+            .iter()
+            .map(|u| (u.as_str(), self.upward(graph, u).1.into_iter().collect()))
+            .collect();
+        for (x, up) in &ups {
+            let on_top = up
+                .iter()
+                .all(|y| ups.get(y.as_str()).is_some_and(|uy| uy.contains(*x)));
+            if on_top
+                && let Some(start) = up.iter().filter_map(|u| self.root_key_of(graph, u)).min()
+            {
+                self.cycle_starts.insert(start);
+            }
+        }
+    }
+
+    /// Walks up resolving owners: whether a root is reached, and every
+    /// object visited.
+    fn upward(&self, graph: &OwnershipGraph, uid: &str) -> (bool, Vec<String>) {
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut stack = vec![uid.to_string()];
+        let mut reaches = false;
+        while let Some(u) = stack.pop() {
+            if !seen.insert(u.clone()) {
+                continue;
+            }
+            if self
+                .ids
+                .get(u.as_str())
+                .is_some_and(|id| self.nodes[idx(*id)].root)
+            {
+                reaches = true;
+                break;
+            }
+            stack.extend(graph.resolved_owners(&u));
+        }
+        (reaches, seen.into_iter().collect())
+    }
+
+    /// Roots (and cycle starts) in display order.
+    pub fn roots(&self) -> Box<dyn Iterator<Item = &RootKey> + '_> {
+        if self.cycle_starts.is_empty() {
+            Box::new(self.roots.iter())
+        } else {
+            let mut all: Vec<&RootKey> = self.roots.iter().chain(&self.cycle_starts).collect();
+            all.sort();
+            Box::new(all.into_iter())
+        }
+    }
+
+    /// The id of an object.
+    #[must_use]
+    pub fn id(&self, uid: &str) -> Option<NodeId> {
+        self.ids.get(uid).copied()
+    }
+
+    /// The uid of a live id (empty for a free one).
+    #[must_use]
+    pub fn uid(&self, id: NodeId) -> &str {
+        self.cold.get(idx(id)).map_or("", |c| &c.uid)
+    }
+
+    /// `kind/name` in lower case.
+    #[must_use]
+    pub fn label(&self, id: NodeId) -> &str {
+        self.cold.get(idx(id)).map_or("", |c| &c.label)
+    }
+
+    /// A hash of the uid, for row keys.
+    #[must_use]
+    pub fn uid_hash(&self, id: NodeId) -> u64 {
+        self.nodes.get(idx(id)).map_or(0, |n| n.uid_hash)
+    }
+
+    /// Resolving dependents, sorted by namespace, kind, name.
+    #[must_use]
+    pub fn children_of(&self, id: NodeId) -> &[NodeId] {
+        self.nodes
+            .get(idx(id))
+            .map_or(&[], |n| n.children.as_slice())
+    }
+
+    /// Resolving dependents of `uid`, as uids.
+    pub fn children(&self, uid: &str) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
+        let kids = self.id(uid).map_or(&[][..], |id| self.children_of(id));
+        kids.iter().map(|c| self.uid(*c))
+    }
+
+    #[must_use]
+    pub fn is_problem_id(&self, id: NodeId) -> bool {
+        self.nodes.get(idx(id)).is_some_and(|n| n.problem)
+    }
+
+    #[must_use]
+    pub fn is_terminating_id(&self, id: NodeId) -> bool {
+        self.nodes.get(idx(id)).is_some_and(|n| n.terminating)
+    }
+
+    #[must_use]
+    pub fn is_problem(&self, uid: &str) -> bool {
+        self.id(uid).is_some_and(|id| self.is_problem_id(id))
+    }
+
+    #[must_use]
+    pub fn is_terminating(&self, uid: &str) -> bool {
+        self.id(uid).is_some_and(|id| self.is_terminating_id(id))
+    }
+
+    /// Whether any live object satisfies `pred` (a flat scan, no walk).
+    pub fn any(&self, pred: impl Fn(NodeId) -> bool) -> bool {
+        (0..self.nodes.len())
+            .filter_map(|i| NodeId::try_from(i).ok())
+            .any(|id| self.nodes[idx(id)].live && pred(id))
+    }
+
+    /// Objects with an owner reference that does not resolve.
+    #[must_use]
+    pub fn problem_count(&self) -> usize {
+        self.problems
+    }
+
+    #[must_use]
+    pub fn terminating_count(&self) -> usize {
+        self.terminating
+    }
+
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{KindTable, OwnerReference};
+
+    fn obj(kind: &str, name: &str, uid: &str, owner: Option<(&str, &str, &str)>) -> Object {
+        let mut o = Object::new("apps/v1", kind, Some("a"), name);
+        o.metadata.uid = uid.into();
+        if let Some((k, n, u)) = owner {
+            o.metadata.owner_references.push(OwnerReference {
+                api_version: "apps/v1".into(),
+                kind: k.into(),
+                name: n.into(),
+                uid: u.into(),
+                controller: Some(true),
+                block_owner_deletion: Some(true),
+            });
+        }
+        o
+    }
+
+    fn root_uids(ix: &ForestIndex) -> Vec<String> {
+        ix.roots().map(|k| k.uid.to_string()).collect()
+    }
+
+    #[test]
+    fn incremental_matches_a_rebuild() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        let mut ix = ForestIndex::build(&g);
+        let steps = [
+            obj("ReplicaSet", "r", "r", Some(("Deployment", "d", "d"))),
+            obj("Deployment", "d", "d", None),
+            obj("ReplicaSet", "q", "q", Some(("Deployment", "d", "d"))),
+        ];
+        for o in steps {
+            let uid = o.uid().to_string();
+            g.upsert(o);
+            ix.touch(&g, &uid, &[]);
+        }
+        assert_eq!(root_uids(&ix), vec!["d"]);
+        assert_eq!(ix.children("d").len(), 2);
+        assert_eq!(ix.problem_count(), 0);
+        assert_eq!(ix.label(ix.id("q").expect("q")), "replicaset/q");
+        g.remove("d");
+        ix.touch(&g, "d", &[]);
+        let fresh = ForestIndex::build(&g);
+        assert_eq!(root_uids(&ix), root_uids(&fresh));
+        assert_eq!(root_uids(&ix), vec!["q", "r"]);
+        assert_eq!(ix.problem_count(), 2);
+        assert_eq!(fresh.problem_count(), 2);
+        assert_eq!(ix.len(), 2);
+        // The freed id is reused.
+        g.upsert(obj("Deployment", "e", "e", None));
+        ix.touch(&g, "e", &[]);
+        assert_eq!(ix.nodes.len(), 3);
+    }
+
+    #[test]
+    fn a_pure_cycle_gets_a_start() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        g.upsert(obj("Deployment", "a", "1", Some(("Deployment", "b", "2"))));
+        g.upsert(obj("Deployment", "b", "2", Some(("Deployment", "a", "1"))));
+        let ix = ForestIndex::build(&g);
+        assert_eq!(root_uids(&ix), vec!["1"]);
+        let mut g2 = g.clone();
+        let mut ix2 = ForestIndex::build(&OwnershipGraph::new(KindTable::builtin()));
+        for u in ["1", "2"] {
+            ix2.touch(&g2, u, &[]);
+        }
+        assert_eq!(root_uids(&ix2), vec!["1"]);
+        g2.remove("2");
+        ix2.touch(&g2, "2", &["1".to_string()]);
+        assert_eq!(root_uids(&ix2), vec!["1"], "now a plain root");
+    }
+}

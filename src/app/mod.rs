@@ -1,0 +1,553 @@
+//! UI state: the mirror of the backend's objects, the visible rows,
+//! selection, expansion, filters, search, the modal stack, highlights and
+//! messages. [`App::update`] is a pure state machine from user intents to
+//! backend commands; [`App::apply_all`] folds backend updates in. No I/O.
+
+pub mod action;
+mod dialogs;
+pub mod flash;
+pub mod index;
+pub mod modal;
+mod nav;
+mod normal;
+pub mod rows;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::Duration;
+
+use jiff::Timestamp;
+
+pub use action::Action;
+pub use modal::{Modal, Mode};
+pub use rows::{Filters, Only, Row, RowKey, RowNode, Scope};
+
+use crate::backend::{Command, Happening, SourceStatus, Update};
+use crate::model::diagnosis::{self, Diagnosis};
+use crate::model::{KindTable, Object, OwnershipGraph};
+use flash::{Flash, Flashes};
+use index::ForestIndex;
+use rows::Expansion;
+
+/// Above this many objects the tree opens collapsed (groups open).
+pub const OPEN_ALL_BELOW: usize = 5_000;
+/// Happenings kept for the timeline.
+pub const TIMELINE_CAP: usize = 5_000;
+/// How long an information message stays (errors stay until dismissed).
+pub const INFO_FOR: Duration = Duration::from_secs(5);
+
+/// How the App was started.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Refuse every action that would change the cluster.
+    pub read_only: bool,
+    /// Scenarios the picker offers: (name, description).
+    pub scenarios: Vec<(String, String)>,
+    /// The backend is the simulator (time controls, controllers).
+    pub is_simulator: bool,
+}
+
+/// What the lower pane shows when the screen is too narrow for both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LowerPane {
+    Details,
+    Timeline,
+}
+
+/// Which happenings the timeline lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimelineScope {
+    All,
+    /// Only those of the selected object.
+    Selected,
+}
+
+/// The status line's message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Message {
+    pub text: String,
+    pub error: bool,
+    /// Errors have none: they stay until dismissed.
+    pub until: Option<Duration>,
+}
+
+/// The UI state.
+#[derive(Debug)]
+pub struct App {
+    opts: Options,
+    graph: OwnershipGraph,
+    index: ForestIndex,
+    now: Timestamp,
+    status: Option<SourceStatus>,
+    controllers: BTreeMap<String, bool>,
+    timeline: VecDeque<Happening>,
+    rows: Vec<Row>,
+    expansion: Expansion,
+    filters: Filters,
+    selected: usize,
+    selected_key: Option<RowKey>,
+    offset: usize,
+    viewport: usize,
+    details_scroll: u16,
+    lower: LowerPane,
+    timeline_scope: TimelineScope,
+    /// The last accepted search, for `n` and `N`.
+    search: Option<String>,
+    modals: Vec<Modal>,
+    flashes: Flashes,
+    /// Real time since start, advanced by [`App::tick`].
+    clock: Duration,
+    message: Option<Message>,
+    quit: bool,
+    /// "Why is this still here?" for the selected object, kept current.
+    why: Option<Diagnosis>,
+}
+
+impl App {
+    #[must_use]
+    pub fn new(opts: Options) -> Self {
+        let graph = OwnershipGraph::new(KindTable::builtin());
+        App {
+            opts,
+            index: ForestIndex::build(&graph),
+            graph,
+            now: Timestamp::UNIX_EPOCH,
+            status: None,
+            controllers: BTreeMap::new(),
+            timeline: VecDeque::new(),
+            rows: Vec::new(),
+            expansion: Expansion::new(true),
+            filters: Filters::default(),
+            selected: 0,
+            selected_key: None,
+            offset: 0,
+            viewport: 20,
+            details_scroll: 0,
+            lower: LowerPane::Details,
+            timeline_scope: TimelineScope::All,
+            search: None,
+            modals: Vec::new(),
+            flashes: Flashes::default(),
+            clock: Duration::ZERO,
+            message: None,
+            quit: false,
+            why: None,
+        }
+    }
+
+    // ----- reading, for rendering and tests -----
+
+    #[must_use]
+    pub fn graph(&self) -> &OwnershipGraph {
+        &self.graph
+    }
+
+    #[must_use]
+    pub fn index(&self) -> &ForestIndex {
+        &self.index
+    }
+
+    #[must_use]
+    pub fn rows(&self) -> &[Row] {
+        &self.rows
+    }
+
+    #[must_use]
+    pub fn selected_index(&self) -> usize {
+        self.selected
+    }
+
+    #[must_use]
+    pub fn selected_row(&self) -> Option<&Row> {
+        self.rows.get(self.selected)
+    }
+
+    /// The uid of an object row.
+    #[must_use]
+    pub fn row_uid(&self, row: &Row) -> Option<&str> {
+        row.id().map(|id| self.index.uid(id))
+    }
+
+    /// The object of an object row.
+    #[must_use]
+    pub fn row_object(&self, row: &Row) -> Option<&Object> {
+        self.row_uid(row).and_then(|u| self.graph.get(u))
+    }
+
+    /// The selected object, if an object row is selected.
+    #[must_use]
+    pub fn selected_object(&self) -> Option<&Object> {
+        self.selected_row().and_then(|r| self.row_object(r))
+    }
+
+    /// The first visible row of the tree pane.
+    #[must_use]
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// Rows the tree pane shows.
+    #[must_use]
+    pub fn viewport(&self) -> usize {
+        self.viewport
+    }
+
+    /// The source's time (virtual in the simulator).
+    #[must_use]
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    #[must_use]
+    pub fn status(&self) -> Option<&SourceStatus> {
+        self.status.as_ref()
+    }
+
+    /// Finalizer name -> its simulated controller is online.
+    #[must_use]
+    pub fn controllers(&self) -> &BTreeMap<String, bool> {
+        &self.controllers
+    }
+
+    pub fn timeline(&self) -> impl DoubleEndedIterator<Item = &Happening> {
+        self.timeline.iter()
+    }
+
+    #[must_use]
+    pub fn filters(&self) -> &Filters {
+        &self.filters
+    }
+
+    /// The search being typed, else the last accepted one.
+    #[must_use]
+    pub fn search_query(&self) -> Option<&str> {
+        match self.modals.last() {
+            Some(Modal::Search(s)) => Some(&s.query),
+            _ => self.search.as_deref(),
+        }
+    }
+
+    /// The top of the modal stack.
+    #[must_use]
+    pub fn modal(&self) -> Option<&Modal> {
+        self.modals.last()
+    }
+
+    #[must_use]
+    pub fn modals(&self) -> &[Modal] {
+        &self.modals
+    }
+
+    /// Which key table applies.
+    #[must_use]
+    pub fn mode(&self) -> Mode {
+        self.modals.last().map_or(Mode::Normal, Modal::mode)
+    }
+
+    #[must_use]
+    pub fn message(&self) -> Option<&Message> {
+        self.message.as_ref()
+    }
+
+    /// The diagnosis of the selected object.
+    #[must_use]
+    pub fn why(&self) -> Option<&Diagnosis> {
+        self.why.as_ref()
+    }
+
+    #[must_use]
+    pub fn flash(&self, uid: &str) -> Option<&Flash> {
+        self.flashes.get(uid)
+    }
+
+    #[must_use]
+    pub fn read_only(&self) -> bool {
+        self.opts.read_only
+    }
+
+    #[must_use]
+    pub fn is_simulator(&self) -> bool {
+        self.opts.is_simulator
+    }
+
+    #[must_use]
+    pub fn scenarios(&self) -> &[(String, String)] {
+        &self.opts.scenarios
+    }
+
+    #[must_use]
+    pub fn lower_pane(&self) -> LowerPane {
+        self.lower
+    }
+
+    #[must_use]
+    pub fn timeline_scope(&self) -> TimelineScope {
+        self.timeline_scope
+    }
+
+    #[must_use]
+    pub fn details_scroll(&self) -> u16 {
+        self.details_scroll
+    }
+
+    #[must_use]
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Whether every object row opens by default (expand all).
+    #[must_use]
+    pub fn all_open(&self) -> bool {
+        self.expansion.default_open
+    }
+
+    // ----- feeding -----
+
+    /// Folds a batch of backend updates in; the rows are rebuilt once at
+    /// the end. Returns whether anything visible changed.
+    pub fn apply_all(&mut self, updates: Vec<Update>) -> bool {
+        if updates.is_empty() {
+            return false;
+        }
+        let mut structure = false;
+        let mut changed = false;
+        for u in updates {
+            match u {
+                Update::Reset { objects, kinds } => {
+                    self.reset(objects, kinds);
+                    structure = true;
+                }
+                Update::Upsert(obj) => {
+                    let uid = obj.uid().to_string();
+                    let old = self.graph.get(&uid).cloned();
+                    self.flashes.on_upsert(old.as_ref(), &obj, self.clock);
+                    self.graph.upsert(obj);
+                    let old_owners = owner_uids(old.as_ref());
+                    self.index.touch(&self.graph, &uid, &old_owners);
+                    structure = true;
+                }
+                Update::Remove(uid) => {
+                    let id = self.index.id(&uid);
+                    if let Some(old) = self.graph.remove(&uid) {
+                        self.flashes.on_remove(&self.rows, id, &old, self.clock);
+                        self.index.touch(&self.graph, &uid, &owner_uids(Some(&old)));
+                        structure = true;
+                    }
+                }
+                Update::Happened(h) => {
+                    if self.timeline.len() >= TIMELINE_CAP {
+                        self.timeline.pop_front();
+                    }
+                    self.timeline.push_back(h);
+                    changed = true;
+                }
+                Update::Replied(r) => {
+                    self.on_reply(&r);
+                    changed = true;
+                }
+                Update::Status(s) => {
+                    if self.status.as_ref() != Some(&s) {
+                        self.controllers = s
+                            .controllers
+                            .iter()
+                            .map(|c| (c.finalizer.clone(), c.online))
+                            .collect();
+                        self.status = Some(s);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if structure {
+            self.rebuild();
+            self.refresh_modals();
+        }
+        if structure || changed {
+            self.refresh_why();
+        }
+        structure || changed
+    }
+
+    /// Convenience for one update.
+    pub fn apply(&mut self, update: Update) -> bool {
+        self.apply_all(vec![update])
+    }
+
+    fn reset(&mut self, objects: Vec<Object>, kinds: KindTable) {
+        let mut graph = OwnershipGraph::new(kinds);
+        for o in objects {
+            graph.upsert(o);
+        }
+        self.index = ForestIndex::build(&graph);
+        self.expansion = Expansion::new(graph.len() <= OPEN_ALL_BELOW);
+        self.graph = graph;
+        self.flashes.clear();
+        self.timeline.clear();
+        if self.selected_key.is_none() {
+            // First load: start on the first object rather than a group.
+            let rows = rows::build(&self.index, &self.expansion, &self.filters);
+            self.selected_key = rows.iter().find(|r| r.id().is_some()).map(|r| r.key);
+        }
+        self.modals
+            .retain(|m| matches!(m, Modal::Help { .. } | Modal::Pick(_)));
+    }
+
+    fn on_reply(&mut self, r: &crate::backend::Reply) {
+        let what = r.command.describe();
+        if r.is_success() {
+            let mut text = format!("✓ {what}: {} {}", r.code, r.message);
+            for w in &r.warnings {
+                text.push_str(&format!("  warning: {w}"));
+            }
+            self.info(text);
+        } else {
+            let code = if r.code == 0 {
+                "failed".to_string()
+            } else {
+                r.code.to_string()
+            };
+            self.error(format!("✗ {what}: {code} {}", r.message));
+        }
+    }
+
+    /// The source's current time, for ages. Returns whether it changed.
+    pub fn set_now(&mut self, now: Timestamp) -> bool {
+        let changed = self.now != now;
+        self.now = now;
+        if changed {
+            self.refresh_why();
+        }
+        changed
+    }
+
+    /// Advances the real clock: ends highlights and messages. Returns
+    /// whether anything visible changed.
+    pub fn tick(&mut self, elapsed: Duration) -> bool {
+        self.clock += elapsed;
+        let (any, ghosts) = self.flashes.expire(self.clock);
+        if ghosts {
+            self.rebuild();
+            self.refresh_why();
+        }
+        let mut changed = any;
+        if self
+            .message
+            .as_ref()
+            .and_then(|m| m.until)
+            .is_some_and(|u| u <= self.clock)
+        {
+            self.message = None;
+            changed = true;
+        }
+        changed
+    }
+
+    /// Real time until the next highlight or message ends.
+    #[must_use]
+    pub fn next_deadline(&self) -> Option<Duration> {
+        let msg = self.message.as_ref().and_then(|m| m.until);
+        [self.flashes.next_expiry(), msg]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|t| t.saturating_sub(self.clock))
+    }
+
+    /// Sets how many rows the tree pane shows.
+    pub fn set_viewport(&mut self, rows: usize) {
+        self.viewport = rows.max(1);
+        self.ensure_visible();
+    }
+
+    // ----- messages -----
+
+    fn info(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into(),
+            error: false,
+            until: Some(self.clock + INFO_FOR),
+        });
+    }
+
+    fn error(&mut self, text: impl Into<String>) {
+        self.message = Some(Message {
+            text: text.into(),
+            error: true,
+            until: None,
+        });
+    }
+
+    // ----- rows -----
+
+    /// Rebuilds the visible rows and keeps the selection on the same row
+    /// (or where it was, if that row is gone).
+    fn rebuild(&mut self) {
+        let built = rows::build(&self.index, &self.expansion, &self.filters);
+        self.rows = self.flashes.with_ghosts(built);
+        let found = self
+            .selected_key
+            .and_then(|k| self.rows.iter().position(|r| r.key == k));
+        match found {
+            Some(i) => self.selected = i,
+            None => {
+                self.selected = self.selected.min(self.rows.len().saturating_sub(1));
+                self.selected_key = self.rows.get(self.selected).map(|r| r.key);
+                self.details_scroll = 0;
+            }
+        }
+        self.ensure_visible();
+    }
+
+    fn ensure_visible(&mut self) {
+        let h = self.viewport.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + h {
+            self.offset = self.selected + 1 - h;
+        }
+        self.offset = self.offset.min(self.rows.len().saturating_sub(h));
+    }
+
+    /// The App's update: applies the intent and returns what to send. In
+    /// read-only mode no mutating command ever leaves.
+    pub fn update(&mut self, action: Action) -> Vec<Command> {
+        let cmds = match self.mode() {
+            Mode::Normal => self.normal(action),
+            _ => self.in_modal(action),
+        };
+        self.refresh_why();
+        if self.opts.read_only && cmds.iter().any(Command::is_mutation) {
+            self.error("read-only mode: refused");
+            return cmds.into_iter().filter(|c| !c.is_mutation()).collect();
+        }
+        cmds
+    }
+
+    fn refresh_why(&mut self) {
+        self.why = self
+            .selected_object()
+            .map(|o| diagnosis::diagnose(&self.graph, o.uid(), self.now, &self.controllers));
+    }
+}
+
+fn owner_uids(obj: Option<&Object>) -> Vec<String> {
+    obj.map(|o| {
+        o.metadata
+            .owner_references
+            .iter()
+            .map(|r| r.uid.clone())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// What `t` and `p` jump to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flag {
+    Terminating,
+    Problem,
+}
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,150 @@
+//! The modal stack: dialogs and overlays that take every key while open.
+//! Each confirmation carries the exact [`Command`] it will run: confirm
+//! returns it, cancel drops it.
+
+use crate::backend::Command;
+use crate::model::finalizers::FinalizerInfo;
+use crate::model::preview::Plan;
+use crate::model::{ObjRef, Policy};
+
+use super::rows::{Only, RowKey, Scope};
+
+/// What is open on top of the tree.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Modal {
+    Delete(DeleteDialog),
+    Finalizer(FinalizerDialog),
+    Confirm(ConfirmDialog),
+    Pick(Picker),
+    Controllers(ControllersDialog),
+    Search(SearchInput),
+    Help { scroll: u16 },
+}
+
+/// The delete dialog: a propagation policy and the preview of its outcome.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeleteDialog {
+    pub target: ObjRef,
+    /// The kind's default policy (`None`: the kind has none, e.g. Events).
+    pub default_policy: Option<Policy>,
+    pub policy: Policy,
+    pub plan: Plan,
+    /// What confirm sends.
+    pub command: Command,
+    /// Lines the preview is scrolled by.
+    pub scroll: u16,
+}
+
+/// Removing one finalizer: choose which, then type its name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinalizerDialog {
+    pub target: ObjRef,
+    pub finalizers: Vec<String>,
+    pub choice: usize,
+    /// Set once a finalizer is chosen.
+    pub confirm: Option<FinalizerConfirm>,
+}
+
+/// The stronger confirmation of a finalizer removal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FinalizerConfirm {
+    pub info: FinalizerInfo,
+    /// What was typed so far; confirm needs the finalizer's exact name.
+    pub typed: String,
+    /// Set after an Enter with the wrong text.
+    pub mismatch: bool,
+    pub command: Command,
+}
+
+/// A yes/no confirmation of one command.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfirmDialog {
+    pub title: String,
+    pub lines: Vec<String>,
+    pub command: Command,
+}
+
+/// A list to choose one entry from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Picker {
+    pub title: String,
+    /// What choosing does.
+    pub note: String,
+    pub items: Vec<PickItem>,
+    pub choice: usize,
+    pub purpose: Purpose,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PickItem {
+    pub label: String,
+    pub detail: String,
+    /// Marked as the current setting.
+    pub current: bool,
+}
+
+/// What a picker's entries stand for, index by index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    Scenario(Vec<String>),
+    Filter(Vec<FilterChoice>),
+    /// Owner uids.
+    Owner(Vec<String>),
+}
+
+/// One entry of the filter picker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FilterChoice {
+    Everything,
+    Only(Only),
+    Scope(Scope),
+}
+
+/// The simulated controllers, to take offline or bring online.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControllersDialog {
+    pub choice: usize,
+    /// Objects carrying each controller's finalizer, by finalizer name.
+    pub usage: Vec<(String, usize)>,
+}
+
+/// The `/` search line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchInput {
+    pub query: String,
+    /// Where the search started (restored on cancel).
+    pub origin: Option<RowKey>,
+    pub origin_index: usize,
+    /// No object matches.
+    pub failed: bool,
+}
+
+/// Which key table applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Mode {
+    Normal,
+    Search,
+    Delete,
+    FinalizerChoose,
+    FinalizerType,
+    Confirm,
+    Pick,
+    Controllers,
+    Help,
+}
+
+impl Modal {
+    #[must_use]
+    pub fn mode(&self) -> Mode {
+        match self {
+            Modal::Delete(_) => Mode::Delete,
+            Modal::Finalizer(f) if f.confirm.is_some() => Mode::FinalizerType,
+            Modal::Finalizer(_) => Mode::FinalizerChoose,
+            Modal::Confirm(_) => Mode::Confirm,
+            Modal::Pick(_) => Mode::Pick,
+            Modal::Controllers(_) => Mode::Controllers,
+            Modal::Search(_) => Mode::Search,
+            Modal::Help { .. } => Mode::Help,
+        }
+    }
+}

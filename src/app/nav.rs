@@ -1,0 +1,339 @@
+//! Moving around the tree: selection, expansion, jumps and search. Jumps
+//! and search look through the whole forest (not only the open rows) and
+//! open the rows above what they find.
+
+use super::index::NodeId;
+use super::modal::{Modal, PickItem, Picker, Purpose, SearchInput};
+use super::rows::{self, Only, RowKey, RowNode};
+use super::{App, Flag};
+
+/// Where a jump lands: the row and the rows above it to open.
+struct Found {
+    key: RowKey,
+    ancestors: Vec<RowKey>,
+}
+
+impl App {
+    pub(super) fn select(&mut self, i: usize) {
+        if self.rows.is_empty() {
+            return;
+        }
+        let i = i.min(self.rows.len() - 1);
+        let key = self.rows[i].key;
+        if self.selected_key != Some(key) {
+            self.details_scroll = 0;
+        }
+        self.selected = i;
+        self.selected_key = Some(key);
+        self.ensure_visible();
+    }
+
+    pub(super) fn move_by(&mut self, delta: isize) {
+        let i = self.selected.saturating_add_signed(delta);
+        self.select(i);
+    }
+
+    fn parent_row(&self) -> Option<usize> {
+        let depth = self.selected_row()?.depth;
+        (0..self.selected)
+            .rev()
+            .find(|&i| self.rows[i].depth < depth)
+    }
+
+    fn set_open(&mut self, i: usize, open: bool) {
+        let Some(r) = self.rows.get(i) else { return };
+        if !r.has_children || r.open == open || self.filters.only != Only::All {
+            return;
+        }
+        let group = matches!(r.node, RowNode::Group { .. });
+        self.expansion.set(r.key, group, open);
+        self.rebuild();
+    }
+
+    pub(super) fn toggle(&mut self) {
+        if let Some(open) = self.selected_row().map(|r| r.open) {
+            self.set_open(self.selected, !open);
+        }
+    }
+
+    pub(super) fn left(&mut self) {
+        match self.selected_row() {
+            Some(r) if r.open => self.set_open(self.selected, false),
+            Some(_) => {
+                if let Some(p) = self.parent_row() {
+                    self.select(p);
+                }
+            }
+            None => {}
+        }
+    }
+
+    pub(super) fn right(&mut self) {
+        match self.selected_row() {
+            Some(r) if r.has_children && !r.open => self.set_open(self.selected, true),
+            Some(r) if r.open => self.select(self.selected + 1),
+            _ => {}
+        }
+    }
+
+    /// Opens or closes the selected row and every row below it.
+    pub(super) fn set_below(&mut self, open: bool) {
+        let Some(row) = self.selected_row().cloned() else {
+            return;
+        };
+        let mut keys = vec![(row.key, matches!(row.node, RowNode::Group { .. }))];
+        match &row.node {
+            RowNode::Object { id, .. } => {
+                let mut stack = vec![(*id, row.key, 0usize)];
+                while let Some((u, k, depth)) = stack.pop() {
+                    if depth > 64 {
+                        continue;
+                    }
+                    for c in self.index.children_of(u) {
+                        let ck = k.child_hash(self.index.uid_hash(*c));
+                        keys.push((ck, false));
+                        stack.push((*c, ck, depth + 1));
+                    }
+                }
+            }
+            RowNode::Group { .. } => {
+                let mut inside = Vec::new();
+                rows::walk(&self.index, &super::Scope::All, |v| {
+                    if v.ancestors.first() == Some(&row.key) {
+                        inside.push(v.key);
+                    }
+                    false
+                });
+                keys.extend(inside.into_iter().map(|k| (k, false)));
+            }
+            RowNode::Ghost { .. } => return,
+        }
+        for (k, group) in keys {
+            self.expansion.set(k, group, open);
+        }
+        self.rebuild();
+    }
+
+    pub(super) fn set_all(&mut self, open: bool) {
+        self.expansion.reset_all(open);
+        self.rebuild();
+    }
+
+    /// Opens the rows above `found` and selects it.
+    fn reveal(&mut self, found: &Found) {
+        if self.filters.only == Only::All {
+            for (i, k) in found.ancestors.iter().enumerate() {
+                self.expansion.set(*k, i == 0, true);
+            }
+            self.rebuild();
+        }
+        if let Some(i) = self.rows.iter().position(|r| r.key == found.key) {
+            self.select(i);
+        }
+    }
+
+    /// The next (or previous) object position after the selection whose
+    /// uid satisfies `pred`, wrapping around. A filtered view looks at its
+    /// rows only; otherwise the whole forest is searched.
+    fn find(&self, forward: bool, inclusive: bool, pred: impl Fn(NodeId) -> bool) -> Option<Found> {
+        let cur = self.selected_key;
+        // A flat scan first: a miss costs no walk.
+        if !self.index.any(&pred) {
+            return None;
+        }
+        if self.filters.only != Only::All {
+            let n = self.rows.len();
+            let start = self.selected;
+            let order: Vec<usize> = if forward {
+                (0..n)
+                    .map(|d| (start + d + usize::from(!inclusive)) % n.max(1))
+                    .collect()
+            } else {
+                (0..n).map(|d| (start + n * 2 - d - 1) % n.max(1)).collect()
+            };
+            return order.into_iter().find_map(|i| {
+                let r = &self.rows[i];
+                r.id().filter(|u| pred(*u)).map(|_| Found {
+                    key: r.key,
+                    ancestors: Vec::new(),
+                })
+            });
+        }
+        // Each position is before, at or after the selection; a selected
+        // group counts as just before its first object.
+        let mut passed = cur.is_none();
+        let mut first: Option<Found> = None;
+        let mut last: Option<Found> = None;
+        let mut hit: Option<Found> = None;
+        rows::walk(&self.index, &self.filters.scope, |v| {
+            let at = !passed && Some(v.key) == cur;
+            let group_start = !passed && cur.is_some() && v.ancestors.first().copied() == cur;
+            let before = !passed && !at && !group_start;
+            if at || group_start {
+                passed = true;
+            }
+            if !pred(v.id) {
+                return false;
+            }
+            let found = || Found {
+                key: v.key,
+                ancestors: v.ancestors.to_vec(),
+            };
+            if first.is_none() {
+                first = Some(found());
+            }
+            if forward {
+                if !before && (inclusive || !at) {
+                    hit = Some(found());
+                    return true;
+                }
+            } else if before || (at && inclusive) {
+                hit = Some(found());
+            }
+            last = Some(found());
+            false
+        });
+        if hit.is_some() {
+            hit
+        } else if forward {
+            first
+        } else {
+            last
+        }
+    }
+
+    pub(super) fn jump_flag(&mut self, forward: bool, flag: Flag) {
+        let index = &self.index;
+        let found = self.find(forward, false, |u| match flag {
+            Flag::Terminating => index.is_terminating_id(u),
+            Flag::Problem => index.is_problem_id(u),
+        });
+        match found {
+            Some(f) => self.reveal(&f),
+            None => self.info(match flag {
+                Flag::Terminating => "no Terminating object",
+                Flag::Problem => "no object with a problem",
+            }),
+        }
+    }
+
+    pub(super) fn jump_owner(&mut self) {
+        let Some(obj) = self.selected_object() else {
+            return;
+        };
+        let uid = obj.uid().to_string();
+        let owners = self.graph.resolved_owners(&uid);
+        match owners.as_slice() {
+            [] => {
+                let why = if obj.metadata.owner_references.is_empty() {
+                    "no owner: this object is a root"
+                } else {
+                    "no owner to jump to: its owner references do not resolve"
+                };
+                self.info(why);
+            }
+            [one] => {
+                let one = one.clone();
+                self.goto_owner(&one);
+            }
+            many => {
+                let items = many
+                    .iter()
+                    .map(|o| {
+                        let r = obj.metadata.owner_references.iter().find(|r| r.uid == *o);
+                        PickItem {
+                            label: r
+                                .map(|r| format!("{}/{}", r.kind, r.name))
+                                .unwrap_or_default(),
+                            detail: r
+                                .map(|r| {
+                                    let mut f = Vec::new();
+                                    if r.is_controller() {
+                                        f.push("controller");
+                                    }
+                                    if r.blocks() {
+                                        f.push("blockOwnerDeletion");
+                                    }
+                                    f.join(" ")
+                                })
+                                .unwrap_or_default(),
+                            current: false,
+                        }
+                    })
+                    .collect();
+                self.modals.push(Modal::Pick(Picker {
+                    title: format!("Owners of {}/{}", obj.kind, obj.name()),
+                    note: "Enter: go to that owner".into(),
+                    items,
+                    choice: 0,
+                    purpose: Purpose::Owner(many.to_vec()),
+                }));
+            }
+        }
+    }
+
+    /// Selects the owner row: the row above if it is that owner, else its
+    /// first position in the forest.
+    pub(super) fn goto_owner(&mut self, owner: &str) {
+        if let Some(p) = self.parent_row()
+            && self.row_uid(&self.rows[p]) == Some(owner)
+        {
+            self.select(p);
+            return;
+        }
+        self.selected_key = None;
+        self.selected = 0;
+        let Some(owner) = self.index.id(owner) else {
+            return;
+        };
+        if let Some(f) = self.find(true, true, |u| u == owner) {
+            self.reveal(&f);
+        }
+    }
+
+    /// `kind/name` contains the query, ignoring case.
+    fn matches_query(&self, id: NodeId, lower_query: &str) -> bool {
+        self.index.label(id).contains(lower_query)
+    }
+
+    pub(super) fn start_search(&mut self) {
+        self.modals.push(Modal::Search(SearchInput {
+            query: String::new(),
+            origin: self.selected_key,
+            origin_index: self.selected,
+            failed: false,
+        }));
+    }
+
+    /// Jumps to the first match at or after where the search started.
+    pub(super) fn search_typed(&mut self) {
+        let Some(Modal::Search(s)) = self.modals.last() else {
+            return;
+        };
+        let (query, origin, origin_index) = (s.query.to_lowercase(), s.origin, s.origin_index);
+        if query.is_empty() {
+            return;
+        }
+        self.selected_key = origin;
+        self.selected = origin_index;
+        let found = self.find(true, true, |u| self.matches_query(u, &query));
+        let failed = found.is_none();
+        if let Some(f) = found {
+            self.reveal(&f);
+        }
+        if let Some(Modal::Search(s)) = self.modals.last_mut() {
+            s.failed = failed;
+        }
+    }
+
+    pub(super) fn next_match(&mut self, forward: bool) {
+        let Some(query) = self.search.as_ref().map(|q| q.to_lowercase()) else {
+            self.info("no search yet: press / to search");
+            return;
+        };
+        match self.find(forward, false, |u| self.matches_query(u, &query)) {
+            Some(f) => self.reveal(&f),
+            None => self.info(format!("no match for {query:?}")),
+        }
+    }
+}

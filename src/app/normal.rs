@@ -1,0 +1,110 @@
+//! Keys in the tree, with nothing open on top: moving, expanding, jumps,
+//! opening dialogs, and the simulator's time controls.
+
+use super::modal::Modal;
+use super::{Action, App, Filters, Flag, LowerPane, TimelineScope};
+use crate::backend::Command;
+
+impl App {
+    pub(super) fn normal(&mut self, action: Action) -> Vec<Command> {
+        use crate::backend::SimCommand as S;
+        match action {
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::ScrollUp => self.move_by(-3),
+            Action::ScrollDown => self.move_by(3),
+            Action::PageUp => self.move_by(-page(self.viewport)),
+            Action::PageDown => self.move_by(page(self.viewport)),
+            Action::Top => self.select(0),
+            Action::Bottom => self.select(self.rows.len().saturating_sub(1)),
+            Action::Left => self.left(),
+            Action::Right => self.right(),
+            Action::Toggle | Action::Confirm => self.toggle(),
+            Action::ExpandBelow => self.set_below(true),
+            Action::CollapseBelow => self.set_below(false),
+            Action::ExpandAll => self.set_all(true),
+            Action::CollapseAll => self.set_all(false),
+            Action::JumpOwner => self.jump_owner(),
+            Action::NextTerminating => self.jump_flag(true, Flag::Terminating),
+            Action::PrevTerminating => self.jump_flag(false, Flag::Terminating),
+            Action::NextProblem => self.jump_flag(true, Flag::Problem),
+            Action::PrevProblem => self.jump_flag(false, Flag::Problem),
+            Action::StartSearch => self.start_search(),
+            Action::NextMatch => self.next_match(true),
+            Action::PrevMatch => self.next_match(false),
+            Action::OpenFilter => self.open_filter(),
+            Action::Clear | Action::Cancel => self.clear(),
+            Action::ToggleTimelineScope => {
+                self.timeline_scope = match self.timeline_scope {
+                    TimelineScope::All => TimelineScope::Selected,
+                    TimelineScope::Selected => TimelineScope::All,
+                };
+            }
+            Action::SwitchPane => {
+                self.lower = match self.lower {
+                    LowerPane::Details => LowerPane::Timeline,
+                    LowerPane::Timeline => LowerPane::Details,
+                };
+            }
+            Action::ScrollDetailsDown => {
+                self.details_scroll = self.details_scroll.saturating_add(3)
+            }
+            Action::ScrollDetailsUp => self.details_scroll = self.details_scroll.saturating_sub(3),
+            Action::ClickRow(n) => {
+                let i = self.offset + n;
+                if i == self.selected {
+                    self.toggle();
+                } else if i < self.rows.len() {
+                    self.select(i);
+                }
+            }
+            Action::OpenDelete => self.open_delete(),
+            Action::OpenRemoveFinalizer => self.open_finalizer(),
+            Action::OpenControllers => self.open_controllers(),
+            Action::OpenReset => self.open_reset(),
+            Action::OpenScenarios => self.open_scenarios(),
+            Action::Help => self.modals.push(Modal::Help { scroll: 0 }),
+            Action::Quit => self.quit = true,
+            Action::PauseResume | Action::Step | Action::Faster | Action::Slower => {
+                if !self.opts.is_simulator {
+                    self.info("time controls are for the simulator");
+                    return Vec::new();
+                }
+                let paused = self
+                    .status
+                    .as_ref()
+                    .and_then(|s| s.clock.as_ref())
+                    .is_some_and(|c| c.paused);
+                let cmds = match action {
+                    Action::PauseResume if paused => vec![S::Resume],
+                    Action::PauseResume => vec![S::Pause],
+                    Action::Step if paused => vec![S::Step],
+                    Action::Step => vec![S::Pause, S::Step],
+                    Action::Faster => vec![S::Faster],
+                    _ => vec![S::Slower],
+                };
+                return cmds.into_iter().map(Command::Sim).collect();
+            }
+            Action::Background
+            | Action::Foreground
+            | Action::Orphan
+            | Action::Input(_)
+            | Action::Backspace => {}
+        }
+        Vec::new()
+    }
+
+    fn clear(&mut self) {
+        if self.message.take().is_some() {
+            return;
+        }
+        if self.search.take().is_some() || self.filters.is_active() {
+            self.filters = Filters::default();
+            self.rebuild();
+        }
+    }
+}
+
+fn page(viewport: usize) -> isize {
+    isize::try_from(viewport.saturating_sub(1).max(1)).unwrap_or(1)
+}

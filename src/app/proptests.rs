@@ -1,0 +1,153 @@
+//! Properties of the forest index and the rows on random ownership graphs:
+//! the index kept incrementally equals one built from scratch after any
+//! sequence of upserts and removals, and fully expanded rows list the same
+//! objects in the same order as the model's forest.
+
+use proptest::prelude::*;
+
+use super::index::ForestIndex;
+use super::rows::{self, Expansion, Filters, RowNode};
+use crate::model::forest::{self, ForestNode};
+use crate::model::{KindTable, Object, OwnerReference, OwnershipGraph};
+
+/// An object: namespace (0-1, 2 = cluster-scoped ConfigMap-like kinds are
+/// namespaced, so cluster objects are Namespaces), owners by index and
+/// whether each reference carries the right uid.
+#[derive(Clone, Debug)]
+struct Spec {
+    ns: u8,
+    owners: Vec<(usize, bool)>,
+}
+
+fn object(i: usize, spec: &Spec) -> Object {
+    let (api, kind, ns) = match spec.ns {
+        0 => ("v1", "ConfigMap", Some("a")),
+        1 => ("v1", "ConfigMap", Some("b")),
+        _ => ("v1", "Namespace", None),
+    };
+    let mut o = Object::new(api, kind, ns, &format!("o{i:02}"));
+    o.metadata.uid = format!("u{i:02}");
+    for (j, right_uid) in &spec.owners {
+        o.metadata.owner_references.push(OwnerReference {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            name: format!("o{j:02}"),
+            uid: if *right_uid {
+                format!("u{j:02}")
+            } else {
+                format!("x{j:02}")
+            },
+            controller: None,
+            block_owner_deletion: Some(true),
+        });
+    }
+    o
+}
+
+fn specs(acyclic: bool) -> impl Strategy<Value = Vec<Spec>> {
+    prop::collection::vec(
+        (
+            0u8..3,
+            prop::collection::vec((0usize..10, prop::bool::weighted(0.85)), 0..3),
+        ),
+        1..10,
+    )
+    .prop_map(move |v| {
+        v.into_iter()
+            .enumerate()
+            .map(|(i, (ns, owners))| Spec {
+                ns,
+                owners: owners
+                    .into_iter()
+                    .filter(|(j, _)| !acyclic || *j < i)
+                    .collect(),
+            })
+            .collect()
+    })
+}
+
+/// Roots, children by object, problems, Terminating.
+type Shape = (Vec<String>, Vec<(String, Vec<String>)>, usize, usize);
+
+/// The index's shape, by uid.
+fn shape(ix: &ForestIndex) -> Shape {
+    let roots: Vec<String> = ix.roots().map(|k| k.uid.to_string()).collect();
+    let mut kids: Vec<(String, Vec<String>)> = (0..10)
+        .map(|i| format!("u{i:02}"))
+        .filter(|u| ix.id(u).is_some())
+        .map(|u| {
+            let c = ix.children(&u).map(str::to_string).collect();
+            (u, c)
+        })
+        .collect();
+    kids.sort();
+    (roots, kids, ix.problem_count(), ix.terminating_count())
+}
+
+/// Fully expanded, every object has a row, cycles included.
+fn nothing_hidden(g: &OwnershipGraph, ix: &ForestIndex) -> bool {
+    let rows = rows::build(ix, &Expansion::new(true), &Filters::default());
+    let shown: std::collections::HashSet<&str> = rows
+        .iter()
+        .filter_map(|r| r.id().map(|id| ix.uid(id)))
+        .collect();
+    g.objects().all(|o| shown.contains(o.uid()))
+}
+
+fn flatten(nodes: &[ForestNode], depth: u16, out: &mut Vec<(u16, String)>) {
+    for n in nodes {
+        out.push((depth, n.object.uid.clone()));
+        flatten(&n.children, depth + 1, out);
+    }
+}
+
+proptest! {
+    #[test]
+    fn incremental_index_equals_a_rebuild(
+        specs in specs(false),
+        removals in prop::collection::vec(0usize..10, 0..6),
+    ) {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        let mut ix = ForestIndex::build(&g);
+        for (i, s) in specs.iter().enumerate() {
+            let o = object(i, s);
+            let uid = o.uid().to_string();
+            g.upsert(o);
+            ix.touch(&g, &uid, &[]);
+            prop_assert_eq!(shape(&ix), shape(&ForestIndex::build(&g)));
+            prop_assert!(nothing_hidden(&g, &ix));
+        }
+        for r in removals {
+            let uid = format!("u{r:02}");
+            if let Some(old) = g.remove(&uid) {
+                let owners: Vec<String> =
+                    old.metadata.owner_references.iter().map(|r| r.uid.clone()).collect();
+                ix.touch(&g, &uid, &owners);
+                prop_assert_eq!(shape(&ix), shape(&ForestIndex::build(&g)));
+                prop_assert!(nothing_hidden(&g, &ix));
+            }
+        }
+    }
+
+    #[test]
+    fn expanded_rows_follow_the_models_forest(specs in specs(true)) {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        for (i, s) in specs.iter().enumerate() {
+            g.upsert(object(i, s));
+        }
+        let ix = ForestIndex::build(&g);
+        let rows = rows::build(&ix, &Expansion::new(true), &Filters::default());
+        let ours: Vec<(u16, String)> = rows
+            .iter()
+            .filter_map(|r| match r.node {
+                RowNode::Object { id, .. } => Some((r.depth - 1, ix.uid(id).to_string())),
+                _ => None,
+            })
+            .collect();
+        let mut theirs = Vec::new();
+        for group in forest::build(&g, jiff::Timestamp::UNIX_EPOCH) {
+            flatten(&group.roots, 0, &mut theirs);
+        }
+        prop_assert_eq!(ours, theirs);
+    }
+}

@@ -1,0 +1,526 @@
+//! The flat pre-order list of visible rows, rebuilt when the graph, the
+//! expansion or the filters change (never per frame), so that drawing a
+//! frame costs what the visible window costs.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
+
+use super::index::{ForestIndex, NodeId};
+use crate::model::ObjRef;
+
+/// Identity of a row: a hash of its path from the group down (an object
+/// shown under two owners has two rows with two keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RowKey(pub u64);
+
+/// FNV-1a, for uids.
+#[must_use]
+pub fn fnv(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl RowKey {
+    /// The key of a namespace group (`None`: cluster-scoped).
+    #[must_use]
+    pub fn group(namespace: Option<&str>) -> RowKey {
+        match namespace {
+            Some(ns) => RowKey(mix(fnv(ns.as_bytes()) ^ 0x6e73)),
+            None => RowKey(mix(0x0063_6c75_7374_6572)),
+        }
+    }
+
+    /// The key of `uid` shown under this row.
+    #[must_use]
+    pub fn child(self, uid: &str) -> RowKey {
+        self.child_hash(fnv(uid.as_bytes()))
+    }
+
+    /// The same, from the uid's hash.
+    #[must_use]
+    pub fn child_hash(self, h: u64) -> RowKey {
+        RowKey(mix(self.0.rotate_left(29) ^ h).wrapping_add(h))
+    }
+}
+
+/// Row keys are already well mixed: hash them as they are.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8) ^ u64::from(*b) ^ (self.0 >> 56);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A set of row keys.
+pub type KeySet = HashSet<RowKey, BuildHasherDefault<KeyHasher>>;
+
+/// What a row shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RowNode {
+    /// `namespace shop` or `cluster-scoped`, with its number of roots.
+    Group {
+        namespace: Option<Rc<str>>,
+        roots: usize,
+    },
+    /// An object, under `parent` (its owner in this row's path).
+    Object {
+        id: NodeId,
+        parent: Option<NodeId>,
+        /// Appears again below itself.
+        cycle: bool,
+    },
+    /// An object that was just deleted, kept on screen for a moment.
+    Ghost { object: Box<ObjRef> },
+}
+
+/// One visible row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    pub key: RowKey,
+    pub depth: u16,
+    pub node: RowNode,
+    pub has_children: bool,
+    pub open: bool,
+}
+
+impl Row {
+    /// The object's id, for object rows.
+    #[must_use]
+    pub fn id(&self) -> Option<NodeId> {
+        match &self.node {
+            RowNode::Object { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
+}
+
+/// Which rows are open: a default plus the rows toggled away from it, so
+/// that "expand all" and "collapse all" cost nothing and new objects follow
+/// the default.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expansion {
+    /// Whether object rows are open unless toggled. Groups are open unless
+    /// toggled.
+    pub default_open: bool,
+    toggled: KeySet,
+}
+
+impl Expansion {
+    #[must_use]
+    pub fn new(default_open: bool) -> Self {
+        Expansion {
+            default_open,
+            toggled: KeySet::default(),
+        }
+    }
+
+    #[must_use]
+    pub fn is_open(&self, key: RowKey, group: bool) -> bool {
+        let default = group || self.default_open;
+        default != self.toggled.contains(&key)
+    }
+
+    pub fn set(&mut self, key: RowKey, group: bool, open: bool) {
+        let default = group || self.default_open;
+        if open == default {
+            self.toggled.remove(&key);
+        } else {
+            self.toggled.insert(key);
+        }
+    }
+
+    /// Every object row open (`true`) or closed; groups open.
+    pub fn reset_all(&mut self, open: bool) {
+        self.default_open = open;
+        self.toggled.clear();
+    }
+}
+
+/// Only some objects.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Only {
+    #[default]
+    All,
+    Terminating,
+    Problems,
+}
+
+/// Which namespaces.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    #[default]
+    All,
+    Namespace(String),
+    ClusterScoped,
+}
+
+impl Scope {
+    fn admits(&self, namespace: &str) -> bool {
+        match self {
+            Scope::All => true,
+            Scope::Namespace(ns) => ns == namespace,
+            Scope::ClusterScoped => namespace.is_empty(),
+        }
+    }
+}
+
+/// The view filters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filters {
+    pub only: Only,
+    pub scope: Scope,
+}
+
+impl Filters {
+    #[must_use]
+    pub fn is_active(&self) -> bool {
+        *self != Filters::default()
+    }
+
+    /// `only Terminating, namespace shop`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        match self.only {
+            Only::All => {}
+            Only::Terminating => parts.push("only Terminating".to_string()),
+            Only::Problems => parts.push("only problems".to_string()),
+        }
+        match &self.scope {
+            Scope::All => {}
+            Scope::Namespace(ns) => parts.push(format!("namespace {ns}")),
+            Scope::ClusterScoped => parts.push("cluster-scoped".to_string()),
+        }
+        parts.join(", ")
+    }
+
+    fn matches(&self, index: &ForestIndex, id: NodeId) -> bool {
+        match self.only {
+            Only::All => true,
+            Only::Terminating => index.is_terminating_id(id),
+            Only::Problems => index.is_problem_id(id),
+        }
+    }
+}
+
+/// One object position in the full forest, as [`walk`] visits it.
+pub struct Visit<'a> {
+    pub key: RowKey,
+    pub id: NodeId,
+    /// Keys of the group and every owner above, outermost first.
+    pub ancestors: &'a [RowKey],
+}
+
+/// A row to visit: node, owner in this path, key, depth.
+type Pending = (NodeId, Option<NodeId>, RowKey, u16);
+
+/// Rows under the current expansion and filters.
+#[must_use]
+pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> Vec<Row> {
+    let keep = (filters.only != Only::All).then(|| Keep::compute(index, filters));
+    let shows = |id: NodeId| keep.as_ref().is_none_or(|k| k.shows(id));
+    let mut rows: Vec<Row> = Vec::new();
+    let mut group: Option<(&str, usize)> = None;
+    let mut group_open = false;
+    let mut stack: Vec<Pending> = Vec::new();
+    let mut path: Vec<NodeId> = Vec::new();
+    for rk in index.roots() {
+        if !filters.scope.admits(&rk.namespace) || !shows(rk.id) {
+            continue;
+        }
+        let ns = (!rk.namespace.is_empty()).then_some(rk.namespace.as_str());
+        if group.is_none_or(|(g, _)| g != rk.namespace) {
+            let key = RowKey::group(ns);
+            group_open = keep.is_some() || expansion.is_open(key, true);
+            group = Some((rk.namespace.as_str(), rows.len()));
+            rows.push(Row {
+                key,
+                depth: 0,
+                node: RowNode::Group {
+                    namespace: ns.map(Rc::from),
+                    roots: 0,
+                },
+                has_children: true,
+                open: group_open,
+            });
+        }
+        if let Some((_, at)) = group
+            && let Some(Row {
+                node: RowNode::Group { roots, .. },
+                ..
+            }) = rows.get_mut(at)
+        {
+            *roots += 1;
+        }
+        if !group_open {
+            continue;
+        }
+        let gkey = RowKey::group(ns);
+        stack.push((rk.id, None, gkey.child_hash(index.uid_hash(rk.id)), 1));
+        while let Some((id, parent, key, depth)) = stack.pop() {
+            path.truncate(usize::from(depth) - 1);
+            let cycle = path.contains(&id);
+            let children = index.children_of(id);
+            let has_children = !cycle
+                && match &keep {
+                    Some(k) => children.iter().any(|c| k.shows(*c)),
+                    None => !children.is_empty(),
+                };
+            let open = has_children && (keep.is_some() || expansion.is_open(key, false));
+            path.push(id);
+            if open {
+                for c in children.iter().rev() {
+                    if shows(*c) {
+                        stack.push((*c, Some(id), key.child_hash(index.uid_hash(*c)), depth + 1));
+                    }
+                }
+            }
+            rows.push(Row {
+                key,
+                depth,
+                node: RowNode::Object { id, parent, cycle },
+                has_children,
+                open,
+            });
+        }
+    }
+    rows
+}
+
+/// Which objects a filtered view shows: matches and everything above them.
+struct Keep {
+    /// By id: 0 unknown, 1 on the current path, 2 hidden, 3 shown.
+    state: Vec<u8>,
+}
+
+impl Keep {
+    fn compute(index: &ForestIndex, filters: &Filters) -> Keep {
+        let mut state: Vec<u8> = Vec::new();
+        let get = |state: &Vec<u8>, id: NodeId| state.get(id as usize).copied().unwrap_or(0);
+        let set = |state: &mut Vec<u8>, id: NodeId, v: u8| {
+            let i = id as usize;
+            if state.len() <= i {
+                state.resize(i + 1, 0);
+            }
+            state[i] = v;
+        };
+        // Post-order without recursion; a node on the current path counts
+        // as hidden (a cycle adds nothing).
+        for rk in index.roots() {
+            let mut stack: Vec<(NodeId, bool)> = vec![(rk.id, false)];
+            while let Some((id, expanded)) = stack.pop() {
+                if expanded {
+                    let any_child = index.children_of(id).iter().any(|c| get(&state, *c) == 3);
+                    let shown = any_child || filters.matches(index, id);
+                    set(&mut state, id, if shown { 3 } else { 2 });
+                    continue;
+                }
+                if get(&state, id) != 0 {
+                    continue;
+                }
+                set(&mut state, id, 1);
+                stack.push((id, true));
+                for c in index.children_of(id) {
+                    stack.push((*c, false));
+                }
+            }
+        }
+        Keep { state }
+    }
+
+    fn shows(&self, id: NodeId) -> bool {
+        self.state.get(id as usize).copied() == Some(3)
+    }
+}
+
+/// Visits every object position of the whole forest (all rows open) in
+/// display order, within the scope filter, until `f` returns `true`.
+pub fn walk(index: &ForestIndex, scope: &Scope, mut f: impl FnMut(&Visit<'_>) -> bool) {
+    let mut ancestors: Vec<RowKey> = Vec::new();
+    let mut path: Vec<NodeId> = Vec::new();
+    let mut stack: Vec<(NodeId, RowKey, usize)> = Vec::new();
+    for rk in index.roots() {
+        if !scope.admits(&rk.namespace) {
+            continue;
+        }
+        let ns = (!rk.namespace.is_empty()).then_some(rk.namespace.as_str());
+        let gkey = RowKey::group(ns);
+        ancestors.clear();
+        ancestors.push(gkey);
+        stack.push((rk.id, gkey.child_hash(index.uid_hash(rk.id)), 1));
+        while let Some((id, key, depth)) = stack.pop() {
+            ancestors.truncate(depth);
+            path.truncate(depth - 1);
+            let cycle = path.contains(&id);
+            if f(&Visit {
+                key,
+                id,
+                ancestors: &ancestors,
+            }) {
+                return;
+            }
+            if cycle {
+                continue;
+            }
+            ancestors.push(key);
+            path.push(id);
+            for c in index.children_of(id).iter().rev() {
+                stack.push((*c, key.child_hash(index.uid_hash(*c)), depth + 1));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{KindTable, Object, OwnerReference, OwnershipGraph};
+
+    fn graph() -> OwnershipGraph {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        let mut add =
+            |kind: &str, ns: Option<&str>, name: &str, uid: &str, owner: &[(&str, &str)]| {
+                let api = if kind == "Deployment" || kind == "ReplicaSet" {
+                    "apps/v1"
+                } else {
+                    "v1"
+                };
+                let mut o = Object::new(api, kind, ns, name);
+                o.metadata.uid = uid.into();
+                for (k, u) in owner {
+                    o.metadata.owner_references.push(OwnerReference {
+                        api_version: "apps/v1".into(),
+                        kind: (*k).into(),
+                        name: (*u).into(),
+                        uid: (*u).into(),
+                        controller: None,
+                        block_owner_deletion: None,
+                    });
+                }
+                g.upsert(o);
+            };
+        add("Namespace", None, "a", "ns", &[]);
+        add("Deployment", Some("a"), "d", "d", &[]);
+        add("Deployment", Some("a"), "e", "e", &[]);
+        add("ReplicaSet", Some("a"), "r", "r", &[("Deployment", "d")]);
+        add("Pod", Some("a"), "p", "p", &[("ReplicaSet", "r")]);
+        add(
+            "ConfigMap",
+            Some("a"),
+            "c",
+            "c",
+            &[("Deployment", "d"), ("Deployment", "e")],
+        );
+        g
+    }
+
+    fn names(ix: &ForestIndex, rows: &[Row]) -> Vec<String> {
+        rows.iter()
+            .map(|r| match &r.node {
+                RowNode::Group { namespace, roots } => format!(
+                    "{}{}:{roots}",
+                    " ".repeat(usize::from(r.depth)),
+                    namespace.as_deref().unwrap_or("<cluster>")
+                ),
+                RowNode::Object { id, .. } => {
+                    format!("{}{}", " ".repeat(usize::from(r.depth)), ix.uid(*id))
+                }
+                RowNode::Ghost { object } => object.name.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn open_closed_and_shared() {
+        let g = graph();
+        let ix = ForestIndex::build(&g);
+        let rows = build(&ix, &Expansion::new(true), &Filters::default());
+        assert_eq!(
+            names(&ix, &rows),
+            vec![
+                "<cluster>:1",
+                " ns",
+                "a:2",
+                " d",
+                "  c",
+                "  r",
+                "   p",
+                " e",
+                "  c"
+            ]
+        );
+        let mut exp = Expansion::new(true);
+        exp.set(rows[3].key, false, false);
+        let rows2 = build(&ix, &exp, &Filters::default());
+        assert_eq!(
+            names(&ix, &rows2),
+            vec!["<cluster>:1", " ns", "a:2", " d", " e", "  c"]
+        );
+        let closed = build(&ix, &Expansion::new(false), &Filters::default());
+        assert_eq!(
+            names(&ix, &closed),
+            vec!["<cluster>:1", " ns", "a:2", " d", " e"]
+        );
+        // The two rows of the shared ConfigMap have different keys.
+        assert_ne!(rows[4].key, rows[8].key);
+    }
+
+    #[test]
+    fn filters_keep_matches_and_their_owners() {
+        let mut g = graph();
+        let mut p = g.get("p").cloned().expect("p");
+        p.metadata.deletion_timestamp = Some(jiff::Timestamp::UNIX_EPOCH);
+        g.upsert(p);
+        let ix = ForestIndex::build(&g);
+        let f = Filters {
+            only: Only::Terminating,
+            scope: Scope::All,
+        };
+        let rows = build(&ix, &Expansion::new(false), &f);
+        assert_eq!(names(&ix, &rows), vec!["a:1", " d", "  r", "   p"]);
+        let ns = Filters {
+            only: Only::All,
+            scope: Scope::ClusterScoped,
+        };
+        assert_eq!(
+            names(&ix, &build(&ix, &Expansion::new(true), &ns)),
+            vec!["<cluster>:1", " ns"]
+        );
+    }
+
+    #[test]
+    fn walk_sees_everything_with_ancestors() {
+        let ix = ForestIndex::build(&graph());
+        let mut seen = Vec::new();
+        walk(&ix, &Scope::All, |v| {
+            seen.push((ix.uid(v.id).to_string(), v.ancestors.len()));
+            false
+        });
+        let uids: Vec<&str> = seen.iter().map(|(u, _)| u.as_str()).collect();
+        assert_eq!(uids, vec!["ns", "d", "c", "r", "p", "e", "c"]);
+        assert_eq!(seen[4].1, 3, "p has the group, d and r above it");
+    }
+}

@@ -1,0 +1,515 @@
+//! `App::update` and `App::apply_all`, with the exact commands sent.
+
+use std::time::Duration;
+
+use super::*;
+use crate::backend::simulated::SimBackend;
+use crate::backend::{Backend, Reply, SimCommand};
+use crate::model::Policy;
+use crate::sim::scenario;
+
+fn app_on(name: &str, read_only: bool) -> (App, SimBackend) {
+    let sc = scenario::bundled(name).expect("bundled scenario");
+    let mut b = SimBackend::new(&sc).expect("loads");
+    let mut app = App::new(Options {
+        read_only,
+        scenarios: vec![
+            ("shop-demo".into(), "the demo".into()),
+            ("deployment".into(), "a deployment".into()),
+        ],
+        is_simulator: true,
+    });
+    app.set_viewport(20);
+    app.apply_all(b.poll(Duration::ZERO));
+    (app, b)
+}
+
+fn demo() -> (App, SimBackend) {
+    app_on("shop-demo", false)
+}
+
+/// Selects by typing a search, as a user would.
+fn goto(app: &mut App, what: &str) {
+    assert!(app.update(Action::StartSearch).is_empty());
+    for c in what.chars() {
+        assert!(app.update(Action::Input(c)).is_empty());
+    }
+    assert!(app.update(Action::Confirm).is_empty());
+    assert_eq!(app.mode(), Mode::Normal);
+}
+
+fn selected_name(app: &App) -> String {
+    app.selected_object()
+        .map(|o| format!("{}/{}", o.kind, o.name()))
+        .unwrap_or_default()
+}
+
+fn send(app: &mut App, b: &mut SimBackend, cmds: Vec<Command>) {
+    for c in cmds {
+        b.send(c);
+    }
+    app.apply_all(b.poll(Duration::ZERO));
+}
+
+#[test]
+fn foreground_delete_sends_exactly_the_previewed_command() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "deployment/web");
+    assert_eq!(selected_name(&app), "Deployment/web");
+    let target = app.selected_object().expect("selected").obj_ref();
+    assert!(app.update(Action::OpenDelete).is_empty());
+    assert_eq!(app.mode(), Mode::Delete);
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("delete dialog")
+    };
+    assert_eq!(d.default_policy, Some(Policy::Background));
+    assert_eq!(d.policy, Policy::Background);
+    let background_plan = d.plan.clone();
+    assert!(app.update(Action::Foreground).is_empty());
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("delete dialog")
+    };
+    assert_eq!(d.plan.effective_policy(), Policy::Foreground);
+    assert_ne!(d.plan, background_plan, "the preview follows the policy");
+    assert!(
+        d.plan.lines().iter().any(|l| l.contains("web-cache")),
+        "{:?}",
+        d.plan.lines()
+    );
+    let cmds = app.update(Action::Confirm);
+    assert_eq!(
+        cmds,
+        vec![Command::Delete {
+            target,
+            policy: Policy::Foreground
+        }]
+    );
+    assert_eq!(app.mode(), Mode::Normal);
+}
+
+#[test]
+fn cancel_drops_the_command() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "deployment/web");
+    app.update(Action::OpenDelete);
+    app.update(Action::Orphan);
+    assert_eq!(app.update(Action::Cancel), vec![]);
+    assert_eq!(app.mode(), Mode::Normal);
+    assert!(
+        app.message()
+            .is_some_and(|m| m.text.contains("nothing was sent"))
+    );
+}
+
+#[test]
+fn finalizer_removal_needs_the_exact_name() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "configmap/web-cache");
+    let target = app.selected_object().expect("selected").obj_ref();
+    app.update(Action::OpenRemoveFinalizer);
+    // One finalizer: straight to the typed confirmation.
+    assert_eq!(app.mode(), Mode::FinalizerType);
+    for c in "example.com/cache-flus".chars() {
+        assert!(app.update(Action::Input(c)).is_empty());
+    }
+    assert_eq!(app.update(Action::Confirm), vec![]);
+    let Some(Modal::Finalizer(f)) = app.modal() else {
+        panic!("still open")
+    };
+    assert!(f.confirm.as_ref().is_some_and(|c| c.mismatch));
+    assert!(
+        f.confirm
+            .as_ref()
+            .is_some_and(|c| c.info.protects.contains("cleanup"))
+    );
+    app.update(Action::Input('h'));
+    assert_eq!(
+        app.update(Action::Confirm),
+        vec![Command::RemoveFinalizer {
+            target,
+            finalizer: "example.com/cache-flush".into()
+        }]
+    );
+    assert_eq!(app.mode(), Mode::Normal);
+}
+
+#[test]
+fn an_object_without_finalizers_says_so() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "service/web");
+    assert!(app.update(Action::OpenRemoveFinalizer).is_empty());
+    assert_eq!(app.mode(), Mode::Normal);
+    assert!(
+        app.message()
+            .is_some_and(|m| m.text.contains("no finalizers"))
+    );
+}
+
+#[test]
+fn read_only_refuses_every_mutation_visibly() {
+    let (mut app, _b) = app_on("shop-demo", true);
+    goto(&mut app, "deployment/web");
+    assert!(app.update(Action::OpenDelete).is_empty());
+    assert_eq!(app.mode(), Mode::Normal);
+    assert!(
+        app.message()
+            .is_some_and(|m| m.error && m.text.contains("read-only"))
+    );
+    app.update(Action::Clear);
+    goto(&mut app, "configmap/web-cache");
+    assert!(app.update(Action::OpenRemoveFinalizer).is_empty());
+    assert!(
+        app.message()
+            .is_some_and(|m| m.error && m.text.contains("read-only"))
+    );
+    // Time controls still work: they do not touch the cluster.
+    assert_eq!(
+        app.update(Action::PauseResume),
+        vec![Command::Sim(SimCommand::Pause)]
+    );
+}
+
+#[test]
+fn time_controls_follow_the_clock_state() {
+    let (mut app, mut b) = demo();
+    assert_eq!(
+        app.update(Action::Step),
+        vec![
+            Command::Sim(SimCommand::Pause),
+            Command::Sim(SimCommand::Step)
+        ]
+    );
+    let cmds = app.update(Action::PauseResume);
+    assert_eq!(cmds, vec![Command::Sim(SimCommand::Pause)]);
+    send(&mut app, &mut b, cmds);
+    assert_eq!(
+        app.update(Action::PauseResume),
+        vec![Command::Sim(SimCommand::Resume)]
+    );
+    assert_eq!(
+        app.update(Action::Step),
+        vec![Command::Sim(SimCommand::Step)]
+    );
+    assert_eq!(
+        app.update(Action::Faster),
+        vec![Command::Sim(SimCommand::Faster)]
+    );
+    assert_eq!(
+        app.update(Action::Slower),
+        vec![Command::Sim(SimCommand::Slower)]
+    );
+}
+
+#[test]
+fn the_controllers_dialog_starts_on_what_the_object_waits_for() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "configmap/web-cache");
+    app.update(Action::OpenControllers);
+    assert_eq!(app.mode(), Mode::Controllers);
+    assert_eq!(
+        app.update(Action::Confirm),
+        vec![Command::Sim(SimCommand::SetController {
+            finalizer: "example.com/cache-flush".into(),
+            online: true
+        })]
+    );
+    // It stays open to show the switch; Esc closes it.
+    assert_eq!(app.mode(), Mode::Controllers);
+    assert!(app.update(Action::Cancel).is_empty());
+    assert_eq!(app.mode(), Mode::Normal);
+}
+
+#[test]
+fn reset_and_scenarios_are_confirmed_choices() {
+    let (mut app, _b) = demo();
+    app.update(Action::OpenReset);
+    assert_eq!(app.mode(), Mode::Confirm);
+    assert_eq!(app.update(Action::Cancel), vec![]);
+    app.update(Action::OpenReset);
+    assert_eq!(
+        app.update(Action::Confirm),
+        vec![Command::Sim(SimCommand::Reset)]
+    );
+    app.update(Action::OpenScenarios);
+    let Some(Modal::Pick(p)) = app.modal() else {
+        panic!("picker")
+    };
+    assert_eq!(p.choice, 0, "starts on the current scenario");
+    app.update(Action::Down);
+    assert_eq!(
+        app.update(Action::Confirm),
+        vec![Command::Sim(SimCommand::Load("deployment".into()))]
+    );
+}
+
+#[test]
+fn expand_and_collapse_one_below_and_all() {
+    let (mut app, _b) = demo();
+    let all = app.rows().len();
+    assert_eq!(all, 15, "the demo opens fully expanded");
+    app.update(Action::CollapseAll);
+    let collapsed = app.rows().len();
+    assert_eq!(collapsed, 2 + 2 + 4, "groups, cluster roots, shop roots");
+    app.update(Action::ExpandAll);
+    assert_eq!(app.rows().len(), all);
+    goto(&mut app, "deployment/web");
+    app.update(Action::Left);
+    assert_eq!(app.rows().len(), all - 4, "web's four rows hidden");
+    app.update(Action::Left);
+    assert!(
+        matches!(
+            app.selected_row().map(|r| &r.node),
+            Some(RowNode::Group { .. })
+        ),
+        "second ← goes to the row above"
+    );
+    goto(&mut app, "deployment/web");
+    app.update(Action::Right);
+    assert_eq!(app.rows().len(), all);
+    app.update(Action::CollapseBelow);
+    assert_eq!(app.rows().len(), all - 4);
+    app.update(Action::ExpandBelow);
+    assert_eq!(app.rows().len(), all);
+    app.update(Action::Toggle);
+    assert_eq!(app.rows().len(), all - 4);
+}
+
+#[test]
+fn jumps_reach_hidden_rows_and_open_them() {
+    let (mut app, mut b) = demo();
+    app.update(Action::CollapseAll);
+    app.update(Action::Top);
+    app.update(Action::NextProblem);
+    assert_eq!(selected_name(&app), "ClusterRole/shop-reader");
+    app.update(Action::NextProblem);
+    assert_eq!(selected_name(&app), "Secret/stale-token");
+    app.update(Action::NextProblem);
+    assert_eq!(selected_name(&app), "ClusterRole/shop-reader", "wraps");
+    app.update(Action::PrevProblem);
+    assert_eq!(selected_name(&app), "Secret/stale-token");
+    assert!(app.update(Action::NextTerminating).is_empty());
+    assert!(
+        app.message()
+            .is_some_and(|m| m.text.contains("no Terminating"))
+    );
+    goto(&mut app, "deployment/web");
+    let target = app.selected_object().expect("web").obj_ref();
+    send(
+        &mut app,
+        &mut b,
+        vec![Command::Delete {
+            target,
+            policy: Policy::Foreground,
+        }],
+    );
+    app.apply_all(b.poll(Duration::from_millis(500)));
+    app.update(Action::CollapseAll);
+    app.update(Action::Top);
+    app.update(Action::NextTerminating);
+    assert_eq!(selected_name(&app), "Deployment/web");
+    app.update(Action::NextTerminating);
+    assert_eq!(
+        selected_name(&app),
+        "ConfigMap/web-cache",
+        "opened web to get there"
+    );
+}
+
+#[test]
+fn jump_to_owner_and_choose_among_several() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "pod/web-7d9f8c6b5-4xk2p");
+    app.update(Action::JumpOwner);
+    assert_eq!(selected_name(&app), "ReplicaSet/web-7d9f8c6b5");
+    app.update(Action::JumpOwner);
+    assert_eq!(selected_name(&app), "Deployment/web");
+    app.update(Action::JumpOwner);
+    assert!(app.message().is_some_and(|m| m.text.contains("root")));
+
+    let (mut app, _b) = app_on("shared-dependent", false);
+    goto(&mut app, "configmap/feature-flags");
+    app.update(Action::JumpOwner);
+    let Some(Modal::Pick(p)) = app.modal() else {
+        panic!("owner picker")
+    };
+    assert_eq!(p.items.len(), 2);
+    app.update(Action::Down);
+    app.update(Action::Confirm);
+    assert_eq!(selected_name(&app), "Deployment/backend");
+}
+
+#[test]
+fn search_moves_and_escape_goes_back() {
+    let (mut app, _b) = demo();
+    app.update(Action::Bottom);
+    let start = app.selected_index();
+    app.update(Action::StartSearch);
+    for c in "stale".chars() {
+        app.update(Action::Input(c));
+    }
+    assert_eq!(selected_name(&app), "Secret/stale-token");
+    app.update(Action::Cancel);
+    assert_eq!(app.selected_index(), start);
+    goto(&mut app, "pod/");
+    let first = selected_name(&app);
+    app.update(Action::NextMatch);
+    assert_ne!(selected_name(&app), first);
+    assert!(selected_name(&app).starts_with("Pod/"));
+    app.update(Action::PrevMatch);
+    assert_eq!(selected_name(&app), first);
+}
+
+#[test]
+fn filters_show_matches_with_their_owners() {
+    let (mut app, _b) = demo();
+    app.update(Action::OpenFilter);
+    app.update(Action::Down);
+    app.update(Action::Down); // only problems
+    app.update(Action::Confirm);
+    assert_eq!(app.filters().only, Only::Problems);
+    let names: Vec<String> = app
+        .rows()
+        .iter()
+        .filter_map(|r| app.row_uid(r))
+        .filter_map(|u| app.graph().get(u))
+        .map(|o| o.name().to_string())
+        .collect();
+    assert_eq!(names, vec!["shop-reader", "stale-token"]);
+    app.update(Action::Clear);
+    assert!(!app.filters().is_active());
+    assert_eq!(app.rows().len(), 15);
+}
+
+#[test]
+fn errors_show_the_servers_message_until_dismissed() {
+    let (mut app, _b) = demo();
+    let target = app.graph().objects().next().expect("object").obj_ref();
+    app.apply(Update::Replied(Reply {
+        command: Command::RemoveFinalizer {
+            target,
+            finalizer: "x".into(),
+        },
+        code: 422,
+        message: "Forbidden: no new finalizers can be added if the object is being deleted".into(),
+        warnings: Vec::new(),
+    }));
+    let m = app.message().expect("message").clone();
+    assert!(m.error && m.text.contains("422") && m.text.contains("no new finalizers"));
+    app.tick(Duration::from_secs(60));
+    assert!(app.message().is_some(), "errors stay");
+    app.update(Action::Clear);
+    assert!(app.message().is_none());
+}
+
+#[test]
+fn changes_are_highlighted_and_deleted_rows_linger_briefly() {
+    let (mut app, mut b) = demo();
+    goto(&mut app, "deployment/web");
+    let web = app.selected_object().expect("web").clone();
+    send(
+        &mut app,
+        &mut b,
+        vec![Command::Delete {
+            target: web.obj_ref(),
+            policy: Policy::Foreground,
+        }],
+    );
+    assert_eq!(
+        app.flash(web.uid()).map(|f| f.kind.clone()),
+        Some(flash::FlashKind::NowTerminating)
+    );
+    let rows_before = app.rows().len();
+    // Pods go after their grace period, the ReplicaSet after them.
+    app.apply_all(b.poll(Duration::from_secs(5)));
+    let ghosts = app
+        .rows()
+        .iter()
+        .filter(|r| matches!(r.node, RowNode::Ghost { .. }))
+        .count();
+    assert_eq!(ghosts, 3, "ReplicaSet and two Pods shown as deleted");
+    assert_eq!(app.rows().len(), rows_before);
+    assert!(app.tick(flash::FLASH_FOR));
+    assert_eq!(app.rows().len(), rows_before - 3);
+    assert!(app.flash(web.uid()).is_none());
+}
+
+#[test]
+fn a_dialog_whose_object_goes_away_closes() {
+    let (mut app, mut b) = demo();
+    goto(&mut app, "pod/web-7d9f8c6b5-4xk2p");
+    let pod = app.selected_object().expect("pod").obj_ref();
+    app.update(Action::OpenDelete);
+    b.send(Command::Delete {
+        target: pod,
+        policy: Policy::Background,
+    });
+    app.apply_all(b.poll(Duration::from_secs(40)));
+    assert_eq!(app.mode(), Mode::Normal);
+    assert!(app.message().is_some_and(|m| m.text.contains("gone")));
+}
+
+#[test]
+fn mouse_clicks_select_then_toggle() {
+    let (mut app, _b) = demo();
+    let all = app.rows().len();
+    app.update(Action::ClickRow(1));
+    assert_eq!(app.selected_index(), 1);
+    app.update(Action::ClickRow(4));
+    assert_eq!(selected_name(&app), "CronJob/nightly-report");
+    app.update(Action::ClickRow(4));
+    assert_eq!(app.rows().len(), all - 2, "a second click collapses");
+    app.update(Action::ScrollDown);
+    assert_eq!(app.selected_index(), 7);
+}
+
+#[test]
+fn help_opens_and_closes() {
+    let (mut app, _b) = demo();
+    app.update(Action::Help);
+    assert_eq!(app.mode(), Mode::Help);
+    app.update(Action::Down);
+    assert!(matches!(app.modal(), Some(Modal::Help { scroll: 1 })));
+    app.update(Action::Cancel);
+    assert_eq!(app.mode(), Mode::Normal);
+    app.update(Action::Quit);
+    assert!(app.should_quit());
+}
+
+#[test]
+fn a_reset_update_keeps_the_view_usable() {
+    let (mut app, mut b) = demo();
+    goto(&mut app, "deployment/web");
+    send(&mut app, &mut b, vec![Command::Sim(SimCommand::Reset)]);
+    assert_eq!(app.rows().len(), 15);
+    assert!(app.selected_row().is_some());
+    // The timeline starts over: only what happened while loading (the
+    // garbage collector's warning about the ClusterRole's reference).
+    let left: Vec<_> = app.timeline().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+    assert!(left[0].warning && left[0].t == 0.0);
+    assert_eq!(left[0].object.kind, "ClusterRole");
+}
+
+#[test]
+fn with_several_finalizers_one_is_chosen_first() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "configmap/web-cache");
+    let mut cm = app.selected_object().expect("cm").clone();
+    cm.metadata.finalizers.push("example.com/second".into());
+    app.apply(Update::Upsert(cm.clone()));
+    app.update(Action::OpenRemoveFinalizer);
+    assert_eq!(app.mode(), Mode::FinalizerChoose);
+    app.update(Action::Down);
+    app.update(Action::Confirm);
+    assert_eq!(app.mode(), Mode::FinalizerType);
+    for c in "example.com/second".chars() {
+        app.update(Action::Input(c));
+    }
+    assert_eq!(
+        app.update(Action::Confirm),
+        vec![Command::RemoveFinalizer {
+            target: cm.obj_ref(),
+            finalizer: "example.com/second".into()
+        }]
+    );
+}

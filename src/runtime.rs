@@ -1,0 +1,276 @@
+//! The loop: drain input, map it to actions, send the App's commands to the
+//! backend, poll the backend with the real time that passed (it moves the
+//! simulator's clock), fold the updates in, and draw when something
+//! changed, at most ~60 times a second. Generic over ratatui's backend so
+//! tests drive this very loop on a `TestBackend`.
+
+use std::collections::VecDeque;
+use std::io;
+use std::time::{Duration, Instant};
+
+use color_eyre::eyre::{Result, eyre};
+use crossterm::event::{self, Event, KeyEventKind, MouseButton, MouseEventKind};
+use ratatui::Terminal;
+use ratatui::layout::{Position, Rect};
+
+use crate::app::{Action, App, Options};
+use crate::backend::{Backend, Command};
+use crate::cli::UiArgs;
+use crate::commands::{CmdError, CmdResult};
+use crate::{keymap, logging, tui, ui};
+
+/// How often the backend is polled (the simulator's clock ticks).
+pub const POLL_EVERY: Duration = Duration::from_millis(50);
+/// The shortest time between two frames (~60 fps).
+pub const FRAME_MIN: Duration = Duration::from_millis(16);
+
+/// Where input comes from: the terminal, or a script in tests.
+pub trait Events {
+    /// Waits up to `timeout` for one event.
+    ///
+    /// # Errors
+    /// Reading the terminal failed.
+    fn next(&mut self, timeout: Duration) -> io::Result<Option<Event>>;
+
+    /// No more input will come: the loop ends.
+    fn exhausted(&self) -> bool {
+        false
+    }
+}
+
+/// Events from the terminal.
+#[derive(Debug, Default)]
+pub struct TerminalEvents;
+
+impl Events for TerminalEvents {
+    fn next(&mut self, timeout: Duration) -> io::Result<Option<Event>> {
+        if event::poll(timeout)? {
+            event::read().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+}
+
+/// Scripted input for tests: `None` entries are rounds without input
+/// (time passes); the loop ends when the script does.
+#[derive(Debug, Default)]
+pub struct ScriptedEvents {
+    pub events: VecDeque<Option<Event>>,
+}
+
+impl Events for ScriptedEvents {
+    fn next(&mut self, timeout: Duration) -> io::Result<Option<Event>> {
+        match self.events.pop_front() {
+            Some(Some(e)) => Ok(Some(e)),
+            Some(None) => {
+                std::thread::sleep(timeout);
+                Ok(None)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn exhausted(&self) -> bool {
+        self.events.is_empty()
+    }
+}
+
+/// Sends commands, then collects the answers at once.
+pub fn send_all(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) -> bool {
+    if cmds.is_empty() {
+        return false;
+    }
+    for c in cmds {
+        tracing::debug!(command = ?c, "send");
+        backend.send(c);
+    }
+    pump(app, backend, Duration::ZERO)
+}
+
+/// Polls the backend and folds what it says in.
+pub fn pump(app: &mut App, backend: &mut dyn Backend, elapsed: Duration) -> bool {
+    let updates = backend.poll(elapsed);
+    let mut changed = app.apply_all(updates);
+    changed |= app.set_now(backend.now());
+    changed
+}
+
+/// Tells the App how big its tree pane is.
+pub fn fit(app: &mut App, size: Rect) {
+    app.set_viewport(ui::layout::tree_rows(size));
+}
+
+/// What a mouse event means, given the screen size.
+#[must_use]
+pub fn mouse_action(app: &App, m: &event::MouseEvent, screen: Rect) -> Option<Action> {
+    let inner = ui::layout::tree_inner(screen);
+    let at = Position::new(m.column, m.row);
+    match m.kind {
+        MouseEventKind::ScrollDown => Some(Action::ScrollDown),
+        MouseEventKind::ScrollUp => Some(Action::ScrollUp),
+        MouseEventKind::Down(MouseButton::Left) if app.modal().is_none() && inner.contains(at) => {
+            Some(Action::ClickRow(usize::from(m.row - inner.y)))
+        }
+        _ => None,
+    }
+}
+
+/// Handles one input event. Returns whether the screen may have changed.
+fn handle<B: ratatui::backend::Backend>(
+    ev: &Event,
+    app: &mut App,
+    backend: &mut dyn Backend,
+    terminal: &mut Terminal<B>,
+) -> Result<bool> {
+    let screen: Rect = terminal
+        .size()
+        .map_err(|e| eyre!("terminal size: {e}"))?
+        .into();
+    let action = match ev {
+        Event::Key(k) if k.kind == KeyEventKind::Press => keymap::resolve(app.mode(), *k),
+        Event::Mouse(m) => mouse_action(app, m, screen),
+        Event::Resize(w, h) => {
+            terminal
+                .autoresize()
+                .map_err(|e| eyre!("terminal resize: {e}"))?;
+            fit(app, Rect::new(0, 0, *w, *h));
+            return Ok(true);
+        }
+        _ => None,
+    };
+    let Some(action) = action else {
+        return Ok(false);
+    };
+    let cmds = app.update(action);
+    send_all(app, backend, cmds);
+    Ok(true)
+}
+
+/// Runs until the user quits.
+///
+/// # Errors
+/// Reading input or drawing failed.
+pub fn run<B: ratatui::backend::Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    backend: &mut dyn Backend,
+    events: &mut dyn Events,
+) -> Result<()> {
+    let size: Rect = terminal
+        .size()
+        .map_err(|e| eyre!("terminal size: {e}"))?
+        .into();
+    fit(app, size);
+    let mut last_poll = Instant::now();
+    let mut last_tick = Instant::now();
+    let mut last_draw: Option<Instant> = None;
+    pump(app, backend, Duration::ZERO);
+    let mut dirty = true;
+    loop {
+        let now = Instant::now();
+        let until_poll = POLL_EVERY.saturating_sub(now - last_poll);
+        let wait = if dirty {
+            last_draw.map_or(Duration::ZERO, |t| FRAME_MIN.saturating_sub(now - t))
+        } else {
+            app.next_deadline()
+                .map_or(until_poll, |d| d.min(until_poll))
+        };
+        if let Some(ev) = events.next(wait)? {
+            dirty |= handle(&ev, app, backend, terminal)?;
+            while !app.should_quit() && !events.exhausted() {
+                let Some(ev) = events.next(Duration::ZERO)? else {
+                    break;
+                };
+                dirty |= handle(&ev, app, backend, terminal)?;
+            }
+        }
+        let now = Instant::now();
+        if now - last_poll >= POLL_EVERY {
+            dirty |= pump(app, backend, now - last_poll);
+            last_poll = now;
+        }
+        dirty |= app.tick(now - last_tick);
+        last_tick = now;
+        if dirty && last_draw.is_none_or(|t| now - t >= FRAME_MIN) {
+            let started = Instant::now();
+            terminal
+                .draw(|f| ui::render(app, f))
+                .map_err(|e| eyre!("drawing: {e}"))?;
+            tracing::trace!(frame_us = started.elapsed().as_micros(), "frame");
+            last_draw = Some(now);
+            dirty = false;
+        }
+        if app.should_quit() || (events.exhausted() && !dirty) {
+            return Ok(());
+        }
+    }
+}
+
+/// The scenario names and descriptions the picker offers.
+#[must_use]
+pub fn bundled_scenarios() -> Vec<(String, String)> {
+    crate::sim::scenario::BUNDLED
+        .iter()
+        .map(|(name, _)| {
+            let description = crate::sim::scenario::bundled(name)
+                .map(|s| s.description)
+                .unwrap_or_default();
+            ((*name).to_string(), description)
+        })
+        .collect()
+}
+
+/// `ownerscope` and `ownerscope ui`: the UI on the simulator.
+///
+/// # Errors
+/// The scenario does not load, or the terminal cannot be used.
+pub fn start(args: &UiArgs) -> CmdResult {
+    let name = args
+        .scenario
+        .clone()
+        .unwrap_or_else(|| crate::sim::scenario::DEMO.to_string());
+    let scenario = crate::sim::scenario::load(&name).map_err(|e| CmdError(e.to_string()))?;
+    let mut backend = crate::backend::simulated::SimBackend::new(&scenario)
+        .map_err(|e| CmdError(e.to_string()))?;
+    let _log = logging::init();
+    let _ = color_eyre::install();
+    let mut app = App::new(Options {
+        read_only: args.read_only,
+        scenarios: bundled_scenarios(),
+        is_simulator: true,
+    });
+    let (mut terminal, guard) = tui::init().map_err(|e| CmdError(format!("terminal: {e}")))?;
+    if std::env::var_os("OWNERSCOPE_PANIC_AFTER_INIT").is_some() {
+        // For the test that the terminal is restored after a panic.
+        let _ = terminal.draw(|f| ui::render(&app, f));
+        panic!("OWNERSCOPE_PANIC_AFTER_INIT is set: panicking on purpose");
+    }
+    let result = run(&mut terminal, &mut app, &mut backend, &mut TerminalEvents);
+    drop(guard);
+    result.map_err(|e| CmdError(format!("{e:#}")))
+}
+
+/// `ownerscope ui --live`: the UI on a backend built elsewhere (the live
+/// cluster's). The App cannot tell which backend it has.
+///
+/// # Errors
+/// The terminal cannot be used.
+pub fn start_with(mut backend: Box<dyn Backend>, args: &UiArgs) -> CmdResult {
+    let _log = logging::init();
+    let _ = color_eyre::install();
+    let mut app = App::new(Options {
+        read_only: args.read_only,
+        scenarios: Vec::new(),
+        is_simulator: backend.is_simulator(),
+    });
+    let (mut terminal, guard) = tui::init().map_err(|e| CmdError(format!("terminal: {e}")))?;
+    let result = run(
+        &mut terminal,
+        &mut app,
+        backend.as_mut(),
+        &mut TerminalEvents,
+    );
+    drop(guard);
+    result.map_err(|e| CmdError(format!("{e:#}")))
+}

@@ -1,0 +1,8 @@
+//! Tools around the UI that are not the UI itself: a scripted session on
+//! a `TestBackend` (tests, screenshots), SVG export, the benchmark.
+
+pub mod bench;
+pub mod generate;
+pub mod screenshots;
+pub mod session;
+pub mod svg;

@@ -1,0 +1,289 @@
+//! The details of the selected object: identity, timestamps, why it is
+//! still here, each finalizer with its meaning and who removes it, each
+//! owner reference with its flags and whether it resolves, its dependents
+//! and its events.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use super::{small_tree, theme, why};
+use crate::app::{App, RowNode};
+use crate::model::badges::human_duration;
+use crate::model::finalizers;
+use crate::model::{Object, RefStatus};
+
+/// Draws the details pane. `tabs`: the narrow layout, where this pane
+/// shares its place with the timeline.
+pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
+    let mut title = vec![Span::styled(" Details ", theme::TITLE)];
+    title.push(Span::styled("· J/K scroll ", theme::DIM));
+    if tabs {
+        title.push(Span::styled("· Tab: timeline ", theme::DIM));
+    }
+    let block = Block::new()
+        .borders(Borders::TOP | Borders::LEFT)
+        .border_style(theme::DIM)
+        .title(Line::from(title));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let (Some(obj), Some(why)) = (app.selected_object(), app.why()) else {
+        frame.render_widget(Paragraph::new(lines(app)).wrap(Wrap { trim: false }), inner);
+        return;
+    };
+    // The answer first and always in view; the blocker chain as a small
+    // tree; the rest scrolls.
+    let head = why::header(app, obj, why);
+    let head_h = wrapped_height(&head, inner.width).min(inner.height.saturating_sub(1));
+    let chain = why::blocker_items(why);
+    let chain_rows = u16::try_from(small_tree::rows(&chain)).unwrap_or(u16::MAX);
+    let chain_h = if chain.is_empty() {
+        0
+    } else {
+        // The chain before the identity: leave the rest a few rows.
+        chain_rows
+            .min(inner.height.saturating_sub(head_h).saturating_sub(4))
+            .max(1)
+    };
+    let [head_area, chain_area, rest_area] = Layout::vertical([
+        Constraint::Length(head_h),
+        Constraint::Length(chain_h),
+        Constraint::Min(0),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
+    if chain_h > 0 {
+        small_tree::render(&chain, frame, chain_area, 0);
+    }
+    frame.render_widget(
+        Paragraph::new(object_lines(app, obj))
+            .wrap(Wrap { trim: false })
+            .scroll((app.details_scroll(), 0)),
+        rest_area,
+    );
+}
+
+/// Rows `lines` take when wrapped at `width` (an estimate: word wrapping
+/// may take a row more).
+#[must_use]
+pub fn wrapped_height(lines: &[Line], width: u16) -> u16 {
+    let w = usize::from(width.max(1));
+    let rows: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
+    u16::try_from(rows).unwrap_or(u16::MAX)
+}
+
+fn kv<'a>(k: &'a str, v: impl Into<String>) -> Line<'a> {
+    Line::from(vec![
+        Span::styled(format!("{k:<11}"), theme::DIM),
+        Span::raw(v.into()),
+    ])
+}
+
+fn heading(text: impl Into<String>) -> Line<'static> {
+    Line::from(Span::styled(text.into(), theme::HEADING))
+}
+
+/// The pane's lines for the current selection.
+#[must_use]
+pub fn lines(app: &App) -> Vec<Line<'_>> {
+    let Some(row) = app.selected_row() else {
+        return vec![Line::from("nothing selected")];
+    };
+    match &row.node {
+        RowNode::Group { namespace, roots } => {
+            let what = namespace
+                .as_deref()
+                .map_or("cluster-scoped objects".to_string(), |n| {
+                    format!("namespace {n}")
+                });
+            vec![
+                Line::from(Span::styled(what, theme::GROUP)),
+                Line::from(format!("{roots} objects without an owner (roots) here.")),
+                Line::from(Span::styled(
+                    "Enter or ←/→ to collapse or expand; e/z for everything below.",
+                    theme::DIM,
+                )),
+            ]
+        }
+        RowNode::Ghost { object } => {
+            let mut out = vec![
+                Line::from(vec![
+                    Span::styled(object.kind.clone(), theme::KIND),
+                    Span::raw(format!(" {}", object.name)),
+                ]),
+                Line::from(Span::styled(
+                    "deleted: it is gone from the API server",
+                    theme::BAD,
+                )),
+            ];
+            out.extend(events(app, &object.uid, false));
+            out
+        }
+        RowNode::Object { .. } => vec![Line::from("gone")],
+    }
+}
+
+fn object_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
+    let now = app.now();
+    let mut out = vec![kv("apiVersion", obj.api_version.clone())];
+    out.push(kv(
+        "namespace",
+        obj.namespace().unwrap_or("(cluster-scoped)").to_string(),
+    ));
+    out.push(kv("uid", obj.uid().to_string()));
+    if let Some(c) = obj.metadata.creation_timestamp {
+        let age = human_duration(now.duration_since(c).as_secs());
+        out.push(kv("created", format!("{c} ({age} ago)")));
+    }
+    if let Some(d) = obj.metadata.deletion_timestamp {
+        let secs = now.duration_since(d).as_secs();
+        let when = if secs < 0 {
+            format!("{d} (grace period ends in {})", human_duration(-secs))
+        } else {
+            format!("{d} (Terminating for {})", human_duration(secs))
+        };
+        out.push(Line::from(vec![
+            Span::styled(format!("{:<11}", "deleting"), theme::DIM),
+            Span::styled(when, theme::BAD),
+        ]));
+    }
+    out.push(Line::default());
+    if let Some(w) = app.why() {
+        out.extend(why::namespace_lines(w));
+    }
+    out.extend(finalizer_lines(app, obj));
+    out.extend(owner_lines(app, obj));
+    out.extend(dependent_lines(app, obj));
+    out.extend(events(app, obj.uid(), true));
+    out
+}
+
+fn finalizer_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
+    let fins = &obj.metadata.finalizers;
+    if fins.is_empty() {
+        return vec![heading("Finalizers: none")];
+    }
+    let mut out = vec![heading(format!("Finalizers ({})", fins.len()))];
+    for f in fins {
+        let info = finalizers::describe(f);
+        let mut first = vec![Span::raw("• "), Span::styled(f.clone(), theme::WARN)];
+        match app.controllers().get(f) {
+            Some(false) => {
+                first.push(Span::styled("  controller OFFLINE", theme::BAD));
+                first.push(Span::styled(" (c: bring it online)", theme::DIM));
+            }
+            Some(true) => first.push(Span::styled("  controller online", theme::GOOD)),
+            None => {}
+        }
+        out.push(Line::from(first));
+        out.push(Line::from(vec![
+            Span::styled("  means      ", theme::DIM),
+            Span::raw(info.meaning),
+        ]));
+        out.push(Line::from(vec![
+            Span::styled("  removed by ", theme::DIM),
+            Span::raw(info.removed_by),
+        ]));
+    }
+    out
+}
+
+fn owner_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
+    let owners = app.graph().owners(obj.uid());
+    if owners.is_empty() {
+        return vec![heading("Owner references: none (a root)")];
+    }
+    let mut out = vec![heading(format!("Owner references ({})", owners.len()))];
+    for (r, status) in owners {
+        let mut flags = Vec::new();
+        if r.is_controller() {
+            flags.push("controller");
+        }
+        if r.blocks() {
+            flags.push("blockOwnerDeletion");
+        }
+        let (mark, style, what) = match &status {
+            RefStatus::Resolves { .. } => ("→", theme::GOOD, "resolves".to_string()),
+            RefStatus::OwnerAbsent => ("✗", theme::BAD, "owner gone".to_string()),
+            RefStatus::UidMismatch { found } => (
+                "✗",
+                theme::BAD,
+                format!("uid mismatch: that name now has uid {found}"),
+            ),
+            RefStatus::CrossNamespace { owner_namespace } => (
+                "✗",
+                theme::BAD,
+                format!("cross-namespace: the owner is in {owner_namespace}"),
+            ),
+            RefStatus::Unresolvable => (
+                "✗",
+                theme::BAD,
+                "unresolvable: a cluster-scoped object cannot have a namespaced owner".to_string(),
+            ),
+            RefStatus::UnknownKind => ("?", theme::WARN, "unknown kind".to_string()),
+        };
+        out.push(Line::from(vec![
+            Span::styled(format!("{mark} "), style),
+            Span::styled(r.kind.clone(), theme::KIND),
+            Span::raw(format!("/{}", r.name)),
+            Span::styled(
+                if flags.is_empty() {
+                    String::new()
+                } else {
+                    format!("  <{}>", flags.join(" "))
+                },
+                theme::EDGE,
+            ),
+            Span::raw("  "),
+            Span::styled(what, style),
+        ]));
+    }
+    out
+}
+
+fn dependent_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
+    let kids: Vec<&str> = app.index().children(obj.uid()).collect();
+    if kids.is_empty() {
+        return Vec::new();
+    }
+    let blocking = kids
+        .iter()
+        .filter_map(|k| app.graph().get(k))
+        .filter(|d| {
+            d.metadata
+                .owner_references
+                .iter()
+                .any(|r| r.uid == obj.uid() && r.blocks())
+        })
+        .count();
+    vec![heading(format!(
+        "Dependents: {} ({blocking} with blockOwnerDeletion)",
+        kids.len()
+    ))]
+}
+
+fn events<'a>(app: &'a App, uid: &str, only_events: bool) -> Vec<Line<'a>> {
+    let mine: Vec<_> = app
+        .timeline()
+        .filter(|h| h.object.uid == uid && (!only_events || h.verb == "event" || h.warning))
+        .collect();
+    if mine.is_empty() {
+        return if only_events {
+            vec![heading("Events: none")]
+        } else {
+            Vec::new()
+        };
+    }
+    let mut out = vec![heading(format!("Events ({})", mine.len()))];
+    for h in mine.iter().rev().take(8).rev() {
+        let style = if h.warning { theme::WARN } else { Style::new() };
+        out.push(Line::from(vec![
+            Span::styled(format!("{:>7.1}s ", h.t), theme::DIM),
+            Span::styled(h.detail.clone(), style),
+            Span::styled(format!("  (by {})", h.by), theme::DIM),
+        ]));
+    }
+    out
+}

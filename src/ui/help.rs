@@ -1,0 +1,124 @@
+//! The help overlay, generated from the keymap tables: what is listed is
+//! what the keys do.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph};
+
+use super::dialogs::centered;
+use super::theme;
+use crate::app::App;
+use crate::keymap::{self, Binding};
+
+fn section<'a>(
+    out: &mut Vec<Line<'a>>,
+    title: &'a str,
+    bindings: impl Iterator<Item = &'a Binding>,
+) {
+    out.push(Line::from(Span::styled(title, theme::HEADING)));
+    for b in bindings {
+        out.push(Line::from(vec![
+            Span::styled(format!("  {:<18}", keymap::keys_label(b)), theme::KEY),
+            Span::raw(b.desc),
+        ]));
+    }
+    out.push(Line::default());
+}
+
+/// Every line of the help.
+#[must_use]
+pub fn lines(app: &App) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    section(
+        &mut out,
+        "Tree",
+        keymap::NORMAL.iter().filter(|b| !b.sim_only),
+    );
+    if app.is_simulator() {
+        section(
+            &mut out,
+            "Simulator",
+            keymap::NORMAL.iter().filter(|b| b.sim_only),
+        );
+    }
+    section(&mut out, "Delete dialog", keymap::DELETE.iter());
+    section(
+        &mut out,
+        "Remove-finalizer dialog",
+        keymap::FINALIZER_CHOOSE
+            .iter()
+            .chain(keymap::FINALIZER_TYPE),
+    );
+    section(&mut out, "Search (/)", keymap::SEARCH.iter());
+    section(&mut out, "Controllers (c)", keymap::CONTROLLERS.iter());
+    section(
+        &mut out,
+        "Lists: scenarios, filter, owners",
+        keymap::PICK.iter(),
+    );
+    out.push(Line::from(Span::styled("Mouse", theme::HEADING)));
+    out.push(Line::from(
+        "  wheel scrolls the tree; a click selects a row, a second click expands or collapses it",
+    ));
+    out.push(Line::default());
+    out.push(Line::from(Span::styled("Reading a row", theme::HEADING)));
+    for (k, v) in [
+        (
+            "<ctrl block>",
+            "flags of the reference to the owner it is shown under",
+        ),
+        (
+            "[Terminating 12s]",
+            "has a deletionTimestamp, for that long",
+        ),
+        ("[fin:2]", "carries two finalizers (details list them)"),
+        ("[shared:2]", "has two owners: shown under each"),
+        (
+            "[!owner-gone(..)]",
+            "an owner reference that does not resolve (also uid-mismatch, cross-namespace, unresolvable)",
+        ),
+        (
+            "◀ now Terminating",
+            "what just changed (shown for a moment)",
+        ),
+    ] {
+        out.push(Line::from(vec![
+            Span::styled(format!("  {k:<20}"), theme::KEY),
+            Span::raw(v),
+        ]));
+    }
+    if app.read_only() {
+        out.push(Line::default());
+        out.push(Line::from(Span::styled(
+            "Read-only mode: delete and finalizer removal are refused.",
+            theme::WARN,
+        )));
+    }
+    out
+}
+
+/// Draws the help over the screen.
+pub fn render(app: &App, scroll: u16, frame: &mut Frame, area: Rect) {
+    let popup = centered(
+        area,
+        area.width.saturating_sub(4).min(104),
+        area.height.saturating_sub(2),
+    );
+    frame.render_widget(Clear, popup);
+    let block = Block::bordered()
+        .border_style(theme::TITLE)
+        .title(Line::from(Span::styled(" Help ", theme::TITLE)))
+        .title_bottom(Line::from(" j/k scroll · Esc or ? close ").right_aligned());
+    let lines = lines(app);
+    let inner_h = popup.height.saturating_sub(2);
+    let max = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_sub(inner_h);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .scroll((scroll.min(max), 0)),
+        popup,
+    );
+}

@@ -1,0 +1,52 @@
+//! Rendering only: one file per screen element. [`render`] reads the App
+//! and never changes it.
+
+pub mod details;
+pub mod dialogs;
+pub mod help;
+pub mod layout;
+pub mod preview;
+pub mod small_tree;
+pub mod status;
+pub mod theme;
+pub mod timeline;
+pub mod tree;
+pub mod why;
+
+use ratatui::Frame;
+
+use crate::app::{App, LowerPane, Modal};
+
+/// Draws the whole screen.
+pub fn render(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let a = layout::areas(area);
+    tree::render(app, frame, a.tree);
+    match (a.details, a.timeline) {
+        (Some(d), Some(t)) => {
+            details::render(app, frame, d, false);
+            timeline::render(app, frame, t, false);
+        }
+        (Some(lower), None) => match app.lower_pane() {
+            LowerPane::Details => details::render(app, frame, lower, true),
+            LowerPane::Timeline => timeline::render(app, frame, lower, true),
+        },
+        _ => {}
+    }
+    status::render(app, frame, a.status);
+    let body = ratatui::layout::Rect {
+        height: area.height.saturating_sub(a.status.height),
+        ..area
+    };
+    for m in app.modals() {
+        match m {
+            Modal::Delete(d) => dialogs::delete(app, d, frame, body),
+            Modal::Finalizer(f) => dialogs::finalizer(app, f, frame, body),
+            Modal::Confirm(c) => dialogs::confirm(app, c, frame, body),
+            Modal::Pick(p) => dialogs::pick(p, frame, body),
+            Modal::Controllers(c) => dialogs::controllers(app, c, frame, body),
+            Modal::Help { scroll } => help::render(app, *scroll, frame, body),
+            Modal::Search(_) => {}
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! The delete preview as a small tree: what will be left Terminating and
+//! on what it waits, what will be deleted wave by wave, what orphaned or
+//! kept.
+
+use ratatui::text::{Line, Span};
+
+use super::small_tree::{self, Item, child_id};
+use super::theme;
+use crate::model::preview::{Outcome, Plan, PlanEntry, Wait};
+
+fn who(e: &PlanEntry) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(e.object.kind.clone(), theme::KIND),
+        Span::raw(format!("/{}", e.object.name)),
+    ])
+}
+
+/// Outcome classes in the order shown: what gets stuck first (the thing
+/// to know before confirming), then the deletions in order.
+fn class(o: &Outcome) -> (u32, String) {
+    match o {
+        Outcome::Waiting { .. } => (0, "left Terminating, waiting".into()),
+        Outcome::Deleted { wave: 0 } => (1, "deleted now".into()),
+        Outcome::Deleted { wave } => (wave.saturating_add(1), format!("deleted in wave {wave}")),
+        Outcome::Orphaned { .. } => (
+            u32::MAX - 1,
+            "orphaned: keep running, lose the reference".into(),
+        ),
+        Outcome::KeptByOtherOwner { .. } | Outcome::NeverCollected { .. } => {
+            (u32::MAX, "kept".into())
+        }
+    }
+}
+
+/// The preview's items: one group per outcome class.
+#[must_use]
+pub fn items(plan: &Plan) -> Vec<Item> {
+    let mut classes: Vec<(u32, String, Vec<&PlanEntry>)> = Vec::new();
+    for e in &plan.entries {
+        let (rank, label) = class(&e.outcome);
+        match classes.iter_mut().find(|c| c.0 == rank) {
+            Some(c) => c.2.push(e),
+            None => classes.push((rank, label, vec![e])),
+        }
+    }
+    classes.sort_by_key(|c| c.0);
+    classes
+        .into_iter()
+        .enumerate()
+        .map(|(gi, (rank, label, entries))| {
+            let style = match rank {
+                0 => theme::BAD,
+                r if r >= u32::MAX - 1 => theme::WARN,
+                _ => theme::HEADING,
+            };
+            let gid = child_id(None, gi);
+            let children = entries
+                .iter()
+                .enumerate()
+                .map(|(ei, e)| entry(child_id(Some(&gid), ei), e))
+                .collect();
+            small_tree::node(
+                gid,
+                Line::from(Span::styled(format!("{label} ({})", entries.len()), style)),
+                children,
+            )
+        })
+        .collect()
+}
+
+fn entry(id: String, e: &PlanEntry) -> Item {
+    let details: Vec<String> = match &e.outcome {
+        Outcome::Deleted { .. } => Vec::new(),
+        Outcome::Orphaned { references_removed } => {
+            vec![format!(
+                "loses its reference to {}",
+                references_removed.join(", ")
+            )]
+        }
+        Outcome::KeptByOtherOwner {
+            owners,
+            references_removed,
+        } => vec![format!(
+            "still owned by {}; loses its reference to {}",
+            owners.join(", "),
+            references_removed.join(", ")
+        )],
+        Outcome::NeverCollected { reason } => vec![reason.clone()],
+        Outcome::Waiting { on } => on
+            .iter()
+            .map(|w| format!("waits on {}", wait_text(w)))
+            .collect(),
+    };
+    if details.is_empty() {
+        return small_tree::leaf(id, who(e));
+    }
+    let kids = details
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| {
+            small_tree::leaf(
+                child_id(Some(&id), i),
+                Line::from(Span::styled(d, theme::DIM)),
+            )
+        })
+        .collect();
+    small_tree::node(id, who(e), kids)
+}
+
+fn wait_text(w: &Wait) -> String {
+    match w {
+        Wait::Finalizer { removed_by, .. } => format!("{} - removed by {removed_by}", w.text()),
+        _ => w.text(),
+    }
+}

@@ -1,0 +1,142 @@
+//! The status bar: the source (SIMULATOR + scenario, or the cluster), the
+//! clock, counts, filters; below it the message, the search line or the
+//! key hints.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::theme;
+use crate::app::{App, Modal};
+use crate::backend::Connection;
+use crate::keymap;
+
+/// Draws both lines.
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let mut lines = vec![first_line(app, area.width)];
+    if area.height > 1 {
+        lines.push(second_line(app));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// The source, the clock and the counts.
+#[must_use]
+pub fn first_line(app: &App, width: u16) -> Line<'_> {
+    let mut style = theme::STATUS;
+    let mut parts: Vec<String> = Vec::new();
+    match app.status() {
+        Some(s) => {
+            parts.push(format!(" {} {}", s.kind, s.name));
+            if let Some(c) = &s.clock {
+                #[allow(clippy::cast_precision_loss)]
+                let t = c.now_ms as f64 / 1000.0;
+                let state = if c.paused {
+                    style = theme::STATUS_PAUSED;
+                    "PAUSED"
+                } else {
+                    "RUNNING"
+                };
+                parts.push(format!("t={t:.1}s x{} {state}", speed(c.speed)));
+            }
+            if let Connection::Lost(why) = &s.connection {
+                parts.push(format!("CONNECTION LOST: {why} (tree is stale)"));
+            }
+            if !s.missing_kinds.is_empty() {
+                parts.push(format!(
+                    "partial: cannot list {}",
+                    s.missing_kinds.join(", ")
+                ));
+            }
+        }
+        None => parts.push(" connecting…".into()),
+    }
+    let ix = app.index();
+    let counts = [
+        (ix.len(), "objects", "obj"),
+        (ix.terminating_count(), "Terminating", "Term"),
+        (ix.problem_count(), "problems", "prob"),
+    ];
+    let f = app.filters().label();
+    let long = |sep: &str, short: bool| {
+        let mut p = parts.clone();
+        let c: Vec<String> = counts
+            .iter()
+            .map(|(n, l, s)| format!("{n} {}", if short { s } else { l }))
+            .collect();
+        p.push(c.join(if short { " " } else { " · " }));
+        if !f.is_empty() {
+            p.push(format!("filter: {f}"));
+        }
+        if app.read_only() {
+            p.push("READ-ONLY".into());
+        }
+        p.join(sep)
+    };
+    let full = long(" │ ", false);
+    let text = if full.chars().count() <= usize::from(width) {
+        full
+    } else {
+        let mid = long("  ", false);
+        if mid.chars().count() <= usize::from(width) {
+            mid
+        } else {
+            long(" ", true)
+        }
+    };
+    Line::from(text).style(style)
+}
+
+fn speed(s: f64) -> String {
+    if (s - s.round()).abs() < f64::EPSILON {
+        format!("{s:.0}")
+    } else {
+        format!("{s}")
+    }
+}
+
+/// The message, the search being typed, or the key hints.
+#[must_use]
+pub fn second_line(app: &App) -> Line<'_> {
+    if let Some(Modal::Search(s)) = app.modal() {
+        let mut spans = vec![
+            Span::styled("/", theme::KEY),
+            Span::raw(s.query.clone()),
+            Span::styled("█", theme::DIM),
+        ];
+        if s.failed {
+            spans.push(Span::styled("  no match", theme::BAD));
+        }
+        spans.push(Span::styled(
+            "   Enter: keep · Esc: cancel · matches kind/name",
+            theme::DIM,
+        ));
+        return Line::from(spans);
+    }
+    if let Some(m) = app.message() {
+        if m.error {
+            return Line::from(format!(" {}   (Esc: dismiss)", m.text)).style(theme::ERROR_LINE);
+        }
+        return Line::from(Span::styled(format!(" {}", m.text), theme::GOOD));
+    }
+    let mut hints: Vec<(u8, &str, String)> = keymap::NORMAL
+        .iter()
+        .filter(|b| !b.sim_only || app.is_simulator())
+        .filter_map(|b| {
+            let (order, h) = b.hint?;
+            Some((
+                order,
+                h,
+                b.keys.first().map(keymap::key_label).unwrap_or_default(),
+            ))
+        })
+        .collect();
+    hints.sort_by_key(|h| h.0);
+    let mut spans = Vec::new();
+    for (_, h, key) in hints {
+        spans.push(Span::styled(format!(" {key}"), theme::KEY));
+        spans.push(Span::raw(format!(" {h} ")));
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,39 @@
+//! Colours and styles in one place. Every style here decorates text that
+//! already says what it means: nothing is conveyed by colour alone.
+
+use ratatui::style::{Color, Modifier, Style};
+
+use crate::model::badges::Badge;
+
+pub const GROUP: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
+pub const KIND: Style = Style::new().add_modifier(Modifier::BOLD);
+pub const DIM: Style = Style::new().fg(Color::DarkGray);
+pub const EDGE: Style = Style::new().fg(Color::Blue);
+pub const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED);
+pub const FLASH: Style = Style::new().fg(Color::Black).bg(Color::Yellow);
+pub const GHOST: Style = Style::new()
+    .fg(Color::DarkGray)
+    .add_modifier(Modifier::CROSSED_OUT);
+pub const TITLE: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
+pub const HEADING: Style = Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD);
+pub const WARN: Style = Style::new().fg(Color::Yellow);
+pub const BAD: Style = Style::new().fg(Color::Red).add_modifier(Modifier::BOLD);
+pub const GOOD: Style = Style::new().fg(Color::Green);
+pub const STATUS: Style = Style::new().fg(Color::Black).bg(Color::Cyan);
+pub const STATUS_PAUSED: Style = Style::new().fg(Color::Black).bg(Color::Yellow);
+pub const ERROR_LINE: Style = Style::new().fg(Color::White).bg(Color::Red);
+pub const KEY: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
+
+/// The colour of a badge (its text is what it means).
+#[must_use]
+pub fn badge(b: &Badge) -> Style {
+    match b {
+        Badge::Terminating { .. } => BAD,
+        Badge::Finalizers { .. } => WARN,
+        Badge::Controller | Badge::BlockOwnerDeletion => EDGE,
+        Badge::Shared { .. } => Style::new().fg(Color::Magenta),
+        Badge::Problem { .. } | Badge::Cycle => Style::new()
+            .fg(Color::LightRed)
+            .add_modifier(Modifier::BOLD),
+    }
+}

@@ -1,0 +1,157 @@
+//! The ownership forest, drawn from the App's flat row list one window at
+//! a time: a frame costs the visible rows, whatever the cluster holds. It
+//! looks and moves like tui-tree-widget (same open/closed symbols, same
+//! indentation, same highlight symbol), which draws the smaller trees.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::theme;
+use crate::app::flash::FlashKind;
+use crate::app::{App, Row, RowNode};
+use crate::model::badges::{Badge, edge_badges, object_badges};
+
+/// Symbols shared with the tui-tree-widget trees.
+pub const OPEN: &str = "▼ ";
+pub const CLOSED: &str = "▶ ";
+pub const LEAF: &str = "  ";
+pub const HIGHLIGHT: &str = "> ";
+
+/// Draws the tree pane.
+pub fn render(app: &App, frame: &mut Frame, area: Rect) {
+    let title = title(app);
+    let rows = app.rows();
+    let pos = if rows.is_empty() {
+        "empty".to_string()
+    } else {
+        format!("{}/{}", app.selected_index() + 1, rows.len())
+    };
+    let block = Block::new()
+        .borders(Borders::TOP)
+        .border_style(theme::DIM)
+        .title(Line::from(title).style(theme::TITLE))
+        .title(Line::from(format!(" {pos} ")).right_aligned());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let h = usize::from(inner.height);
+    if h == 0 {
+        return;
+    }
+    // The App keeps the selection in view for its viewport; should the pane
+    // be another height this frame, still show the selection.
+    let sel = app.selected_index();
+    let mut offset = app.offset();
+    if sel < offset {
+        offset = sel;
+    } else if sel >= offset + h {
+        offset = sel + 1 - h;
+    }
+    let end = (offset + h).min(rows.len());
+    let lines: Vec<Line> = rows[offset..end]
+        .iter()
+        .enumerate()
+        .map(|(i, r)| row_line(app, r, offset + i == sel))
+        .collect();
+    if lines.is_empty() {
+        let msg = if app.filters().is_active() {
+            "nothing matches the filter (Esc clears it)"
+        } else {
+            "no objects"
+        };
+        frame.render_widget(Paragraph::new(msg).style(theme::DIM), inner);
+        return;
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn title(app: &App) -> String {
+    let mut t = format!(" Ownership · {} objects", app.graph().len());
+    let f = app.filters().label();
+    if !f.is_empty() {
+        t.push_str(&format!(" · {f}"));
+    }
+    t.push(' ');
+    t
+}
+
+/// One row: highlight symbol, indentation, open/closed symbol, the object
+/// and its badges, and what just changed.
+#[must_use]
+pub fn row_line<'a>(app: &'a App, row: &'a Row, selected: bool) -> Line<'a> {
+    let mut spans: Vec<Span> = Vec::with_capacity(12);
+    spans.push(Span::raw(if selected { HIGHLIGHT } else { "  " }));
+    spans.push(Span::raw("  ".repeat(usize::from(row.depth))));
+    spans.push(Span::raw(if !row.has_children {
+        LEAF
+    } else if row.open {
+        OPEN
+    } else {
+        CLOSED
+    }));
+    match &row.node {
+        RowNode::Group { namespace, roots } => {
+            let label = match namespace {
+                Some(ns) => format!("namespace {ns}"),
+                None => "cluster-scoped".to_string(),
+            };
+            spans.push(Span::styled(label, theme::GROUP));
+            spans.push(Span::styled(format!("  ({roots})"), theme::DIM));
+        }
+        RowNode::Ghost { object } => {
+            spans.push(Span::styled(
+                format!("{}/{}", object.kind, object.name),
+                theme::GHOST,
+            ));
+            spans.push(Span::raw("  "));
+            spans.push(Span::styled(
+                format!("◀ {}", FlashKind::Gone.text()),
+                theme::FLASH,
+            ));
+        }
+        RowNode::Object { id, parent, cycle } => {
+            let uid = app.index().uid(*id);
+            let Some(obj) = app.graph().get(uid) else {
+                return Line::from(spans);
+            };
+            spans.push(Span::styled(obj.kind.clone(), theme::KIND));
+            spans.push(Span::raw(format!("/{}", obj.name())));
+            if let Some(edge) = parent
+                .map(|p| app.index().uid(p))
+                .and_then(|p| obj.metadata.owner_references.iter().find(|r| r.uid == p))
+            {
+                let eb = edge_badges(edge);
+                if !eb.is_empty() {
+                    let text: Vec<String> = eb.iter().map(Badge::text).collect();
+                    spans.push(Span::styled(format!("  <{}>", text.join(" ")), theme::EDGE));
+                }
+            }
+            let mut own = object_badges(app.graph(), obj, app.now());
+            if *cycle {
+                own.push(Badge::Cycle);
+            }
+            if !own.is_empty() {
+                spans.push(Span::raw("  ["));
+                for (i, b) in own.iter().enumerate() {
+                    if i > 0 {
+                        spans.push(Span::raw(" "));
+                    }
+                    spans.push(Span::styled(b.text(), theme::badge(b)));
+                }
+                spans.push(Span::raw("]"));
+            }
+            if let Some(f) = app.flash(uid) {
+                spans.push(Span::raw("  "));
+                spans.push(Span::styled(format!("◀ {}", f.kind.text()), theme::FLASH));
+            }
+        }
+    }
+    let line = Line::from(spans);
+    if selected {
+        line.style(theme::SELECTED)
+    } else {
+        line.style(Style::new())
+    }
+}

@@ -1,0 +1,71 @@
+//! The real loop (`runtime::run`) on ratatui's TestBackend with scripted
+//! input: keys, a resize and the mouse go through the same path as in a
+//! terminal, commands reach the simulator, and the screen follows. (A
+//! TestBackend keeps its size, so the resize is checked on the App.)
+
+use std::collections::VecDeque;
+
+use crossterm::event::{Event, KeyModifiers, MouseEvent, MouseEventKind};
+use ownerscope::app::{App, Options};
+use ownerscope::backend::simulated::SimBackend;
+use ownerscope::runtime::{self, ScriptedEvents};
+use ownerscope::sim::scenario;
+use ownerscope::tools::session::{buffer_text, parse_keys};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+fn keys(script: &str) -> Vec<Option<Event>> {
+    parse_keys(script)
+        .into_iter()
+        .map(|k| Some(Event::Key(k)))
+        .collect()
+}
+
+#[test]
+fn keys_resize_and_mouse_drive_the_real_loop() {
+    let sc = scenario::bundled("shop-demo").expect("demo");
+    let mut backend = SimBackend::new(&sc).expect("loads");
+    let mut app = App::new(Options {
+        read_only: false,
+        scenarios: runtime::bundled_scenarios(),
+        is_simulator: true,
+    });
+    let mut terminal = Terminal::new(TestBackend::new(120, 36)).expect("terminal");
+    let mut script: VecDeque<Option<Event>> = VecDeque::new();
+    script.extend(keys("/deployment/web<Enter>df<Enter>"));
+    // Let some real time pass for the cascade to start.
+    script.extend(std::iter::repeat_n(None, 20));
+    script.push_back(Some(Event::Resize(80, 24)));
+    script.push_back(Some(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: 5,
+        row: 5,
+        modifiers: KeyModifiers::NONE,
+    })));
+    script.extend(std::iter::repeat_n(None, 3));
+    let mut events = ScriptedEvents { events: script };
+    runtime::run(&mut terminal, &mut app, &mut backend, &mut events).expect("runs");
+
+    let web = app
+        .graph()
+        .objects()
+        .find(|o| o.kind == "Deployment")
+        .expect("web is still there: its ConfigMap holds it");
+    assert!(web.is_terminating(), "the delete went through");
+    assert!(
+        app.timeline()
+            .any(|h| h.detail.contains("propagationPolicy=Foreground")),
+        "the request is in the timeline"
+    );
+    assert_eq!(
+        app.viewport(),
+        ownerscope::ui::layout::tree_rows(ratatui::layout::Rect::new(0, 0, 80, 24))
+    );
+    let screen = buffer_text(terminal.backend().buffer());
+    assert!(screen.contains("Terminating"), "{screen}");
+    // The mouse wheel moved the selection up from the Deployment.
+    assert_ne!(
+        app.selected_object().map(|o| o.kind.as_str()),
+        Some("Deployment")
+    );
+}

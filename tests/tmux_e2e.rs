@@ -1,0 +1,237 @@
+//! The real binary in a real terminal (tmux): a foreground delete of the
+//! demo's Deployment driven with keys and watched until it is gone, and the
+//! terminal left usable after a normal quit and after a panic.
+//!
+//! These tests need tmux and fail (not skip) without it; `.ci/run`
+//! installs it.
+
+use std::process::Command;
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ownerscope");
+/// A tmux server of our own, away from the user's.
+const SOCKET: &str = "ownerscope-tests";
+
+fn tmux(args: &[&str]) -> String {
+    let out = Command::new("tmux")
+        .arg("-L")
+        .arg(SOCKET)
+        .args(args)
+        .output()
+        .expect("tmux must be installed to run these tests (apt-get install tmux)");
+    assert!(
+        out.status.success(),
+        "tmux {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A detached tmux session, killed when dropped.
+struct Session(String);
+
+impl Session {
+    fn start(name: &str, width: u16, height: u16, command: &str) -> Session {
+        let name = format!("{name}-{}", std::process::id());
+        let _ = Command::new("tmux")
+            .args(["-L", SOCKET, "kill-session", "-t", &name])
+            .output();
+        tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &name,
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+            command,
+        ]);
+        Session(name)
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.0];
+        args.extend_from_slice(keys);
+        tmux(&args);
+    }
+
+    /// Literal text (no key-name lookup).
+    fn text(&self, text: &str) {
+        tmux(&["send-keys", "-t", &self.0, "-l", text]);
+    }
+
+    fn screen(&self) -> String {
+        tmux(&["capture-pane", "-p", "-t", &self.0])
+    }
+
+    /// The screen and what scrolled off it.
+    fn history(&self) -> String {
+        tmux(&["capture-pane", "-p", "-S", "-500", "-t", &self.0])
+    }
+
+    fn format(&self, f: &str) -> String {
+        tmux(&["display-message", "-p", "-t", &self.0, f])
+            .trim()
+            .to_string()
+    }
+
+    /// Polls the screen until `pred` holds; fails with the last screen.
+    fn wait_for(&self, what: &str, timeout: Duration, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            assert!(
+                start.elapsed() < timeout,
+                "timed out waiting for {what}; screen:\n{s}"
+            );
+            sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", SOCKET, "kill-session", "-t", &self.0])
+            .output();
+    }
+}
+
+/// The tree pane: the left columns of the wide layout.
+fn tree_pane(screen: &str) -> String {
+    screen
+        .lines()
+        .map(|l| l.chars().take(60).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+const LONG: Duration = Duration::from_secs(30);
+
+#[test]
+fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
+    let s = Session::start("e2e-delete", 120, 36, BIN);
+    s.wait_for("the demo", LONG, |x| {
+        x.contains("SIMULATOR shop-demo") && x.contains("Deployment/web")
+    });
+    // Find the Deployment.
+    s.text("/deployment/web");
+    s.keys(&["Enter"]);
+    s.wait_for("the Deployment's details", LONG, |x| {
+        x.contains("Deployment web  -n shop")
+    });
+    // Delete it in foreground: the dialog previews, nothing is sent yet.
+    s.keys(&["d"]);
+    s.wait_for("the delete dialog", LONG, |x| {
+        x.contains("Delete Deployment/web -n shop")
+    });
+    s.keys(&["f"]);
+    let dialog = s.wait_for("the foreground preview", LONG, |x| {
+        x.contains("(•) Foreground") && x.contains("left Terminating")
+    });
+    assert!(dialog.contains("ConfigMap/web-cache"), "{dialog}");
+    assert!(
+        !tree_pane(&s.screen()).contains("[Terminating"),
+        "nothing happens before confirming"
+    );
+    s.keys(&["Enter"]);
+    // The tree changes: the Deployment is Terminating, its pods go.
+    s.wait_for("the Deployment Terminating", LONG, |x| {
+        tree_pane(x).contains("Deployment/web  [Terminating")
+    });
+    let stuck = s.wait_for("the pods gone and web waiting", LONG, |x| {
+        let t = tree_pane(x);
+        !t.contains("Pod/web-") && t.contains("Deployment/web  [Terminating")
+    });
+    assert!(
+        stuck.contains("ConfigMap/web-cache"),
+        "web waits on its ConfigMap: {stuck}"
+    );
+    // The ConfigMap's finalizer has no controller: bring it online.
+    s.keys(&["c"]);
+    s.wait_for("the controllers dialog", LONG, |x| {
+        x.contains("OFFLINE  example.com/cache-flush")
+    });
+    s.keys(&["Enter"]);
+    s.wait_for("the controller online", LONG, |x| {
+        x.contains("online   example.com/cache-flush")
+    });
+    s.keys(&["Escape"]);
+    s.keys(&["+", "+"]);
+    let gone = s.wait_for("the Deployment gone", LONG, |x| {
+        !tree_pane(x).contains("Deployment/web")
+    });
+    assert!(!tree_pane(&gone).contains("ConfigMap/web-cache"), "{gone}");
+    assert!(gone.contains("0 Terminating"), "{gone}");
+    s.keys(&["q"]);
+}
+
+/// Starts a shell with a known prompt, in a tmux session.
+fn shell(name: &str) -> Session {
+    let s = Session::start(name, 100, 30, "env PS1='READY$ ' bash --norc --noprofile");
+    s.wait_for("the prompt", LONG, |x| x.contains("READY$"));
+    s
+}
+
+/// The terminal is back to normal: main screen, no mouse reporting,
+/// canonical mode with echo (a typed command echoes and runs).
+fn assert_terminal_usable(s: &Session) {
+    assert_eq!(
+        s.format("#{alternate_on}"),
+        "0",
+        "left the alternate screen"
+    );
+    assert_eq!(s.format("#{mouse_any_flag}"), "0", "mouse capture is off");
+    s.text("stty -a | tr ' ;' '\\n\\n' | grep -x -e -icanon -e icanon -e -echo -e echo; echo DONE-$((6*7))");
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("stty's answer", LONG, |x| x.contains("DONE-42"));
+    let lines: Vec<&str> = screen.lines().map(str::trim).collect();
+    assert!(lines.contains(&"icanon"), "canonical mode: {screen}");
+    assert!(lines.contains(&"echo"), "echo: {screen}");
+    assert!(
+        !lines.contains(&"-icanon") && !lines.contains(&"-echo"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("stty -a |"),
+        "the typed command echoed: {screen}"
+    );
+}
+
+#[test]
+fn the_terminal_is_restored_after_a_panic() {
+    let s = shell("e2e-panic");
+    s.text(&format!(
+        "RUST_BACKTRACE=0 OWNERSCOPE_PANIC_AFTER_INIT=1 {BIN}"
+    ));
+    s.keys(&["Enter"]);
+    s.wait_for("the prompt after the panic", LONG, |x| {
+        x.contains("panicked") && x.trim_end().ends_with("READY$")
+    });
+    let report = s.history();
+    assert!(report.contains("panicking on purpose"), "{report}");
+    assert_terminal_usable(&s);
+}
+
+#[test]
+fn the_terminal_is_restored_after_quitting() {
+    let s = shell("e2e-quit");
+    s.text(BIN);
+    s.keys(&["Enter"]);
+    s.wait_for("the UI", LONG, |x| x.contains("SIMULATOR shop-demo"));
+    assert_eq!(
+        s.format("#{alternate_on}"),
+        "1",
+        "the UI uses the alternate screen"
+    );
+    s.keys(&["q"]);
+    s.wait_for("the prompt again", LONG, |x| {
+        x.trim_end().ends_with("READY$") && !x.contains("SIMULATOR")
+    });
+    assert_terminal_usable(&s);
+}
