@@ -907,3 +907,67 @@ fn live_flags_fail_clearly_without_a_cluster() {
     let o = ownerscope(&["why", "--live", "deployment", "deployment/web"]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("with --live, give only the object"));
 }
+
+#[test]
+fn the_ui_loop_deletes_on_the_live_backend_with_keys() {
+    use crossterm::event::Event;
+    use ownerscope::app::{App, Options};
+    use ownerscope::runtime::{self, ScriptedEvents};
+    use ownerscope::tools::session::{buffer_text, parse_keys};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "ui"));
+    let owner = rt.block_on(configmap(&client, &ns, "owner", vec![], &[]));
+    let dep = rt.block_on(configmap(
+        &client,
+        &ns,
+        "dep",
+        vec![owner_ref("v1", "ConfigMap", "owner", &owner, true)],
+        &[],
+    ));
+    let mut backend =
+        ownerscope::cluster::ClusterBackend::start(&options(&env().admin, &ns)).expect("backend");
+    let mut app = App::new(Options {
+        read_only: false,
+        scenarios: Vec::new(),
+        is_simulator: false,
+    });
+    let mut terminal = Terminal::new(TestBackend::new(140, 40)).expect("terminal");
+    let mut run = |app: &mut App, script: Vec<Option<Event>>| {
+        let mut events = ScriptedEvents {
+            events: script.into(),
+        };
+        runtime::run(&mut terminal, app, &mut backend, &mut events).expect("runs");
+    };
+    let idle = || vec![None; 10];
+    let t = std::time::Instant::now();
+    while app.graph().get(&dep).is_none() {
+        assert!(t.elapsed() < LONG, "the tree never arrived");
+        run(&mut app, idle());
+    }
+    let keys: Vec<Option<Event>> = parse_keys("/configmap/owner<Enter>df<Enter>")
+        .into_iter()
+        .map(|k| Some(Event::Key(k)))
+        .collect();
+    run(&mut app, keys);
+    let t = std::time::Instant::now();
+    while app.graph().get(&owner).is_some() || app.graph().get(&dep).is_some() {
+        assert!(t.elapsed() < LONG, "the cascade never finished in the UI");
+        run(&mut app, idle());
+    }
+    assert!(
+        app.timeline().any(|h| h.object.uid == owner
+            && h.verb == "deleting"
+            && h.detail.contains(FOREGROUND)),
+        "the owner was seen Terminating with foregroundDeletion"
+    );
+    let screen = buffer_text(terminal.backend().buffer());
+    assert!(screen.contains("CLUSTER"), "{screen}");
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    assert!(rt.block_on(api.get_opt("owner")).expect("get").is_none());
+    rt.block_on(delete_namespace(&client, &ns));
+}
