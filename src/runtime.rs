@@ -14,7 +14,7 @@ use ratatui::Terminal;
 use ratatui::layout::{Position, Rect};
 
 use crate::app::{Action, App, Options};
-use crate::backend::{Backend, Command};
+use crate::backend::{Backend, Command, Permission, Reply, Update};
 use crate::cli::UiArgs;
 use crate::commands::{CmdError, CmdResult};
 use crate::{keymap, logging, tui, ui};
@@ -82,6 +82,25 @@ pub fn send_all(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) ->
         return false;
     }
     for c in cmds {
+        // Ask first (a SelfSubjectAccessReview on a cluster): a denied action
+        // is shown as not permitted, with the verb and resource, and not sent.
+        if c.is_mutation()
+            && let Permission::Denied {
+                verb,
+                resource,
+                reason,
+            } = backend.permission(&c)
+        {
+            app.apply(Update::Replied(Reply {
+                command: c,
+                code: 403,
+                message: format!(
+                    "not permitted: {verb} on {resource} ({reason}); nothing was sent"
+                ),
+                warnings: Vec::new(),
+            }));
+            continue;
+        }
         tracing::debug!(command = ?c, "send");
         backend.send(c);
     }

@@ -575,6 +575,55 @@ fn restricted_user_sees_a_partial_tree_and_a_clear_403() {
         "{r:?}"
     );
 
+    // Through the UI's loop: the delete is refused before it is sent.
+    {
+        use crossterm::event::Event;
+        use ownerscope::app::{App, Options};
+        use ownerscope::runtime::{self, ScriptedEvents};
+        use ownerscope::tools::session::parse_keys;
+        let mut app = App::new(Options {
+            read_only: false,
+            scenarios: Vec::new(),
+            is_simulator: false,
+        });
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 40)).expect("terminal");
+        let mut backend =
+            ownerscope::cluster::ClusterBackend::start(&options(&env().restricted, &ns))
+                .expect("backend");
+        let t = std::time::Instant::now();
+        while app.graph().get(&uid).is_none() {
+            assert!(t.elapsed() < LONG, "the tree never arrived");
+            let mut idle = ScriptedEvents {
+                events: vec![None; 10].into(),
+            };
+            runtime::run(&mut terminal, &mut app, &mut backend, &mut idle).expect("runs");
+        }
+        let mut script: Vec<Option<Event>> = Vec::new();
+        script.extend(
+            parse_keys("/configmap/visible<Enter>db<Enter>")
+                .into_iter()
+                .map(|k| Some(Event::Key(k))),
+        );
+        script.extend(vec![None; 5]);
+        let mut events = ScriptedEvents {
+            events: script.into(),
+        };
+        runtime::run(&mut terminal, &mut app, &mut backend, &mut events).expect("runs");
+        let msg = app.message().map(|m| m.text.clone()).unwrap_or_default();
+        assert!(
+            msg.contains(&format!(
+                "not permitted: delete on configmaps \"visible\" in namespace {ns}"
+            )),
+            "{msg}"
+        );
+        assert!(
+            app.graph()
+                .get(&uid)
+                .is_some_and(|o| o.metadata.deletion_timestamp.is_none())
+        );
+    }
+
     // The headless command says the view is partial.
     let o = ownerscope(&[
         "tree",
