@@ -67,6 +67,18 @@ fn live_tree_shows_owners_and_badges() {
     assert_eq!(status.kind, "CLUSTER");
     assert_eq!(status.scope, format!("namespace {ns}"));
     assert!(
+        status
+            .name
+            .starts_with("admin@ownerscope-test @ https://127.0.0.1:"),
+        "{}",
+        status.name
+    );
+    assert!(
+        status.name.ends_with(&format!(" · namespace {ns}")),
+        "{}",
+        status.name
+    );
+    assert!(
         status.missing_kinds.is_empty(),
         "{:?}",
         status.missing_kinds

@@ -171,7 +171,14 @@ impl ClusterBackend {
     fn status(&self) -> SourceStatus {
         SourceStatus {
             kind: "CLUSTER".into(),
-            name: format!("{} @ {}", self.conn.context, self.conn.server),
+            // The UI's status bar shows `kind name`: the scope goes in the
+            // name so that it is seen (it is also in `scope`).
+            name: format!(
+                "{} @ {} · {}",
+                self.conn.context,
+                self.conn.server,
+                self.conn.scope.label()
+            ),
             scope: self.conn.scope.label(),
             connection: self.connection.clone(),
             clock: None,
