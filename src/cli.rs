@@ -25,12 +25,56 @@ pub enum Command {
     Why(WhyArgs),
     /// Predict what a delete would do, before it is sent.
     Plan(PlanArgs),
+    /// Write the metadata of everything listable on a live cluster as a
+    /// scenario (`snapshot --live -A > cluster.json`), for offline rehearsal.
+    Snapshot(SnapshotArgs),
     /// Write SVG screenshots of the UI (scripted demo) into a directory.
     #[command(hide = true)]
     Screenshots(ScreenshotsArgs),
     /// Measure frame and key-handling times on a generated cluster.
     #[command(hide = true)]
     Bench(BenchArgs),
+}
+
+/// Reading a live cluster instead of a scenario, with kubectl's flags.
+#[derive(Clone, Debug, Default, Args)]
+pub struct LiveArgs {
+    /// Read the cluster of the kubeconfig's context instead of a scenario.
+    #[arg(long)]
+    pub live: bool,
+    /// The kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).
+    #[arg(long, value_name = "PATH", requires = "live")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// The kubeconfig context (default: the current context).
+    #[arg(long, requires = "live")]
+    pub context: Option<String>,
+    /// All namespaces (default: the namespace given with -n, else the
+    /// context's namespace).
+    #[arg(short = 'A', long = "all-namespaces", requires = "live")]
+    pub all_namespaces: bool,
+}
+
+impl LiveArgs {
+    /// The connection options, with the namespace given by `-n`.
+    #[must_use]
+    pub fn options(&self, namespace: Option<&str>, read_only: bool) -> crate::cluster::LiveOptions {
+        crate::cluster::LiveOptions {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            namespace: namespace.map(str::to_string),
+            all_namespaces: self.all_namespaces,
+            read_only,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SnapshotArgs {
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Namespace to snapshot (default: the context's namespace).
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -84,16 +128,28 @@ pub struct OutputArgs {
 #[derive(Debug, Args)]
 pub struct UiArgs {
     /// A bundled scenario name or a scenario/manifest/List file.
+    #[arg(conflicts_with = "live")]
     pub scenario: Option<String>,
     /// Refuse every action that would change something.
     #[arg(long)]
     pub read_only: bool,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Namespace scope with --live (default: the context's namespace).
+    #[arg(short = 'n', long = "namespace", requires = "live")]
+    pub namespace: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct TreeArgs {
     /// A bundled scenario name or a scenario/manifest/List file.
-    pub scenario: String,
+    #[arg(required_unless_present = "live", conflicts_with = "live")]
+    pub scenario: Option<String>,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Namespace scope with --live (default: the context's namespace).
+    #[arg(short = 'n', long = "namespace", requires = "live")]
+    pub namespace: Option<String>,
     /// Show the state after running the scenario's steps up to this many
     /// seconds.
     #[arg(long, value_name = "SECONDS")]
@@ -127,12 +183,17 @@ pub struct SimulateArgs {
 
 #[derive(Debug, Args)]
 pub struct WhyArgs {
-    /// A bundled scenario name or a scenario/manifest/List file.
+    /// A bundled scenario name or a scenario/manifest/List file (not with
+    /// --live).
+    #[arg(value_name = "SCENARIO")]
     pub scenario: String,
-    /// The object (KIND/NAME).
-    pub object: String,
+    /// The object (KIND/NAME); with --live it is the only argument.
+    pub object: Option<String>,
+    /// The object's namespace (with --live also the scope listed).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Look after running the scenario's steps up to this many seconds.
     #[arg(long, value_name = "SECONDS")]
     pub at: Option<f64>,
@@ -143,12 +204,16 @@ pub struct WhyArgs {
 #[derive(Debug, Args)]
 pub struct PlanArgs {
     /// A bundled scenario name or a scenario/manifest/List file.
-    pub scenario: String,
+    #[arg(required_unless_present = "live", conflicts_with = "live")]
+    pub scenario: Option<String>,
     /// The object to delete (KIND/NAME).
     #[arg(long, value_name = "KIND/NAME")]
     pub delete: String,
+    /// The object's namespace (with --live also the scope listed).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Propagation policy (default: the kind's default, as the API server
     /// would apply it to a request without one).
     #[arg(long, value_enum)]

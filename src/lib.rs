@@ -3,6 +3,7 @@
 pub mod app;
 pub mod backend;
 pub mod cli;
+pub mod cluster;
 pub mod commands;
 pub mod keymap;
 pub mod logging;

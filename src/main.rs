@@ -12,12 +12,17 @@ fn main() -> ExitCode {
         Some(Command::Simulate(a)) => commands::simulate::run(a),
         Some(Command::Why(a)) => commands::why::run(a),
         Some(Command::Plan(a)) => commands::plan::run(a),
+        Some(Command::Snapshot(a)) => commands::snapshot::run(a),
+        Some(Command::Ui(a)) if a.live.live => commands::live::ui_backend(a)
+            .and_then(|b| ownerscope::runtime::start_with(Box::new(b), a)),
         Some(Command::Ui(a)) => ownerscope::runtime::start(a),
         Some(Command::Screenshots(a)) => ownerscope::tools::screenshots::run(Some(&a.dir)),
         Some(Command::Bench(a)) => ownerscope::tools::bench::run(a),
         None => ownerscope::runtime::start(&ownerscope::cli::UiArgs {
             scenario: None,
             read_only: false,
+            live: ownerscope::cli::LiveArgs::default(),
+            namespace: None,
         }),
     };
     match result {

@@ -14,7 +14,7 @@ use ratatui::Terminal;
 use ratatui::layout::{Position, Rect};
 
 use crate::app::{Action, App, Options};
-use crate::backend::{Backend, Command};
+use crate::backend::{Backend, Command, Permission, Reply, Update};
 use crate::cli::UiArgs;
 use crate::commands::{CmdError, CmdResult};
 use crate::{keymap, logging, tui, ui};
@@ -82,6 +82,25 @@ pub fn send_all(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) ->
         return false;
     }
     for c in cmds {
+        // Ask first (a SelfSubjectAccessReview on a cluster): a denied action
+        // is shown as not permitted, with the verb and resource, and not sent.
+        if c.is_mutation()
+            && let Permission::Denied {
+                verb,
+                resource,
+                reason,
+            } = backend.permission(&c)
+        {
+            app.apply(Update::Replied(Reply {
+                command: c,
+                code: 403,
+                message: format!(
+                    "not permitted: {verb} on {resource} ({reason}); nothing was sent"
+                ),
+                warnings: Vec::new(),
+            }));
+            continue;
+        }
         tracing::debug!(command = ?c, "send");
         backend.send(c);
     }
@@ -247,6 +266,30 @@ pub fn start(args: &UiArgs) -> CmdResult {
         panic!("OWNERSCOPE_PANIC_AFTER_INIT is set: panicking on purpose");
     }
     let result = run(&mut terminal, &mut app, &mut backend, &mut TerminalEvents);
+    drop(guard);
+    result.map_err(|e| CmdError(format!("{e:#}")))
+}
+
+/// `ownerscope ui --live`: the UI on a backend built elsewhere (the live
+/// cluster's). The App cannot tell which backend it has.
+///
+/// # Errors
+/// The terminal cannot be used.
+pub fn start_with(mut backend: Box<dyn Backend>, args: &UiArgs) -> CmdResult {
+    let _log = logging::init();
+    let _ = color_eyre::install();
+    let mut app = App::new(Options {
+        read_only: args.read_only,
+        scenarios: Vec::new(),
+        is_simulator: backend.is_simulator(),
+    });
+    let (mut terminal, guard) = tui::init().map_err(|e| CmdError(format!("terminal: {e}")))?;
+    let result = run(
+        &mut terminal,
+        &mut app,
+        backend.as_mut(),
+        &mut TerminalEvents,
+    );
     drop(guard);
     result.map_err(|e| CmdError(format!("{e:#}")))
 }

@@ -158,6 +158,23 @@ pub enum Update {
     Status(SourceStatus),
 }
 
+/// Whether the source would accept a command from this user, asked before
+/// the UI offers it (a SelfSubjectAccessReview on a cluster).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Permission {
+    Allowed,
+    /// Not permitted: `verb` on `resource` (e.g. `delete` on
+    /// `deployments.apps "web" in namespace shop`), with the reason.
+    Denied {
+        verb: String,
+        resource: String,
+        reason: String,
+    },
+    /// Could not be checked (network, review refused); the command may still
+    /// be sent and the server will decide.
+    Unknown(String),
+}
+
 /// A source of objects and a sink for commands.
 pub trait Backend {
     /// Sends a command; its answer arrives as [`Update::Replied`].
@@ -169,4 +186,10 @@ pub trait Backend {
     fn now(&self) -> Timestamp;
     /// Whether the source is the simulator (for what the help offers).
     fn is_simulator(&self) -> bool;
+    /// Whether `cmd` is permitted, before it is offered. The simulator
+    /// permits everything.
+    fn permission(&mut self, cmd: &Command) -> Permission {
+        let _ = cmd;
+        Permission::Allowed
+    }
 }

@@ -1,8 +1,10 @@
 //! The headless commands: what they print on stdout, for people and scripts.
 
+pub mod live;
 pub mod plan;
 pub mod scenarios;
 pub mod simulate;
+pub mod snapshot;
 pub mod tree;
 pub mod why;
 

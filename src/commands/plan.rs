@@ -9,7 +9,23 @@ use crate::model::preview;
 /// # Errors
 /// The scenario does not load; the object does not exist.
 pub fn run(args: &PlanArgs) -> CmdResult {
-    let mut sim = load_sim(&args.scenario, None)?;
+    if args.live.live {
+        let view = super::live::LiveView::read(&args.live, args.namespace.as_deref())?;
+        let uid = view.find(
+            &args.delete,
+            args.namespace.as_deref(),
+            args.live.all_namespaces,
+        )?;
+        let plan = preview::plan(
+            &view.graph(),
+            &uid,
+            args.policy.map(Into::into),
+            &std::collections::BTreeMap::new(),
+        );
+        print_plan(&plan, args.out.output);
+        return Ok(());
+    }
+    let mut sim = load_sim(args.scenario.as_deref().unwrap_or_default(), None)?;
     if let Some(at) = args.at {
         sim.advance(seconds_to_ms(at));
     }
@@ -24,10 +40,15 @@ pub fn run(args: &PlanArgs) -> CmdResult {
         args.policy.map(Into::into),
         &sim.controller_map(),
     );
-    match args.out.output {
+    print_plan(&plan, args.out.output);
+    Ok(())
+}
+
+fn print_plan(plan: &preview::Plan, output: Output) {
+    match output {
         Output::Json => println!(
             "{}",
-            json_line(&serde_json::to_value(&plan).unwrap_or_default())
+            json_line(&serde_json::to_value(plan).unwrap_or_default())
         ),
         Output::Text => {
             for l in plan.lines() {
@@ -35,5 +56,4 @@ pub fn run(args: &PlanArgs) -> CmdResult {
             }
         }
     }
-    Ok(())
 }

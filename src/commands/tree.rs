@@ -9,11 +9,16 @@ use crate::model::forest;
 /// # Errors
 /// The scenario does not load.
 pub fn run(args: &TreeArgs) -> CmdResult {
-    let mut sim = load_sim(&args.scenario, None)?;
-    if let Some(at) = args.at {
-        sim.advance(seconds_to_ms(at));
-    }
-    let groups = forest::build(&sim.graph(), sim.now());
+    let groups = if args.live.live {
+        let view = super::live::LiveView::read(&args.live, args.namespace.as_deref())?;
+        forest::build(&view.graph(), view.now())
+    } else {
+        let mut sim = load_sim(args.scenario.as_deref().unwrap_or_default(), None)?;
+        if let Some(at) = args.at {
+            sim.advance(seconds_to_ms(at));
+        }
+        forest::build(&sim.graph(), sim.now())
+    };
     match args.out.output {
         Output::Json => println!(
             "{}",

@@ -10,11 +10,36 @@ use crate::model::diagnosis;
 /// # Errors
 /// The scenario does not load; the object does not exist.
 pub fn run(args: &WhyArgs) -> CmdResult {
+    if args.live.live {
+        let typed = match &args.object {
+            None => &args.scenario,
+            Some(_) => {
+                return Err(CmdError(
+                    "with --live, give only the object (KIND/NAME), no scenario".into(),
+                ));
+            }
+        };
+        let view = super::live::LiveView::read(&args.live, args.namespace.as_deref())?;
+        let uid = view.find(typed, args.namespace.as_deref(), args.live.all_namespaces)?;
+        let d = diagnosis::diagnose(
+            &view.graph(),
+            &uid,
+            view.now(),
+            &std::collections::BTreeMap::new(),
+        );
+        print_diagnosis(&d, args.out.output);
+        return Ok(());
+    }
+    let Some(object) = &args.object else {
+        return Err(CmdError(
+            "expected a scenario and an object (KIND/NAME), or --live and an object".into(),
+        ));
+    };
     let mut sim = load_sim(&args.scenario, None)?;
     if let Some(at) = args.at {
         sim.advance(seconds_to_ms(at));
     }
-    let target = parse_target(&args.object, args.namespace.as_deref())?;
+    let target = parse_target(object, args.namespace.as_deref())?;
     let key = sim.resolve(&target).map_err(CmdError)?;
     let obj = sim.get(&key).ok_or_else(|| {
         CmdError(format!(
@@ -29,10 +54,15 @@ pub fn run(args: &WhyArgs) -> CmdResult {
         ))
     })?;
     let d = diagnosis::diagnose(&sim.graph(), obj.uid(), sim.now(), &sim.controller_map());
-    match args.out.output {
+    print_diagnosis(&d, args.out.output);
+    Ok(())
+}
+
+fn print_diagnosis(d: &diagnosis::Diagnosis, output: Output) {
+    match output {
         Output::Json => println!(
             "{}",
-            json_line(&serde_json::to_value(&d).unwrap_or_default())
+            json_line(&serde_json::to_value(d).unwrap_or_default())
         ),
         Output::Text => {
             println!("{}", d.object);
@@ -41,5 +71,4 @@ pub fn run(args: &WhyArgs) -> CmdResult {
             }
         }
     }
-    Ok(())
 }

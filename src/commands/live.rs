@@ -1,0 +1,121 @@
+//! `--live` for the headless commands: one list of the cluster into the
+//! model, then the same renderers as for scenarios.
+
+use std::collections::BTreeSet;
+
+use jiff::Timestamp;
+
+use super::CmdError;
+use crate::cli::LiveArgs;
+use crate::cluster::{self, Connected, Snapshot};
+use crate::model::{OwnershipGraph, Uid};
+use crate::sim::engine::resolve_target;
+use crate::sim::scenario::Target;
+
+/// The live backend for `ui --live` (watching, with `--read-only` enforced
+/// at the request level), ready to hand to the UI as a `Box<dyn Backend>`.
+///
+/// # Errors
+/// Kubeconfig problems; the server unreachable.
+pub fn ui_backend(args: &crate::cli::UiArgs) -> Result<cluster::ClusterBackend, CmdError> {
+    let opts = args.live.options(args.namespace.as_deref(), args.read_only);
+    cluster::ClusterBackend::start(&opts).map_err(|e| CmdError(e.to_string()))
+}
+
+/// A cluster read once.
+pub struct LiveView {
+    pub conn: Connected,
+    pub snapshot: Snapshot,
+}
+
+impl LiveView {
+    /// Connects and lists everything in scope; kinds that could not be
+    /// listed are reported on stderr (the output is partial).
+    ///
+    /// # Errors
+    /// Kubeconfig problems; the server unreachable.
+    pub fn read(live: &LiveArgs, namespace: Option<&str>) -> Result<LiveView, CmdError> {
+        let opts = live.options(namespace, true);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| CmdError(format!("starting the runtime: {e}")))?;
+        let (conn, snapshot) = rt
+            .block_on(async {
+                let conn = cluster::connect(&opts).await?;
+                let snap = cluster::list_once(&conn).await?;
+                Ok::<_, cluster::ClusterError>((conn, snap))
+            })
+            .map_err(|e| CmdError(e.to_string()))?;
+        for (kind, why) in &snapshot.missing {
+            eprintln!("warning: partial: could not list {kind}: {why}");
+        }
+        Ok(LiveView { conn, snapshot })
+    }
+
+    #[must_use]
+    pub fn graph(&self) -> OwnershipGraph {
+        let mut g = OwnershipGraph::new(self.snapshot.kinds.clone());
+        for o in &self.snapshot.objects {
+            g.upsert(o.clone());
+        }
+        g
+    }
+
+    #[must_use]
+    pub fn now(&self) -> Timestamp {
+        Timestamp::now()
+    }
+
+    /// Finds `KIND/NAME` (in `-n`, else the context's namespace unless
+    /// `-A`, where a unique namespace is found).
+    ///
+    /// # Errors
+    /// Unknown kind, ambiguous, not found.
+    pub fn find(&self, typed: &str, namespace: Option<&str>, all: bool) -> Result<Uid, CmdError> {
+        let ns = namespace
+            .map(str::to_string)
+            .or_else(|| (!all).then(|| self.conn.default_namespace.clone()));
+        let mut target: Target = super::parse_target(typed, ns.as_deref())?;
+        if target.namespace.is_none() && !all {
+            target.namespace = Some(self.conn.default_namespace.clone());
+        }
+        let key = resolve_target(&self.snapshot.kinds, self.snapshot.objects.iter(), &target)
+            .map_err(CmdError)?;
+        self.snapshot
+            .objects
+            .iter()
+            .find(|o| {
+                o.group() == key.group
+                    && o.kind == key.kind
+                    && o.name() == key.name
+                    && o.namespace().map(str::to_string) == key.namespace
+            })
+            .map(|o| o.metadata.uid.clone())
+            .ok_or_else(|| {
+                let missing: BTreeSet<&str> = self
+                    .snapshot
+                    .missing
+                    .iter()
+                    .map(|(k, _)| k.as_str())
+                    .collect();
+                let partial = if missing.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (partial view: could not list {})",
+                        missing.into_iter().collect::<Vec<_>>().join(", ")
+                    )
+                };
+                CmdError(format!(
+                    "{} \"{}\" not found{}{partial}",
+                    key.kind,
+                    key.name,
+                    key.namespace
+                        .as_ref()
+                        .map(|n| format!(" in namespace {n}"))
+                        .unwrap_or_default(),
+                ))
+            })
+    }
+}

@@ -1,0 +1,1034 @@
+//! ownerscope against a real control plane on loopback (kube-apiserver and
+//! kube-controller-manager built from Debian's kubernetes source, Debian's
+//! etcd), started once for this binary by `.ci/test-cluster.sh`. No mocks:
+//! every object is created through the API and every effect is observed
+//! through the backend's watches.
+
+mod live_support;
+
+use std::time::Duration;
+
+use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
+use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec};
+use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube::Api;
+use kube::api::{DeleteParams, ObjectMeta, Patch, PatchParams, PostParams};
+use live_support::*;
+use ownerscope::backend::{Backend, Command, Permission};
+use ownerscope::model::{FOREGROUND, ORPHAN, Policy, badges, forest};
+use serde_json::{Value, json};
+
+const LONG: Duration = Duration::from_secs(60);
+
+#[test]
+fn live_tree_shows_owners_and_badges() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "tree"));
+    let owner = rt.block_on(configmap(&client, &ns, "owner", vec![], &[]));
+    rt.block_on(configmap(
+        &client,
+        &ns,
+        "dep",
+        vec![owner_ref("v1", "ConfigMap", "owner", &owner, true)],
+        &["example.com/hold"],
+    ));
+
+    let mut live = Live::start(&options(&env().admin, &ns));
+    live.wait("owner and dependent", LONG, |l| {
+        l.find("ConfigMap", "owner").is_some() && l.find("ConfigMap", "dep").is_some()
+    });
+    let dep = live.find("ConfigMap", "dep").expect("dep").clone();
+    assert_eq!(live.graph.resolved_owners(dep.uid()), vec![owner.clone()]);
+    let now = live.backend.now();
+    let obj_badges: Vec<String> = badges::object_badges(&live.graph, &dep, now)
+        .iter()
+        .map(badges::Badge::text)
+        .collect();
+    assert!(obj_badges.contains(&"fin:1".to_string()), "{obj_badges:?}");
+    let edge: Vec<String> = badges::edge_badges(&dep.metadata.owner_references[0])
+        .iter()
+        .map(badges::Badge::text)
+        .collect();
+    assert_eq!(edge, vec!["ctrl", "block"]);
+    let text = forest::to_text(&forest::build(&live.graph, now));
+    let owner_line = text
+        .lines()
+        .position(|l| l.contains("ConfigMap/owner"))
+        .expect(&text);
+    let dep_line = text
+        .lines()
+        .position(|l| l.contains("ConfigMap/dep"))
+        .expect(&text);
+    assert!(dep_line > owner_line, "{text}");
+    let status = live.status.clone().expect("status");
+    assert_eq!(status.kind, "CLUSTER");
+    assert_eq!(status.scope, format!("namespace {ns}"));
+    assert!(
+        status
+            .name
+            .starts_with("admin@ownerscope-test @ https://127.0.0.1:"),
+        "{}",
+        status.name
+    );
+    assert!(
+        status.name.ends_with(&format!(" · namespace {ns}")),
+        "{}",
+        status.name
+    );
+    assert!(
+        status.missing_kinds.is_empty(),
+        "{:?}",
+        status.missing_kinds
+    );
+    // The namespace itself is there, with its spec and status.
+    let nsobj = live.find("Namespace", &ns).expect("namespace object");
+    assert_eq!(nsobj.status["phase"], "Active");
+
+    // The headless command lists the same tree.
+    let o = ownerscope(&[
+        "tree",
+        "--live",
+        "--kubeconfig",
+        env().admin.to_str().expect("test"),
+        "-n",
+        &ns,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("ConfigMap/owner") && out.contains("ConfigMap/dep"),
+        "{out}"
+    );
+    assert!(out.contains("fin:1"), "{out}");
+
+    // why --live explains the finalizer.
+    let o = ownerscope(&[
+        "why",
+        "--live",
+        "--kubeconfig",
+        env().admin.to_str().expect("test"),
+        "-n",
+        &ns,
+        "configmap/dep",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("example.com/hold"), "{out}");
+    let o = ownerscope(&[
+        "why",
+        "--live",
+        "--kubeconfig",
+        env().admin.to_str().expect("test"),
+        "-n",
+        &ns,
+        "configmap/nope",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("ConfigMap \"nope\" not found in namespace"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // Clean up: release the finalizer through the backend.
+    live.backend.send(Command::RemoveFinalizer {
+        target: dep.obj_ref(),
+        finalizer: "example.com/hold".into(),
+    });
+    live.wait("the reply", LONG, |l| !l.replies.is_empty());
+    assert!(live.replies[0].is_success(), "{:?}", live.replies);
+    rt.block_on(delete_namespace(&client, &ns));
+}
+
+#[test]
+fn foreground_delete_is_observed_step_by_step() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "fg"));
+    let owner = rt.block_on(configmap(&client, &ns, "owner", vec![], &[]));
+    let r = |b| vec![owner_ref("v1", "ConfigMap", "owner", &owner, b)];
+    let held = rt.block_on(configmap(
+        &client,
+        &ns,
+        "held",
+        r(true),
+        &["example.com/hold"],
+    ));
+    let plain = rt.block_on(configmap(&client, &ns, "plain", r(true), &[]));
+
+    let mut live = Live::start(&options(&env().admin, &ns));
+    live.wait("the three", LONG, |l| {
+        l.find("ConfigMap", "plain").is_some()
+    });
+    let target = live.find("ConfigMap", "owner").expect("owner").obj_ref();
+    live.backend.send(Command::Delete {
+        target: target.clone(),
+        policy: Policy::Foreground,
+    });
+    live.wait(
+        "the plain dependent gone, the held one Terminating",
+        LONG,
+        |l| {
+            l.graph.get(&plain).is_none()
+                && l.graph
+                    .get(&held)
+                    .is_some_and(|o| o.metadata.deletion_timestamp.is_some())
+        },
+    );
+    assert!(live.replies[0].is_success(), "{:?}", live.replies);
+    let o = live
+        .graph
+        .get(&owner)
+        .expect("owner waits for the blocking dependent");
+    assert!(o.metadata.deletion_timestamp.is_some());
+    assert!(
+        o.metadata.finalizers.contains(&FOREGROUND.to_string()),
+        "{:?}",
+        o.metadata
+    );
+    // The held dependent keeps only its own finalizer.
+    assert_eq!(
+        live.graph.get(&held).expect("held").metadata.finalizers,
+        vec!["example.com/hold"]
+    );
+
+    // Removing the finalizer through the backend lets the cascade finish.
+    let held_ref = live.graph.get(&held).expect("held").obj_ref();
+    live.backend.send(Command::RemoveFinalizer {
+        target: held_ref,
+        finalizer: "example.com/hold".into(),
+    });
+    live.wait("everything gone", LONG, |l| {
+        l.graph.get(&held).is_none() && l.graph.get(&owner).is_none()
+    });
+    assert!(
+        live.replies.iter().all(|r| r.is_success()),
+        "{:?}",
+        live.replies
+    );
+    // The order the watch saw: owner Terminating with foregroundDeletion,
+    // then the dependents gone, then the owner.
+    let terminating = live
+        .first(|u, o| {
+            u == owner && o.is_some_and(|o| o.metadata.finalizers.contains(&FOREGROUND.to_string()))
+        })
+        .expect("owner seen with foregroundDeletion");
+    let plain_gone = live
+        .first(|u, o| u == plain && o.is_none())
+        .expect("plain removed");
+    let held_gone = live
+        .first(|u, o| u == held && o.is_none())
+        .expect("held removed");
+    let owner_gone = live
+        .first(|u, o| u == owner && o.is_none())
+        .expect("owner removed");
+    assert!(terminating < plain_gone && plain_gone < owner_gone && held_gone < owner_gone);
+    // The timeline says so too.
+    let verbs: Vec<(String, String)> = live
+        .happened
+        .iter()
+        .filter(|h| h.object.uid == owner)
+        .map(|h| (h.verb.clone(), h.detail.clone()))
+        .collect();
+    assert!(
+        verbs
+            .iter()
+            .any(|(v, d)| v == "deleting" && d.contains(FOREGROUND)),
+        "{verbs:?}"
+    );
+    assert_eq!(
+        verbs.last().map(|(v, _)| v.as_str()),
+        Some("deleted"),
+        "{verbs:?}"
+    );
+    rt.block_on(delete_namespace(&client, &ns));
+}
+
+#[test]
+fn background_and_orphan_deletes() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "bgor"));
+    let bg = rt.block_on(configmap(&client, &ns, "bg-owner", vec![], &[]));
+    let bg_dep = rt.block_on(configmap(
+        &client,
+        &ns,
+        "bg-dep",
+        vec![owner_ref("v1", "ConfigMap", "bg-owner", &bg, true)],
+        &[],
+    ));
+    let or = rt.block_on(configmap(&client, &ns, "or-owner", vec![], &[]));
+    let or_dep = rt.block_on(configmap(
+        &client,
+        &ns,
+        "or-dep",
+        vec![owner_ref("v1", "ConfigMap", "or-owner", &or, true)],
+        &[],
+    ));
+    let mut live = Live::start(&options(&env().admin, &ns));
+    live.wait("all four", LONG, |l| l.graph.len() >= 5);
+
+    // Background: the owner goes at once, the GC then deletes the dependent.
+    let t = live.graph.get(&bg).expect("bg").obj_ref();
+    live.backend.send(Command::Delete {
+        target: t,
+        policy: Policy::Background,
+    });
+    live.wait("background cascade", LONG, |l| {
+        l.graph.get(&bg).is_none() && l.graph.get(&bg_dep).is_none()
+    });
+    let owner_gone = live
+        .first(|u, o| u == bg && o.is_none())
+        .expect("owner removed");
+    let dep_gone = live
+        .first(|u, o| u == bg_dep && o.is_none())
+        .expect("dep removed");
+    assert!(owner_gone < dep_gone, "background removes the owner first");
+
+    // Orphan: the owner goes, the dependent stays without its reference.
+    let t = live.graph.get(&or).expect("or").obj_ref();
+    live.backend.send(Command::Delete {
+        target: t,
+        policy: Policy::Orphan,
+    });
+    live.wait("orphaning", LONG, |l| {
+        l.graph.get(&or).is_none()
+            && l.graph
+                .get(&or_dep)
+                .is_some_and(|o| o.metadata.owner_references.is_empty())
+    });
+    assert!(
+        live.first(|u, o| u == or
+            && o.is_some_and(|o| o.metadata.finalizers.contains(&ORPHAN.to_string())))
+            .is_some()
+            || live
+                .happened
+                .iter()
+                .any(|h| h.object.uid == or_dep && h.verb == "owner reference removed"),
+        "the orphaning is visible"
+    );
+    assert!(
+        live.happened
+            .iter()
+            .any(|h| h.object.uid == or_dep && h.verb == "owner reference removed")
+    );
+    assert_eq!(live.replies.len(), 2);
+    assert!(
+        live.replies.iter().all(|r| r.is_success()),
+        "{:?}",
+        live.replies
+    );
+
+    // A second delete of the same (now gone) object is a 404 value.
+    let gone = ownerscope::model::ObjRef {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        namespace: Some(ns.clone()),
+        name: "bg-owner".into(),
+        uid: bg.clone(),
+    };
+    live.backend.send(Command::Delete {
+        target: gone,
+        policy: Policy::Background,
+    });
+    live.wait("the 404", LONG, |l| l.replies.len() == 3);
+    assert_eq!(live.replies[2].code, 404, "{:?}", live.replies[2]);
+    assert!(
+        live.replies[2].message.contains("not found"),
+        "{:?}",
+        live.replies[2]
+    );
+    rt.block_on(delete_namespace(&client, &ns));
+}
+
+#[test]
+fn guarded_finalizer_patch_fails_on_a_concurrent_change() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "guard"));
+    let uid = rt.block_on(configmap(
+        &client,
+        &ns,
+        "held",
+        vec![],
+        &["example.com/a", "example.com/b"],
+    ));
+    let mut live = Live::start(&options(&env().admin, &ns));
+    live.wait("held", LONG, |l| l.graph.get(&uid).is_some());
+    let target = live.graph.get(&uid).expect("held").obj_ref();
+
+    // Someone else changes the list; the backend has not seen it yet (no
+    // poll in between), so its patch tests the old list and must fail.
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    rt.block_on(api.patch(
+        "held",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": ["example.com/a", "example.com/b", "example.com/c"]}})),
+    ))
+    .expect("concurrent change");
+    live.backend.send(Command::RemoveFinalizer {
+        target: target.clone(),
+        finalizer: "example.com/a".into(),
+    });
+    live.wait("the refusal", LONG, |l| !l.replies.is_empty());
+    let r = &live.replies[0];
+    assert!(!r.is_success(), "{r:?}");
+    assert_eq!(r.code, 422, "{r:?}");
+    assert!(
+        r.message.contains("the server rejected our request"),
+        "the server's message: {r:?}"
+    );
+    assert!(r.message.contains("changed meanwhile"), "{r:?}");
+    let now = rt.block_on(api.get("held")).expect("still there");
+    assert_eq!(
+        now.metadata.finalizers.unwrap_or_default(),
+        vec!["example.com/a", "example.com/b", "example.com/c"],
+        "nothing was clobbered"
+    );
+    // Once the backend has seen the change, the same removal works.
+    live.wait("the change seen", LONG, |l| {
+        l.graph
+            .get(&uid)
+            .is_some_and(|o| o.metadata.finalizers.len() == 3)
+    });
+    live.backend.send(Command::RemoveFinalizer {
+        target,
+        finalizer: "example.com/a".into(),
+    });
+    live.wait("the second reply", LONG, |l| l.replies.len() == 2);
+    assert!(live.replies[1].is_success(), "{:?}", live.replies[1]);
+    live.wait("the removal seen", LONG, |l| {
+        l.graph
+            .get(&uid)
+            .is_some_and(|o| o.metadata.finalizers == vec!["example.com/b", "example.com/c"])
+    });
+    assert!(live.happened.iter().any(|h| h.object.uid == uid
+        && h.verb == "finalizer removed"
+        && h.detail == "example.com/a"));
+    rt.block_on(api.patch(
+        "held",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+    ))
+    .expect("cleanup");
+    rt.block_on(delete_namespace(&client, &ns));
+}
+
+#[test]
+fn read_only_sends_nothing() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "ro"));
+    let uid = rt.block_on(configmap(
+        &client,
+        &ns,
+        "keep",
+        vec![],
+        &["example.com/hold"],
+    ));
+    let mut opts = options(&env().admin, &ns);
+    opts.read_only = true;
+    let mut live = Live::start(&opts);
+    live.wait("keep", LONG, |l| l.graph.get(&uid).is_some());
+    let target = live.graph.get(&uid).expect("keep").obj_ref();
+    let del = Command::Delete {
+        target: target.clone(),
+        policy: Policy::Background,
+    };
+    let fin = Command::RemoveFinalizer {
+        target,
+        finalizer: "example.com/hold".into(),
+    };
+    assert!(
+        matches!(live.backend.permission(&del), Permission::Denied { ref reason, .. } if reason == "read-only mode")
+    );
+    live.backend.send(del);
+    live.backend.send(fin);
+    live.wait("two refusals", LONG, |l| l.replies.len() == 2);
+    for r in &live.replies {
+        assert_eq!(r.code, 0, "{r:?}");
+        assert!(
+            r.message.contains("read-only mode") && r.message.contains("nothing was sent"),
+            "{r:?}"
+        );
+    }
+    // Refused below kube's client, at the request level.
+    assert_eq!(live.backend.refused_requests(), Some(2));
+    std::thread::sleep(Duration::from_millis(500));
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    let cm = rt.block_on(api.get("keep")).expect("untouched");
+    assert!(cm.metadata.deletion_timestamp.is_none());
+    assert_eq!(
+        cm.metadata.finalizers.unwrap_or_default(),
+        vec!["example.com/hold"]
+    );
+
+    // The same guard on a client used directly: a DELETE never leaves.
+    let conn = rt
+        .block_on(ownerscope::cluster::connect(&opts))
+        .expect("read-only client");
+    let ro: Api<ConfigMap> = Api::namespaced(conn.client.clone(), &ns);
+    let err = rt
+        .block_on(ro.delete("keep", &DeleteParams::default()))
+        .expect_err("refused");
+    assert!(
+        err.to_string().contains("read-only")
+            || ownerscope::cluster::error_message(&err).contains("read-only")
+    );
+    assert_eq!(conn.guard.as_ref().map(|g| g.refused()), Some(1));
+    assert!(rt.block_on(ro.get("keep")).is_ok(), "reads still work");
+    rt.block_on(api.patch(
+        "keep",
+        &PatchParams::default(),
+        &Patch::Merge(json!({"metadata": {"finalizers": null}})),
+    ))
+    .expect("cleanup");
+    rt.block_on(delete_namespace(&client, &ns));
+}
+
+#[test]
+fn restricted_user_sees_a_partial_tree_and_a_clear_403() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "rbac"));
+    let uid = rt.block_on(configmap(&client, &ns, "visible", vec![], &[]));
+    let roles: Api<Role> = Api::namespaced(client.clone(), &ns);
+    let role = Role {
+        metadata: ObjectMeta {
+            name: Some("cm-reader".into()),
+            ..ObjectMeta::default()
+        },
+        rules: Some(vec![PolicyRule {
+            api_groups: Some(vec![String::new()]),
+            resources: Some(vec!["configmaps".into()]),
+            verbs: vec!["get".into(), "list".into(), "watch".into()],
+            ..PolicyRule::default()
+        }]),
+    };
+    rt.block_on(roles.create(&PostParams::default(), &role))
+        .expect("role");
+    let bindings: Api<RoleBinding> = Api::namespaced(client.clone(), &ns);
+    let binding = RoleBinding {
+        metadata: ObjectMeta {
+            name: Some("cm-reader".into()),
+            ..ObjectMeta::default()
+        },
+        role_ref: RoleRef {
+            api_group: "rbac.authorization.k8s.io".into(),
+            kind: "Role".into(),
+            name: "cm-reader".into(),
+        },
+        subjects: Some(vec![Subject {
+            kind: "User".into(),
+            name: "restricted".into(),
+            api_group: Some("rbac.authorization.k8s.io".into()),
+            ..Subject::default()
+        }]),
+    };
+    rt.block_on(bindings.create(&PostParams::default(), &binding))
+        .expect("binding");
+
+    let mut live = Live::start(&options(&env().restricted, &ns));
+    live.wait("the visible configmap", LONG, |l| {
+        l.graph.get(&uid).is_some()
+    });
+    let status = live.status.clone().expect("status");
+    assert!(
+        status.missing_kinds.contains(&"pods".to_string()),
+        "{:?}",
+        status.missing_kinds
+    );
+    assert!(
+        status.missing_kinds.contains(&"namespaces".to_string()),
+        "{:?}",
+        status.missing_kinds
+    );
+    assert!(
+        status.missing_kinds.contains(&"events".to_string()),
+        "{:?}",
+        status.missing_kinds
+    );
+    assert!(!status.missing_kinds.contains(&"configmaps".to_string()));
+    let missing = live.backend.missing();
+    assert!(
+        missing.iter().all(|(_, why)| why.contains("forbidden")),
+        "{missing:?}"
+    );
+
+    let target = live.graph.get(&uid).expect("visible").obj_ref();
+    let del = Command::Delete {
+        target,
+        policy: Policy::Background,
+    };
+    match live.backend.permission(&del) {
+        Permission::Denied { verb, resource, .. } => {
+            assert_eq!(verb, "delete");
+            assert_eq!(
+                resource,
+                format!("configmaps \"visible\" in namespace {ns}")
+            );
+        }
+        other => panic!("expected a denial, got {other:?}"),
+    }
+    live.backend.send(del);
+    live.wait("the 403", LONG, |l| !l.replies.is_empty());
+    let r = &live.replies[0];
+    assert_eq!(r.code, 403, "{r:?}");
+    assert!(
+        r.message.contains("forbidden") && r.message.contains("restricted"),
+        "{r:?}"
+    );
+
+    // Through the UI's loop: the delete is refused before it is sent.
+    {
+        use crossterm::event::Event;
+        use ownerscope::app::{App, Options};
+        use ownerscope::runtime::{self, ScriptedEvents};
+        use ownerscope::tools::session::parse_keys;
+        let mut app = App::new(Options {
+            read_only: false,
+            scenarios: Vec::new(),
+            is_simulator: false,
+        });
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 40)).expect("terminal");
+        let mut backend =
+            ownerscope::cluster::ClusterBackend::start(&options(&env().restricted, &ns))
+                .expect("backend");
+        let t = std::time::Instant::now();
+        while app.graph().get(&uid).is_none() {
+            assert!(t.elapsed() < LONG, "the tree never arrived");
+            let mut idle = ScriptedEvents {
+                events: vec![None; 10].into(),
+            };
+            runtime::run(&mut terminal, &mut app, &mut backend, &mut idle).expect("runs");
+        }
+        let mut script: Vec<Option<Event>> = Vec::new();
+        script.extend(
+            parse_keys("/configmap/visible<Enter>db<Enter>")
+                .into_iter()
+                .map(|k| Some(Event::Key(k))),
+        );
+        script.extend(vec![None; 5]);
+        let mut events = ScriptedEvents {
+            events: script.into(),
+        };
+        runtime::run(&mut terminal, &mut app, &mut backend, &mut events).expect("runs");
+        let msg = app.message().map(|m| m.text.clone()).unwrap_or_default();
+        assert!(
+            msg.contains(&format!(
+                "not permitted: delete on configmaps \"visible\" in namespace {ns}"
+            )),
+            "{msg}"
+        );
+        assert!(
+            app.graph()
+                .get(&uid)
+                .is_some_and(|o| o.metadata.deletion_timestamp.is_none())
+        );
+    }
+
+    // The headless command says the view is partial.
+    let o = ownerscope(&[
+        "tree",
+        "--live",
+        "--kubeconfig",
+        env().restricted.to_str().expect("test"),
+        "-n",
+        &ns,
+    ]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("partial: could not list pods"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ConfigMap/visible"));
+    rt.block_on(delete_namespace(&client, &ns));
+}
+
+#[test]
+fn gc_warning_events_appear_on_the_object() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "evt"));
+    let other = rt.block_on(namespace(&client, "evt-other"));
+    let elsewhere = rt.block_on(configmap(&client, &other, "owner", vec![], &[]));
+    let mut live = Live::start(&options(&env().admin, &ns));
+    // A dependent naming an owner in another namespace: the GC deletes it
+    // and raises OwnerRefInvalidNamespace on it.
+    let dep = rt.block_on(configmap(
+        &client,
+        &ns,
+        "dep",
+        vec![owner_ref("v1", "ConfigMap", "owner", &elsewhere, false)],
+        &[],
+    ));
+    live.wait("the warning", LONG, |l| {
+        l.happened.iter().any(|h| {
+            h.object.uid == dep && h.warning && h.detail.starts_with("OwnerRefInvalidNamespace")
+        })
+    });
+    let h = live
+        .happened
+        .iter()
+        .find(|h| h.object.uid == dep && h.verb == "event")
+        .expect("event");
+    assert_eq!(h.by, "garbage-collector-controller");
+    assert_eq!(h.object.name, "dep");
+    rt.block_on(delete_namespace(&client, &ns));
+    rt.block_on(delete_namespace(&client, &other));
+}
+
+#[test]
+fn api_server_restart_converges() {
+    let _g = exclusive();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "restart"));
+    rt.block_on(configmap(&client, &ns, "stays", vec![], &[]));
+    let gone = rt.block_on(configmap(&client, &ns, "goes", vec![], &[]));
+    let mut live = Live::start(&options(&env().admin, &ns));
+    live.wait("both", LONG, |l| {
+        l.find("ConfigMap", "goes").is_some() && l.find("ConfigMap", "stays").is_some()
+    });
+    assert!(live.connected());
+
+    cluster_script(&["apiserver-stop"]);
+    live.wait("the connection lost", LONG, |l| !l.connected());
+    let status = live.status.clone().expect("status");
+    assert!(
+        matches!(status.connection, ownerscope::backend::Connection::Lost(ref m) if !m.is_empty())
+    );
+    // Deleted while the API server is away (straight from etcd).
+    cluster_script(&["etcdctl", "del", &format!("/registry/configmaps/{ns}/goes")]);
+    cluster_script(&["apiserver-start"]);
+    // Created after it is back.
+    let fresh = rt.block_on(async {
+        let c = admin_client().await;
+        configmap(&c, &ns, "new", vec![], &[]).await
+    });
+    live.wait("convergence", Duration::from_secs(90), |l| {
+        l.connected() && l.graph.get(&gone).is_none() && l.graph.get(&fresh).is_some()
+    });
+    assert!(live.find("ConfigMap", "stays").is_some());
+    // The control plane works again end to end (and the restarted garbage
+    // collector has synced before other tests run): a cascade completes.
+    let owner = rt.block_on(async {
+        let c = admin_client().await;
+        configmap(&c, &ns, "owner", vec![], &[]).await
+    });
+    let dep = rt.block_on(async {
+        let c = admin_client().await;
+        configmap(
+            &c,
+            &ns,
+            "dep",
+            vec![owner_ref("v1", "ConfigMap", "owner", &owner, true)],
+            &[],
+        )
+        .await
+    });
+    live.wait("owner and dependent", LONG, |l| l.graph.get(&dep).is_some());
+    let target = live.graph.get(&owner).expect("owner").obj_ref();
+    live.backend.send(Command::Delete {
+        target,
+        policy: Policy::Foreground,
+    });
+    live.wait("the cascade after the restart", LONG, |l| {
+        l.graph.get(&owner).is_none() && l.graph.get(&dep).is_none()
+    });
+    assert!(
+        live.replies.iter().all(|r| r.is_success()),
+        "{:?}",
+        live.replies
+    );
+    let client = rt.block_on(admin_client());
+    rt.block_on(delete_namespace(&client, &ns));
+}
+
+#[test]
+fn snapshot_plan_agrees_with_the_cluster_for_a_foreground_deployment_delete() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "rehearse"));
+    let labels: std::collections::BTreeMap<String, String> =
+        [("app".to_string(), "web".to_string())].into();
+    let dep = Deployment {
+        metadata: ObjectMeta {
+            name: Some("web".into()),
+            ..ObjectMeta::default()
+        },
+        spec: Some(DeploymentSpec {
+            replicas: Some(2),
+            selector: LabelSelector {
+                match_labels: Some(labels.clone()),
+                ..LabelSelector::default()
+            },
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels),
+                    ..ObjectMeta::default()
+                }),
+                spec: Some(PodSpec {
+                    containers: vec![Container {
+                        name: "web".into(),
+                        image: Some("example.invalid/web:1".into()),
+                        ..Container::default()
+                    }],
+                    ..PodSpec::default()
+                }),
+            },
+            ..DeploymentSpec::default()
+        }),
+        ..Deployment::default()
+    };
+    let deployments: Api<Deployment> = Api::namespaced(client.clone(), &ns);
+    rt.block_on(deployments.create(&PostParams::default(), &dep))
+        .expect("deployment");
+
+    let mut live = Live::start(&options(&env().admin, &ns));
+    live.wait("deployment, replicaset and two pods", LONG, |l| {
+        l.graph.objects().filter(|o| o.kind == "Pod").count() == 2
+            && l.graph.objects().any(|o| o.kind == "ReplicaSet")
+    });
+
+    let admin = env().admin.to_str().expect("test").to_string();
+    let o = ownerscope(&["snapshot", "--live", "--kubeconfig", &admin, "-n", &ns]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = std::env::temp_dir().join(format!("ownerscope-{ns}.json"));
+    std::fs::write(&file, &o.stdout).expect("write snapshot");
+    let path = file.to_str().expect("test");
+    // It loads as a scenario everywhere.
+    let t = ownerscope(&["tree", path]);
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    assert!(String::from_utf8_lossy(&t.stdout).contains("Deployment/web"));
+    let p = ownerscope(&[
+        "plan",
+        path,
+        "--delete",
+        "deployment/web",
+        "-n",
+        &ns,
+        "--policy",
+        "foreground",
+        "-o",
+        "json",
+    ]);
+    assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+    let plan: Value = serde_json::from_slice(&p.stdout).expect("plan json");
+    // --live plans the same.
+    let pl = ownerscope(&[
+        "plan",
+        "--live",
+        "--kubeconfig",
+        &admin,
+        "--delete",
+        "deployment/web",
+        "-n",
+        &ns,
+        "--policy",
+        "foreground",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        pl.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pl.stderr)
+    );
+    let plan_live: Value = serde_json::from_slice(&pl.stdout).expect("plan json");
+    assert_eq!(plan["entries"], plan_live["entries"]);
+
+    let mut waves: Vec<(String, u64)> = Vec::new();
+    for e in plan["entries"].as_array().expect("entries") {
+        assert_eq!(e["outcome"]["outcome"], "deleted", "{e}");
+        waves.push((
+            e["object"]["uid"].as_str().expect("uid").to_string(),
+            e["outcome"]["wave"].as_u64().expect("wave"),
+        ));
+    }
+    assert_eq!(waves.len(), 4, "deployment, replicaset, two pods: {plan}");
+
+    // Now the real thing.
+    let target = live.find("Deployment", "web").expect("web").obj_ref();
+    let rs_uid = live
+        .graph
+        .objects()
+        .find(|o| o.kind == "ReplicaSet")
+        .expect("rs")
+        .metadata
+        .uid
+        .clone();
+    // Who is where, for GETs in wave order.
+    let mut by_wave: Vec<(u64, String, String, String)> = waves
+        .iter()
+        .map(|(uid, w)| {
+            let o = live.graph.get(uid).expect("planned object is in the tree");
+            (*w, uid.clone(), o.kind.clone(), o.name().to_string())
+        })
+        .collect();
+    by_wave.sort_by_key(|x| std::cmp::Reverse(x.0));
+    live.backend.send(Command::Delete {
+        target: target.clone(),
+        policy: Policy::Foreground,
+    });
+    // The order, read from the server: each round GETs the latest wave
+    // first, so "a later wave gone while an earlier one still exists" is a
+    // real inversion, not a race between watches of different kinds.
+    let pods: Api<k8s_openapi::api::core::v1::Pod> = Api::namespaced(client.clone(), &ns);
+    let rss: Api<k8s_openapi::api::apps::v1::ReplicaSet> = Api::namespaced(client.clone(), &ns);
+    let exists = |kind: &str, name: &str, uid: &str| -> bool {
+        let meta = match kind {
+            "Pod" => rt
+                .block_on(pods.get_opt(name))
+                .expect("get")
+                .map(|o| o.metadata),
+            "ReplicaSet" => rt
+                .block_on(rss.get_opt(name))
+                .expect("get")
+                .map(|o| o.metadata),
+            "Deployment" => rt
+                .block_on(deployments.get_opt(name))
+                .expect("get")
+                .map(|o| o.metadata),
+            other => panic!("unexpected kind {other}"),
+        };
+        meta.is_some_and(|m| m.uid.as_deref() == Some(uid))
+    };
+    let t = std::time::Instant::now();
+    loop {
+        let states: Vec<(u64, bool)> = by_wave
+            .iter()
+            .map(|(w, uid, kind, name)| (*w, exists(kind, name, uid)))
+            .collect();
+        for (wl, late_exists) in &states {
+            for (we, early_exists) in &states {
+                assert!(
+                    !(we < wl && !late_exists && *early_exists),
+                    "wave {wl} gone while wave {we} still exists: {by_wave:?} {states:?}; pods now: {:?}",
+                    rt.block_on(pods.list(&Default::default())).map(|l| l
+                        .items
+                        .into_iter()
+                        .map(|p| p.metadata)
+                        .collect::<Vec<_>>())
+                );
+            }
+        }
+        if states.iter().all(|(_, e)| !e) {
+            break;
+        }
+        assert!(t.elapsed() < LONG, "the cascade did not finish: {states:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The backend saw every planned object go.
+    live.wait("every planned object removed", LONG, |l| {
+        waves.iter().all(|(uid, _)| l.graph.get(uid).is_none())
+    });
+    assert!(live.replies[0].is_success(), "{:?}", live.replies);
+    for (uid, _) in &waves {
+        assert!(
+            live.first(|u, o| u == uid && o.is_none()).is_some(),
+            "{uid} was not deleted"
+        );
+    }
+    // The replicaset went in foreground too (it carried foregroundDeletion).
+    assert!(
+        live.first(|u, o| u == rs_uid
+            && o.is_some_and(|o| o.metadata.finalizers.contains(&FOREGROUND.to_string())))
+            .is_some()
+    );
+    let _ = std::fs::remove_file(&file);
+    rt.block_on(delete_namespace(&client, &ns));
+}
+
+#[test]
+fn live_flags_fail_clearly_without_a_cluster() {
+    // No control plane needed: bad input is refused before any request.
+    let o = ownerscope(&["tree", "--live", "--kubeconfig", "/nonexistent/kubeconfig"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("error: kubeconfig /nonexistent/kubeconfig"),
+        "{err}"
+    );
+    let o = ownerscope(&["snapshot", "-A"]);
+    assert!(!o.status.success(), "snapshot without --live");
+    let o = ownerscope(&["snapshot"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("add --live"));
+    let o = ownerscope(&["tree", "deployment", "--live"]);
+    assert!(!o.status.success(), "a scenario and --live conflict");
+    let o = ownerscope(&["why", "--live", "deployment", "deployment/web"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("with --live, give only the object"));
+}
+
+#[test]
+fn the_ui_loop_deletes_on_the_live_backend_with_keys() {
+    use crossterm::event::Event;
+    use ownerscope::app::{App, Options};
+    use ownerscope::runtime::{self, ScriptedEvents};
+    use ownerscope::tools::session::{buffer_text, parse_keys};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "ui"));
+    let owner = rt.block_on(configmap(&client, &ns, "owner", vec![], &[]));
+    let dep = rt.block_on(configmap(
+        &client,
+        &ns,
+        "dep",
+        vec![owner_ref("v1", "ConfigMap", "owner", &owner, true)],
+        &[],
+    ));
+    let mut backend =
+        ownerscope::cluster::ClusterBackend::start(&options(&env().admin, &ns)).expect("backend");
+    let mut app = App::new(Options {
+        read_only: false,
+        scenarios: Vec::new(),
+        is_simulator: false,
+    });
+    let mut terminal = Terminal::new(TestBackend::new(140, 40)).expect("terminal");
+    let mut run = |app: &mut App, script: Vec<Option<Event>>| {
+        let mut events = ScriptedEvents {
+            events: script.into(),
+        };
+        runtime::run(&mut terminal, app, &mut backend, &mut events).expect("runs");
+    };
+    let idle = || vec![None; 10];
+    let t = std::time::Instant::now();
+    while app.graph().get(&dep).is_none() {
+        assert!(t.elapsed() < LONG, "the tree never arrived");
+        run(&mut app, idle());
+    }
+    let keys: Vec<Option<Event>> = parse_keys("/configmap/owner<Enter>df<Enter>")
+        .into_iter()
+        .map(|k| Some(Event::Key(k)))
+        .collect();
+    run(&mut app, keys);
+    let t = std::time::Instant::now();
+    while app.graph().get(&owner).is_some() || app.graph().get(&dep).is_some() {
+        assert!(t.elapsed() < LONG, "the cascade never finished in the UI");
+        run(&mut app, idle());
+    }
+    assert!(
+        app.timeline().any(|h| h.object.uid == owner
+            && h.verb == "deleting"
+            && h.detail.contains(FOREGROUND)),
+        "the owner was seen Terminating with foregroundDeletion"
+    );
+    let screen = buffer_text(terminal.backend().buffer());
+    assert!(screen.contains("CLUSTER"), "{screen}");
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), &ns);
+    assert!(rt.block_on(api.get_opt("owner")).expect("get").is_none());
+    rt.block_on(delete_namespace(&client, &ns));
+}
