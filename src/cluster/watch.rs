@@ -82,81 +82,55 @@ pub async fn watch_resource(res: usize, s: Scoped, tx: Sender<Msg>) {
     let ar = s.resource.ar.clone();
     if s.full {
         let stream = watcher::watcher(s.api(), cfg).default_backoff();
-        pin_mut!(stream);
-        let mut buf = Vec::new();
-        while let Some(ev) = stream.next().await {
-            let msg = match ev {
-                Ok(Event::Init) => {
-                    buf.clear();
-                    continue;
-                }
-                Ok(Event::InitApply(o)) => {
-                    buf.extend(from_dynamic(&ar, &o));
-                    continue;
-                }
-                Ok(Event::InitDone) => Msg::Listed {
-                    res,
-                    objects: std::mem::take(&mut buf),
-                },
-                Ok(Event::Apply(o)) => match from_dynamic(&ar, &o) {
-                    Some(object) => Msg::Applied { res, object },
-                    None => continue,
-                },
-                Ok(Event::Delete(o)) => match from_dynamic(&ar, &o) {
-                    Some(object) => Msg::Deleted { res, object },
-                    None => continue,
-                },
-                Err(e) => {
-                    let (message, forbidden) = forbidden(&e);
-                    Msg::Failed {
-                        res,
-                        message,
-                        forbidden,
-                    }
-                }
-            };
-            if tx.send(msg).await.is_err() {
-                return;
-            }
-        }
+        pump(res, stream, |o| from_dynamic(&ar, o), &tx).await;
     } else {
         let stream = watcher::watcher(s.api_metadata(), cfg).default_backoff();
-        pin_mut!(stream);
-        let mut buf = Vec::new();
-        while let Some(ev) = stream.next().await {
-            let msg = match ev {
-                Ok(Event::Init) => {
-                    buf.clear();
-                    continue;
-                }
-                Ok(Event::InitApply(o)) => {
-                    buf.extend(from_partial(&ar, &o));
-                    continue;
-                }
-                Ok(Event::InitDone) => Msg::Listed {
-                    res,
-                    objects: std::mem::take(&mut buf),
-                },
-                Ok(Event::Apply(o)) => match from_partial(&ar, &o) {
-                    Some(object) => Msg::Applied { res, object },
-                    None => continue,
-                },
-                Ok(Event::Delete(o)) => match from_partial(&ar, &o) {
-                    Some(object) => Msg::Deleted { res, object },
-                    None => continue,
-                },
-                Err(e) => {
-                    let (message, forbidden) = forbidden(&e);
-                    Msg::Failed {
-                        res,
-                        message,
-                        forbidden,
-                    }
-                }
-            };
-            if tx.send(msg).await.is_err() {
-                return;
+        pump(res, stream, |o| from_partial(&ar, o), &tx).await;
+    }
+}
+
+/// Turns one resource's watch stream into messages: the initial list is
+/// buffered between `Init` and `InitDone` and sent whole, then each change;
+/// errors are sent and the stream's backoff retries.
+async fn pump<K, S>(res: usize, stream: S, convert: impl Fn(&K) -> Option<Object>, tx: &Sender<Msg>)
+where
+    S: futures::Stream<Item = Result<Event<K>, watcher::Error>>,
+{
+    pin_mut!(stream);
+    let mut buf = Vec::new();
+    while let Some(ev) = stream.next().await {
+        let msg = match ev {
+            Ok(Event::Init) => {
+                buf.clear();
+                continue;
             }
+            Ok(Event::InitApply(o)) => {
+                buf.extend(convert(&o));
+                continue;
+            }
+            Ok(Event::InitDone) => Msg::Listed {
+                res,
+                objects: std::mem::take(&mut buf),
+            },
+            Ok(Event::Apply(o)) => match convert(&o) {
+                Some(object) => Msg::Applied { res, object },
+                None => continue,
+            },
+            Ok(Event::Delete(o)) => match convert(&o) {
+                Some(object) => Msg::Deleted { res, object },
+                None => continue,
+            },
+            Err(e) => {
+                let (message, forbidden) = forbidden(&e);
+                Msg::Failed {
+                    res,
+                    message,
+                    forbidden,
+                }
+            }
+        };
+        if tx.send(msg).await.is_err() {
+            return;
         }
     }
 }
