@@ -78,8 +78,16 @@ impl Events for ScriptedEvents {
 
 /// Sends commands, then collects the answers at once.
 pub fn send_all(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) -> bool {
+    // A dialog that just opened asks whether its action is permitted,
+    // before it is offered.
+    let mut asked = false;
+    if let Some(q) = app.permission_question() {
+        let p = backend.permission(&q);
+        app.set_permission(p);
+        asked = true;
+    }
     if cmds.is_empty() {
-        return false;
+        return asked;
     }
     for c in cmds {
         // Ask first (a SelfSubjectAccessReview on a cluster): a denied action

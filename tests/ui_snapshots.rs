@@ -116,3 +116,19 @@ fn resizing_keeps_the_selection_in_view() {
     assert!(screen.contains("> "), "the selected row is drawn: {screen}");
     assert!(screen.contains("EndpointSlice/web-x7k2q"), "{screen}");
 }
+
+#[test]
+fn delete_dialog_when_not_permitted() {
+    snap("delete_denied", |s| {
+        s.keys("/deployment/web<Enter>d");
+        // What a live cluster's SelfSubjectAccessReview answers for a
+        // user without delete on deployments.
+        s.app
+            .set_permission(ownerscope::backend::Permission::Denied {
+                verb: "delete".into(),
+                resource: "deployments.apps \"web\" in namespace shop".into(),
+                reason: "RBAC: no rule allows it".into(),
+            });
+        s.keys("f<Enter>");
+    });
+}

@@ -1,7 +1,7 @@
 //! Opening dialogs and handling their keys. A dialog that runs something
 //! holds the exact command; confirm returns it, cancel drops it.
 
-use crate::backend::{Command, SimCommand};
+use crate::backend::{Command, Permission, SimCommand};
 use crate::model::kinds::DefaultPolicy;
 use crate::model::{Object, Policy, finalizers, preview};
 
@@ -33,6 +33,31 @@ fn moved(choice: usize, n: usize, action: Action, page: usize) -> usize {
 }
 
 impl App {
+    /// The command whose permission the open dialog still needs: the
+    /// runtime asks the backend (a SelfSubjectAccessReview on a cluster)
+    /// before the action is offered, and answers with
+    /// [`App::set_permission`].
+    #[must_use]
+    pub fn permission_question(&self) -> Option<Command> {
+        match self.modals.last()? {
+            Modal::Delete(d) if d.permission.is_none() => Some(d.command.clone()),
+            Modal::Finalizer(f) if f.permission.is_none() => Some(Command::RemoveFinalizer {
+                target: f.target.clone(),
+                finalizer: f.finalizers.get(f.choice).cloned().unwrap_or_default(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The backend's answer to [`App::permission_question`].
+    pub fn set_permission(&mut self, p: Permission) {
+        match self.modals.last_mut() {
+            Some(Modal::Delete(d)) => d.permission = Some(p),
+            Some(Modal::Finalizer(f)) => f.permission = Some(p),
+            _ => {}
+        }
+    }
+
     fn delete_dialog(
         &self,
         target: &Object,
@@ -51,6 +76,7 @@ impl App {
             policy,
             plan,
             scroll: 0,
+            permission: None,
         }
     }
 
@@ -93,6 +119,7 @@ impl App {
             finalizers: obj.metadata.finalizers.clone(),
             choice: 0,
             confirm: None,
+            permission: None,
         };
         if d.finalizers.len() == 1 {
             d.confirm = Some(finalizer_confirm(&d));
@@ -372,6 +399,11 @@ impl App {
                     _ => None,
                 };
                 match action {
+                    Action::Confirm
+                        if let Some(why) = d.permission.as_ref().and_then(Permission::denial) =>
+                    {
+                        self.error(format!("{why}; nothing was sent"));
+                    }
                     Action::Confirm => {
                         self.info(format!("sent: {} - watch the tree", d.command.describe()));
                         return vec![d.command];
@@ -387,7 +419,9 @@ impl App {
                 if let Some(p) = policy.filter(|p| *p != d.policy)
                     && let Some(obj) = self.graph.get(&d.target.uid)
                 {
+                    let permission = d.permission.take();
                     d = self.delete_dialog(obj, p, d.default_policy);
+                    d.permission = permission;
                 }
                 self.modals.push(Modal::Delete(d));
             }
@@ -401,6 +435,12 @@ impl App {
                         Action::Backspace => {
                             c.typed.pop();
                             c.mismatch = false;
+                        }
+                        Action::Confirm
+                            if let Some(why) =
+                                f.permission.as_ref().and_then(Permission::denial) =>
+                        {
+                            self.error(format!("{why}; nothing was sent"));
                         }
                         Action::Confirm if c.typed == c.info.name => {
                             let cmd = c.command.clone();

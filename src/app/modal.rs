@@ -2,7 +2,7 @@
 //! Each confirmation carries the exact [`Command`] it will run: confirm
 //! returns it, cancel drops it.
 
-use crate::backend::Command;
+use crate::backend::{Command, Permission};
 use crate::model::finalizers::FinalizerInfo;
 use crate::model::preview::Plan;
 use crate::model::{ObjRef, Policy};
@@ -33,6 +33,9 @@ pub struct DeleteDialog {
     pub command: Command,
     /// Lines the preview is scrolled by.
     pub scroll: u16,
+    /// The backend's answer to "may this user do it?", asked as the dialog
+    /// opens (`None` until answered).
+    pub permission: Option<Permission>,
 }
 
 /// Removing one finalizer: choose which, then type its name.
@@ -43,6 +46,8 @@ pub struct FinalizerDialog {
     pub choice: usize,
     /// Set once a finalizer is chosen.
     pub confirm: Option<FinalizerConfirm>,
+    /// As for the delete dialog: asked as the dialog opens.
+    pub permission: Option<Permission>,
 }
 
 /// The stronger confirmation of a finalizer removal.

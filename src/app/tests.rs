@@ -513,3 +513,65 @@ fn with_several_finalizers_one_is_chosen_first() {
         }]
     );
 }
+
+#[test]
+fn the_dialog_asks_permission_before_offering_and_a_denial_sends_nothing() {
+    use crate::backend::Permission;
+    let (mut app, _b) = demo();
+    goto(&mut app, "deployment/web");
+    let target = app.selected_object().expect("selected").obj_ref();
+    assert_eq!(app.permission_question(), None, "no dialog, no question");
+    assert!(app.update(Action::OpenDelete).is_empty());
+    assert_eq!(
+        app.permission_question(),
+        Some(Command::Delete {
+            target: target.clone(),
+            policy: Policy::Background
+        }),
+        "asked as the dialog opens"
+    );
+    app.set_permission(Permission::Denied {
+        verb: "delete".into(),
+        resource: "deployments.apps \"web\" in namespace shop".into(),
+        reason: "RBAC: no rule allows it".into(),
+    });
+    assert_eq!(app.permission_question(), None, "answered once");
+    // Changing the policy keeps the answer.
+    assert!(app.update(Action::Foreground).is_empty());
+    assert_eq!(app.permission_question(), None);
+    assert!(
+        app.update(Action::Confirm).is_empty(),
+        "denied: nothing is sent"
+    );
+    assert_eq!(app.mode(), Mode::Delete, "the dialog stays open");
+    let msg = format!("{:?}", app.message());
+    assert!(
+        msg.contains("not permitted: delete on deployments.apps"),
+        "{msg}"
+    );
+    assert!(app.update(Action::Cancel).is_empty());
+
+    // Allowed: the exact command goes out.
+    assert!(app.update(Action::OpenDelete).is_empty());
+    app.set_permission(Permission::Allowed);
+    assert!(app.update(Action::Foreground).is_empty());
+    assert_eq!(
+        app.update(Action::Confirm),
+        vec![Command::Delete {
+            target,
+            policy: Policy::Foreground
+        }]
+    );
+
+    // The finalizer dialog asks for its own verb, on its own target.
+    goto(&mut app, "configmap/web-cache");
+    let cm = app.selected_object().expect("selected").obj_ref();
+    assert!(app.update(Action::OpenRemoveFinalizer).is_empty());
+    assert_eq!(
+        app.permission_question(),
+        Some(Command::RemoveFinalizer {
+            target: cm,
+            finalizer: "example.com/cache-flush".into()
+        })
+    );
+}

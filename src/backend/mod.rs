@@ -175,6 +175,22 @@ pub enum Permission {
     Unknown(String),
 }
 
+impl Permission {
+    /// `not permitted: delete on configmaps "x" in namespace y (reason)`,
+    /// for a denied one.
+    #[must_use]
+    pub fn denial(&self) -> Option<String> {
+        match self {
+            Permission::Denied {
+                verb,
+                resource,
+                reason,
+            } => Some(format!("not permitted: {verb} on {resource} ({reason})")),
+            _ => None,
+        }
+    }
+}
+
 /// A source of objects and a sink for commands.
 pub trait Backend {
     /// Sends a command; its answer arrives as [`Update::Replied`].

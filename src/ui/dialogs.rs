@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 use super::{preview, small_tree, theme};
 use crate::app::App;
 use crate::app::modal::{ConfirmDialog, ControllersDialog, DeleteDialog, FinalizerDialog, Picker};
-use crate::backend::Command;
+use crate::backend::{Command, Permission};
 use crate::model::Policy;
 
 /// A rectangle of at most `w` x `h` centred in `area`.
@@ -98,7 +98,11 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
         Constraint::Length(4),
         Constraint::Length(1),
         Constraint::Min(3),
-        Constraint::Length(2),
+        Constraint::Length(match d.permission {
+            Some(Permission::Allowed) => 2,
+            Some(Permission::Denied { .. }) => 4,
+            _ => 3,
+        }),
         Constraint::Length(1),
     ])
     .areas(inner);
@@ -137,11 +141,12 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
     }
     frame.render_widget(Paragraph::new(Line::from(s)), summary);
     small_tree::render(&items, frame, plan_area, d.scroll);
-    let req_line = Line::from(vec![
+    let mut req_lines: Vec<Line> = permission_line(d.permission.as_ref()).into_iter().collect();
+    req_lines.push(Line::from(vec![
         Span::styled("Will send: ", theme::HEADING),
         Span::raw(request(app, &d.command)),
-    ]);
-    frame.render_widget(Paragraph::new(req_line).wrap(Wrap { trim: false }), req);
+    ]));
+    frame.render_widget(Paragraph::new(req_lines).wrap(Wrap { trim: false }), req);
     frame.render_widget(
         Paragraph::new(keys_line(&[
             ("Enter/y", "delete"),
@@ -150,6 +155,26 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
         ])),
         keys,
     );
+}
+
+/// The backend's answer to "may this user do it?", when there is
+/// something to say (nothing when permitted).
+fn permission_line(p: Option<&Permission>) -> Option<Line<'static>> {
+    Some(match p {
+        Some(Permission::Allowed) => return None,
+        Some(p @ Permission::Denied { .. }) => Line::from(Span::styled(
+            format!(
+                "✗ {}: confirming sends nothing",
+                p.denial().unwrap_or_default()
+            ),
+            theme::BAD,
+        )),
+        Some(Permission::Unknown(why)) => Line::from(Span::styled(
+            format!("Permission not checked ({why}): the server decides."),
+            theme::WARN,
+        )),
+        None => Line::from(Span::styled("Checking permission...", theme::DIM)),
+    })
 }
 
 /// Choosing a finalizer, then typing its name.
@@ -215,6 +240,7 @@ pub fn finalizer(app: &App, f: &FinalizerDialog, frame: &mut Frame, area: Rect) 
                     theme::WARN,
                 )));
             }
+            lines.extend(permission_line(f.permission.as_ref()));
             lines.push(Line::from(vec![
                 Span::styled("Will send: ", theme::HEADING),
                 Span::raw(request(app, &c.command)),
