@@ -167,7 +167,22 @@ impl Backend for SimBackend {
                     SimCommand::Pause => self.paused = true,
                     SimCommand::Resume => self.paused = false,
                     SimCommand::Step => {
-                        self.sim.step();
+                        #[allow(clippy::cast_precision_loss)]
+                        let message = if self.sim.step() {
+                            format!(
+                                "ran what was due at t={:.1}s",
+                                self.sim.now_ms() as f64 / 1000.0
+                            )
+                        } else {
+                            "nothing is scheduled: every step ran and nothing is pending"
+                                .to_string()
+                        };
+                        self.out.push(Update::Replied(Reply {
+                            command: cmd.clone(),
+                            code: 200,
+                            message,
+                            warnings: Vec::new(),
+                        }));
                     }
                     SimCommand::Faster => {
                         self.speed_index = (self.speed_index + 1).min(SPEEDS.len() - 1)
@@ -269,6 +284,27 @@ mod tests {
         b.send(Command::Sim(SimCommand::Resume));
         b.poll(Duration::from_secs(60));
         assert_eq!(b.sim().objects().count(), 0);
+    }
+
+    #[test]
+    fn a_step_says_what_it_did() {
+        let sc = scenario::bundled("wrong-uid").expect("bundled");
+        let mut b = SimBackend::new(&sc).expect("loads");
+        b.poll(Duration::ZERO);
+        let mut said = Vec::new();
+        for _ in 0..5 {
+            b.send(Command::Sim(SimCommand::Step));
+            for u in b.poll(Duration::ZERO) {
+                if let Update::Replied(r) = u {
+                    said.push(r.message);
+                }
+            }
+        }
+        assert_eq!(said[0], "ran what was due at t=0.2s");
+        assert_eq!(
+            said.last().map(String::as_str),
+            Some("nothing is scheduled: every step ran and nothing is pending")
+        );
     }
 
     #[test]
