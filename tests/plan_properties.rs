@@ -5,7 +5,7 @@ mod plan_check;
 
 use proptest::prelude::*;
 
-use ownerscope::model::{Object, OwnerReference, Policy};
+use ownerscope::model::{Object, Policy};
 use ownerscope::sim::Sim;
 use ownerscope::sim::scenario::{ControllerSpec, Millis, Scenario, Settings};
 
@@ -66,14 +66,9 @@ fn scenario(nodes: &[Node]) -> Scenario {
                 let owner: &Object = &objects[j];
                 let controller = controller && !controller_taken;
                 controller_taken |= controller;
-                o.metadata.owner_references.push(OwnerReference {
-                    api_version: owner.api_version.clone(),
-                    kind: owner.kind.clone(),
-                    name: owner.name().to_string(),
-                    uid: owner.uid().to_string(),
-                    controller: Some(controller),
-                    block_owner_deletion: Some(block),
-                });
+                o.metadata
+                    .owner_references
+                    .push(owner.reference(Some(controller), Some(block)));
             }
         }
         objects.push(o);

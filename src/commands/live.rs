@@ -107,15 +107,7 @@ impl LiveView {
                         missing.into_iter().collect::<Vec<_>>().join(", ")
                     )
                 };
-                CmdError(format!(
-                    "{} \"{}\" not found{}{partial}",
-                    key.kind,
-                    key.name,
-                    key.namespace
-                        .as_ref()
-                        .map(|n| format!(" in namespace {n}"))
-                        .unwrap_or_default(),
-                ))
+                CmdError(format!("{}{partial}", key.not_found()))
             })
     }
 }

@@ -31,9 +31,7 @@ pub fn run(args: &PlanArgs) -> CmdResult {
     }
     let target = parse_target(&args.delete, args.namespace.as_deref())?;
     let key = sim.resolve(&target).map_err(CmdError)?;
-    let obj = sim
-        .get(&key)
-        .ok_or_else(|| CmdError(format!("{} \"{}\" not found", key.kind, key.name)))?;
+    let obj = sim.get(&key).ok_or_else(|| CmdError(key.not_found()))?;
     let plan = preview::plan(
         &sim.graph(),
         obj.uid(),

@@ -43,13 +43,8 @@ pub fn run(args: &WhyArgs) -> CmdResult {
     let key = sim.resolve(&target).map_err(CmdError)?;
     let obj = sim.get(&key).ok_or_else(|| {
         CmdError(format!(
-            "{} \"{}\" not found{} at t={:.3}s",
-            key.kind,
-            key.name,
-            key.namespace
-                .as_ref()
-                .map(|n| format!(" in namespace {n}"))
-                .unwrap_or_default(),
+            "{} at t={:.3}s",
+            key.not_found(),
             sim.now_ms() as f64 / 1000.0
         ))
     })?;

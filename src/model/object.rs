@@ -178,6 +178,23 @@ impl Object {
         }
     }
 
+    /// An owner reference pointing at this object, with these flags.
+    #[must_use]
+    pub fn reference(
+        &self,
+        controller: Option<bool>,
+        block_owner_deletion: Option<bool>,
+    ) -> OwnerReference {
+        OwnerReference {
+            api_version: self.api_version.clone(),
+            kind: self.kind.clone(),
+            name: self.metadata.name.clone(),
+            uid: self.metadata.uid.clone(),
+            controller,
+            block_owner_deletion,
+        }
+    }
+
     /// A string field of `spec` or `status`, e.g. `str_at(&["spec", "nodeName"])`.
     #[must_use]
     pub fn str_at(&self, path: &[&str]) -> Option<&str> {

@@ -216,6 +216,18 @@ impl Key {
         }
     }
 
+    /// `Deployment "web" not found in namespace shop`, for errors.
+    #[must_use]
+    pub fn not_found(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!(
+                "{} \"{}\" not found in namespace {ns}",
+                self.kind, self.name
+            ),
+            None => format!("{} \"{}\" not found", self.kind, self.name),
+        }
+    }
+
     fn name_key(&self) -> NameKey {
         (
             self.group.clone(),

@@ -200,14 +200,7 @@ pub fn sync_adoption(api: &ApiServer) -> Vec<Intent> {
                     Op::Adopt {
                         key: Key::of(child),
                         uid: child.uid().to_string(),
-                        owner: OwnerReference {
-                            api_version: owner.api_version.clone(),
-                            kind: owner.kind.clone(),
-                            name: owner.name().to_string(),
-                            uid: owner.uid().to_string(),
-                            controller: Some(true),
-                            block_owner_deletion: Some(true),
-                        },
+                        owner: owner.reference(Some(true), Some(true)),
                         finalizer: (ok == "Job").then(|| JOB_TRACKING.to_string()),
                     },
                 ));

@@ -24,14 +24,9 @@ fn obj(api: &str, kind: &str, ns: Option<&str>, name: String, uid: String) -> Ob
 }
 
 fn owned(mut o: Object, owner: &Object, controller: bool) -> Object {
-    o.metadata.owner_references.push(OwnerReference {
-        api_version: owner.api_version.clone(),
-        kind: owner.kind.clone(),
-        name: owner.name().to_string(),
-        uid: owner.uid().to_string(),
-        controller: Some(controller),
-        block_owner_deletion: Some(true),
-    });
+    o.metadata
+        .owner_references
+        .push(owner.reference(Some(controller), Some(true)));
     o
 }
 

@@ -7,7 +7,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{small_tree, theme, why};
 use crate::app::{App, RowNode};
@@ -23,12 +23,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
     if tabs {
         title.push(Span::styled("· Tab: timeline ", theme::DIM));
     }
-    let block = Block::new()
-        .borders(Borders::TOP | Borders::LEFT)
-        .border_style(theme::DIM)
-        .title(Line::from(title));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = super::layout::pane(frame, area, title);
     let (Some(obj), Some(why)) = (app.selected_object(), app.why()) else {
         frame.render_widget(Paragraph::new(lines(app)).wrap(Wrap { trim: false }), inner);
         return;

@@ -2,7 +2,12 @@
 //! and the timeline; narrow ones (80x24) stack the tree over one lower pane
 //! that Tab switches between details and timeline.
 
+use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders};
+
+use super::theme;
 
 /// At or above this width the three panes are shown side by side.
 pub const WIDE: u16 = 110;
@@ -76,6 +81,18 @@ pub fn tree_inner(area: Rect) -> Rect {
 #[must_use]
 pub fn tree_rows(area: Rect) -> usize {
     usize::from(tree_inner(area).height)
+}
+
+/// Draws a side pane's frame (top and left borders, the title) and returns
+/// the area inside it.
+pub fn pane(frame: &mut Frame, area: Rect, title: Vec<Span<'static>>) -> Rect {
+    let block = Block::new()
+        .borders(Borders::TOP | Borders::LEFT)
+        .border_style(theme::DIM)
+        .title(Line::from(title));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
 }
 
 #[cfg(test)]

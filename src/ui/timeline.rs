@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use super::theme;
 use crate::app::{App, TimelineScope};
@@ -30,12 +30,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
     if tabs {
         title.push(Span::styled("· Tab: details ", theme::DIM));
     }
-    let block = Block::new()
-        .borders(Borders::TOP | Borders::LEFT)
-        .border_style(theme::DIM)
-        .title(Line::from(title));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
+    let inner = super::layout::pane(frame, area, title);
     let h = usize::from(inner.height);
     let mut picked: Vec<&Happening> = app
         .timeline()

@@ -195,14 +195,7 @@ pub fn strings(items: &[&str]) -> Vec<String> {
 
 /// A reference to `owner`.
 pub fn owner_ref(owner: &Object, controller: bool, block: Option<bool>) -> OwnerReference {
-    OwnerReference {
-        api_version: owner.api_version.clone(),
-        kind: owner.kind.clone(),
-        name: owner.metadata.name.clone(),
-        uid: owner.metadata.uid.clone(),
-        controller: controller.then_some(true),
-        block_owner_deletion: block,
-    }
+    owner.reference(controller.then_some(true), block)
 }
 
 /// A ConfigMap with these owner references.
