@@ -1,3 +1,4 @@
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -28,7 +29,13 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            // A message can quote a name or a field from the input.
+            let msg = e.to_string();
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: {}",
+                ownerscope::commands::out::sanitize(&msg)
+            );
             ExitCode::FAILURE
         }
     }

@@ -48,7 +48,11 @@ impl LiveView {
             })
             .map_err(|e| CmdError(e.to_string()))?;
         for (kind, why) in &snapshot.missing {
-            eprintln!("warning: partial: could not list {kind}: {why}");
+            eprintln!(
+                "warning: partial: could not list {}: {}",
+                super::out::one_line(kind),
+                super::out::one_line(why)
+            );
         }
         Ok(LiveView { conn, snapshot })
     }

@@ -1,6 +1,7 @@
 //! The headless commands: what they print on stdout, for people and scripts.
 
 pub mod live;
+pub mod out;
 pub mod plan;
 pub mod scenarios;
 pub mod simulate;
@@ -64,10 +65,4 @@ pub fn parse_target(typed: &str, namespace: Option<&str>) -> Result<Target, CmdE
         namespace: namespace.map(str::to_string),
         name: name.to_string(),
     })
-}
-
-/// Writes a JSON value as one line.
-#[must_use]
-pub fn json_line(v: &serde_json::Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
 }

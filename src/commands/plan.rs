@@ -1,6 +1,7 @@
 //! `ownerscope plan`: what a delete would do, before it is sent.
 
-use super::{CmdError, CmdResult, json_line, load_sim, parse_target};
+use super::out::Out;
+use super::{CmdError, CmdResult, load_sim, parse_target};
 use crate::cli::{Output, PlanArgs, seconds_to_ms};
 use crate::model::preview;
 
@@ -22,8 +23,7 @@ pub fn run(args: &PlanArgs) -> CmdResult {
             args.policy.map(Into::into),
             &std::collections::BTreeMap::new(),
         );
-        print_plan(&plan, args.out.output);
-        return Ok(());
+        return print_plan(&plan, args.out.output);
     }
     let mut sim = load_sim(args.scenario.as_deref().unwrap_or_default(), None)?;
     if let Some(at) = args.at {
@@ -38,20 +38,18 @@ pub fn run(args: &PlanArgs) -> CmdResult {
         args.policy.map(Into::into),
         &sim.controller_map(),
     );
-    print_plan(&plan, args.out.output);
-    Ok(())
+    print_plan(&plan, args.out.output)
 }
 
-fn print_plan(plan: &preview::Plan, output: Output) {
+fn print_plan(plan: &preview::Plan, output: Output) -> CmdResult {
+    let mut out = Out::new();
     match output {
-        Output::Json => println!(
-            "{}",
-            json_line(&serde_json::to_value(plan).unwrap_or_default())
-        ),
+        Output::Json => out.json(plan)?,
         Output::Text => {
             for l in plan.lines() {
-                println!("{l}");
+                out.line(&l)?;
             }
         }
     }
+    out.flush()
 }

@@ -2,7 +2,8 @@
 
 use serde_json::json;
 
-use super::{CmdResult, json_line};
+use super::CmdResult;
+use super::out::Out;
 use crate::cli::{Output, OutputArgs};
 use crate::sim::scenario::{self, BUNDLED};
 
@@ -16,20 +17,21 @@ pub fn run(args: &OutputArgs) -> CmdResult {
         let s = scenario::bundled(name)?;
         rows.push((s.name, s.description, s.objects.len(), s.steps.len()));
     }
+    let mut out = Out::new();
     match args.output {
         Output::Json => {
             let v: Vec<_> = rows
                 .iter()
                 .map(|(n, d, o, s)| json!({"name": n, "description": d, "objects": o, "steps": s}))
                 .collect();
-            println!("{}", json_line(&json!(v)));
+            out.json(&json!(v))?;
         }
         Output::Text => {
             let width = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
             for (n, d, _, _) in &rows {
-                println!("{n:<width$}  {d}");
+                out.line(&format!("{n:<width$}  {d}"))?;
             }
         }
     }
-    Ok(())
+    out.flush()
 }

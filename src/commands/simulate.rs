@@ -2,7 +2,8 @@
 
 use serde_json::json;
 
-use super::{CmdResult, json_line, load_sim, parse_target};
+use super::out::Out;
+use super::{CmdResult, load_sim, parse_target};
 use crate::cli::{Output, SimulateArgs, seconds_to_ms};
 use crate::model::{Object, forest};
 use crate::sim::DeleteOptions;
@@ -26,28 +27,29 @@ pub fn run(args: &SimulateArgs) -> CmdResult {
     final_objects.sort_by(|a, b| {
         (a.namespace(), &a.kind, a.name()).cmp(&(b.namespace(), &b.kind, b.name()))
     });
+    let mut out = Out::new();
     match args.out.output {
         Output::Json => {
             for e in sim.timeline() {
-                println!("{}", json_line(&e.to_json()));
+                out.json(&e.to_json())?;
             }
-            println!("{}", json_line(&json!({"final": final_objects})));
+            out.json(&json!({"final": final_objects}))?;
         }
         Output::Text => {
             let sc = sim.scenario();
-            println!("scenario {}: {}", sc.name, sc.description);
+            out.line(&format!("scenario {}: {}", sc.name, sc.description))?;
             for e in sim.timeline() {
-                println!("{}", e.to_text());
+                out.line(&e.to_text())?;
             }
             #[allow(clippy::cast_precision_loss)]
             let t = sim.now_ms() as f64 / 1000.0;
-            println!();
-            println!("final state at {t:.3}s: {} objects", final_objects.len());
-            print!(
-                "{}",
-                forest::to_text(&forest::build(&sim.graph(), sim.now()))
-            );
+            out.line("")?;
+            out.line(&format!(
+                "final state at {t:.3}s: {} objects",
+                final_objects.len()
+            ))?;
+            out.text(&forest::to_text(&forest::build(&sim.graph(), sim.now())))?;
         }
     }
-    Ok(())
+    out.flush()
 }

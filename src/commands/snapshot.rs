@@ -20,8 +20,9 @@ pub fn run(args: &SnapshotArgs) -> CmdResult {
         ));
     }
     let view = LiveView::read(&args.live, args.namespace.as_deref())?;
-    println!("{}", to_scenario(&view));
-    Ok(())
+    let mut out = super::out::Out::new();
+    out.line(&to_scenario(&view))?;
+    out.flush()
 }
 
 /// The scenario text.

@@ -1,6 +1,7 @@
 //! `ownerscope tree`: the ownership forest of a scenario.
 
-use super::{CmdResult, json_line, load_sim};
+use super::out::Out;
+use super::{CmdResult, load_sim};
 use crate::cli::{Output, TreeArgs, seconds_to_ms};
 use crate::model::forest;
 
@@ -19,12 +20,10 @@ pub fn run(args: &TreeArgs) -> CmdResult {
         }
         forest::build(&sim.graph(), sim.now())
     };
+    let mut out = Out::new();
     match args.out.output {
-        Output::Json => println!(
-            "{}",
-            json_line(&serde_json::to_value(&groups).unwrap_or_default())
-        ),
-        Output::Text => print!("{}", forest::to_text(&groups)),
+        Output::Json => out.json(&groups)?,
+        Output::Text => out.text(&forest::to_text(&groups))?,
     }
-    Ok(())
+    out.flush()
 }

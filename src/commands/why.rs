@@ -1,7 +1,8 @@
 //! `ownerscope why`: why an object is still there, or what will become of
 //! it.
 
-use super::{CmdError, CmdResult, json_line, load_sim, parse_target};
+use super::out::Out;
+use super::{CmdError, CmdResult, load_sim, parse_target};
 use crate::cli::{Output, WhyArgs, seconds_to_ms};
 use crate::model::diagnosis;
 
@@ -27,8 +28,7 @@ pub fn run(args: &WhyArgs) -> CmdResult {
             view.now(),
             &std::collections::BTreeMap::new(),
         );
-        print_diagnosis(&d, args.out.output);
-        return Ok(());
+        return print_diagnosis(&d, args.out.output);
     }
     let Some(object) = &args.object else {
         return Err(CmdError(
@@ -49,21 +49,19 @@ pub fn run(args: &WhyArgs) -> CmdResult {
         ))
     })?;
     let d = diagnosis::diagnose(&sim.graph(), obj.uid(), sim.now(), &sim.controller_map());
-    print_diagnosis(&d, args.out.output);
-    Ok(())
+    print_diagnosis(&d, args.out.output)
 }
 
-fn print_diagnosis(d: &diagnosis::Diagnosis, output: Output) {
+fn print_diagnosis(d: &diagnosis::Diagnosis, output: Output) -> CmdResult {
+    let mut out = Out::new();
     match output {
-        Output::Json => println!(
-            "{}",
-            json_line(&serde_json::to_value(d).unwrap_or_default())
-        ),
+        Output::Json => out.json(d)?,
         Output::Text => {
-            println!("{}", d.object);
+            out.line(&d.object.to_string())?;
             for l in d.lines() {
-                println!("{l}");
+                out.line(&l)?;
             }
         }
     }
+    out.flush()
 }

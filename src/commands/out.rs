@@ -1,0 +1,158 @@
+//! Everything the headless commands print goes through here.
+//!
+//! - Text is made safe for a terminal: a name, an annotation or an owner
+//!   reference read from a file or from a cluster can carry ESC sequences
+//!   (retitle or clear the terminal, write the clipboard with OSC 52) or
+//!   bidirectional overrides that reorder what is shown. Every such character
+//!   is printed as a visible escape (`\u{1b}`); JSON output escapes them
+//!   itself.
+//! - Output is buffered (one write per line is slow on 100k-line outputs).
+//! - A closed pipe (`ownerscope simulate demo | head -1`) ends the command
+//!   quietly with success, as Unix tools do, instead of a panic.
+
+use std::borrow::Cow;
+use std::io::{self, BufWriter, Write};
+
+use super::CmdError;
+
+/// A character a terminal would act on rather than show.
+fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        // Bidirectional embeddings, overrides and isolates (Trojan Source).
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// `s` with every character a terminal would act on written as a visible
+/// escape; line breaks and tabs are kept.
+#[must_use]
+pub fn sanitize(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_unsafe) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_unsafe(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `s` on one line: also escapes line breaks, for a value printed inside a
+/// line (an error message naming a field, an object's name).
+#[must_use]
+pub fn one_line(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c == '\n' || is_unsafe(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c == '\n' || is_unsafe(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Buffered, sanitised standard output.
+pub struct Out {
+    w: BufWriter<io::StdoutLock<'static>>,
+}
+
+impl Default for Out {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Out {
+    #[must_use]
+    pub fn new() -> Self {
+        Out {
+            w: BufWriter::with_capacity(64 * 1024, io::stdout().lock()),
+        }
+    }
+
+    /// Prints text (which may span lines) followed by a line break.
+    ///
+    /// # Errors
+    /// Standard output cannot be written (a closed pipe exits instead).
+    pub fn line(&mut self, s: &str) -> Result<(), CmdError> {
+        self.text(s)?;
+        self.text("\n")
+    }
+
+    /// Prints text as it is, sanitised.
+    ///
+    /// # Errors
+    /// Standard output cannot be written (a closed pipe exits instead).
+    pub fn text(&mut self, s: &str) -> Result<(), CmdError> {
+        let r = self.w.write_all(sanitize(s).as_bytes());
+        check(r)
+    }
+
+    /// Prints a JSON value on one line (JSON escapes control characters).
+    ///
+    /// # Errors
+    /// Standard output cannot be written (a closed pipe exits instead).
+    pub fn json(&mut self, v: &impl serde::Serialize) -> Result<(), CmdError> {
+        let r = serde_json::to_writer(&mut self.w, v).map_err(io::Error::from);
+        check(r)?;
+        self.text("\n")
+    }
+
+    /// Writes out what is buffered.
+    ///
+    /// # Errors
+    /// Standard output cannot be written (a closed pipe exits instead).
+    pub fn flush(&mut self) -> Result<(), CmdError> {
+        let r = self.w.flush();
+        check(r)
+    }
+}
+
+impl Drop for Out {
+    fn drop(&mut self) {
+        // Errors were reported by `flush` where the command cared.
+        let _ = self.w.flush();
+    }
+}
+
+fn check(r: io::Result<()>) -> Result<(), CmdError> {
+    match r {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => quiet_exit(),
+        Err(e) => Err(CmdError(format!("writing to standard output: {e}"))),
+    }
+}
+
+/// The reader went away: nothing more can be said to anyone.
+fn quiet_exit() -> ! {
+    std::process::exit(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_sequences_become_visible_text() {
+        let title = "web\u{1b}]0;pwned\u{7}\u{1b}[2J";
+        assert_eq!(sanitize(title), "web\\u{1b}]0;pwned\\u{7}\\u{1b}[2J");
+        assert_eq!(sanitize("a\u{9b}31m"), "a\\u{9b}31m");
+        assert_eq!(sanitize("x\u{202e}gnp.exe"), "x\\u{202e}gnp.exe");
+        assert_eq!(sanitize("line\r"), "line\\u{d}");
+    }
+
+    #[test]
+    fn ordinary_text_is_untouched() {
+        let s = "Deployment/web\n  ReplicaSet/web-6d4\tΩ ✓";
+        assert!(matches!(sanitize(s), Cow::Borrowed(_)));
+        assert_eq!(one_line("a\nb"), "a\\u{a}b");
+    }
+}
