@@ -92,6 +92,11 @@ pub struct BenchArgs {
     /// Repetitions of each measurement (the median is reported).
     #[arg(long, default_value_t = 30)]
     pub runs: usize,
+    /// Instead of frames and keys: what each user action costs on clusters
+    /// of these sizes (the preview, the diagnosis, a simulated cascade, a UI
+    /// tick, a watch event), to show how each grows.
+    #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+    pub scale: Option<Vec<usize>>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

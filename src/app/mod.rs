@@ -100,7 +100,18 @@ pub struct App {
     quit: bool,
     /// "Why is this still here?" for the selected object, kept current.
     why: Option<Diagnosis>,
+    /// When `why` was computed (real clock), and whether the graph changed
+    /// since: see [`App::refresh_why`].
+    why_at: Duration,
+    why_stale: bool,
 }
+
+/// A diagnosis that walked more blockers than this (the root of a large
+/// foreground cascade) is recomputed for graph changes at most every
+/// [`WHY_REFRESH`], not on every watch event: the walk is linear in the
+/// cascade, a UI tick must not be. Selecting or acting recomputes at once.
+const WHY_BIG: usize = 2_000;
+const WHY_REFRESH: Duration = Duration::from_millis(250);
 
 impl App {
     #[must_use]
@@ -131,6 +142,8 @@ impl App {
             message: None,
             quit: false,
             why: None,
+            why_at: Duration::ZERO,
+            why_stale: false,
         }
     }
 
@@ -429,6 +442,10 @@ impl App {
             self.refresh_why();
         }
         let mut changed = any;
+        if self.why_stale && self.clock >= self.why_at + WHY_REFRESH {
+            self.compute_why();
+            changed = true;
+        }
         if self
             .message
             .as_ref()
@@ -445,7 +462,8 @@ impl App {
     #[must_use]
     pub fn next_deadline(&self) -> Option<Duration> {
         let msg = self.message.as_ref().and_then(|m| m.until);
-        [self.flashes.next_expiry(), msg]
+        let why = self.why_stale.then_some(self.why_at + WHY_REFRESH);
+        [self.flashes.next_expiry(), msg, why]
             .into_iter()
             .flatten()
             .min()
@@ -514,7 +532,7 @@ impl App {
             Mode::Normal => self.normal(action),
             _ => self.in_modal(action),
         };
-        self.refresh_why();
+        self.compute_why();
         if self.opts.read_only && cmds.iter().any(Command::is_mutation) {
             self.error("read-only mode: refused");
             return cmds.into_iter().filter(|c| !c.is_mutation()).collect();
@@ -522,10 +540,30 @@ impl App {
         cmds
     }
 
+    /// After a change of the graph or the time: recomputes the answer, or,
+    /// for the same large answer computed less than [`WHY_REFRESH`] ago,
+    /// marks it stale for [`App::tick`] to recompute.
     fn refresh_why(&mut self) {
+        let same = self.why.as_ref().map(|w| w.object.uid.as_str())
+            == self.selected_object().map(Object::uid);
+        let big = self
+            .why
+            .as_ref()
+            .and_then(|w| w.waiting_on.as_ref())
+            .is_some_and(|c| c.total > WHY_BIG);
+        if same && big && self.clock < self.why_at + WHY_REFRESH {
+            self.why_stale = true;
+        } else {
+            self.compute_why();
+        }
+    }
+
+    fn compute_why(&mut self) {
         self.why = self
             .selected_object()
             .map(|o| diagnosis::diagnose(&self.graph, o.uid(), self.now, &self.controllers));
+        self.why_at = self.clock;
+        self.why_stale = false;
     }
 }
 

@@ -575,3 +575,52 @@ fn the_dialog_asks_permission_before_offering_and_a_denial_sends_nothing() {
         })
     );
 }
+
+/// The root of a large foreground cascade: the answer is recomputed for
+/// watch events at most every `WHY_REFRESH`, and at once on a key; a small
+/// one is recomputed on every event.
+#[test]
+fn a_large_cascade_root_answer_is_refreshed_at_a_bounded_rate() {
+    let mut objects = crate::tools::generate::cascade(5_000);
+    for o in &mut objects {
+        o.metadata.deletion_timestamp = Some(Timestamp::UNIX_EPOCH);
+        if o.kind == "Pod" {
+            o.metadata.deletion_grace_period_seconds = Some(30);
+        } else {
+            o.metadata.finalizers.push(crate::model::FOREGROUND.into());
+        }
+    }
+    let mut app = App::new(Options::default());
+    app.apply(Update::Reset {
+        objects: objects.clone(),
+        kinds: KindTable::builtin(),
+    });
+    goto(&mut app, "root");
+    let total = |app: &App| app.why().and_then(|w| w.waiting_on.as_ref()).map(|c| c.total);
+    assert_eq!(total(&app), Some(4_999));
+    // A pod goes: the answer waits for the refresh.
+    let last = objects.last().expect("pods").uid().to_string();
+    app.apply(Update::Remove(last));
+    assert_eq!(total(&app), Some(4_999), "not recomputed on the event");
+    assert!(app.next_deadline().is_some_and(|d| d <= WHY_REFRESH));
+    app.tick(WHY_REFRESH);
+    assert_eq!(total(&app), Some(4_998), "recomputed on the tick");
+    // A key recomputes at once.
+    let pod = objects[objects.len() - 2].uid().to_string();
+    app.apply(Update::Remove(pod));
+    app.update(Action::ScrollDetailsDown);
+    assert_eq!(total(&app), Some(4_997));
+}
+
+#[test]
+fn a_small_answer_follows_every_event() {
+    let (mut app, mut b) = app_on("foreground-blocked", false);
+    goto(&mut app, "deployment/api");
+    let before = app.why().cloned();
+    b.send(Command::Delete {
+        target: app.selected_object().expect("selected").obj_ref(),
+        policy: Policy::Foreground,
+    });
+    app.apply_all(b.poll(Duration::from_millis(10)));
+    assert_ne!(app.why().cloned(), before, "recomputed with no tick");
+}

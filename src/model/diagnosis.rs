@@ -9,7 +9,7 @@
 //! content grouped by finalizer. For a live object: whether the garbage
 //! collector will collect it, never can, or is kept from it by an owner.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, HashSet};
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -20,8 +20,7 @@ use super::finalizers::{self, FinalizerInfo, Origin};
 use super::graph::{OwnershipGraph, RefStatus};
 use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference};
 
-/// How deep the blocker chain is followed.
-const MAX_DEPTH: usize = 8;
+use super::blockers::{BlockerCounts, LIST_LIMIT, MAX_DEPTH, NODE_BUDGET, Scan};
 
 /// One finalizer still on the object.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -51,6 +50,15 @@ pub struct Blocker {
     /// What it waits on itself, when it is deleting its own dependents.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub blocked_by: Vec<Blocker>,
+    /// Its blocking dependents not listed in `blocked_by` (beyond the
+    /// listing limits), counted.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One namespace condition.
@@ -123,8 +131,15 @@ pub struct Diagnosis {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub terminating_seconds: Option<i64>,
     pub finalizers: Vec<FinalizerStatus>,
-    /// `foregroundDeletion`: the dependents it waits on.
+    /// `foregroundDeletion`: the dependents it waits on (the most telling
+    /// ones: see [`super::blockers`]).
     pub blockers: Vec<Blocker>,
+    /// Blocking dependents not listed in `blockers`, counted.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_blockers: usize,
+    /// Everything the foreground deletion waits on, down the whole tree.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_on: Option<BlockerCounts>,
     /// `orphan`: the dependents still referring to it, being released.
     pub releasing: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -180,6 +195,8 @@ pub fn diagnose(
             terminating_seconds: None,
             finalizers: Vec::new(),
             blockers: Vec::new(),
+            more_blockers: 0,
+            waiting_on: None,
             releasing: Vec::new(),
             grace_left: None,
             namespace: None,
@@ -201,6 +218,8 @@ pub fn diagnose(
             .map(|t| now.duration_since(t).as_secs()),
         finalizers: finalizer_statuses(obj, controllers),
         blockers: Vec::new(),
+        more_blockers: 0,
+        waiting_on: None,
         releasing: Vec::new(),
         grace_left: grace_left(obj, now),
         namespace: None,
@@ -211,8 +230,17 @@ pub fn diagnose(
     };
     if obj.is_terminating() {
         if obj.has_finalizer(FOREGROUND) {
-            let mut path = BTreeSet::from([uid.to_string()]);
-            d.blockers = blockers(graph, obj, now, controllers, &mut path, 0);
+            let mut walk = Walk {
+                scan: Scan::new(graph, controllers),
+                graph,
+                now,
+                controllers,
+                budget: NODE_BUDGET,
+                path: HashSet::from([obj.uid()]),
+            };
+            let mut counts = BlockerCounts::default();
+            (d.blockers, d.more_blockers) = walk.blockers(obj, 0, Some(&mut counts));
+            d.waiting_on = Some(counts);
         }
         if obj.has_finalizer(ORPHAN) {
             let mut names: Vec<String> = graph
@@ -277,65 +305,74 @@ fn blocks(graph: &OwnershipGraph, obj: &Object) -> Vec<String> {
         .collect()
 }
 
-fn blockers(
-    graph: &OwnershipGraph,
-    owner: &Object,
+/// Lists the blocker tree within the limits of [`super::blockers`].
+struct Walk<'g> {
+    scan: Scan<'g>,
+    graph: &'g OwnershipGraph,
     now: Timestamp,
-    controllers: &BTreeMap<String, bool>,
-    path: &mut BTreeSet<String>,
-    depth: usize,
-) -> Vec<Blocker> {
-    let mut deps: Vec<&Object> = graph
-        .referrers(owner.uid())
-        .filter_map(|u| graph.get(u))
-        .filter(|d| {
-            d.metadata
-                .owner_references
-                .iter()
-                .any(|r| r.uid == owner.uid() && r.blocks())
-        })
-        .collect();
-    deps.sort_by_key(|d| (d.kind.clone(), d.name().to_string()));
-    deps.into_iter()
-        .map(|dep| {
-            let other_owners: Vec<String> = graph
-                .resolved_owners(dep.uid())
-                .iter()
-                .filter(|u| *u != owner.uid())
-                .filter_map(|u| graph.get(u))
-                .filter(|o| !o.is_deleting_dependents())
-                .map(name_of)
-                .collect();
-            let state = match dep.metadata.deletion_timestamp {
-                Some(t) => format!(
-                    "Terminating {}",
-                    human_duration(now.duration_since(t).as_secs())
-                ),
-                None if !other_owners.is_empty() => {
-                    "not deleted: another owner keeps it".to_string()
+    controllers: &'g BTreeMap<String, bool>,
+    /// Blockers that may still be listed.
+    budget: usize,
+    /// The owners above, so that a cycle is listed once.
+    path: HashSet<&'g str>,
+}
+
+impl<'g> Walk<'g> {
+    /// The blockers of `owner` worth listing, and how many more there are.
+    fn blockers(
+        &mut self,
+        owner: &'g Object,
+        depth: usize,
+        counts: Option<&mut BlockerCounts>,
+    ) -> (Vec<Blocker>, usize) {
+        let (graph, now, controllers) = (self.graph, self.now, self.controllers);
+        let limit = LIST_LIMIT.min(self.budget);
+        let (deps, more) = self.scan.pick(owner, depth, limit, counts);
+        self.budget = self.budget.saturating_sub(deps.len());
+        let listed = deps
+            .into_iter()
+            .map(|dep| {
+                let other_owners: Vec<String> = graph
+                    .resolved_owners(dep.uid())
+                    .iter()
+                    .filter(|u| *u != owner.uid())
+                    .filter_map(|u| graph.get(u))
+                    .filter(|o| !o.is_deleting_dependents())
+                    .map(name_of)
+                    .collect();
+                let state = match dep.metadata.deletion_timestamp {
+                    Some(t) => format!(
+                        "Terminating {}",
+                        human_duration(now.duration_since(t).as_secs())
+                    ),
+                    None if !other_owners.is_empty() => {
+                        "not deleted: another owner keeps it".to_string()
+                    }
+                    None => "not deleted yet: the garbage collector deletes it next".to_string(),
+                };
+                let (blocked_by, more) = if dep.is_deleting_dependents()
+                    && depth < MAX_DEPTH
+                    && self.path.insert(dep.uid())
+                {
+                    let b = self.blockers(dep, depth + 1, None);
+                    self.path.remove(dep.uid());
+                    b
+                } else {
+                    (Vec::new(), 0)
+                };
+                Blocker {
+                    object: dep.obj_ref(),
+                    state,
+                    finalizers: finalizer_statuses(dep, controllers),
+                    grace_left: grace_left(dep, now),
+                    other_owners,
+                    blocked_by,
+                    more,
                 }
-                None => "not deleted yet: the garbage collector deletes it next".to_string(),
-            };
-            let blocked_by = if dep.is_deleting_dependents()
-                && depth < MAX_DEPTH
-                && path.insert(dep.uid().to_string())
-            {
-                let b = blockers(graph, dep, now, controllers, path, depth + 1);
-                path.remove(dep.uid());
-                b
-            } else {
-                Vec::new()
-            };
-            Blocker {
-                object: dep.obj_ref(),
-                state,
-                finalizers: finalizer_statuses(dep, controllers),
-                grace_left: grace_left(dep, now),
-                other_owners,
-                blocked_by,
-            }
-        })
-        .collect()
+            })
+            .collect();
+        (listed, more)
+    }
 }
 
 fn namespace_status(graph: &OwnershipGraph, ns: &Object) -> NamespaceStatus {
@@ -582,6 +619,46 @@ impl Diagnosis {
         }
     }
 
+    /// "3 blocking dependents" or, when the tree is larger than what is
+    /// listed, what it holds: "29,700 blocking dependents (29,400
+    /// Terminating, 29,100 in their grace period, 300 not deleted yet;
+    /// finalizer example.com/hold on 2)".
+    #[must_use]
+    pub fn waiting_summary(&self) -> String {
+        let Some(c) = &self.waiting_on else {
+            return format!("{} blocking dependents", self.blockers.len());
+        };
+        let noun = if c.total == 1 { "dependent" } else { "dependents" };
+        let mut parts = Vec::new();
+        if c.terminating > 0 {
+            parts.push(format!("{} Terminating", c.terminating));
+        }
+        if c.in_grace > 0 {
+            parts.push(format!("{} in their grace period", c.in_grace));
+        }
+        if c.pending > 0 {
+            parts.push(format!("{} not deleted yet", c.pending));
+        }
+        let fins: Vec<String> = c
+            .by_finalizer
+            .iter()
+            .map(|(f, n)| format!("finalizer {f} on {n}"))
+            .collect();
+        let mut out = format!("{} blocking {noun}", c.total);
+        if !parts.is_empty() || !fins.is_empty() {
+            out.push_str(" (");
+            out.push_str(&parts.join(", "));
+            if !fins.is_empty() {
+                if !parts.is_empty() {
+                    out.push_str("; ");
+                }
+                out.push_str(&fins.join(", "));
+            }
+            out.push(')');
+        }
+        out
+    }
+
     /// The full answer, as lines of text.
     #[must_use]
     pub fn lines(&self) -> Vec<String> {
@@ -608,12 +685,12 @@ impl Diagnosis {
                     if self.blockers.is_empty() {
                         out.push("    no blocking dependent left".into());
                     } else {
-                        out.push(format!(
-                            "    waiting on {} blocking dependent(s):",
-                            self.blockers.len()
-                        ));
+                        out.push(format!("    waiting on {}:", self.waiting_summary()));
                         for b in &self.blockers {
                             blocker_lines(b, 6, &mut out);
+                        }
+                        if self.more_blockers > 0 {
+                            out.push(format!("      … and {} more", self.more_blockers));
                         }
                     }
                 }
@@ -721,5 +798,8 @@ fn blocker_lines(b: &Blocker, indent: usize, out: &mut Vec<String>) {
     }
     for c in &b.blocked_by {
         blocker_lines(c, indent + 4, out);
+    }
+    if b.more > 0 {
+        out.push(format!("{pad}    … and {} more", b.more));
     }
 }

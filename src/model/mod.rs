@@ -2,6 +2,7 @@
 //! what is derived from it. No I/O, no async, no terminal.
 
 pub mod badges;
+pub mod blockers;
 pub mod diagnosis;
 pub mod finalizers;
 pub mod forest;

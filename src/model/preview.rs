@@ -11,7 +11,7 @@
 //! protection once unused), or when `controllers` says the finalizer's
 //! controller is online; any other finalizer is predicted to wait.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -144,6 +144,9 @@ struct Planner<'a> {
     controllers: &'a BTreeMap<String, bool>,
     items: HashMap<Uid, Item>,
     queue: VecDeque<Uid>,
+    /// What is in `queue`, so that enqueueing stays O(1) on a cascade of
+    /// 100k objects (a scan of the queue made the preview quadratic).
+    queued: HashSet<Uid>,
     wave: u32,
 }
 
@@ -174,6 +177,7 @@ pub fn plan(
         controllers,
         items: HashMap::new(),
         queue: VecDeque::new(),
+        queued: HashSet::new(),
         wave: 0,
     };
     p.collect_closure(target);
@@ -373,7 +377,8 @@ impl Planner<'_> {
     }
 
     fn enqueue(&mut self, uid: &str) {
-        if !self.queue.iter().any(|q| q == uid) {
+        if !self.queued.contains(uid) {
+            self.queued.insert(uid.to_string());
             self.queue.push_back(uid.to_string());
         }
     }
@@ -601,6 +606,7 @@ impl Planner<'_> {
                     gc_changed |= self.orphan_dependents(&uid);
                 }
                 let queued: Vec<Uid> = self.queue.drain(..).collect();
+                self.queued.clear();
                 for uid in queued {
                     gc_changed |= self.gc_pass(&uid);
                 }

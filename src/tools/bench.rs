@@ -135,6 +135,9 @@ fn widget_items(
 /// # Errors
 /// The test terminal cannot be created.
 pub fn run(args: &BenchArgs) -> CmdResult {
+    if let Some(sizes) = &args.scale {
+        return super::bench_scale::run(sizes, args.runs);
+    }
     let runs = args.runs.max(3);
     println!(
         "ownerscope bench: {} objects, {W}x{H} TestBackend, median of {runs} runs{}",

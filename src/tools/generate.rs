@@ -123,6 +123,52 @@ pub fn cluster(n: usize) -> Vec<Object> {
     out
 }
 
+/// One Deployment whose cascade is the whole cluster: `n` objects in
+/// namespace `big`, the Deployment `root`, ReplicaSets of 100 Pods each. The
+/// worst case for anything that follows a cascade (preview, diagnosis, the
+/// simulated garbage collector, the UI during a cascade).
+#[must_use]
+pub fn cascade(n: usize) -> Vec<Object> {
+    let mut out: Vec<Object> = Vec::with_capacity(n);
+    let ns = "big";
+    let root = obj("apps/v1", "Deployment", Some(ns), "root".into(), uid(2, 0));
+    out.push(root.clone());
+    let mut i = 0usize;
+    while out.len() < n {
+        i += 1;
+        let rs = owned(
+            obj(
+                "apps/v1",
+                "ReplicaSet",
+                Some(ns),
+                format!("root-{i:06x}"),
+                uid(3, i),
+            ),
+            &root,
+            true,
+        );
+        out.push(rs.clone());
+        for p in 0..99 {
+            if out.len() >= n {
+                break;
+            }
+            let pod = owned(
+                obj(
+                    "v1",
+                    "Pod",
+                    Some(ns),
+                    format!("{}-p{p:02}", rs.name()),
+                    uid(4, i * 100 + p),
+                ),
+                &rs,
+                true,
+            );
+            out.push(pod);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

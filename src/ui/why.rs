@@ -127,11 +127,35 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
 /// holds each of them.
 #[must_use]
 pub fn blocker_items(why: &Diagnosis) -> Vec<Item> {
-    why.blockers
+    let mut items: Vec<Item> = why
+        .blockers
         .iter()
         .enumerate()
         .map(|(i, b)| blocker(child_id(None, i), b))
-        .collect()
+        .collect();
+    if why.more_blockers > 0 {
+        items.push(small_tree::leaf(
+            child_id(None, items.len()),
+            more_line(why.more_blockers),
+        ));
+    }
+    items
+}
+
+/// The blockers not listed (the most telling ones are).
+fn more_line(n: usize) -> Line<'static> {
+    Line::from(Span::styled(
+        format!("… and {n} more blocking {}", plural(n, "dependent")),
+        theme::DIM,
+    ))
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    }
 }
 
 fn blocker(id: String, b: &Blocker) -> Item {
@@ -168,6 +192,9 @@ fn blocker(id: String, b: &Blocker) -> Item {
     }
     for c in &b.blocked_by {
         kids.push((Line::default(), Some(c)));
+    }
+    if b.more > 0 {
+        kids.push((more_line(b.more), None));
     }
     let label = Line::from(vec![
         Span::styled(b.object.kind.clone(), theme::KIND),
