@@ -596,7 +596,11 @@ fn a_large_cascade_root_answer_is_refreshed_at_a_bounded_rate() {
         kinds: KindTable::builtin(),
     });
     goto(&mut app, "root");
-    let total = |app: &App| app.why().and_then(|w| w.waiting_on.as_ref()).map(|c| c.total);
+    let total = |app: &App| {
+        app.why()
+            .and_then(|w| w.waiting_on.as_ref())
+            .map(|c| c.total)
+    };
     assert_eq!(total(&app), Some(4_999));
     // A pod goes: the answer waits for the refresh.
     let last = objects.last().expect("pods").uid().to_string();

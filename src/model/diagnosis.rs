@@ -628,7 +628,11 @@ impl Diagnosis {
         let Some(c) = &self.waiting_on else {
             return format!("{} blocking dependents", self.blockers.len());
         };
-        let noun = if c.total == 1 { "dependent" } else { "dependents" };
+        let noun = if c.total == 1 {
+            "dependent"
+        } else {
+            "dependents"
+        };
         let mut parts = Vec::new();
         if c.terminating > 0 {
             parts.push(format!("{} Terminating", c.terminating));

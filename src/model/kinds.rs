@@ -59,7 +59,9 @@ impl KindInfo {
 /// Scope and naming for every kind ownerscope has heard of.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KindTable {
-    by_group_kind: BTreeMap<(String, String), KindInfo>,
+    /// group -> kind -> facts (nested so that a lookup borrows, it is asked
+    /// for every object admitted and every reference resolved).
+    by_group_kind: BTreeMap<String, BTreeMap<String, KindInfo>>,
 }
 
 const BG: DefaultPolicy = DefaultPolicy::Policy(Policy::Background);
@@ -388,6 +390,13 @@ impl Default for KindTable {
 }
 
 impl KindTable {
+    /// Whether `group`/`kind` is one of the standard kinds (no table is
+    /// built: the API server asks this for every object it admits).
+    #[must_use]
+    pub fn is_builtin(group: &str, kind: &str) -> bool {
+        BUILTIN.iter().any(|e| e.0 == group && e.2 == kind)
+    }
+
     /// The standard kinds.
     #[must_use]
     pub fn builtin() -> Self {
@@ -419,14 +428,36 @@ impl KindTable {
     /// Adds or replaces a kind.
     pub fn insert(&mut self, info: KindInfo) {
         self.by_group_kind
-            .insert((info.group.clone(), info.kind.clone()), info);
+            .entry(info.group.clone())
+            .or_default()
+            .insert(info.kind.clone(), info);
+    }
+
+    /// Adds what a scenario or snapshot declares of a kind without losing
+    /// what is known of it (R12): a standard kind keeps its default policy,
+    /// scope and names, and gains the declared short names; an unknown kind
+    /// is added as declared.
+    pub fn declare(&mut self, info: KindInfo) {
+        match self
+            .by_group_kind
+            .get_mut(&info.group)
+            .and_then(|m| m.get_mut(&info.kind))
+        {
+            Some(known) => {
+                for n in info.short_names {
+                    if !known.short_names.contains(&n) {
+                        known.short_names.push(n);
+                    }
+                }
+            }
+            None => self.insert(info),
+        }
     }
 
     /// Looks a kind up by API group and kind.
     #[must_use]
     pub fn get(&self, group: &str, kind: &str) -> Option<&KindInfo> {
-        self.by_group_kind
-            .get(&(group.to_string(), kind.to_string()))
+        self.by_group_kind.get(group)?.get(kind)
     }
 
     /// Whether the kind is namespaced; `None` when the kind is unknown.
@@ -464,8 +495,7 @@ impl KindTable {
             None => (lower.clone(), None),
         };
         let mut hits: Vec<&KindInfo> = self
-            .by_group_kind
-            .values()
+            .iter()
             .filter(|k| group.as_deref().is_none_or(|g| k.group == g))
             .filter(|k| {
                 k.kind.to_ascii_lowercase() == name
@@ -484,13 +514,31 @@ impl KindTable {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &KindInfo> {
-        self.by_group_kind.values()
+        self.by_group_kind.values().flat_map(BTreeMap::values)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn is_builtin_agrees_with_the_table() {
+        let t = KindTable::builtin();
+        for (g, k) in [
+            ("apps", "Deployment"),
+            ("", "Pod"),
+            ("batch", "Job"),
+            ("example.com", "Database"),
+            ("", "Deployment"),
+        ] {
+            assert_eq!(
+                KindTable::is_builtin(g, k),
+                t.get(g, k).is_some(),
+                "{g}/{k}"
+            );
+        }
+    }
 
     #[test]
     fn resolves_names_plurals_and_short_names() {

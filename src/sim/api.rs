@@ -455,7 +455,7 @@ impl ApiServer {
         if let Some(w) = dedup_owner_references(&mut obj.metadata.owner_references) {
             warnings.push(w);
         }
-        let builtin = KindTable::builtin().get(obj.group(), &obj.kind).is_some();
+        let builtin = KindTable::is_builtin(obj.group(), &obj.kind);
         if !builtin {
             let old_f = old
                 .map(|o| o.metadata.finalizers.clone())

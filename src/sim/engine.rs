@@ -147,7 +147,7 @@ impl Sim {
         for (i, obj) in scenario.objects.iter().enumerate() {
             let resp = sim.api.create(obj.clone(), &Caller::default(), true);
             if !resp.is_success() {
-                let line = scenario.object_lines.get(i).copied().unwrap_or(0);
+                let line = scenario.object_line(i);
                 return Err(scenario.error_at(line, &format!("objects[{i}]"), resp.message));
             }
         }

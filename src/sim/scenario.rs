@@ -333,12 +333,27 @@ impl Scenario {
     pub fn kind_table(&self) -> KindTable {
         let mut t = KindTable::builtin();
         for k in &self.kinds {
-            t.insert(k.clone());
+            t.declare(k.clone());
         }
         for o in &self.objects {
             t.learn(&o.api_version, &o.kind, o.namespace().is_some());
         }
         t
+    }
+
+    /// The line object `i` starts on. A JSON file read on the fast path
+    /// carries no line table: its lines are found by reading it again, only
+    /// when an error needs one.
+    #[must_use]
+    pub fn object_line(&self, i: usize) -> usize {
+        if let Some(l) = self.object_lines.get(i) {
+            return *l;
+        }
+        std::fs::read_to_string(&self.source)
+            .ok()
+            .and_then(|text| parse_located(&self.source, &text).ok())
+            .and_then(|s| s.object_lines.get(i).copied())
+            .unwrap_or(0)
     }
 
     /// An error located in this scenario's file.
@@ -439,6 +454,94 @@ fn is_list(v: &Value) -> bool {
 /// YAML syntax, unknown or mistyped fields, owner references that cannot be
 /// resolved, steps with no or several actions.
 pub fn parse(file: &str, text: &str) -> Result<Scenario, LoadError> {
+    if let Some(s) = parse_json_fast(file, text) {
+        return Ok(s);
+    }
+    parse_located(file, text)
+}
+
+/// A `kubectl get -o json` List or a snapshot (a scenario in JSON with no
+/// steps), read straight into objects with serde_json: no YAML events, no
+/// line table, no intermediate values. `None` for anything else and for
+/// anything wrong, so that [`parse_located`] reads it again and names the
+/// line and field of the problem. Lines are only looked for on an error.
+fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct Shape {
+        #[serde(default)]
+        api_version: Option<String>,
+        #[serde(default)]
+        kind: Option<String>,
+        #[serde(default)]
+        metadata: Option<serde::de::IgnoredAny>,
+        #[serde(default)]
+        items: Option<Vec<Object>>,
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        description: Option<String>,
+        #[serde(default)]
+        objects: Option<Vec<Object>>,
+        #[serde(default)]
+        kinds: Option<Vec<KindDecl>>,
+    }
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let shape: Shape = serde_json::from_str(text).ok()?;
+    let stem = Path::new(file.trim_start_matches("bundled:"))
+        .file_stem()
+        .map_or_else(|| file.to_string(), |s| s.to_string_lossy().to_string());
+    let (name, description, kinds, objects) = match shape {
+        Shape {
+            kind: Some(k),
+            items: Some(items),
+            objects: None,
+            kinds: None,
+            name: None,
+            ..
+        } if k.ends_with("List") => (stem, format!("objects from {file}"), Vec::new(), items),
+        Shape {
+            api_version: None,
+            kind: None,
+            metadata: None,
+            items: None,
+            name: Some(name),
+            description,
+            objects,
+            kinds,
+        } => (
+            name,
+            description.unwrap_or_default(),
+            kinds.unwrap_or_default(),
+            objects.unwrap_or_default(),
+        ),
+        _ => return None,
+    };
+    let required_missing = objects
+        .iter()
+        .any(|o| o.kind.is_empty() || o.api_version.is_empty() || o.metadata.name.is_empty());
+    if required_missing {
+        return None;
+    }
+    let mut s = Scenario {
+        name,
+        description,
+        source: file.to_string(),
+        kinds: kinds.iter().map(kind_info).collect(),
+        object_lines: Vec::new(),
+        objects,
+        controllers: Vec::new(),
+        steps: Vec::new(),
+        settings: Settings::default(),
+    };
+    finish_objects(&mut s, &|_, field| (0, field.to_string())).ok()?;
+    Some(s)
+}
+
+/// Parses with a line table, for YAML and for every error.
+fn parse_located(file: &str, text: &str) -> Result<Scenario, LoadError> {
     let docs = yaml::parse(text).map_err(|l| LoadError::at(file, l))?;
     let stem = Path::new(file.trim_start_matches("bundled:"))
         .file_stem()
@@ -480,7 +583,7 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, LoadError> {
         settings: Settings::default(),
     };
     let paths: Vec<(&Document, String)> = raw.iter().map(|(d, p, _)| (*d, p.clone())).collect();
-    finish_objects(&mut s, &paths)?;
+    finish_objects(&mut s, &located(&paths))?;
     Ok(s)
 }
 
@@ -517,22 +620,7 @@ fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
         lines.push(doc.line_of(&path));
         paths.push((doc, path));
     }
-    let kinds = header
-        .kinds
-        .iter()
-        .map(|k| KindInfo {
-            group: group_of(&k.api_version).to_string(),
-            kind: k.kind.clone(),
-            version: crate::model::version_of(&k.api_version).to_string(),
-            plural: k
-                .plural
-                .clone()
-                .unwrap_or_else(|| format!("{}s", k.kind.to_ascii_lowercase())),
-            namespaced: k.namespaced,
-            short_names: Vec::new(),
-            default_policy: crate::model::DefaultPolicy::Policy(crate::model::Policy::Background),
-        })
-        .collect();
+    let kinds = header.kinds.iter().map(kind_info).collect();
     let mut steps = Vec::new();
     for (i, v) in header.steps.iter().enumerate() {
         let path = format!("steps[{i}]");
@@ -552,8 +640,37 @@ fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
         steps,
         settings: header.settings,
     };
-    finish_objects(&mut s, &paths)?;
+    finish_objects(&mut s, &located(&paths))?;
     Ok(s)
+}
+
+fn kind_info(k: &KindDecl) -> KindInfo {
+    KindInfo {
+        group: group_of(&k.api_version).to_string(),
+        kind: k.kind.clone(),
+        version: crate::model::version_of(&k.api_version).to_string(),
+        plural: k
+            .plural
+            .clone()
+            .unwrap_or_else(|| format!("{}s", k.kind.to_ascii_lowercase())),
+        namespaced: k.namespaced,
+        short_names: Vec::new(),
+        default_policy: crate::model::DefaultPolicy::Policy(crate::model::Policy::Background),
+    }
+}
+
+/// Where a field of object `i` is: (line, full field path).
+type Locate<'a> = dyn Fn(usize, &str) -> (usize, String) + 'a;
+
+/// Locates fields through the documents' line tables.
+fn located<'a>(
+    paths: &'a [(&'a Document, String)],
+) -> impl Fn(usize, &str) -> (usize, String) + 'a {
+    move |i, suffix| {
+        let (doc, base) = &paths[i];
+        let field = yaml::join_path(base, suffix);
+        (doc.line_of(&field), field)
+    }
 }
 
 fn step_from(
@@ -648,7 +765,7 @@ fn stable_uid(o: &Object) -> String {
 }
 
 /// Assigns missing uids and fills owner-reference uids from the owner named.
-fn finish_objects(s: &mut Scenario, paths: &[(&Document, String)]) -> Result<(), LoadError> {
+fn finish_objects(s: &mut Scenario, locate: &Locate<'_>) -> Result<(), LoadError> {
     let kinds = s.kind_table();
     let mut by_name: HashMap<(String, String, String, String), (String, String)> = HashMap::new();
     for o in &mut s.objects {
@@ -684,8 +801,7 @@ fn finish_objects(s: &mut Scenario, paths: &[(&Document, String)]) -> Result<(),
             };
             let found = by_name.get(&(group, r.kind.clone(), owner_ns.clone(), r.name.clone()));
             let Some((uid, api_version)) = found else {
-                let (doc, base) = &paths[i];
-                let field = format!("{base}.metadata.ownerReferences[{j}]");
+                let (line, field) = locate(i, &format!("metadata.ownerReferences[{j}]"));
                 let place = if owner_ns.is_empty() {
                     "in the scenario".to_string()
                 } else {
@@ -693,7 +809,7 @@ fn finish_objects(s: &mut Scenario, paths: &[(&Document, String)]) -> Result<(),
                 };
                 return Err(LoadError {
                     file: s.source.clone(),
-                    line: doc.line_of(&field),
+                    line,
                     field,
                     message: format!(
                         "no {} named {:?} {place} to take the uid from: add that object or give the reference a uid",
@@ -760,6 +876,105 @@ mod tests {
         )
         .expect_err("duration");
         assert_eq!((e.line, e.field.as_str()), (3, "steps[0].at"));
+    }
+
+    /// A `kinds:` list (every snapshot has one) adds to the standard
+    /// kinds and never resets them (R12): a Job deleted with no policy
+    /// still orphans its pods, `deploy/x` still resolves.
+    #[test]
+    fn declared_kinds_keep_the_standard_facts() {
+        use crate::model::Policy;
+        use crate::sim::{DeleteOptions, Sim};
+        let text = r#"
+name: snap
+kinds:
+  - {apiVersion: batch/v1, kind: Job, plural: jobs, namespaced: true}
+  - {apiVersion: apps/v1, kind: Deployment, plural: deployments, namespaced: true}
+objects:
+  - apiVersion: batch/v1
+    kind: Job
+    metadata: {name: nightly, namespace: ops, uid: j1}
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: nightly-x
+      namespace: ops
+      ownerReferences: [{apiVersion: batch/v1, kind: Job, name: nightly, uid: j1, controller: true, blockOwnerDeletion: true}]
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web, namespace: ops}
+"#;
+        let sc = parse("snap.yaml", text).expect("loads");
+        let kinds = sc.kind_table();
+        let job = kinds.get("batch", "Job").expect("job");
+        assert_eq!(
+            job.default_policy,
+            crate::model::DefaultPolicy::Policy(Policy::Orphan)
+        );
+        let mut sim = Sim::new(&sc).expect("sim");
+        let t = |kind: &str, name: &str| Target {
+            kind: kind.into(),
+            namespace: Some("ops".into()),
+            name: name.into(),
+        };
+        assert!(sim.resolve(&t("deploy", "web")).is_ok(), "short name kept");
+        let r = sim.delete(&t("job", "nightly"), &DeleteOptions::default());
+        assert!(r.is_success(), "{}", r.message);
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.starts_with("child pods are preserved")),
+            "{:?}",
+            r.warnings
+        );
+        sim.settle(60_000);
+        let pod = sim
+            .objects()
+            .find(|o| o.name() == "nightly-x")
+            .expect("the pod is orphaned, not deleted");
+        assert!(pod.metadata.owner_references.is_empty());
+        assert!(sim.objects().all(|o| o.name() != "nightly"));
+    }
+
+    /// The JSON fast path reads what the located path reads, and leaves
+    /// every error to it.
+    #[test]
+    fn json_fast_path_agrees_with_the_located_path() {
+        let list = r#"{"apiVersion":"v1","kind":"List","metadata":{"resourceVersion":""},"items":[
+  {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"d1","managedFields":[{"manager":"kubectl"}]},"spec":{"replicas":2}},
+  {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1","namespace":"shop","ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","controller":true}]}}
+]}"#;
+        let snapshot = r#"{"name":"snap","description":"a cluster","kinds":[{"apiVersion":"example.com/v1","kind":"Database","namespaced":true}],
+"objects":[{"apiVersion":"example.com/v1","kind":"Database","metadata":{"name":"orders","namespace":"shop","uid":"db1","finalizers":["example.com/x"]}}]}"#;
+        for (file, text) in [("list.json", list), ("snap.json", snapshot)] {
+            let fast = parse_json_fast(file, text).expect("fast path taken");
+            let mut slow = parse_located(file, text).expect("located path");
+            assert!(fast.object_lines.is_empty());
+            slow.object_lines.clear();
+            assert_eq!(fast, slow, "{file}");
+        }
+        // Problems go to the located path, which names the line.
+        let missing_name = list.replace(r#""name":"web-1","#, "");
+        assert!(parse_json_fast("l.json", &missing_name).is_none());
+        let e = parse("l.json", &missing_name).expect_err("no name");
+        assert_eq!((e.line, e.field.as_str()), (3, "items[1].metadata.name"));
+        let no_owner = list.replace(
+            r#""name":"web","controller""#,
+            r#""name":"gone","controller""#,
+        );
+        let e = parse("l.json", &no_owner).expect_err("no such owner");
+        assert_eq!(
+            (e.line, e.field.as_str()),
+            (3, "items[1].metadata.ownerReferences[0]")
+        );
+        let unknown = snapshot.replace(r#""description""#, r#""descripton""#);
+        assert!(parse_json_fast("s.json", &unknown).is_none());
+        assert!(
+            parse("s.json", &unknown)
+                .expect_err("unknown field")
+                .field
+                .contains("descripton")
+        );
     }
 
     #[test]

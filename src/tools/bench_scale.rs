@@ -263,10 +263,7 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
 
 /// A UI tick (one watch event, one frame) and the event alone, with the
 /// root of a foreground delete selected, then with a pod selected.
-fn ui_ticks(
-    objects: &[Object],
-    runs: usize,
-) -> Result<[Duration; 5], CmdError> {
+fn ui_ticks(objects: &[Object], runs: usize) -> Result<[Duration; 5], CmdError> {
     let objects = mid_cascade(objects);
     let mut app = App::new(Options::default());
     app.apply(Update::Reset {
