@@ -69,7 +69,15 @@ fn tree_and_simulate_exit_zero_on_every_bundled_scenario() {
         let tj = ownerscope(&["tree", name, "-o", "json"]);
         assert!(tj.status.success());
         let forest: Value = serde_json::from_str(&stdout(&tj)).expect("tree json");
-        assert!(forest.as_array().is_some_and(|a| !a.is_empty()), "{name}");
+        assert!(
+            forest["groups"].as_array().is_some_and(|a| !a.is_empty()),
+            "{name}"
+        );
+        assert_eq!(
+            forest["partial"]["unlisted"],
+            serde_json::json!([]),
+            "{name}"
+        );
         let s = ownerscope(&["simulate", name]);
         assert!(s.status.success(), "simulate {name}: {}", stderr(&s));
         assert!(stdout(&s).contains("final state at"));

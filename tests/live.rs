@@ -1032,3 +1032,257 @@ fn the_ui_loop_deletes_on_the_live_backend_with_keys() {
     assert!(rt.block_on(api.get_opt("owner")).expect("get").is_none());
     rt.block_on(delete_namespace(&client, &ns));
 }
+
+/// kubectl with the admin kubeconfig, for fixtures.
+fn kubectl(args: &[&str], stdin: Option<&str>) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&env().admin)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl runs");
+    if let Some(text) = stdin
+        && let Some(mut s) = child.stdin.take()
+    {
+        s.write_all(text.as_bytes()).expect("stdin");
+    }
+    let out = child.wait_with_output().expect("kubectl");
+    assert!(
+        out.status.success(),
+        "kubectl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
+
+/// The four confident wrong answers a user allowed to list only
+/// Deployments, ReplicaSets and Pods got, one by one: none can happen.
+#[test]
+fn a_restricted_user_gets_no_confident_wrong_answer() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "partial"));
+    // A Job (parallelism 0: its controller creates nothing) and a Pod it
+    // owns; a Deployment held in foreground by a ConfigMap with a
+    // finalizer; another one the user will rehearse deleting.
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(
+            r#"
+apiVersion: batch/v1
+kind: Job
+metadata: {name: batch-job}
+spec:
+  parallelism: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: c, image: example.invalid/c:1}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: stuck}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: stuck}}
+  template:
+    metadata: {labels: {app: stuck}}
+    spec: {containers: [{name: c, image: example.invalid/c:1}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: example.invalid/c:1}]}
+"#,
+        ),
+    );
+    let uid = |kind: &str, name: &str| {
+        kubectl(
+            &[
+                "get",
+                "-n",
+                &ns,
+                kind,
+                name,
+                "-o",
+                "jsonpath={.metadata.uid}",
+            ],
+            None,
+        )
+    };
+    let (job, stuck, web) = (
+        uid("job", "batch-job"),
+        uid("deployment", "stuck"),
+        uid("deployment", "web"),
+    );
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(&format!(
+            r#"
+apiVersion: v1
+kind: Pod
+metadata:
+  name: job-pod
+  ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: batch-job, uid: {job}}}]
+spec: {{containers: [{{name: c, image: example.invalid/c:1}}]}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: stuck-cache
+  finalizers: [example.com/hold]
+  ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: stuck, uid: {stuck}, blockOwnerDeletion: true}}]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: web-cache
+  finalizers: [example.com/hold]
+  ownerReferences: [{{apiVersion: apps/v1, kind: Deployment, name: web, uid: {web}, blockOwnerDeletion: true}}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {{name: workloads-reader}}
+rules:
+  - apiGroups: [apps]
+    resources: [deployments, replicasets]
+    verbs: [get, list, watch]
+  - apiGroups: [""]
+    resources: [pods]
+    verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {{name: workloads-reader}}
+roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: workloads-reader}}
+subjects: [{{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}}]
+"#
+        )),
+    );
+    kubectl(
+        &[
+            "delete",
+            "-n",
+            &ns,
+            "deployment",
+            "stuck",
+            "--cascade=foreground",
+            "--wait=false",
+        ],
+        None,
+    );
+    let restricted = env().restricted.to_str().expect("path").to_string();
+    let live = |args: &[&str]| {
+        let mut all = vec![args[0], "--live", "--kubeconfig", &restricted, "-n", &ns];
+        all.extend_from_slice(&args[1..]);
+        let o = ownerscope(&all);
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+
+    // 1. tree: the Job exists; not listable is not gone.
+    let tree = live(&["tree"]);
+    let row = tree
+        .lines()
+        .find(|l| l.contains("Pod/job-pod"))
+        .unwrap_or_else(|| panic!("the pod is shown:\n{tree}"));
+    assert!(!row.contains("owner-gone"), "{row}");
+    assert!(row.contains("?unverified(Job/batch-job)"), "{row}");
+    assert!(tree.contains("partial view"), "{tree}");
+
+    // 2. why on that pod: no verdict drawn from the unseen Job.
+    let why = live(&["why", "pod/job-pod"]);
+    assert!(
+        !why.contains("will be deleted by the garbage collector"),
+        "{why}"
+    );
+    assert!(why.contains("cannot tell"), "{why}");
+    assert!(why.contains("jobs.batch"), "{why}");
+
+    // 3. why on the stuck Deployment: its blocker may be one it cannot see.
+    let why = live(&["why", "deployment/stuck"]);
+    assert!(!why.contains("no blocking dependent left"), "{why}");
+    assert!(why.contains("you cannot list"), "{why}");
+    assert!(why.contains("configmaps"), "{why}");
+
+    // 4. plan: never "deleted" where an unseen blocker can keep it.
+    let plan = live(&[
+        "plan",
+        "--delete",
+        "deployment/web",
+        "--policy",
+        "foreground",
+    ]);
+    let first = plan.lines().next().unwrap_or_default();
+    assert!(
+        first.contains("unless an unseen dependent blocks"),
+        "{plan}"
+    );
+    assert!(!first.contains(" 2 deleted,"), "{plan}");
+    let web_line = plan
+        .lines()
+        .skip(1)
+        .find(|l| l.contains("Deployment/web"))
+        .unwrap_or_else(|| panic!("{plan}"));
+    assert!(web_line.starts_with("deleted?"), "{plan}");
+    assert!(plan.contains("partial view: you cannot list"), "{plan}");
+
+    // And the JSON of each says what could not be listed.
+    for args in [
+        vec!["tree", "-o", "json"],
+        vec!["why", "pod/job-pod", "-o", "json"],
+        vec!["plan", "--delete", "deployment/web", "-o", "json"],
+    ] {
+        let v: Value = serde_json::from_str(&live(&args)).expect("json");
+        let unlisted = v["partial"]["unlisted"]
+            .as_array()
+            .expect("partial.unlisted");
+        assert!(
+            unlisted.iter().any(|u| u["resource"] == "configmaps"),
+            "{args:?}: {}",
+            v["partial"]
+        );
+    }
+
+    kubectl(
+        &[
+            "patch",
+            "-n",
+            &ns,
+            "configmap",
+            "stuck-cache",
+            "--type=json",
+            "-p",
+            r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+        ],
+        None,
+    );
+    kubectl(
+        &[
+            "patch",
+            "-n",
+            &ns,
+            "configmap",
+            "web-cache",
+            "--type=json",
+            "-p",
+            r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+        ],
+        None,
+    );
+    rt.block_on(delete_namespace(&client, &ns));
+}

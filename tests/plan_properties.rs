@@ -5,9 +5,9 @@ mod plan_check;
 
 use proptest::prelude::*;
 
-use ownerscope::model::{Object, Policy};
-use ownerscope::sim::Sim;
+use ownerscope::model::{Object, OwnershipGraph, Policy, Unlisted, diagnosis, preview};
 use ownerscope::sim::scenario::{ControllerSpec, Millis, Scenario, Settings};
+use ownerscope::sim::{DeleteOptions, Key, Sim};
 
 #[derive(Clone, Debug)]
 struct Node {
@@ -78,6 +78,7 @@ fn scenario(nodes: &[Node]) -> Scenario {
         description: String::new(),
         source: "random".into(),
         kinds: Vec::new(),
+        partial: ownerscope::model::Partial::default(),
         object_lines: vec![0; objects.len()],
         objects,
         controllers: vec![
@@ -115,5 +116,65 @@ proptest! {
         let t = &objects[target % objects.len()];
         let errors = plan_check::check("random", &base, t, policy);
         prop_assert!(errors.is_empty(), "{}", errors.join("\n"));
+    }
+
+    /// A user who cannot list one kind sees the rest: the preview and the
+    /// diagnosis drawn from that partial view never claim what only the
+    /// hidden objects could decide. Whatever the preview calls deleted is
+    /// deleted in the full simulation; no object is said to be collected
+    /// because its owner is of the hidden kind.
+    #[test]
+    fn a_partial_view_concludes_nothing_from_what_it_cannot_see(
+        nodes in prop::collection::vec(node(), 1..16),
+        hidden in 0usize..KINDS.len(),
+        target in 0usize..64,
+        policy in prop::option::of(prop::sample::select(Policy::ALL.to_vec())),
+        seed in 0u64..1000,
+    ) {
+        let sc = scenario(&nodes);
+        let mut base = Sim::with_seed(&sc, seed).expect("valid scenario");
+        base.settle(plan_check::LIMIT_MS);
+        let (hidden_api, hidden_kind) = KINDS[hidden];
+        let hidden_group = ownerscope::model::group_of(hidden_api).to_string();
+        let mut kinds = base.kinds().clone();
+        kinds.mark_unlisted(Unlisted {
+            resource: format!("{}s", hidden_kind.to_ascii_lowercase()),
+            reason: "forbidden".into(),
+            group: hidden_group,
+            kind: hidden_kind.into(),
+        });
+        let mut partial = OwnershipGraph::new(kinds);
+        for o in base.objects().filter(|o| o.kind != hidden_kind) {
+            partial.upsert(o.clone());
+        }
+        let visible: Vec<Object> = partial.objects().cloned().collect();
+        prop_assume!(!visible.is_empty());
+        let controllers = base.controller_map();
+        for o in &visible {
+            let d = diagnosis::diagnose(&partial, o.uid(), base.now(), &controllers);
+            let hidden_owner = o.metadata.owner_references.iter().any(|r| r.kind == hidden_kind);
+            let collected = matches!(d.fate, diagnosis::Fate::WillBeCollected { .. });
+            prop_assert!(
+                !(hidden_owner && collected && d.owners.iter().all(|v| !v.status.resolves())),
+                "{}/{} said collected with an owner of the hidden kind {hidden_kind}: {:?}",
+                o.kind, o.name(), d.causes
+            );
+        }
+        let t = &visible[target % visible.len()];
+        let plan = preview::plan(&partial, t.uid(), policy, &controllers);
+        prop_assert!(plan.partial.is_partial());
+        let mut after = base.clone();
+        let opts = policy.map_or_else(DeleteOptions::default, DeleteOptions::policy);
+        after.delete_key(&Key::of(t), &opts);
+        after.settle(after.now_ms() + plan_check::LIMIT_MS);
+        for e in &plan.entries {
+            if matches!(e.outcome, preview::Outcome::Deleted { .. }) {
+                prop_assert!(
+                    after.objects().all(|o| o.uid() != e.object.uid),
+                    "{}/{} predicted deleted from a view without {hidden_kind}, but the full cluster keeps it",
+                    e.object.kind, e.object.name
+                );
+            }
+        }
     }
 }

@@ -315,10 +315,22 @@ impl ClusterBackend {
         self.initial_sent = true;
         let mut objects: Vec<Object> = self.objects.values().cloned().collect();
         objects.sort_by(|a, b| a.metadata.uid.cmp(&b.metadata.uid));
-        self.out.push(Update::Reset {
-            objects,
-            kinds: self.kinds.clone(),
-        });
+        // What could not be listed goes with the kinds, so that the model
+        // reasons with it (an owner of such a kind is unverified, not gone).
+        let mut kinds = self.kinds.clone();
+        for (r, s) in self.resources.iter().zip(&self.state) {
+            if let Some((msg, forbidden)) = &s.failure
+                && (*forbidden || !s.listed)
+            {
+                kinds.mark_unlisted(crate::model::Unlisted {
+                    resource: r.name(),
+                    reason: msg.clone(),
+                    group: r.ar.group.clone(),
+                    kind: r.ar.kind.clone(),
+                });
+            }
+        }
+        self.out.push(Update::Reset { objects, kinds });
         for h in std::mem::take(&mut self.pending_events) {
             self.out.push(Update::Happened(h));
         }

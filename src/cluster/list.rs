@@ -131,17 +131,31 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
 pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
     let discovered = discover(&conn.client).await?;
     let scoped = in_scope(conn, &discovered.resources);
-    let results: Vec<(String, Result<Vec<Object>, kube::Error>)> = stream::iter(scoped)
-        .map(|s| async move { (s.resource.name(), list_resource(&s).await) })
+    type Listed = (String, String, String, Result<Vec<Object>, kube::Error>);
+    let results: Vec<Listed> = stream::iter(scoped)
+        .map(|s| async move {
+            let (group, kind) = (s.resource.ar.group.clone(), s.resource.ar.kind.clone());
+            (s.resource.name(), group, kind, list_resource(&s).await)
+        })
         .buffer_unordered(CONCURRENCY)
         .collect()
         .await;
     let mut objects = Vec::new();
     let mut missing = Vec::new();
-    for (name, r) in results {
+    let mut kinds = discovered.kinds;
+    for (name, group, kind, r) in results {
         match r {
             Ok(objs) => objects.extend(objs),
-            Err(e) => missing.push((name, error_message(&e))),
+            Err(e) => {
+                let reason = error_message(&e);
+                kinds.mark_unlisted(crate::model::Unlisted {
+                    resource: name.clone(),
+                    reason: reason.clone(),
+                    group,
+                    kind,
+                });
+                missing.push((name, reason));
+            }
         }
     }
     // A kind served by two groups would appear twice.
@@ -158,7 +172,7 @@ pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
     missing.sort();
     Ok(Snapshot {
         objects,
-        kinds: discovered.kinds,
+        kinds,
         missing,
     })
 }

@@ -65,6 +65,7 @@ pub fn to_scenario(view: &LiveView) -> String {
         "name": format!("snapshot-{}", view.conn.context),
         "description": description,
         "kinds": kinds,
+        "partial": crate::model::Partial::of(&snap.kinds),
         "objects": snap.objects,
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default()

@@ -40,6 +40,10 @@ impl Badge {
             Badge::Controller => "ctrl".into(),
             Badge::BlockOwnerDeletion => "block".into(),
             Badge::Shared { owners } => format!("shared:{owners}"),
+            Badge::Problem {
+                status: status @ RefStatus::Unverified { .. },
+                owner,
+            } => format!("?{}({owner})", status.label()),
             Badge::Problem { status, owner } => format!("!{}({owner})", status.label()),
             Badge::Cycle => "cycle".into(),
         }

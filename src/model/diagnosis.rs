@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::badges::human_duration;
 use super::finalizers::{self, FinalizerInfo, Origin};
 use super::graph::{OwnershipGraph, RefStatus};
+use super::kinds::Partial;
 use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference};
 
 use super::blockers::{BlockerCounts, LIST_LIMIT, MAX_DEPTH, NODE_BUDGET, Scan};
@@ -104,6 +105,9 @@ pub enum Fate {
     WillBeCollected { reason: String },
     /// The garbage collector can never decide about it.
     NeverCollected { reason: String },
+    /// What the garbage collector will do cannot be told from here: an
+    /// owner is of a kind that could not be listed.
+    Unknown { reason: String },
     /// Already being deleted: see the finalizers.
     Terminating,
 }
@@ -153,6 +157,8 @@ pub struct Diagnosis {
     pub fate: Fate,
     /// What, at the bottom, keeps things from moving on.
     pub causes: Vec<String>,
+    /// What could not be seen (kinds that could not be listed).
+    pub partial: Partial,
 }
 
 fn name_of(o: &Object) -> String {
@@ -206,6 +212,7 @@ pub fn diagnose(
                 reason: "it is gone".into(),
             },
             causes: vec!["the object no longer exists".into()],
+            partial: Partial::of(graph.kinds()),
         };
     };
     let owners = owner_views(graph, obj);
@@ -227,6 +234,7 @@ pub fn diagnose(
         fate: Fate::Terminating,
         owners,
         causes: Vec::new(),
+        partial: Partial::of(graph.kinds()),
     };
     if obj.is_terminating() {
         if obj.has_finalizer(FOREGROUND) {
@@ -429,8 +437,8 @@ fn fate(graph: &OwnershipGraph, obj: &Object) -> Fate {
     if owners.is_empty() {
         return Fate::Root;
     }
-    let (mut solid, mut stuck, mut dropped, mut waiting) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut solid, mut stuck, mut dropped, mut waiting, mut unverified) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (r, status) in &owners {
         let label = format!("{}/{}", r.kind, r.name);
         match status {
@@ -467,7 +475,18 @@ fn fate(graph: &OwnershipGraph, obj: &Object) -> Fate {
             RefStatus::CrossNamespace { owner_namespace } => {
                 dropped.push(format!("{label} (lives in namespace {owner_namespace})"));
             }
+            RefStatus::Unverified { resource, reason } => {
+                unverified.push(format!("{label} ({resource}: {reason})"));
+            }
         }
+    }
+    if solid.is_empty() && !unverified.is_empty() {
+        return Fate::Unknown {
+            reason: format!(
+                "its owner {} is of a kind you cannot list: whether it exists, and so whether the garbage collector deletes this object, cannot be told from here",
+                unverified.join(", ")
+            ),
+        };
     }
     if !solid.is_empty() {
         dropped.extend(
@@ -492,6 +511,11 @@ fn fate(graph: &OwnershipGraph, obj: &Object) -> Fate {
     Fate::WillBeCollected {
         reason: format!("every owner is gone: {}", dropped.join(", ")),
     }
+}
+
+fn unlisted_names(p: &Partial) -> String {
+    let names: Vec<&str> = p.unlisted.iter().map(|u| u.resource.as_str()).collect();
+    names.join(", ")
 }
 
 fn finalizer_cause(who: &str, f: &FinalizerStatus) -> Option<String> {
@@ -565,9 +589,21 @@ fn causes(d: &Diagnosis) -> Vec<String> {
         Fate::NeverCollected { reason } => {
             return vec![format!("{who} is never collected: {reason}")];
         }
+        Fate::Unknown { reason } => {
+            return vec![format!("cannot tell what happens to {who}: {reason}")];
+        }
     }
     for b in &d.blockers {
         blocker_causes(b, &mut out);
+    }
+    if d.blockers.is_empty()
+        && d.finalizers.iter().any(|f| f.info.name == FOREGROUND)
+        && d.partial.is_partial()
+    {
+        out.push(format!(
+            "{who} waits on dependents; none is visible, but you cannot list {}, so it may be waiting on one of those",
+            unlisted_names(&d.partial)
+        ));
     }
     if !d.releasing.is_empty() {
         out.push(format!(
@@ -686,7 +722,12 @@ impl Diagnosis {
                     None => {}
                 }
                 if f.info.name == FOREGROUND {
-                    if self.blockers.is_empty() {
+                    if self.blockers.is_empty() && self.partial.is_partial() {
+                        out.push(format!(
+                            "    no blocking dependent visible; you cannot list {}, so it may be waiting on one of those",
+                            unlisted_names(&self.partial)
+                        ));
+                    } else if self.blockers.is_empty() {
                         out.push("    no blocking dependent left".into());
                     } else {
                         out.push(format!("    waiting on {}:", self.waiting_summary()));

@@ -34,6 +34,9 @@ pub enum RefStatus {
     /// A kind the server does not know (e.g. an uninstalled CRD): the
     /// garbage collector retries and keeps the dependent.
     UnknownKind,
+    /// The owner's kind could not be listed (forbidden, or the list
+    /// failed): whether it exists is not known, so nothing is concluded.
+    Unverified { resource: String, reason: String },
 }
 
 impl RefStatus {
@@ -64,6 +67,7 @@ impl RefStatus {
             RefStatus::CrossNamespace { .. } => "cross-namespace",
             RefStatus::Unresolvable => "unresolvable",
             RefStatus::UnknownKind => "unknown-kind",
+            RefStatus::Unverified { .. } => "unverified",
         }
     }
 }
@@ -211,6 +215,12 @@ impl OwnershipGraph {
                 RefStatus::UidMismatch {
                     found: found.uid().to_string(),
                 }
+            };
+        }
+        if let Some(u) = self.kinds.unlisted_kind(group, &r.kind) {
+            return RefStatus::Unverified {
+                resource: u.resource.clone(),
+                reason: u.reason.clone(),
             };
         }
         if namespaced

@@ -56,9 +56,49 @@ impl KindInfo {
     }
 }
 
+/// A kind that could not be listed (forbidden, or the list failed): what is
+/// not seen must never become a conclusion (an owner of that kind is
+/// unverified, not gone; a dependent of that kind may exist and block).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unlisted {
+    /// `configmaps`, `jobs.batch`: as kubectl names it.
+    pub resource: String,
+    /// The server's answer, or why the list failed.
+    pub reason: String,
+    /// The kind, when known (a snapshot names it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+}
+
+/// What a view could not see, carried by every answer drawn from it (JSON
+/// `partial: {unlisted: [...]}`): empty when the view is complete.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Partial {
+    pub unlisted: Vec<Unlisted>,
+}
+
+impl Partial {
+    #[must_use]
+    pub fn of(kinds: &KindTable) -> Self {
+        Partial {
+            unlisted: kinds.unlisted.clone(),
+        }
+    }
+
+    #[must_use]
+    pub fn is_partial(&self) -> bool {
+        !self.unlisted.is_empty()
+    }
+}
+
 /// Scope and naming for every kind ownerscope has heard of.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KindTable {
+    /// Kinds that could not be listed: the view is partial.
+    unlisted: Vec<Unlisted>,
     /// group -> kind -> facts (nested so that a lookup borrows, it is asked
     /// for every object admitted and every reference resolved).
     by_group_kind: BTreeMap<String, BTreeMap<String, KindInfo>>,
@@ -401,6 +441,7 @@ impl KindTable {
     #[must_use]
     pub fn builtin() -> Self {
         let mut t = KindTable {
+            unlisted: Vec::new(),
             by_group_kind: BTreeMap::new(),
         };
         for &(group, version, kind, plural, namespaced, short, policy) in BUILTIN {
@@ -421,6 +462,7 @@ impl KindTable {
     #[must_use]
     pub fn empty() -> Self {
         KindTable {
+            unlisted: Vec::new(),
             by_group_kind: BTreeMap::new(),
         }
     }
@@ -452,6 +494,35 @@ impl KindTable {
             }
             None => self.insert(info),
         }
+    }
+
+    /// Records a kind that could not be listed.
+    pub fn mark_unlisted(&mut self, u: Unlisted) {
+        if !self.unlisted.contains(&u) {
+            self.unlisted.push(u);
+            self.unlisted.sort_by(|a, b| a.resource.cmp(&b.resource));
+        }
+    }
+
+    /// Every kind that could not be listed (empty: the view is complete).
+    #[must_use]
+    pub fn unlisted(&self) -> &[Unlisted] {
+        &self.unlisted
+    }
+
+    /// Why `group`/`kind` could not be listed, if it could not.
+    #[must_use]
+    pub fn unlisted_kind(&self, group: &str, kind: &str) -> Option<&Unlisted> {
+        self.unlisted
+            .iter()
+            .find(|u| u.group == group && u.kind == kind)
+    }
+
+    /// The unlisted resources' names, for one line: `configmaps, secrets`.
+    #[must_use]
+    pub fn unlisted_names(&self) -> String {
+        let names: Vec<&str> = self.unlisted.iter().map(|u| u.resource.as_str()).collect();
+        names.join(", ")
     }
 
     /// Looks a kind up by API group and kind.

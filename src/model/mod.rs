@@ -12,7 +12,7 @@ pub mod object;
 pub mod preview;
 
 pub use graph::{OwnershipGraph, RefStatus};
-pub use kinds::{DefaultPolicy, KindInfo, KindTable};
+pub use kinds::{DefaultPolicy, KindInfo, KindTable, Partial, Unlisted};
 pub use object::{
     FOREGROUND, ORPHAN, ObjRef, Object, ObjectMeta, OwnerReference, Policy, Uid, group_of,
     version_of,

@@ -19,7 +19,7 @@ use serde_json::Value;
 
 use super::finalizers;
 use super::graph::{OwnershipGraph, RefStatus};
-use super::kinds::DefaultPolicy;
+use super::kinds::{DefaultPolicy, Partial};
 use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference, Policy, Uid};
 
 /// Built-in finalizers a running control plane removes by itself.
@@ -97,6 +97,9 @@ pub enum Outcome {
     NeverCollected { reason: String },
     /// Left Terminating.
     Waiting { on: Vec<Wait> },
+    /// Deleted in foreground in that wave as far as can be seen; but kinds
+    /// that could not be listed may hold a dependent that blocks it.
+    Unsure { wave: u32, unless: String },
 }
 
 /// One affected object.
@@ -119,6 +122,8 @@ pub struct Plan {
     pub policy_note: Option<String>,
     /// The target first, then the rest by wave, namespace, kind, name.
     pub entries: Vec<PlanEntry>,
+    /// What could not be seen: the counts are then lower bounds.
+    pub partial: Partial,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -169,6 +174,7 @@ pub fn plan(
             policy: policy.unwrap_or(Policy::Background),
             policy_note: Some("the object no longer exists".into()),
             entries: Vec::new(),
+            partial: Partial::of(graph.kinds()),
         };
     };
     let (effective, note) = effective_policy(graph, target, policy);
@@ -183,13 +189,36 @@ pub fn plan(
     p.collect_closure(target);
     p.delete(target_uid, policy);
     p.run();
+    let partial = Partial::of(graph.kinds());
+    let unseen_short = {
+        let u = graph.kinds().unlisted();
+        match u {
+            [] => String::new(),
+            [one] => one.resource.clone(),
+            [first, rest @ ..] => format!("{} and {} more", first.resource, rest.len()),
+        }
+    };
     let mut entries: Vec<(u32, PlanEntry)> = p
         .items
         .values()
         .filter_map(|i| {
-            let outcome = p.outcome(i)?;
+            let mut outcome = p.outcome(i)?;
+            // An owner that waited in foreground went once its visible
+            // blocking dependents were gone; one of a kind that could not
+            // be listed would hold it.
+            if let Outcome::Deleted { wave } = outcome
+                && i.deleting_dependents
+                && partial.is_partial()
+            {
+                outcome = Outcome::Unsure {
+                    wave,
+                    unless: format!(
+                        "it waits in foreground for its dependents, and a blocking one of a kind you cannot list ({unseen_short}) would keep it Terminating"
+                    ),
+                };
+            }
             let wave = match &outcome {
-                Outcome::Deleted { wave } => *wave,
+                Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } => *wave,
                 _ => u32::MAX,
             };
             Some((
@@ -225,6 +254,7 @@ pub fn plan(
         policy: effective,
         policy_note: note,
         entries: entries.into_iter().map(|(_, e)| e).collect(),
+        partial,
     }
 }
 
@@ -753,6 +783,9 @@ impl Planner<'_> {
                     }
                     return false;
                 }
+                // Not seen, so not known to be gone: counted as an owner
+                // that exists (never "deleted" on a guess).
+                RefStatus::Unverified { .. } => solid.push(r.clone()),
                 RefStatus::Resolves { owner } => {
                     if self.is_gone(&owner) {
                         dangling.push(r.clone());
@@ -803,7 +836,12 @@ impl Planner<'_> {
             }
             return true;
         }
-        let has_dependents = !self.referrers(uid).is_empty();
+        // R34.5 asks whether it has dependents; in a partial view one of a
+        // kind that could not be listed may exist: assumed, so that the
+        // answer is "deleted unless an unseen dependent blocks", never a
+        // plain "deleted" on a guess.
+        let has_dependents =
+            !self.referrers(uid).is_empty() || !graph.kinds().unlisted().is_empty();
         let policy = if !waiting.is_empty() && has_dependents {
             let cycle = self
                 .referrers(uid)
@@ -939,7 +977,18 @@ impl Plan {
             )
         });
         let waiting = self.count(|o| matches!(o, Outcome::Waiting { .. }));
-        let mut parts = vec![format!("{deleted} deleted")];
+        let unsure = self.count(|o| matches!(o, Outcome::Unsure { .. }));
+        let mut parts = Vec::new();
+        if !self.partial.is_partial() {
+            parts.push(format!("{deleted} deleted"));
+        } else if deleted > 0 || unsure == 0 {
+            parts.push(format!("at least {deleted} deleted"));
+        }
+        if unsure > 0 {
+            parts.push(format!(
+                "{unsure} deleted unless an unseen dependent blocks"
+            ));
+        }
         if orphaned > 0 {
             parts.push(format!("{orphaned} orphaned"));
         }
@@ -965,6 +1014,18 @@ impl Plan {
                 .unwrap_or_default(),
             self.summary()
         )];
+        if self.partial.is_partial() {
+            let names: Vec<&str> = self
+                .partial
+                .unlisted
+                .iter()
+                .map(|u| u.resource.as_str())
+                .collect();
+            out.push(format!(
+                "partial view: you cannot list {}: counts are lower bounds; objects of those kinds may also be deleted, orphaned or hold things up",
+                names.join(", ")
+            ));
+        }
         for e in &self.entries {
             let who = format!("{}/{}", e.object.kind, e.object.name);
             let line = match &e.outcome {
@@ -988,6 +1049,11 @@ impl Plan {
                 Outcome::Waiting { on } => {
                     let w: Vec<String> = on.iter().map(Wait::text).collect();
                     format!("left Terminating   {who}: waits on {}", w.join("; "))
+                }
+                Outcome::Unsure { wave, unless } => {
+                    format!(
+                        "deleted? (wave {wave:>2}) {who}: unless an unseen dependent blocks: {unless}"
+                    )
                 }
             };
             out.push(line);

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::api::{DeleteOptions, Preconditions, UidGen};
 use super::yaml::{self, Document, Located};
-use crate::model::{KindInfo, KindTable, Object, group_of};
+use crate::model::{KindInfo, KindTable, Object, Partial, group_of};
 
 /// A load error: file, line, field, message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -302,6 +302,9 @@ struct ScenarioHeader {
     objects: Vec<Value>,
     #[serde(default)]
     kinds: Vec<KindDecl>,
+    /// A snapshot taken with partial rights: what could not be listed.
+    #[serde(default)]
+    partial: Partial,
     #[serde(default)]
     controllers: Vec<ControllerSpec>,
     #[serde(default)]
@@ -318,6 +321,8 @@ pub struct Scenario {
     /// The file it came from (`bundled:<name>` for bundled ones).
     pub source: String,
     pub kinds: Vec<KindInfo>,
+    /// What the snapshot could not list (empty for a complete view).
+    pub partial: Partial,
     /// Objects with uids assigned and owner-reference uids resolved.
     pub objects: Vec<Object>,
     /// The line each object starts on.
@@ -334,6 +339,9 @@ impl Scenario {
         let mut t = KindTable::builtin();
         for k in &self.kinds {
             t.declare(k.clone());
+        }
+        for u in &self.partial.unlisted {
+            t.mark_unlisted(u.clone());
         }
         for o in &self.objects {
             t.learn(&o.api_version, &o.kind, o.namespace().is_some());
@@ -485,6 +493,8 @@ fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
         objects: Option<Vec<Object>>,
         #[serde(default)]
         kinds: Option<Vec<KindDecl>>,
+        #[serde(default)]
+        partial: Option<Partial>,
     }
     if !text.trim_start().starts_with('{') {
         return None;
@@ -493,15 +503,22 @@ fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
     let stem = Path::new(file.trim_start_matches("bundled:"))
         .file_stem()
         .map_or_else(|| file.to_string(), |s| s.to_string_lossy().to_string());
-    let (name, description, kinds, objects) = match shape {
+    let (name, description, kinds, objects, partial) = match shape {
         Shape {
             kind: Some(k),
             items: Some(items),
             objects: None,
             kinds: None,
             name: None,
+            partial: None,
             ..
-        } if k.ends_with("List") => (stem, format!("objects from {file}"), Vec::new(), items),
+        } if k.ends_with("List") => (
+            stem,
+            format!("objects from {file}"),
+            Vec::new(),
+            items,
+            Partial::default(),
+        ),
         Shape {
             api_version: None,
             kind: None,
@@ -511,11 +528,13 @@ fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
             description,
             objects,
             kinds,
+            partial,
         } => (
             name,
             description.unwrap_or_default(),
             kinds.unwrap_or_default(),
             objects.unwrap_or_default(),
+            partial.unwrap_or_default(),
         ),
         _ => return None,
     };
@@ -530,6 +549,7 @@ fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
         description,
         source: file.to_string(),
         kinds: kinds.iter().map(kind_info).collect(),
+        partial,
         object_lines: Vec::new(),
         objects,
         controllers: Vec::new(),
@@ -576,6 +596,7 @@ fn parse_located(file: &str, text: &str) -> Result<Scenario, LoadError> {
         description: format!("objects from {file}"),
         source: file.to_string(),
         kinds: Vec::new(),
+        partial: Partial::default(),
         objects,
         object_lines: lines,
         controllers: Vec::new(),
@@ -634,6 +655,7 @@ fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
         description: header.description,
         source: file.to_string(),
         kinds,
+        partial: header.partial,
         objects,
         object_lines: lines,
         controllers: header.controllers,

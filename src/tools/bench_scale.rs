@@ -92,6 +92,7 @@ fn scenario(objects: Vec<Object>) -> Scenario {
         description: "one Deployment owning everything".into(),
         source: "generated".into(),
         kinds: Vec::new(),
+        partial: crate::model::Partial::default(),
         object_lines: vec![0; objects.len()],
         objects,
         controllers: Vec::new(),

@@ -218,6 +218,11 @@ fn owner_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
                 "unresolvable: a cluster-scoped object cannot have a namespaced owner".to_string(),
             ),
             RefStatus::UnknownKind => ("?", theme::WARN, "unknown kind".to_string()),
+            RefStatus::Unverified { resource, reason } => (
+                "?",
+                theme::WARN,
+                format!("unverified: you cannot list {resource} ({reason})"),
+            ),
         };
         out.push(Line::from(vec![
             Span::styled(format!("{mark} "), style),

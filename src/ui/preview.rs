@@ -20,8 +20,12 @@ fn who(e: &PlanEntry) -> Line<'static> {
 fn class(o: &Outcome) -> (u32, String) {
     match o {
         Outcome::Waiting { .. } => (0, "left Terminating, waiting".into()),
-        Outcome::Deleted { wave: 0 } => (1, "deleted now".into()),
-        Outcome::Deleted { wave } => (wave.saturating_add(1), format!("deleted in wave {wave}")),
+        Outcome::Unsure { .. } => (
+            1,
+            "deleted unless an unseen dependent blocks it (partial view)".into(),
+        ),
+        Outcome::Deleted { wave: 0 } => (2, "deleted now".into()),
+        Outcome::Deleted { wave } => (wave.saturating_add(2), format!("deleted in wave {wave}")),
         Outcome::Orphaned { .. } => (
             u32::MAX - 1,
             "orphaned: keep running, lose the reference".into(),
@@ -86,6 +90,7 @@ fn entry(id: String, e: &PlanEntry) -> Item {
             references_removed.join(", ")
         )],
         Outcome::NeverCollected { reason } => vec![reason.clone()],
+        Outcome::Unsure { unless, .. } => vec![unless.clone()],
         Outcome::Waiting { on } => on
             .iter()
             .map(|w| format!("waits on {}", wait_text(w)))

@@ -44,10 +44,7 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
                 parts.push(format!("CONNECTION LOST: {why} (tree is stale)"));
             }
             if !s.missing_kinds.is_empty() {
-                parts.push(format!(
-                    "partial: cannot list {}",
-                    s.missing_kinds.join(", ")
-                ));
+                parts.push(partial_label(&s.missing_kinds));
             }
         }
         None => parts.push(" connecting…".into()),
@@ -139,4 +136,31 @@ pub fn second_line(app: &App) -> Line<'_> {
         spans.push(Span::raw(format!(" {h} ")));
     }
     Line::from(spans)
+}
+
+/// What could not be listed, in little room: `PARTIAL: cannot list
+/// configmaps, secrets +22` (the details and dialogs say the rest where it
+/// changes an answer).
+fn partial_label(kinds: &[String]) -> String {
+    match kinds {
+        [] => String::new(),
+        [a] => format!("PARTIAL: cannot list {a}"),
+        [a, b] => format!("PARTIAL: cannot list {a}, {b}"),
+        [a, b, rest @ ..] => format!("PARTIAL: cannot list {a}, {b} +{}", rest.len()),
+    }
+}
+
+#[cfg(test)]
+mod partial_tests {
+    use super::partial_label;
+
+    #[test]
+    fn many_unlisted_kinds_take_one_short_label() {
+        let kinds: Vec<String> = (0..24).map(|i| format!("kind{i}")).collect();
+        assert_eq!(
+            partial_label(&kinds),
+            "PARTIAL: cannot list kind0, kind1 +22"
+        );
+        assert_eq!(partial_label(&kinds[..1]), "PARTIAL: cannot list kind0");
+    }
 }

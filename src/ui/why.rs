@@ -66,7 +66,9 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
     )));
     let style = match &why.fate {
         Fate::Terminating => theme::BAD,
-        Fate::NeverCollected { .. } | Fate::WillBeCollected { .. } => theme::WARN,
+        Fate::NeverCollected { .. } | Fate::WillBeCollected { .. } | Fate::Unknown { .. } => {
+            theme::WARN
+        }
         _ => Style::new(),
     };
     out.push(Line::from(vec![

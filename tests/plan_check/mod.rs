@@ -39,6 +39,17 @@ pub fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) ->
                     o.metadata.finalizers
                 ));
             }
+            // Deleted, unless a dependent of a kind that could not be
+            // listed blocks it: either is right.
+            (Some(Outcome::Unsure { .. }), None) => {}
+            (Some(Outcome::Unsure { .. }), Some(o)) => {
+                if !o.has_finalizer(FOREGROUND) {
+                    errors.push(format!(
+                        "{ctx}: {who} predicted deleted unless blocked, still there without foregroundDeletion: {:?}",
+                        o.metadata.finalizers
+                    ));
+                }
+            }
             (Some(other), None) => errors.push(format!(
                 "{ctx}: {who} predicted {other:?}, but it was deleted"
             )),
