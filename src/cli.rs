@@ -157,7 +157,7 @@ pub struct TreeArgs {
     pub namespace: Option<String>,
     /// Show the state after running the scenario's steps up to this many
     /// seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub at: Option<f64>,
     #[command(flatten)]
     pub out: OutputArgs,
@@ -177,7 +177,7 @@ pub struct SimulateArgs {
     #[arg(long, value_enum)]
     pub policy: Option<PolicyArg>,
     /// Stop at this virtual time even if things still change.
-    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = parse_seconds)]
     pub until: f64,
     /// Seed for uids and the garbage collector's worker order.
     #[arg(long)]
@@ -200,7 +200,7 @@ pub struct WhyArgs {
     #[command(flatten)]
     pub live: LiveArgs,
     /// Look after running the scenario's steps up to this many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub at: Option<f64>,
     #[command(flatten)]
     pub out: OutputArgs,
@@ -225,10 +225,38 @@ pub struct PlanArgs {
     pub policy: Option<PolicyArg>,
     /// Plan against the state after running the scenario's steps up to this
     /// many seconds.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub at: Option<f64>,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+/// The longest virtual time `--at` and `--until` reach: 30 days, well past
+/// any scenario, and a bound on the work of getting there.
+pub const MAX_SECONDS: f64 = 30.0 * 24.0 * 3600.0;
+
+/// `--at` and `--until`: virtual seconds, finite, not negative, at most
+/// [`MAX_SECONDS`].
+///
+/// # Errors
+/// Not a number, not finite, negative or too large: said so.
+pub fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number of seconds"))?;
+    if !v.is_finite() {
+        return Err(format!("{s:?} is not a finite number of seconds"));
+    }
+    if v < 0.0 {
+        return Err(format!("{s:?}: seconds cannot be negative"));
+    }
+    if v > MAX_SECONDS {
+        return Err(format!(
+            "{s:?}: at most {MAX_SECONDS} seconds (30 days of virtual time)"
+        ));
+    }
+    Ok(v)
 }
 
 /// Seconds as typed to virtual milliseconds.

@@ -149,3 +149,109 @@ fn a_closed_pipe_ends_quietly() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ownerscope-hostile-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).expect("write");
+    p
+}
+
+fn fails_with(args: &[&str], needle: &str) {
+    let o = ownerscope(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{args:?} succeeded");
+    assert_eq!(
+        o.status.code(),
+        Some(if err.starts_with("error: invalid value") {
+            2
+        } else {
+            1
+        }),
+        "{args:?}: {err}"
+    );
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+/// Grace periods and timestamps the clock cannot add to are refused at
+/// load with the field's line (they panicked every command before).
+#[test]
+fn huge_grace_periods_and_timestamps_are_errors_naming_the_field() {
+    let grace = temp_file(
+        "grace.yaml",
+        b"name: g\nobjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: a\n      namespace: x\n      deletionTimestamp: \"2026-01-01T00:00:00Z\"\n      deletionGracePeriodSeconds: 9223372036854775807\n      finalizers: [example.com/x]\n",
+    );
+    let path = grace.to_str().expect("utf-8");
+    for cmd in ["tree", "simulate"] {
+        fails_with(
+            &[cmd, path],
+            "grace.yaml:9: objects[0].metadata.deletionGracePeriodSeconds: 9223372036854775807 is outside",
+        );
+    }
+    let pod = temp_file(
+        "pod.json",
+        br#"{"apiVersion":"v1","kind":"List","items":[
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"x"},"spec":{"nodeName":"n","terminationGracePeriodSeconds":-9223372036854775808}}]}"#,
+    );
+    fails_with(
+        &["why", pod.to_str().expect("utf-8"), "pod/p", "-n", "x"],
+        "pod.json:2: items[0].spec.terminationGracePeriodSeconds",
+    );
+    let ts = temp_file(
+        "ts.yaml",
+        b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  creationTimestamp: \"9999-12-31T23:59:59Z\"\n",
+    );
+    fails_with(
+        &["tree", ts.to_str().expect("utf-8")],
+        "metadata.creationTimestamp",
+    );
+}
+
+#[test]
+fn at_and_until_reject_what_is_not_a_bounded_time() {
+    for (arg, needle) in [
+        ("--at=NaN", "not a finite number"),
+        ("--at=inf", "not a finite number"),
+        ("--at=-5", "cannot be negative"),
+        ("--at=3e11", "at most"),
+        ("--at=soon", "not a number"),
+    ] {
+        fails_with(&["tree", "shop-demo", arg], needle);
+    }
+    fails_with(&["simulate", "shop-demo", "--until=1e12"], "at most");
+}
+
+/// What is not a regular file is refused at once (a device was read until
+/// memory ran out; a FIFO blocked forever).
+#[test]
+fn devices_pipes_directories_empty_and_broken_files_are_refused() {
+    fails_with(&["tree", "/dev/zero"], "not a regular file");
+    let dir = std::env::temp_dir();
+    fails_with(
+        &["tree", dir.to_str().expect("utf-8")],
+        "not a regular file",
+    );
+    let fifo = dir.join(format!("ownerscope-fifo-{}", std::process::id()));
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(made, "mkfifo");
+    fails_with(
+        &["tree", fifo.to_str().expect("utf-8")],
+        "not a regular file",
+    );
+    let _ = std::fs::remove_file(&fifo);
+    let empty = temp_file("empty.yaml", b"  \n");
+    fails_with(
+        &["tree", empty.to_str().expect("utf-8")],
+        "empty.yaml: the file is empty",
+    );
+    let bad = temp_file("bad.yaml", b"name: x\nobjects: []\n\xff\xfe\n");
+    fails_with(
+        &["tree", bad.to_str().expect("utf-8")],
+        "bad.yaml:3: invalid UTF-8",
+    );
+}

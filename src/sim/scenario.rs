@@ -419,6 +419,9 @@ pub fn bundled(name: &str) -> Result<Scenario, LoadError> {
     parse(&format!("bundled:{n}"), text)
 }
 
+/// The largest file read (4 GiB).
+const MAX_FILE_BYTES: u64 = 4 << 30;
+
 /// Loads a bundled scenario by name, or else a file by path.
 ///
 /// # Errors
@@ -440,12 +443,44 @@ pub fn load(name_or_path: &str) -> Result<Scenario, LoadError> {
             ),
         });
     }
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+    let refuse = |message: String| LoadError {
         file: name_or_path.to_string(),
         line: 0,
         field: String::new(),
-        message: e.to_string(),
+        message,
+    };
+    // A device (/dev/zero), a FIFO or a directory would be read forever or
+    // not at all: only regular files, of a size that fits in memory.
+    let meta = std::fs::metadata(path).map_err(|e| refuse(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(refuse(
+            "not a regular file (a directory, a device or a pipe): give a scenario file, a manifest or a snapshot".into(),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(refuse(format!(
+            "{} bytes: larger than the {} bytes ownerscope reads",
+            meta.len(),
+            MAX_FILE_BYTES
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| refuse(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..valid]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count();
+        LoadError {
+            file: name_or_path.to_string(),
+            line,
+            field: String::new(),
+            message: format!("invalid UTF-8 at byte {valid}"),
+        }
     })?;
+    if text.trim().is_empty() {
+        return Err(refuse("the file is empty".into()));
+    }
     parse(name_or_path, &text)
 }
 
@@ -709,6 +744,19 @@ fn step_from(
     };
     let mut actions = Vec::new();
     if let Some(s) = d.delete {
+        // R15: a negative grace becomes 1; past ten years the clock could
+        // not add it.
+        if let Some(g) = s.grace_period_seconds
+            && g > MAX_GRACE_SECONDS
+        {
+            let field = yaml::join_path(path, "delete.gracePeriodSeconds");
+            return Err(LoadError {
+                file: file.to_string(),
+                line: doc.line_of(&field),
+                field,
+                message: format!("{g} is more than {MAX_GRACE_SECONDS} seconds (ten years)"),
+            });
+        }
         actions.push(StepAction::Delete {
             target: target(s.kind, s.namespace, s.name),
             options: DeleteOptions {
@@ -787,7 +835,70 @@ fn stable_uid(o: &Object) -> String {
 }
 
 /// Assigns missing uids and fills owner-reference uids from the owner named.
+/// The longest grace period accepted (ten years): the simulator's clock
+/// adds it to timestamps, which must stay in range.
+const MAX_GRACE_SECONDS: i64 = 10 * 365 * 24 * 3600;
+
+/// Times and durations are checked where they enter: a grace period or a
+/// timestamp the clock cannot add to is an error naming the field, not a
+/// panic later.
+fn check_times(o: &Object) -> Option<(&'static str, String)> {
+    let earliest = jiff::Timestamp::UNIX_EPOCH;
+    let latest: jiff::Timestamp = "2500-01-01T00:00:00Z".parse().ok()?;
+    for (field, ts) in [
+        ("metadata.creationTimestamp", o.metadata.creation_timestamp),
+        ("metadata.deletionTimestamp", o.metadata.deletion_timestamp),
+    ] {
+        if let Some(t) = ts
+            && (t < earliest || t >= latest)
+        {
+            return Some((field, format!("{t} is outside 1970-01-01 .. 2500-01-01")));
+        }
+    }
+    let grace = [
+        (
+            "metadata.deletionGracePeriodSeconds",
+            o.metadata.deletion_grace_period_seconds,
+        ),
+        (
+            "spec.terminationGracePeriodSeconds",
+            o.value_at(&["spec", "terminationGracePeriodSeconds"])
+                .and_then(serde_json::Value::as_i64),
+        ),
+    ];
+    for (field, g) in grace {
+        if let Some(g) = g
+            && !(0..=MAX_GRACE_SECONDS).contains(&g)
+        {
+            return Some((
+                field,
+                format!("{g} is outside 0 .. {MAX_GRACE_SECONDS} seconds (ten years)"),
+            ));
+        }
+    }
+    if o.value_at(&["spec", "terminationGracePeriodSeconds"])
+        .is_some_and(|v| v.as_i64().is_none())
+    {
+        return Some((
+            "spec.terminationGracePeriodSeconds",
+            "must be a whole number of seconds".into(),
+        ));
+    }
+    None
+}
+
 fn finish_objects(s: &mut Scenario, locate: &Locate<'_>) -> Result<(), LoadError> {
+    for (i, o) in s.objects.iter().enumerate() {
+        if let Some((field, message)) = check_times(o) {
+            let (line, field) = locate(i, field);
+            return Err(LoadError {
+                file: s.source.clone(),
+                line,
+                field,
+                message,
+            });
+        }
+    }
     let kinds = s.kind_table();
     let mut by_name: HashMap<(String, String, String, String), (String, String)> = HashMap::new();
     for o in &mut s.objects {
