@@ -327,6 +327,16 @@ fn name_of(o: &Object) -> String {
     format!("{}/{}", o.kind, o.name())
 }
 
+/// R58 with R17: the namespace controller's Background DELETE changes an
+/// object that is live, or Terminating with a GC finalizer it drops.
+fn namespace_deletes(i: &Item) -> bool {
+    match i.state {
+        State::Alive => true,
+        State::Terminating => i.obj.has_finalizer(FOREGROUND) || i.obj.has_finalizer(ORPHAN),
+        State::Gone(_) => false,
+    }
+}
+
 fn is_namespace(o: &Object) -> bool {
     o.kind == "Namespace" && o.group().is_empty()
 }
@@ -520,12 +530,21 @@ impl Planner<'_> {
                 .finalizers
                 .retain(|f| f != ORPHAN && f != FOREGROUND);
             item.obj.metadata.finalizers.push(NAMESPACE_CONTENT.into());
+            // R58: spec finalizers other than the controller's own stay
+            // until their owners remove them.
+            let extra: Vec<String> = item
+                .obj
+                .strings_at(&["spec", "finalizers"])
+                .into_iter()
+                .filter(|f| f != NAMESPACE_CONTENT)
+                .collect();
+            item.obj.metadata.finalizers.extend(extra);
         }
         let ns = item.obj.name().to_string();
         let content: Vec<Uid> = self
             .items
             .iter()
-            .filter(|(_, i)| i.obj.namespace() == Some(ns.as_str()) && i.state == State::Alive)
+            .filter(|(_, i)| i.obj.namespace() == Some(ns.as_str()) && namespace_deletes(i))
             .map(|(u, _)| u.clone())
             .collect();
         let mut content = content;
@@ -700,7 +719,7 @@ impl Planner<'_> {
         if is_namespace(&obj) {
             let ns = obj.name().to_string();
             for u in self
-                .sorted_where(|i| i.obj.namespace() == Some(ns.as_str()) && i.state == State::Alive)
+                .sorted_where(|i| i.obj.namespace() == Some(ns.as_str()) && namespace_deletes(i))
             {
                 self.delete(&u, Some(Policy::Background));
                 changed = true;

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Value, json};
 
 use super::api::{ApiServer, DeleteOptions, Key, Preconditions};
-use crate::model::{Object, OwnerReference, Policy, Uid};
+use crate::model::{FOREGROUND, ORPHAN, Object, OwnerReference, Policy, Uid};
 
 pub const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
 pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
@@ -311,13 +311,33 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
         };
     }
     let name = ns.name();
+    // Everything in the namespace, Events (core and events.k8s.io)
+    // included: they are content, deleted with the rest.
     let content: Vec<&Object> = api
         .objects()
-        .filter(|o| {
-            o.namespace() == Some(name)
-                && !(o.kind == "Event" && (o.group().is_empty() || o.group() == "events.k8s.io"))
-        })
+        .filter(|o| o.namespace() == Some(name))
         .collect();
+    // The controller deletes every object it lists, Terminating ones too,
+    // with Background: that drops foregroundDeletion and orphan (R17), so an
+    // owner waiting in foreground goes at once while its held dependent
+    // stays. On any other Terminating object the DELETE changes nothing
+    // (R17/R18), so it is not sent.
+    let needs_delete = |o: &Object| {
+        !o.is_terminating()
+            || o.metadata
+                .finalizers
+                .iter()
+                .any(|f| f == FOREGROUND || f == ORPHAN)
+    };
+    // What holds an object once this pass's deletes are done.
+    let holding = |o: &Object| -> Vec<String> {
+        o.metadata
+            .finalizers
+            .iter()
+            .filter(|f| *f != FOREGROUND && *f != ORPHAN)
+            .cloned()
+            .collect()
+    };
     let mut intents = Vec::new();
     let bg = DeleteOptions::policy(Policy::Background);
     let delete = |o: &Object| {
@@ -379,7 +399,7 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
         "All content-preserving finalizers finished",
     );
     if !pods.is_empty() {
-        for p in pods.iter().filter(|p| !p.is_terminating()) {
+        for p in pods.iter().filter(|p| needs_delete(p)) {
             intents.push(delete(p));
         }
         // R58.3: pods remain; stop here (⚠ conditions written as False).
@@ -401,14 +421,12 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
             requeue_ms: Some(estimate_ms / 2 + 1000),
         };
     }
-    for o in content.iter().filter(|o| !o.is_terminating()) {
+    for o in content.iter().filter(|o| needs_delete(o)) {
         intents.push(delete(o));
     }
-    // What will remain after this pass: objects holding finalizers.
-    let remaining: Vec<&&Object> = content
-        .iter()
-        .filter(|o| !o.metadata.finalizers.is_empty())
-        .collect();
+    // What will remain after this pass: objects holding finalizers other
+    // than the garbage collector's (those the Background DELETE drops).
+    let remaining: Vec<&&Object> = content.iter().filter(|o| !holding(o).is_empty()).collect();
     if remaining.is_empty() {
         let status = status_with(ok_remaining, ok_finalizers);
         push_status(&mut intents, ns, status);
@@ -432,8 +450,8 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
             |k| format!("{}.{}", k.plural, k.group),
         );
         *by_resource.entry(res).or_default() += 1;
-        for f in &o.metadata.finalizers {
-            *by_finalizer.entry(f.clone()).or_default() += 1;
+        for f in holding(o) {
+            *by_finalizer.entry(f).or_default() += 1;
         }
     }
     let res_msg: Vec<String> = by_resource

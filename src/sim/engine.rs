@@ -79,6 +79,9 @@ pub struct Sim {
     watch: Vec<Change>,
 }
 
+/// The namespace controller's `namespaceDeletionGracePeriod`.
+const NAMESPACE_DELETION_GRACE_MS: u64 = 5_000;
+
 fn epoch() -> Timestamp {
     EPOCH.parse().unwrap_or(Timestamp::UNIX_EPOCH)
 }
@@ -560,7 +563,24 @@ impl Sim {
                     self.api.update_status(&key, status);
                 }
                 Op::FinalizeNamespace { name } => {
-                    self.api.finalize_namespace(&name, Vec::new());
+                    // R58: the controller removes its own entry only; a
+                    // namespace with another spec finalizer stays
+                    // Terminating holding just that one.
+                    let key = Key {
+                        group: String::new(),
+                        kind: "Namespace".into(),
+                        namespace: None,
+                        name: name.clone(),
+                    };
+                    let rest: Vec<String> = self
+                        .api
+                        .get(&key)
+                        .map(|ns| ns.strings_at(&["spec", "finalizers"]))
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|f| f != "kubernetes")
+                        .collect();
+                    self.api.finalize_namespace(&name, rest);
                 }
             }
             self.dispatch();
@@ -653,7 +673,11 @@ impl Sim {
                 self.schedule_once(delay, Task::VolumeSync);
             }
             ("", "Namespace") if !deleted && obj.is_terminating() => {
-                self.schedule_once(delay.max(1000), Task::NamespaceSync(obj.name().to_string()));
+                // namespaceDeletionGracePeriod: the first pass comes 5 s
+                // after the DELETE.
+                let since = self.now_ms.saturating_sub(self.terminating_since_ms(&obj));
+                let wait = NAMESPACE_DELETION_GRACE_MS.saturating_sub(since);
+                self.schedule_once(wait.max(delay), Task::NamespaceSync(obj.name().to_string()));
             }
             _ => {}
         }
