@@ -80,6 +80,14 @@ pub async fn discover(client: &Client) -> Result<Discovered, ClusterError> {
     let mut kinds = KindTable::builtin();
     let mut resources = Vec::new();
     for group in discovery.groups() {
+        for v in group.versions() {
+            let api_version = if group.name().is_empty() {
+                v.to_string()
+            } else {
+                format!("{}/{v}", group.name())
+            };
+            kinds.mark_served(&api_version);
+        }
         for (ar, caps) in group.recommended_resources() {
             if ar.plural.contains('/') {
                 continue;

@@ -449,6 +449,11 @@ fn fate(graph: &OwnershipGraph, obj: &Object) -> Fate {
                     ),
                 };
             }
+            RefStatus::Unmappable { api_version } => {
+                return Fate::NeverCollected {
+                    reason: never_mapped(api_version, &label),
+                };
+            }
             RefStatus::UnknownKind => {
                 return Fate::NeverCollected {
                     reason: format!(
@@ -511,6 +516,14 @@ fn fate(graph: &OwnershipGraph, obj: &Object) -> Fate {
     Fate::WillBeCollected {
         reason: format!("every owner is gone: {}", dropped.join(", ")),
     }
+}
+
+/// R32: what a reference through an unserved apiVersion means.
+#[must_use]
+pub fn never_mapped(api_version: &str, owner: &str) -> String {
+    format!(
+        "the garbage collector cannot resolve {api_version} (its reference to {owner}) and keeps retrying; this object is never collected"
+    )
 }
 
 fn unlisted_names(p: &Partial) -> String {

@@ -37,6 +37,10 @@ pub enum RefStatus {
     /// The owner's kind could not be listed (forbidden, or the list
     /// failed): whether it exists is not known, so nothing is concluded.
     Unverified { resource: String, reason: String },
+    /// An apiVersion the server does not serve (`apps/v1beta1`): the
+    /// garbage collector cannot map it, retries forever, and never deletes
+    /// the dependent nor removes the reference (R32).
+    Unmappable { api_version: String },
 }
 
 impl RefStatus {
@@ -68,6 +72,7 @@ impl RefStatus {
             RefStatus::Unresolvable => "unresolvable",
             RefStatus::UnknownKind => "unknown-kind",
             RefStatus::Unverified { .. } => "unverified",
+            RefStatus::Unmappable { .. } => "unmappable",
         }
     }
 }
@@ -195,6 +200,11 @@ impl OwnershipGraph {
     #[must_use]
     pub fn classify(&self, dependent: &Object, r: &OwnerReference) -> RefStatus {
         let group = group_of(&r.api_version);
+        if !self.kinds.serves(&r.api_version) {
+            return RefStatus::Unmappable {
+                api_version: r.api_version.clone(),
+            };
+        }
         let Some(namespaced) = self.kinds.namespaced(group, &r.kind) else {
             return RefStatus::UnknownKind;
         };

@@ -99,10 +99,21 @@ impl Partial {
 pub struct KindTable {
     /// Kinds that could not be listed: the view is partial.
     unlisted: Vec<Unlisted>,
+    /// Legacy API versions this server does serve after all (an older
+    /// server's discovery says so).
+    served_legacy: Vec<String>,
     /// group -> kind -> facts (nested so that a lookup borrows, it is asked
     /// for every object admitted and every reference resolved).
     by_group_kind: BTreeMap<String, BTreeMap<String, KindInfo>>,
 }
+
+/// API versions a current server (1.36) no longer serves (R12).
+const LEGACY_UNSERVED: [&str; 4] = [
+    "extensions/v1beta1",
+    "apps/v1beta1",
+    "apps/v1beta2",
+    "batch/v1beta1",
+];
 
 const BG: DefaultPolicy = DefaultPolicy::Policy(Policy::Background);
 const ORPHAN: DefaultPolicy = DefaultPolicy::Policy(Policy::Orphan);
@@ -442,6 +453,7 @@ impl KindTable {
     pub fn builtin() -> Self {
         let mut t = KindTable {
             unlisted: Vec::new(),
+            served_legacy: Vec::new(),
             by_group_kind: BTreeMap::new(),
         };
         for &(group, version, kind, plural, namespaced, short, policy) in BUILTIN {
@@ -463,6 +475,7 @@ impl KindTable {
     pub fn empty() -> Self {
         KindTable {
             unlisted: Vec::new(),
+            served_legacy: Vec::new(),
             by_group_kind: BTreeMap::new(),
         }
     }
@@ -493,6 +506,25 @@ impl KindTable {
                 }
             }
             None => self.insert(info),
+        }
+    }
+
+    /// Whether the server maps `api_version` (R32): the legacy versions of
+    /// R12 are no longer served, unless discovery said otherwise; a
+    /// reference through one cannot be resolved by the garbage collector,
+    /// which retries it forever.
+    #[must_use]
+    pub fn serves(&self, api_version: &str) -> bool {
+        !LEGACY_UNSERVED.contains(&api_version)
+            || self.served_legacy.iter().any(|v| v == api_version)
+    }
+
+    /// Discovery found `api_version` served.
+    pub fn mark_served(&mut self, api_version: &str) {
+        if LEGACY_UNSERVED.contains(&api_version)
+            && !self.served_legacy.iter().any(|v| v == api_version)
+        {
+            self.served_legacy.push(api_version.to_string());
         }
     }
 

@@ -786,6 +786,16 @@ impl Planner<'_> {
         let (mut solid, mut dangling, mut waiting) = (Vec::new(), Vec::new(), Vec::new());
         for r in &obj.metadata.owner_references {
             match graph.classify(&obj, r) {
+                RefStatus::Unmappable { api_version } => {
+                    let reason = super::diagnosis::never_mapped(
+                        &api_version,
+                        &format!("{}/{}", r.kind, r.name),
+                    );
+                    if let Some(i) = self.items.get_mut(uid) {
+                        i.never = Some(reason);
+                    }
+                    return false;
+                }
                 RefStatus::Unresolvable | RefStatus::UnknownKind => {
                     let reason = match graph.classify(&obj, r) {
                         RefStatus::Unresolvable => format!(

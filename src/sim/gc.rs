@@ -596,7 +596,8 @@ impl GarbageCollector {
 
     fn get_object(api: &ApiServer, id: &Identity) -> Result<Option<Object>, PassError> {
         let group = group_of(&id.api_version);
-        let Some(namespaced) = api.kinds().namespaced(group, &id.kind) else {
+        let mapped = api.kinds().serves(&id.api_version);
+        let Some(namespaced) = api.kinds().namespaced(group, &id.kind).filter(|_| mapped) else {
             return Err(PassError::Retry(format!(
                 "unable to get REST mapping for {}/{}",
                 id.api_version, id.kind
@@ -736,7 +737,9 @@ impl GarbageCollector {
             return Ok(Classified::Dangling);
         }
         let group = group_of(&r.api_version);
-        let Some(namespaced) = api.kinds().namespaced(group, &r.kind) else {
+        // R32: a version the server does not serve cannot be mapped either.
+        let mapped = api.kinds().serves(&r.api_version);
+        let Some(namespaced) = api.kinds().namespaced(group, &r.kind).filter(|_| mapped) else {
             return Err(PassError::Retry(format!(
                 "unable to get REST mapping for {}/{}",
                 r.api_version, r.kind

@@ -218,6 +218,11 @@ fn owner_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
                 "unresolvable: a cluster-scoped object cannot have a namespaced owner".to_string(),
             ),
             RefStatus::UnknownKind => ("?", theme::WARN, "unknown kind".to_string()),
+            RefStatus::Unmappable { api_version } => (
+                "✗",
+                theme::BAD,
+                format!("unmappable: the server does not serve {api_version}; never collected"),
+            ),
             RefStatus::Unverified { resource, reason } => (
                 "?",
                 theme::WARN,

@@ -1,0 +1,107 @@
+//! R32 as a real control plane was seen to do it: an owner reference
+//! through an apiVersion the server does not serve (`apps/v1beta1`) cannot
+//! be mapped; the garbage collector retries it forever, never deletes the
+//! dependent and never removes the reference, even once an owner of that
+//! name is gone; the same reference through `apps/v1` is collected at once.
+//! The tree, `why` and the preview say so.
+
+mod common;
+
+use common::*;
+use ownerscope::model::{RefStatus, diagnosis, preview};
+
+const SCENARIO: &str = r#"
+name: unmappable
+objects:
+  - apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: web, namespace: ns, uid: 00000000-0000-4000-8000-0000000000d1}
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: legacy
+      namespace: ns
+      ownerReferences:
+        - {apiVersion: apps/v1beta1, kind: Deployment, name: web, uid: 00000000-0000-4000-8000-0000000000d1}
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: current
+      namespace: ns
+      ownerReferences:
+        - {apiVersion: apps/v1, kind: Deployment, name: web, uid: 00000000-0000-4000-8000-0000000000d1}
+"#;
+
+#[test]
+fn a_reference_through_an_unserved_version_is_never_collected() {
+    let mut sim = sim(SCENARIO);
+    let graph = sim.graph();
+    let legacy = sim.uid_of("ConfigMap", "ns", "legacy");
+    let status = &graph.owners(&legacy)[0].1;
+    assert_eq!(
+        *status,
+        RefStatus::Unmappable {
+            api_version: "apps/v1beta1".into()
+        }
+    );
+    assert_eq!(status.label(), "unmappable");
+    let d = diagnosis::diagnose(&graph, &legacy, sim.now(), &sim.controller_map());
+    assert!(
+        d.causes[0].contains("cannot resolve apps/v1beta1")
+            && d.causes[0].contains("never collected"),
+        "{:?}",
+        d.causes
+    );
+    let web = sim.uid_of("Deployment", "ns", "web");
+    let plan = preview::plan(&graph, &web, None, &sim.controller_map());
+    let outcome = |name: &str| {
+        plan.entries
+            .iter()
+            .find(|e| e.object.name == name)
+            .map(|e| e.outcome.clone())
+    };
+    assert!(
+        matches!(
+            outcome("legacy"),
+            Some(preview::Outcome::NeverCollected { .. })
+        ),
+        "{:?}",
+        outcome("legacy")
+    );
+    assert!(matches!(
+        outcome("current"),
+        Some(preview::Outcome::Deleted { .. })
+    ));
+
+    sim.delete(&t("Deployment", "ns", "web"), &background());
+    sim.advance(600_000);
+    assert!(
+        !sim.exists("ConfigMap", "ns", "current"),
+        "apps/v1: collected"
+    );
+    let kept = sim.must("ConfigMap", "ns", "legacy");
+    assert!(!kept.is_terminating(), "never deleted");
+    assert_eq!(
+        kept.metadata.owner_references[0].api_version, "apps/v1beta1",
+        "the reference is never patched away"
+    );
+    assert!(
+        sim.pending_gc_retries()
+            .iter()
+            .any(|(_, w)| format!("{w:?}").contains(&legacy)),
+        "the garbage collector keeps retrying: {:?}",
+        sim.pending_gc_retries()
+    );
+}
+
+/// An older server that still serves the version (1.20 serves
+/// batch/v1beta1) maps it: discovery marks it served.
+#[test]
+fn a_version_discovery_says_is_served_maps() {
+    let mut kinds = ownerscope::model::KindTable::builtin();
+    assert!(!kinds.serves("batch/v1beta1"));
+    kinds.mark_served("batch/v1beta1");
+    assert!(kinds.serves("batch/v1beta1"));
+    assert!(kinds.serves("apps/v1"));
+    assert!(!kinds.serves("apps/v1beta2"));
+}
