@@ -38,15 +38,46 @@ pub trait Events {
     }
 }
 
-/// Events from the terminal.
+/// Events from the terminal; a stop signal ends the loop as an error, so
+/// that the terminal is restored on the way out.
 #[derive(Debug, Default)]
-pub struct TerminalEvents;
+pub struct TerminalEvents {
+    signal: Option<std::sync::Arc<std::sync::atomic::AtomicUsize>>,
+}
+
+impl TerminalEvents {
+    /// Events, with SIGTERM, SIGINT, SIGHUP and SIGQUIT watched.
+    #[must_use]
+    pub fn watching_signals() -> Self {
+        TerminalEvents {
+            signal: tui::watch_signals().ok(),
+        }
+    }
+
+    fn stopped(&self) -> io::Result<()> {
+        let sig = self
+            .signal
+            .as_ref()
+            .map_or(0, |s| s.load(std::sync::atomic::Ordering::SeqCst));
+        if sig == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!(
+                "stopped by {}",
+                tui::signal_name(sig)
+            )))
+        }
+    }
+}
 
 impl Events for TerminalEvents {
     fn next(&mut self, timeout: Duration) -> io::Result<Option<Event>> {
-        if event::poll(timeout)? {
+        self.stopped()?;
+        // Short waits, so that a signal is seen within a frame or two.
+        if event::poll(timeout.min(POLL_EVERY))? {
             event::read().map(Some)
         } else {
+            self.stopped()?;
             Ok(None)
         }
     }
@@ -273,7 +304,12 @@ pub fn start(args: &UiArgs) -> CmdResult {
         let _ = terminal.draw(|f| ui::render(&app, f));
         panic!("OWNERSCOPE_PANIC_AFTER_INIT is set: panicking on purpose");
     }
-    let result = run(&mut terminal, &mut app, &mut backend, &mut TerminalEvents);
+    let result = run(
+        &mut terminal,
+        &mut app,
+        &mut backend,
+        &mut TerminalEvents::watching_signals(),
+    );
     drop(guard);
     result.map_err(|e| CmdError(format!("{e:#}")))
 }
@@ -296,7 +332,7 @@ pub fn start_with(mut backend: Box<dyn Backend>, args: &UiArgs) -> CmdResult {
         &mut terminal,
         &mut app,
         backend.as_mut(),
-        &mut TerminalEvents,
+        &mut TerminalEvents::watching_signals(),
     );
     drop(guard);
     result.map_err(|e| CmdError(format!("{e:#}")))

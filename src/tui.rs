@@ -3,7 +3,8 @@
 //! panic (a hook that restores first, then hands the panic on).
 
 use std::io::{self, stdout};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
@@ -49,4 +50,37 @@ pub fn restore() {
         let _ = execute!(stdout(), DisableMouseCapture);
         ratatui::restore();
     }
+}
+
+/// The signals that end a terminal program, and their names.
+const STOP_SIGNALS: [(i32, &str); 4] = [
+    (signal_hook::consts::SIGTERM, "SIGTERM"),
+    (signal_hook::consts::SIGINT, "SIGINT"),
+    (signal_hook::consts::SIGHUP, "SIGHUP"),
+    (signal_hook::consts::SIGQUIT, "SIGQUIT"),
+];
+
+/// Turns the stop signals into a flag the loop reads (the signal number,
+/// 0 while none came), so that they end the UI through its normal exit and
+/// the terminal is restored, instead of killing it in raw mode on the
+/// alternate screen.
+///
+/// # Errors
+/// A handler could not be installed.
+pub fn watch_signals() -> io::Result<Arc<AtomicUsize>> {
+    let flag = Arc::new(AtomicUsize::new(0));
+    for (sig, _) in STOP_SIGNALS {
+        #[allow(clippy::cast_sign_loss)]
+        signal_hook::flag::register_usize(sig, Arc::clone(&flag), sig as usize)?;
+    }
+    Ok(flag)
+}
+
+/// The name of a stop signal caught by [`watch_signals`].
+#[must_use]
+pub fn signal_name(sig: usize) -> &'static str {
+    STOP_SIGNALS
+        .iter()
+        .find(|(s, _)| usize::try_from(*s).ok() == Some(sig))
+        .map_or("a signal", |(_, n)| n)
 }

@@ -235,3 +235,33 @@ fn the_terminal_is_restored_after_quitting() {
     });
     assert_terminal_usable(&s);
 }
+
+/// SIGTERM, SIGINT, SIGHUP and SIGQUIT end the UI with the terminal
+/// restored (alternate screen left, raw mode and mouse capture off, the
+/// cursor shown) and say why.
+#[test]
+fn the_terminal_is_restored_after_each_stop_signal() {
+    for sig in ["TERM", "INT", "HUP", "QUIT"] {
+        let s = shell(&format!("e2e-sig-{}", sig.to_lowercase()));
+        s.text(BIN);
+        s.keys(&["Enter"]);
+        s.wait_for("the UI", LONG, |x| x.contains("SIMULATOR shop-demo"));
+        assert_eq!(s.format("#{alternate_on}"), "1");
+        let pid = s.format("#{pane_pid}");
+        // The shell's child is the UI.
+        let out = std::process::Command::new("pkill")
+            .args([&format!("-{sig}"), "-P", pid.trim(), "-x", "ownerscope"])
+            .status()
+            .expect("pkill");
+        assert!(out.success(), "SIG{sig} sent");
+        s.wait_for("the prompt again", LONG, |x| {
+            x.contains(&format!("stopped by SIG{sig}")) && x.trim_end().ends_with("READY$")
+        });
+        assert_terminal_usable(&s);
+        assert_eq!(
+            s.format("#{cursor_flag}"),
+            "1",
+            "SIG{sig}: the cursor is shown"
+        );
+    }
+}
