@@ -255,3 +255,71 @@ fn devices_pipes_directories_empty_and_broken_files_are_refused() {
         "bad.yaml:3: invalid UTF-8",
     );
 }
+
+/// A List of ConfigMaps, each owned by the ones `owners(i)` names.
+fn list_of(n: usize, owners: impl Fn(usize) -> Vec<usize>) -> String {
+    let items: Vec<String> = (0..n)
+        .map(|i| {
+            let refs: Vec<String> = owners(i)
+                .into_iter()
+                .map(|j| format!(r#"{{"apiVersion":"v1","kind":"ConfigMap","name":"c{j}","uid":"u{j}","blockOwnerDeletion":true}}"#))
+                .collect();
+            format!(
+                r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}","namespace":"x","uid":"u{i}","ownerReferences":[{}]}}}}"#,
+                refs.join(",")
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+        items.join(",")
+    )
+}
+
+/// Shapes that overflowed the stack (a chain 10,000 deep, a cycle of
+/// 10,000) or ran out of memory (a ladder of shared dependents, 2^30 paths)
+/// print a bounded tree in which every object appears.
+#[test]
+fn deep_chains_long_cycles_and_diamond_ladders_print_bounded_trees() {
+    let chain = temp_file(
+        "chain.json",
+        list_of(10_000, |i| if i == 0 { vec![] } else { vec![i - 1] }).as_bytes(),
+    );
+    let cycle = temp_file(
+        "cycle.json",
+        list_of(10_000, |i| vec![(i + 9_999) % 10_000]).as_bytes(),
+    );
+    // Rung r holds c(2r+1) and c(2r+2), each owned by both of rung r-1.
+    let ladder = temp_file(
+        "ladder.json",
+        list_of(61, |i| match i {
+            0 => vec![],
+            1 | 2 => vec![0],
+            _ => {
+                let first = (i - 1) / 2 * 2 - 1;
+                vec![first, first + 1]
+            }
+        })
+        .as_bytes(),
+    );
+    for (file, max_lines) in [(&chain, 20_000), (&cycle, 20_000), (&ladder, 200_000)] {
+        let path = file.to_str().expect("utf-8");
+        for cmd in ["tree", "simulate"] {
+            let o = ownerscope(&[cmd, path]);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(o.status.success(), "{cmd} {path}: {err}");
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                out.lines().count() <= max_lines,
+                "{cmd} {path}: {} lines",
+                out.lines().count()
+            );
+            assert!(
+                out.contains("ConfigMap/c60") || out.contains("ConfigMap/c9999"),
+                "{cmd} {path}: every object appears"
+            );
+        }
+        let j = ownerscope(&["tree", path, "-o", "json"]);
+        assert!(j.status.success(), "tree -o json {path}");
+    }
+}

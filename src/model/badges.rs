@@ -27,6 +27,9 @@ pub enum Badge {
     Problem { status: RefStatus, owner: String },
     /// Appears again below itself (an ownership cycle).
     Cycle,
+    /// Its dependents are not drawn here: the chain is deeper than a tree
+    /// is drawn, or (in a pathological graph) the subtree was drawn above.
+    NotExpanded { why: String },
 }
 
 impl Badge {
@@ -46,6 +49,7 @@ impl Badge {
             } => format!("?{}({owner})", status.label()),
             Badge::Problem { status, owner } => format!("!{}({owner})", status.label()),
             Badge::Cycle => "cycle".into(),
+            Badge::NotExpanded { why } => format!("… {why}"),
         }
     }
 

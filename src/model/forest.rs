@@ -43,11 +43,24 @@ impl ForestGroup {
     }
 }
 
+/// Levels drawn below a root. Real ownership is a few levels deep; a file
+/// can hold a chain of thousands, which would overflow the stack of every
+/// walk of the nested tree (building, printing, JSON, dropping).
+pub const MAX_TREE_DEPTH: usize = 200;
+
+/// Nodes drawn before an object already drawn stops being expanded again
+/// under its other owners: a "diamond ladder" of shared dependents doubles
+/// at every rung.
+fn node_budget(objects: usize) -> usize {
+    objects.saturating_mul(4).max(100_000)
+}
+
 /// Builds the whole forest.
 #[must_use]
 pub fn build(graph: &OwnershipGraph, now: Timestamp) -> Vec<ForestGroup> {
     let mut groups: BTreeMap<Option<String>, Vec<ForestNode>> = BTreeMap::new();
     let mut seen: HashSet<Uid> = HashSet::new();
+    let mut budget = node_budget(graph.len());
     let mut starts = graph.roots();
     // Objects that only own each other have no root: start from the first
     // of each such cycle so that nothing is hidden.
@@ -62,7 +75,7 @@ pub fn build(graph: &OwnershipGraph, now: Timestamp) -> Vec<ForestGroup> {
             };
             let ns = obj.namespace().map(str::to_string);
             let mut path = Vec::new();
-            let node = build_node(graph, &root, None, now, &mut path, &mut seen);
+            let node = build_node(graph, &root, None, now, &mut path, &mut seen, &mut budget);
             groups.entry(ns).or_default().push(node);
         }
         if rest.is_empty() {
@@ -94,8 +107,10 @@ fn build_node(
     now: Timestamp,
     path: &mut Vec<Uid>,
     seen: &mut HashSet<Uid>,
+    budget: &mut usize,
 ) -> ForestNode {
-    seen.insert(uid.clone());
+    *budget = budget.saturating_sub(1);
+    let drawn_before = !seen.insert(uid.clone());
     let object = graph
         .get(uid)
         .map(super::object::Object::obj_ref)
@@ -113,11 +128,31 @@ fn build_node(
             children: Vec::new(),
         };
     }
+    let dependents = graph.dependents(uid);
+    let stop = if dependents.is_empty() {
+        None
+    } else if path.len() >= MAX_TREE_DEPTH {
+        Some(format!(
+            "deeper than {MAX_TREE_DEPTH} levels: tree KIND/NAME from here"
+        ))
+    } else if drawn_before && *budget == 0 {
+        Some("dependents shown above".to_string())
+    } else {
+        None
+    };
+    if let Some(why) = stop {
+        badges.push(Badge::NotExpanded { why });
+        return ForestNode {
+            object,
+            edge,
+            badges,
+            children: Vec::new(),
+        };
+    }
     path.push(uid.clone());
-    let children = graph
-        .dependents(uid)
+    let children = dependents
         .into_iter()
-        .map(|(dep, r)| build_node(graph, &dep, Some(r), now, path, seen))
+        .map(|(dep, r)| build_node(graph, &dep, Some(r), now, path, seen, budget))
         .collect();
     path.pop();
     ForestNode {

@@ -32,6 +32,7 @@ pub fn badge(b: &Badge) -> Style {
         Badge::Finalizers { .. } => WARN,
         Badge::Controller | Badge::BlockOwnerDeletion => EDGE,
         Badge::Shared { .. } => Style::new().fg(Color::Magenta),
+        Badge::NotExpanded { .. } => WARN,
         Badge::Problem { .. } | Badge::Cycle => Style::new()
             .fg(Color::LightRed)
             .add_modifier(Modifier::BOLD),
