@@ -1286,3 +1286,36 @@ subjects: [{{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}}
     );
     rt.block_on(delete_namespace(&client, &ns));
 }
+
+/// A kubeconfig exec plugin that fails: its environment and arguments
+/// (where tokens live) are never printed; its name and status are.
+#[test]
+fn a_failing_exec_plugin_does_not_print_its_secrets() {
+    let dir = std::env::temp_dir().join(format!("ownerscope-exec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let kc = dir.join("exec.kubeconfig");
+    std::fs::write(
+        &kc,
+        r#"apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users:
+- name: u
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: /bin/false
+      args: ["--token=SUPERSECRET-ARG"]
+      env: [{name: API_TOKEN, value: SUPERSECRET-ENV}]
+      interactiveMode: Never
+contexts: [{name: ctx, context: {cluster: c, user: u, namespace: default}}]
+current-context: ctx
+"#,
+    )
+    .expect("kubeconfig");
+    let o = ownerscope(&["tree", "--live", "--kubeconfig", kc.to_str().expect("path")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(!err.contains("SUPERSECRET"), "{err}");
+    assert!(err.contains("exec credential plugin false failed"), "{err}");
+}

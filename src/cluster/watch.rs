@@ -69,7 +69,10 @@ fn forbidden(e: &watcher::Error) -> (String, bool) {
     };
     match inner {
         Some(k) => (error_message(k), super::error_code(k) == 403),
-        None => (e.to_string(), false),
+        None => (
+            super::exec_plugin_failure(e).unwrap_or_else(|| e.to_string()),
+            false,
+        ),
     }
 }
 

@@ -66,7 +66,48 @@ pub fn to_scenario(view: &LiveView) -> String {
         "description": description,
         "kinds": kinds,
         "partial": crate::model::Partial::of(&snap.kinds),
-        "objects": snap.objects,
+        "objects": snap.objects.iter().map(without_secrets).collect::<Vec<_>>(),
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+/// Annotations a snapshot keeps: none of the deletion rules read any, and
+/// annotations can carry credentials (a service-account token annotation)
+/// or whole manifests with secret values (`last-applied-configuration`). A
+/// snapshot is a file that travels: it keeps what the rules and the tree
+/// need, and no annotation is among that.
+const KEPT_ANNOTATIONS: &[&str] = &[];
+
+/// The object as a snapshot keeps it.
+fn without_secrets(o: &crate::model::Object) -> crate::model::Object {
+    let mut o = o.clone();
+    o.metadata
+        .annotations
+        .retain(|k, _| KEPT_ANNOTATIONS.contains(&k.as_str()));
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_never_reach_a_snapshot() {
+        let mut o = crate::model::Object::new("v1", "Secret", Some("x"), "t");
+        o.metadata.annotations.insert(
+            "openshift.io/token-secret.value".into(),
+            "eyJhbGciOi.SECRET".into(),
+        );
+        o.metadata.annotations.insert(
+            "kubectl.kubernetes.io/last-applied-configuration".into(),
+            "{\"data\":{\"password\":\"hunter2\"}}".into(),
+        );
+        let kept = without_secrets(&o);
+        assert!(kept.metadata.annotations.is_empty());
+        let text = serde_json::to_string(&kept).expect("json");
+        assert!(
+            !text.contains("SECRET") && !text.contains("hunter2"),
+            "{text}"
+        );
+    }
 }
