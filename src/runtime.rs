@@ -156,6 +156,7 @@ pub fn pump(app: &mut App, backend: &mut dyn Backend, elapsed: Duration) -> bool
 
 /// Tells the App how big its tree pane is.
 pub fn fit(app: &mut App, size: Rect) {
+    app.set_screen(size.width, size.height);
     app.set_viewport(ui::layout::tree_rows(size));
 }
 

@@ -132,3 +132,30 @@ fn delete_dialog_when_not_permitted() {
         s.keys("f<Enter>");
     });
 }
+
+/// Below 60x15 the screen says it is too small, and the delete dialog's
+/// Enter sends nothing (the demo's Deployment is still there after it).
+#[test]
+fn too_small_a_terminal_says_so_and_confirms_nothing() {
+    let mut s = Session::new("shop-demo", 80, 24, false).expect("demo loads");
+    s.wait(Duration::from_millis(300));
+    s.keys("/deployment/web<Enter>d");
+    s.resize(40, 10);
+    let screen = s.screen();
+    assert!(screen.contains("Terminal too small"), "{screen}");
+    s.keys("f<Enter>");
+    s.resize(160, 48);
+    s.keys("<Esc>");
+    s.wait(Duration::from_millis(2000));
+    let web = s
+        .app
+        .graph()
+        .objects()
+        .find(|o| o.kind == "Deployment" && o.name() == "web")
+        .expect("Deployment/web");
+    assert!(
+        !web.is_terminating(),
+        "nothing was sent: {:?}",
+        web.metadata
+    );
+}

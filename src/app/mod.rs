@@ -104,6 +104,8 @@ pub struct App {
     /// since: see [`App::refresh_why`].
     why_at: Duration,
     why_stale: bool,
+    /// The terminal's size, as the runtime last saw it.
+    screen: (u16, u16),
 }
 
 /// A diagnosis that walked more blockers than this (the root of a large
@@ -144,6 +146,7 @@ impl App {
             why: None,
             why_at: Duration::ZERO,
             why_stale: false,
+            screen: (u16::MAX, u16::MAX),
         }
     }
 
@@ -470,6 +473,19 @@ impl App {
             .map(|t| t.saturating_sub(self.clock))
     }
 
+    /// The terminal's size.
+    pub fn set_screen(&mut self, width: u16, height: u16) {
+        self.screen = (width, height);
+    }
+
+    /// Too small to show a dialog's request, policy and keys: nothing is
+    /// shown but a message, and nothing can be confirmed.
+    #[must_use]
+    pub fn too_small(&self) -> bool {
+        self.screen.0 < crate::ui::layout::MIN_WIDTH
+            || self.screen.1 < crate::ui::layout::MIN_HEIGHT
+    }
+
     /// Sets how many rows the tree pane shows.
     pub fn set_viewport(&mut self, rows: usize) {
         self.viewport = rows.max(1);
@@ -528,6 +544,11 @@ impl App {
     /// The App's update: applies the intent and returns what to send. In
     /// read-only mode no mutating command ever leaves.
     pub fn update(&mut self, action: Action) -> Vec<Command> {
+        // Never confirmable blind: on a screen too small to show what would
+        // be sent, only leaving is possible.
+        if self.too_small() && !matches!(action, Action::Quit | Action::Cancel) {
+            return Vec::new();
+        }
         let cmds = match self.mode() {
             Mode::Normal => self.normal(action),
             _ => self.in_modal(action),

@@ -628,3 +628,30 @@ fn a_small_answer_follows_every_event() {
     app.apply_all(b.poll(Duration::from_millis(10)));
     assert_ne!(app.why().cloned(), before, "recomputed with no tick");
 }
+
+/// At 40x10 the delete dialog cannot show its request, policy and keys:
+/// Enter sends nothing; back at 80x24 the same Enter sends the delete.
+#[test]
+fn nothing_is_confirmed_on_a_screen_too_small_to_show_it() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "deployment/web");
+    app.set_screen(80, 24);
+    assert!(app.update(Action::OpenDelete).is_empty());
+    app.update(Action::Foreground);
+    app.set_screen(40, 10);
+    assert!(app.too_small());
+    assert!(app.update(Action::Confirm).is_empty(), "nothing sent blind");
+    assert!(app.modal().is_some(), "the dialog is still open");
+    app.set_screen(80, 24);
+    let cmds = app.update(Action::Confirm);
+    assert!(
+        matches!(
+            cmds.as_slice(),
+            [Command::Delete {
+                policy: Policy::Foreground,
+                ..
+            }]
+        ),
+        "{cmds:?}"
+    );
+}

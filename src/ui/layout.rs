@@ -13,6 +13,10 @@ use super::theme;
 pub const WIDE: u16 = 110;
 /// Lines of the status bar.
 pub const STATUS_LINES: u16 = 2;
+/// Below this size a dialog cannot show its request, its policy and its
+/// keys: the screen says so instead, and nothing can be confirmed.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 15;
 
 /// The panes of one frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

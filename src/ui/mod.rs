@@ -20,6 +20,10 @@ use crate::app::{App, LowerPane, Modal};
 /// Draws the whole screen.
 pub fn render(app: &App, frame: &mut Frame) {
     let area = frame.area();
+    if app.too_small() {
+        too_small(frame, area);
+        return;
+    }
     let a = layout::areas(area);
     tree::render(app, frame, a.tree);
     match (a.details, a.timeline) {
@@ -49,4 +53,21 @@ pub fn render(app: &App, frame: &mut Frame) {
             Modal::Search(_) => {}
         }
     }
+}
+
+/// The whole screen when it is too small for a dialog to show its request.
+fn too_small(frame: &mut Frame, area: ratatui::layout::Rect) {
+    let text = format!(
+        "Terminal too small: {}x{}. ownerscope needs at least {}x{} to show what a dialog would send; nothing can be confirmed until then. Enlarge the window, or press q to quit.",
+        area.width,
+        area.height,
+        layout::MIN_WIDTH,
+        layout::MIN_HEIGHT
+    );
+    frame.render_widget(
+        ratatui::widgets::Paragraph::new(text)
+            .style(theme::WARN)
+            .wrap(ratatui::widgets::Wrap { trim: true }),
+        area,
+    );
 }
