@@ -111,7 +111,7 @@ fn read_only_refusal_is_visible() {
 fn resizing_keeps_the_selection_in_view() {
     let mut s = Session::new("shop-demo", 160, 48, false).expect("demo loads");
     s.keys("G");
-    s.resize(80, 12);
+    s.resize(80, 16);
     let screen = s.screen();
     assert!(screen.contains("> "), "the selected row is drawn: {screen}");
     assert!(screen.contains("EndpointSlice/web-x7k2q"), "{screen}");
