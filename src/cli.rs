@@ -52,6 +52,41 @@ pub struct LiveArgs {
     /// context's namespace).
     #[arg(short = 'A', long = "all-namespaces", requires = "live")]
     pub all_namespaces: bool,
+    /// How long a headless command waits for the cluster in all (kubectl's
+    /// flag: `30s`, `2m`, `0` for no limit). A hanging exec plugin or a
+    /// server that accepts connections and never answers ends with an
+    /// error instead of hanging.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub request_timeout: std::time::Duration,
+}
+
+/// `30s`, `2m`, `1h`, `500ms` or bare seconds; `0` means no limit.
+///
+/// # Errors
+/// Not such a duration.
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let (num, unit) = match t.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => t.split_at(i),
+        None => (t, "s"),
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration (30s, 2m, 1h, 0)"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("{s:?}: unit must be ms, s, m or h")),
+    };
+    if !secs.is_finite() || !(0.0..=86_400.0).contains(&secs) {
+        return Err(format!("{s:?}: between 0 and 24h"));
+    }
+    if secs == 0.0 {
+        return Ok(std::time::Duration::MAX);
+    }
+    Ok(std::time::Duration::from_secs_f64(secs))
 }
 
 impl LiveArgs {

@@ -647,7 +647,9 @@ fn restricted_user_sees_a_partial_tree_and_a_clear_403() {
     ]);
     assert!(o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("partial: could not list pods"), "{err}");
+    assert!(err.contains("warning: partial view: cannot list"), "{err}");
+    assert!(err.contains(" pods,"), "{err}");
+    assert_eq!(err.lines().count(), 1, "one line however many kinds: {err}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("ConfigMap/visible"));
     rt.block_on(delete_namespace(&client, &ns));
 }
@@ -1318,4 +1320,67 @@ current-context: ctx
     assert!(!o.status.success());
     assert!(!err.contains("SUPERSECRET"), "{err}");
     assert!(err.contains("exec credential plugin false failed"), "{err}");
+}
+
+/// kubectl's answers: a missing namespace is an error, and a server that
+/// accepts connections and never answers gives a clear error within
+/// --request-timeout instead of hanging.
+#[test]
+fn a_missing_namespace_and_a_silent_server_are_said_plainly() {
+    let _g = shared();
+    let admin = env().admin.to_str().expect("path").to_string();
+    let o = ownerscope(&[
+        "tree",
+        "--live",
+        "--kubeconfig",
+        &admin,
+        "-n",
+        "no-such-namespace-here",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr)
+            .contains("namespaces \"no-such-namespace-here\" not found"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // A server that accepts TCP and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let hold = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for s in listener.incoming().take(4).flatten() {
+            held.push(s);
+        }
+        std::thread::sleep(Duration::from_secs(20));
+    });
+    let dir = std::env::temp_dir().join(format!("ownerscope-silent-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let kc = dir.join("silent.kubeconfig");
+    std::fs::write(
+        &kc,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters: [{{name: c, cluster: {{server: \"https://127.0.0.1:{port}\", insecure-skip-tls-verify: true}}}}]\nusers: [{{name: u, user: {{token: t}}}}]\ncontexts: [{{name: x, context: {{cluster: c, user: u}}}}]\ncurrent-context: x\n"
+        ),
+    )
+    .expect("kubeconfig");
+    let started = std::time::Instant::now();
+    let o = ownerscope(&[
+        "tree",
+        "--live",
+        "--kubeconfig",
+        kc.to_str().expect("path"),
+        "--request-timeout",
+        "2s",
+    ]);
+    let took = started.elapsed();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no answer from the cluster within 2s"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    drop(hold);
 }

@@ -40,18 +40,59 @@ impl LiveView {
             .enable_all()
             .build()
             .map_err(|e| CmdError(format!("starting the runtime: {e}")))?;
-        let (conn, snapshot) = rt
-            .block_on(async {
+        let limit = live.request_timeout;
+        let answer = rt.block_on(async {
+            let work = async {
                 let conn = cluster::connect(&opts).await?;
                 let snap = cluster::list_once(&conn).await?;
                 Ok::<_, cluster::ClusterError>((conn, snap))
-            })
-            .map_err(|e| CmdError(e.to_string()))?;
-        for (kind, why) in &snapshot.missing {
-            eprintln!(
-                "warning: partial: could not list {}: {}",
+            };
+            if limit == std::time::Duration::MAX {
+                Some(work.await)
+            } else {
+                tokio::time::timeout(limit, work).await.ok()
+            }
+        });
+        let Some(answer) = answer else {
+            // A hanging exec plugin runs on a blocking thread: do not wait
+            // for it on the way out.
+            rt.shutdown_background();
+            return Err(CmdError(format!(
+                "no answer from the cluster within {} (--request-timeout)",
+                humanize(limit)
+            )));
+        };
+        let (conn, snapshot) = answer.map_err(|e| CmdError(e.to_string()))?;
+        if snapshot.objects.is_empty() && !snapshot.missing.is_empty() {
+            let (kind, why) = &snapshot.missing[0];
+            return Err(CmdError(format!(
+                "nothing could be listed ({} kinds refused or failed; {}: {})",
+                snapshot.missing.len(),
                 super::out::one_line(kind),
                 super::out::one_line(why)
+            )));
+        }
+        if let cluster::Scope::Namespace(ns) = &conn.scope {
+            let namespaces_listed = !snapshot.missing.iter().any(|(k, _)| k == "namespaces");
+            let found = snapshot
+                .objects
+                .iter()
+                .any(|o| o.kind == "Namespace" && o.group().is_empty() && o.name() == ns);
+            if namespaces_listed && !found {
+                return Err(CmdError(format!(
+                    "namespaces \"{}\" not found",
+                    super::out::one_line(ns)
+                )));
+            }
+        }
+        if !snapshot.missing.is_empty() {
+            // One line, however many kinds: the answers themselves say where
+            // it matters (partial.unlisted in JSON).
+            let names: Vec<&str> = snapshot.missing.iter().map(|(k, _)| k.as_str()).collect();
+            eprintln!(
+                "warning: partial view: cannot list {} ({})",
+                super::out::one_line(&names.join(", ")),
+                super::out::one_line(&snapshot.missing[0].1)
             );
         }
         Ok(LiveView { conn, snapshot })
@@ -113,5 +154,14 @@ impl LiveView {
                 };
                 CmdError(format!("{}{partial}", key.not_found()))
             })
+    }
+}
+
+fn humanize(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 60.0 && s % 60.0 == 0.0 {
+        format!("{}m", s / 60.0)
+    } else {
+        format!("{s}s")
     }
 }
