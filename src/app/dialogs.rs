@@ -105,10 +105,28 @@ impl App {
             self.error(READ_ONLY);
             return;
         }
-        let Some(obj) = self.selected_object() else {
+        let Some(mut obj) = self.selected_object() else {
             self.info("select an object first");
             return;
         };
+        // An owner held only by foregroundDeletion/orphan: the finalizer
+        // to remove is the one on what holds it up (removing its own would
+        // let it go and leave the dependents).
+        let only_gc = !obj.metadata.finalizers.is_empty()
+            && obj
+                .metadata
+                .finalizers
+                .iter()
+                .all(|f| f == crate::model::FOREGROUND || f == crate::model::ORPHAN);
+        if only_gc
+            && let Some((b, _)) = self
+                .why
+                .as_ref()
+                .and_then(crate::model::diagnosis::Diagnosis::held_by)
+            && let Some(blocker) = self.graph.get(&b.uid)
+        {
+            obj = blocker;
+        }
         if obj.metadata.finalizers.is_empty() {
             let what = format!("{}/{} has no finalizers", obj.kind, obj.name());
             self.info(what);

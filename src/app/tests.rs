@@ -655,3 +655,40 @@ fn nothing_is_confirmed_on_a_screen_too_small_to_show_it() {
         "{cmds:?}"
     );
 }
+
+/// The demo's story: Deployment/web waits in foreground on
+/// ConfigMap/web-cache, held by example.com/cache-flush. F on the
+/// Deployment opens the removal of that finalizer on the ConfigMap, never of
+/// the Deployment's own foregroundDeletion (which would let it go and leave
+/// its dependents).
+#[test]
+fn f_on_a_stuck_owner_goes_to_the_blockers_finalizer() {
+    let (mut app, mut b) = demo();
+    goto(&mut app, "deployment/web");
+    let web = app.selected_object().expect("web").obj_ref();
+    assert!(app.update(Action::OpenDelete).is_empty());
+    app.update(Action::Foreground);
+    let cmds = app.update(Action::Confirm);
+    send(&mut app, &mut b, cmds);
+    for _ in 0..40 {
+        app.apply_all(b.poll(Duration::from_millis(500)));
+    }
+    goto(&mut app, "deployment/web");
+    let obj = app.selected_object().expect("web");
+    assert_eq!(
+        obj.metadata.finalizers,
+        vec![crate::model::FOREGROUND.to_string()]
+    );
+    let held = app.why().and_then(Diagnosis::held_by).expect("held by");
+    assert_eq!(
+        (held.0.kind.as_str(), held.0.name.as_str(), held.1.as_str()),
+        ("ConfigMap", "web-cache", "example.com/cache-flush")
+    );
+    app.update(Action::OpenRemoveFinalizer);
+    let Some(Modal::Finalizer(f)) = app.modal() else {
+        panic!("the finalizer dialog opens")
+    };
+    assert_eq!(f.target.name, "web-cache");
+    assert_ne!(f.target, web);
+    assert_eq!(f.finalizers, vec!["example.com/cache-flush".to_string()]);
+}

@@ -668,6 +668,31 @@ impl Diagnosis {
         }
     }
 
+    /// What really holds a foreground deletion up: the first listed
+    /// blocker (most telling first) that carries a finalizer other than the
+    /// garbage collector's, with that finalizer. Removing the owner's own
+    /// `foregroundDeletion` is never the fix: it lets the owner go and
+    /// leaves the dependents.
+    #[must_use]
+    pub fn held_by(&self) -> Option<(ObjRef, String)> {
+        fn walk(bs: &[Blocker]) -> Option<(ObjRef, String)> {
+            for b in bs {
+                if let Some(f) = b
+                    .finalizers
+                    .iter()
+                    .find(|f| f.info.name != FOREGROUND && f.info.name != ORPHAN)
+                {
+                    return Some((b.object.clone(), f.info.name.clone()));
+                }
+                if let Some(found) = walk(&b.blocked_by) {
+                    return Some(found);
+                }
+            }
+            None
+        }
+        walk(&self.blockers)
+    }
+
     /// "3 blocking dependents" or, when the tree is larger than what is
     /// listed, what it holds: "29,700 blocking dependents (29,400
     /// Terminating, 29,100 in their grace period, 300 not deleted yet;

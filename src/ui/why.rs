@@ -100,7 +100,7 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
         out.push(Line::from(format!("  Grace period: {g}s left")));
     }
     let offline = offline_controllers(why, app.controllers());
-    if app.is_simulator() && !offline.is_empty() {
+    if app.is_simulator() && obj.is_terminating() && !offline.is_empty() {
         let names: Vec<&str> = offline.iter().map(String::as_str).collect();
         out.push(Line::from(vec![
             Span::styled("  ▶ c", theme::KEY),
@@ -110,11 +110,26 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
             )),
         ]));
     }
-    if obj.is_terminating() && !obj.metadata.finalizers.is_empty() && !app.read_only() {
-        out.push(Line::from(vec![
-            Span::styled("  ▶ F", theme::KEY),
-            Span::raw(": remove a finalizer by hand (skips its cleanup)"),
-        ]));
+    let own = obj
+        .metadata
+        .finalizers
+        .iter()
+        .any(|f| f != crate::model::FOREGROUND && f != crate::model::ORPHAN);
+    if obj.is_terminating() && !app.read_only() {
+        if own {
+            out.push(Line::from(vec![
+                Span::styled("  ▶ F", theme::KEY),
+                Span::raw(": remove a finalizer by hand (skips its cleanup)"),
+            ]));
+        } else if let Some((b, f)) = why.held_by() {
+            out.push(Line::from(vec![
+                Span::styled("  ▶ F", theme::KEY),
+                Span::raw(format!(
+                    ": remove {f} from {}/{}, which holds this up (skips its cleanup)",
+                    b.kind, b.name
+                )),
+            ]));
+        }
     }
     if !why.blockers.is_empty() {
         out.push(Line::from(Span::styled(
