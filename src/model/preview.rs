@@ -337,6 +337,19 @@ fn namespace_deletes(i: &Item) -> bool {
     }
 }
 
+/// The PersistentVolumes bound to a claim (`spec.claimRef`).
+fn bound_volumes(graph: &OwnershipGraph, pvc: &Object) -> Vec<Uid> {
+    graph
+        .objects()
+        .filter(|v| v.kind == "PersistentVolume" && v.group().is_empty())
+        .filter(|v| {
+            v.str_at(&["spec", "claimRef", "name"]) == Some(pvc.name())
+                && v.str_at(&["spec", "claimRef", "namespace"]) == pvc.namespace()
+        })
+        .map(|v| v.uid().to_string())
+        .collect()
+}
+
 fn is_namespace(o: &Object) -> bool {
     o.kind == "Namespace" && o.group().is_empty()
 }
@@ -377,6 +390,10 @@ impl Planner<'_> {
                 },
             );
             todo.extend(self.graph.referrers(&u).cloned());
+            // A claim's volume is reclaimed when the claim goes.
+            if o.kind == "PersistentVolumeClaim" && o.group().is_empty() {
+                todo.extend(bound_volumes(self.graph, o));
+            }
         }
     }
 
@@ -667,6 +684,11 @@ impl Planner<'_> {
             for uid in self.sorted_where(|i| i.state == State::Terminating) {
                 changed |= self.release_finalizers(&uid);
             }
+            for uid in
+                self.sorted_where(|i| i.state == State::Alive && i.obj.kind == "PersistentVolume")
+            {
+                changed |= self.reclaim(&uid);
+            }
             if !changed && self.queue.is_empty() {
                 break;
             }
@@ -726,6 +748,30 @@ impl Planner<'_> {
             }
         }
         changed | self.gone_if_done(uid)
+    }
+
+    /// The PV controller: a volume whose claim is gone is Released; with
+    /// reclaim policy Delete it deletes the PersistentVolume.
+    fn reclaim(&mut self, uid: &str) -> bool {
+        let Some(pv) = self.items.get(uid).map(|i| i.obj.clone()) else {
+            return false;
+        };
+        let claim_gone = match (
+            pv.str_at(&["spec", "claimRef", "namespace"]),
+            pv.str_at(&["spec", "claimRef", "name"]),
+        ) {
+            (Some(ns), Some(name)) => self
+                .graph
+                .find("", "PersistentVolumeClaim", Some(ns), name)
+                .is_none_or(|c| self.is_gone(c.uid())),
+            _ => false,
+        };
+        let delete = pv.str_at(&["spec", "persistentVolumeReclaimPolicy"]) == Some("Delete");
+        if claim_gone && delete && pv.str_at(&["status", "phase"]) == Some("Bound") {
+            self.delete(uid, Some(Policy::Background));
+            return true;
+        }
+        false
     }
 
     /// R23: a Terminating object whose last finalizer went is removed.

@@ -258,6 +258,20 @@ pub fn sync_volume_protection(api: &ApiServer) -> Vec<Intent> {
                     ));
                 }
             }
+        } else if phase == "Released"
+            && !pv.is_terminating()
+            && pv.str_at(&["spec", "persistentVolumeReclaimPolicy"]) == Some("Delete")
+        {
+            // The PV controller reclaims a Released volume whose policy is
+            // Delete: it deletes the PersistentVolume (observed within
+            // 0.1 s); Retain keeps it Released.
+            out.push(intent(
+                "persistentvolume-binder-controller",
+                Op::Delete {
+                    key: Key::of(pv),
+                    options: DeleteOptions::policy(Policy::Background),
+                },
+            ));
         } else if pv.is_terminating() && pv.has_finalizer(PV_PROTECTION) {
             out.push(intent(
                 "pv-protection-controller",
