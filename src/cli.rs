@@ -208,8 +208,9 @@ pub struct SimulateArgs {
     /// Namespace of the object to delete.
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
-    /// Propagation policy of the delete (default: the kind's default).
-    #[arg(long, value_enum)]
+    /// Propagation policy of the delete (default: the kind's default);
+    /// `--cascade` as kubectl spells it; any case.
+    #[arg(long, value_enum, alias = "cascade", ignore_case = true)]
     pub policy: Option<PolicyArg>,
     /// Stop at this virtual time even if things still change.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = parse_seconds)]
@@ -227,8 +228,13 @@ pub struct WhyArgs {
     /// --live).
     #[arg(value_name = "SCENARIO")]
     pub scenario: String,
-    /// The object (KIND/NAME); with --live it is the only argument.
+    /// The object (KIND/NAME, or KIND NAME as kubectl takes it); with
+    /// --live it is the only argument.
     pub object: Option<String>,
+    /// The name, when the kind and the name are given apart (`why demo
+    /// deployment web`).
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
     /// The object's namespace (with --live also the scope listed).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
@@ -255,8 +261,9 @@ pub struct PlanArgs {
     #[command(flatten)]
     pub live: LiveArgs,
     /// Propagation policy (default: the kind's default, as the API server
-    /// would apply it to a request without one).
-    #[arg(long, value_enum)]
+    /// would apply it to a request without one); `--cascade` as kubectl
+    /// spells it; any case.
+    #[arg(long, value_enum, alias = "cascade", ignore_case = true)]
     pub policy: Option<PolicyArg>,
     /// Plan against the state after running the scenario's steps up to this
     /// many seconds.

@@ -257,3 +257,40 @@ fn plan_prints_each_affected_object() {
     assert_eq!(entries[1]["outcome"]["outcome"], "orphaned");
     assert_eq!(entries.len(), 2, "pods are untouched: {entries:?}");
 }
+
+/// What a kubectl user types: `TYPE NAME` with a space,
+/// `resource.version.group`, `--cascade=foreground`, policies in any case;
+/// a cluster-scoped object is found whatever `-n` says.
+#[test]
+fn kubectl_spellings_are_understood() {
+    for args in [
+        vec!["why", "shop-demo", "deployment", "web", "-n", "shop"],
+        vec!["why", "shop-demo", "deployment.v1.apps/web", "-n", "shop"],
+        vec!["why", "shop-demo", "deployments.v1.apps/web"],
+        vec!["why", "shop-demo", "deploy/web"],
+    ] {
+        let o = ownerscope(&args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert!(
+            stdout(&o).starts_with("Deployment/web -n shop"),
+            "{args:?}: {}",
+            stdout(&o)
+        );
+    }
+    let o = ownerscope(&["why", "shop-demo", "namespace/shop", "-n", "elsewhere"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("Namespace/shop"), "{}", stdout(&o));
+    for policy in [
+        "--cascade=foreground",
+        "--policy=Foreground",
+        "--cascade=FOREGROUND",
+    ] {
+        let o = ownerscope(&["plan", "shop-demo", "--delete", "deploy/web", policy]);
+        assert!(o.status.success(), "{policy}: {}", stderr(&o));
+        assert!(
+            stdout(&o).contains("propagationPolicy=Foreground"),
+            "{policy}: {}",
+            stdout(&o)
+        );
+    }
+}

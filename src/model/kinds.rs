@@ -107,6 +107,25 @@ pub struct KindTable {
     by_group_kind: BTreeMap<String, BTreeMap<String, KindInfo>>,
 }
 
+/// `v1`, `v1beta1`, `v2alpha3`.
+fn is_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    if digits == 0 {
+        return false;
+    }
+    let tail = &rest[digits..];
+    tail.is_empty()
+        || ["alpha", "beta"].iter().any(|p| {
+            tail.strip_prefix(p)
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+}
+
 /// API versions a current server (1.36) no longer serves (R12).
 const LEGACY_UNSERVED: [&str; 4] = [
     "extensions/v1beta1",
@@ -597,6 +616,15 @@ impl KindTable {
             Some((n, g)) => (n.to_string(), Some(g.to_string())),
             None => (lower.clone(), None),
         };
+        // `resource.version.group` (`deployments.v1.apps`): the version is
+        // dropped when it is one.
+        let group = group.map(|g| match g.split_once('.') {
+            Some((v, rest)) if is_version(v) && !self.by_group_kind.contains_key(g.as_str()) => {
+                rest.to_string()
+            }
+            _ if is_version(&g) => String::new(),
+            _ => g,
+        });
         let mut hits: Vec<&KindInfo> = self
             .iter()
             .filter(|k| group.as_deref().is_none_or(|g| k.group == g))
