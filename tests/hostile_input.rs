@@ -323,3 +323,59 @@ fn deep_chains_long_cycles_and_diamond_ladders_print_bounded_trees() {
         assert!(j.status.success(), "tree -o json {path}");
     }
 }
+
+/// Names, namespaces and labels are validated as the API server does, with
+/// the file, line and field; what a real cluster holds passes (RBAC names
+/// with colons, Events' dotted names, system namespaces).
+#[test]
+fn names_namespaces_and_labels_are_validated_as_the_api_server_does() {
+    let doc = |meta: &str| format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n{meta}\n");
+    let long = "a".repeat(1_000_000);
+    for (meta, field) in [
+        ("  name: Child_2!".to_string(), "metadata.name"),
+        (format!("  name: {long}"), "metadata.name"),
+        (
+            "  name: ok\n  namespace: Bad_NS".to_string(),
+            "metadata.namespace",
+        ),
+        (
+            "  name: ok\n  labels: {\"bad key!\": x}".to_string(),
+            "metadata.labels",
+        ),
+        (
+            "  name: ok\n  labels: {app: \"no spaces allowed\"}".to_string(),
+            "metadata.labels.app",
+        ),
+    ] {
+        let f = temp_file("names.yaml", doc(&meta).as_bytes());
+        let o = ownerscope(&["tree", f.to_str().expect("utf-8")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{meta}");
+        assert!(
+            err.contains("names.yaml:") && err.contains(field),
+            "{field}: {err}"
+        );
+        assert!(
+            err.len() < 600,
+            "a long name is shortened in the message: {} bytes",
+            err.len()
+        );
+    }
+    let real = temp_file(
+        "real.yaml",
+        br#"apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: "system:controller:job-controller"}
+---
+apiVersion: v1
+kind: Event
+metadata: {name: web-7d9f.17a2b3c4d5e6f7a8, namespace: kube-system}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: kube-node-lease, labels: {kubernetes.io/metadata.name: kube-node-lease}}
+"#,
+    );
+    let o = ownerscope(&["tree", real.to_str().expect("utf-8")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

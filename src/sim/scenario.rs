@@ -889,6 +889,15 @@ fn check_times(o: &Object) -> Option<(&'static str, String)> {
 
 fn finish_objects(s: &mut Scenario, locate: &Locate<'_>) -> Result<(), LoadError> {
     for (i, o) in s.objects.iter().enumerate() {
+        if let Some((field, message)) = super::validation::validate_identity(o) {
+            let (line, field) = locate(i, &field);
+            return Err(LoadError {
+                file: s.source.clone(),
+                line,
+                field,
+                message,
+            });
+        }
         if let Some((field, message)) = check_times(o) {
             let (line, field) = locate(i, field);
             return Err(LoadError {

@@ -158,6 +158,111 @@ fn is_qualified_name(s: &str) -> bool {
     }
 }
 
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && s.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+}
+
+fn is_dns_subdomain(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 253
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+        && s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && s.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+}
+
+fn is_label_value(s: &str) -> bool {
+    s.is_empty()
+        || (s.len() <= 63
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && s.chars().last().is_some_and(|c| c.is_ascii_alphanumeric()))
+}
+
+fn shown(s: &str) -> String {
+    if s.chars().count() > 80 {
+        let head: String = s.chars().take(60).collect();
+        format!("{head:?}... ({} characters)", s.chars().count())
+    } else {
+        format!("{s:?}")
+    }
+}
+
+/// A name, a namespace and the labels as the API server validates them:
+/// names are DNS-1123 subdomains (RBAC objects take any path segment, as in
+/// `system:controller:job-controller`; a Namespace's name is a DNS-1123
+/// label), namespaces DNS-1123 labels, label keys qualified names, label
+/// values at most 63 characters of the label alphabet. Returns the field
+/// and the message of the first problem.
+#[must_use]
+pub fn validate_identity(o: &Object) -> Option<(String, String)> {
+    let name = o.name();
+    let rbac = o.group() == "rbac.authorization.k8s.io";
+    let namespace_kind = o.kind == "Namespace" && o.group().is_empty();
+    let name_problem = if rbac {
+        (name == "."
+            || name == ".."
+            || name.contains('/')
+            || name.contains('%')
+            || name.len() > 253)
+            .then_some(
+                "may not be '.' or '..', contain '/' or '%', or be longer than 253 characters",
+            )
+    } else if namespace_kind {
+        (!is_dns_label(name)).then_some(
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', start and end with an alphanumeric character, and be at most 63 characters",
+        )
+    } else {
+        (!is_dns_subdomain(name)).then_some(
+            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', start and end with an alphanumeric character, and be at most 253 characters",
+        )
+    };
+    if let Some(why) = name_problem {
+        return Some((
+            "metadata.name".into(),
+            format!("Invalid value: {}: {why}", shown(name)),
+        ));
+    }
+    if let Some(ns) = o.namespace()
+        && !is_dns_label(ns)
+    {
+        return Some((
+            "metadata.namespace".into(),
+            format!(
+                "Invalid value: {}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', start and end with an alphanumeric character, and be at most 63 characters",
+                shown(ns)
+            ),
+        ));
+    }
+    for (k, v) in &o.metadata.labels {
+        if !is_qualified_name(k) {
+            return Some((
+                format!("metadata.labels.{k}"),
+                format!(
+                    "Invalid value: {}: name part must consist of alphanumeric characters, '-', '_' or '.', start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/'",
+                    shown(k)
+                ),
+            ));
+        }
+        if !is_label_value(v) {
+            return Some((
+                format!("metadata.labels.{k}"),
+                format!(
+                    "Invalid value: {}: a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', start and end with an alphanumeric character, and be at most 63 characters",
+                    shown(v)
+                ),
+            ));
+        }
+    }
+    None
+}
+
 /// R21: finalizer names, and `orphan` with `foregroundDeletion`.
 #[must_use]
 pub fn validate_finalizers(finalizers: &[String]) -> Vec<FieldError> {
