@@ -26,6 +26,7 @@ use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference, Policy, 
 const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
 const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
 const PV_PROTECTION: &str = "kubernetes.io/pv-protection";
+const CRD_CLEANUP: &str = "customresourcecleanup.apiextensions.k8s.io";
 /// The namespace controller's `spec.finalizers` entry, tracked as a
 /// finalizer here.
 const NAMESPACE_CONTENT: &str = "kubernetes";
@@ -337,6 +338,24 @@ fn namespace_deletes(i: &Item) -> bool {
     }
 }
 
+fn is_crd(o: &Object) -> bool {
+    o.kind == "CustomResourceDefinition" && o.group() == "apiextensions.k8s.io"
+}
+
+/// The instances a CustomResourceDefinition serves.
+fn crd_instances(graph: &OwnershipGraph, crd: &Object) -> Vec<Uid> {
+    let group = crd.str_at(&["spec", "group"]).unwrap_or_default();
+    let kind = crd.str_at(&["spec", "names", "kind"]).unwrap_or_default();
+    if group.is_empty() || kind.is_empty() {
+        return Vec::new();
+    }
+    graph
+        .objects()
+        .filter(|o| o.group() == group && o.kind == kind)
+        .map(|o| o.uid().to_string())
+        .collect()
+}
+
 /// The PersistentVolumes bound to a claim (`spec.claimRef`).
 fn bound_volumes(graph: &OwnershipGraph, pvc: &Object) -> Vec<Uid> {
     graph
@@ -359,6 +378,9 @@ impl Planner<'_> {
     /// for a namespace its content.
     fn collect_closure(&mut self, target: &Object) {
         let mut todo: Vec<Uid> = vec![target.uid().to_string()];
+        if is_crd(target) {
+            todo.extend(crd_instances(self.graph, target));
+        }
         if is_namespace(target) {
             todo.extend(
                 self.graph
@@ -455,6 +477,10 @@ impl Planner<'_> {
             self.delete_namespace(uid);
             return;
         }
+        if is_crd(&obj) && !was_terminating {
+            self.delete_crd(uid);
+            return;
+        }
         let unsupported = graph
             .kinds()
             .get(obj.group(), &obj.kind)
@@ -527,6 +553,35 @@ impl Planner<'_> {
                 self.enqueue(&d);
             }
             self.enqueue(uid);
+        }
+    }
+
+    /// R75: the DELETE adds the cleanup finalizer whatever the policy; the
+    /// CRD finalizer deletes every instance (Background) and lets the CRD go
+    /// once none is left.
+    fn delete_crd(&mut self, uid: &str) {
+        let Some(item) = self.items.get_mut(uid) else {
+            return;
+        };
+        item.state = State::Terminating;
+        item.obj
+            .metadata
+            .deletion_timestamp
+            .get_or_insert(Timestamp::UNIX_EPOCH);
+        item.obj
+            .metadata
+            .finalizers
+            .retain(|f| f != ORPHAN && f != FOREGROUND);
+        if !item.obj.has_finalizer(CRD_CLEANUP) {
+            item.obj.metadata.finalizers.push(CRD_CLEANUP.into());
+        }
+        let crd = item.obj.clone();
+        let mut instances = crd_instances(self.graph, &crd);
+        instances.sort();
+        for u in instances {
+            if self.items.get(&u).is_some_and(|i| i.state == State::Alive) {
+                self.delete(&u, Some(Policy::Background));
+            }
         }
     }
 
@@ -620,6 +675,9 @@ impl Planner<'_> {
                     .values()
                     .any(|i| i.obj.namespace() == Some(ns) && !matches!(i.state, State::Gone(_)))
             }
+            CRD_CLEANUP => crd_instances(self.graph, obj)
+                .iter()
+                .all(|u| self.is_gone(u)),
             FOREGROUND | ORPHAN => false,
             _ => self.controllers.get(f) == Some(&true),
         }

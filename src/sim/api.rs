@@ -17,6 +17,9 @@ use crate::model::{
     DefaultPolicy, FOREGROUND, KindInfo, KindTable, ORPHAN, ObjRef, Object, Policy, Uid, group_of,
 };
 
+/// The finalizer a CRD's DELETE adds (R75).
+pub const CRD_CLEANUP: &str = "customresourcecleanup.apiextensions.k8s.io";
+
 /// The answer to one API request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ApiResponse {
@@ -590,6 +593,19 @@ impl ApiServer {
                 );
             }
         }
+        // R75: no new instance of a custom resource whose definition is
+        // being deleted. 1.36 answers 403 (modelled); 1.20 answered 405
+        // MethodNotAllowed with the same message.
+        if !restore
+            && self
+                .crd_of(&group, &obj.kind)
+                .is_some_and(Object::is_terminating)
+        {
+            return ApiResponse::err(
+                403,
+                "create not allowed while custom resource definition is terminating",
+            );
+        }
         let key = Key::of(&obj);
         if let Some(existing) = self.get(&key) {
             let resource = self.resource_name(&group, &obj.kind);
@@ -919,8 +935,12 @@ impl ApiServer {
         {
             warnings.push("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning".to_string());
         }
+        let is_crd =
+            obj.kind == "CustomResourceDefinition" && obj.group() == "apiextensions.k8s.io";
         let mut resp = if is_namespace {
             self.delete_namespace(obj, opts)
+        } else if is_crd && !obj.is_terminating() {
+            self.delete_crd(obj)
         } else {
             self.delete_object(obj, opts)
         };
@@ -929,6 +949,55 @@ impl ApiServer {
             resp.code = 202; // R16
         }
         resp
+    }
+
+    /// The CustomResourceDefinition serving `group`/`kind`, if any.
+    #[must_use]
+    pub fn crd_of(&self, group: &str, kind: &str) -> Option<&Object> {
+        if group.is_empty() || !group.contains('.') {
+            return None;
+        }
+        self.objects().find(|c| {
+            c.kind == "CustomResourceDefinition"
+                && c.group() == "apiextensions.k8s.io"
+                && c.str_at(&["spec", "group"]) == Some(group)
+                && c.str_at(&["spec", "names", "kind"]) == Some(kind)
+        })
+    }
+
+    /// R75: the first DELETE of a CRD ignores any propagation policy: it
+    /// adds the cleanup finalizer and the Terminating condition; the CRD
+    /// finalizer controller deletes the instances, then lets it go.
+    fn delete_crd(&mut self, obj: Object) -> ApiResponse {
+        let mut new = obj.clone();
+        new.metadata
+            .finalizers
+            .retain(|f| f != ORPHAN && f != FOREGROUND);
+        if !new.has_finalizer(CRD_CLEANUP) {
+            new.metadata.finalizers.push(CRD_CLEANUP.into());
+        }
+        new.metadata.deletion_timestamp = Some(self.now);
+        new.metadata.deletion_grace_period_seconds = Some(0);
+        let mut status = if new.status.is_object() {
+            new.status.clone()
+        } else {
+            serde_json::json!({})
+        };
+        let mut conditions: Vec<Value> = status["conditions"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|c| c["type"] != "Terminating")
+            .collect();
+        conditions.push(serde_json::json!({
+            "type": "Terminating", "status": "True", "reason": "InstanceDeletionPending",
+            "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
+        }));
+        status["conditions"] = Value::from(conditions);
+        new.status = status;
+        let stored = self.store_update(obj, new);
+        ApiResponse::ok(stored)
     }
 
     fn names_policy(opts: &DeleteOptions) -> bool {

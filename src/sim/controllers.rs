@@ -499,3 +499,75 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
         requeue_ms: Some(15_000 / 2 + 1000),
     }
 }
+
+/// R75: one pass of the CRD finalizer controller (apiextensions'
+/// `crd_finalizer.go`) over a Terminating CRD: it marks
+/// InstanceDeletionInProgress, deletes every instance (Background), and once
+/// none is left marks InstanceDeletionCompleted and removes its finalizer.
+/// Returns the requests and whether to look again (instances remain).
+#[must_use]
+pub fn sync_crd(api: &ApiServer, crd: &Object) -> (Vec<Intent>, bool) {
+    const ACTOR: &str = "apiextensions-crd-finalizer";
+    if !crd.is_terminating() || !crd.has_finalizer(super::api::CRD_CLEANUP) {
+        return (Vec::new(), false);
+    }
+    let group = crd.str_at(&["spec", "group"]).unwrap_or_default();
+    let kind = crd.str_at(&["spec", "names", "kind"]).unwrap_or_default();
+    let instances: Vec<&Object> = api
+        .objects()
+        .filter(|o| o.group() == group && o.kind == kind)
+        .collect();
+    let mut intents = Vec::new();
+    let (reason, message) = if instances.is_empty() {
+        (
+            "InstanceDeletionCompleted",
+            "removed all instances".to_string(),
+        )
+    } else {
+        (
+            "InstanceDeletionInProgress",
+            "CustomResource deletion is in progress".to_string(),
+        )
+    };
+    let mut status = crd.status.clone();
+    if !status.is_object() {
+        status = json!({});
+    }
+    let mut conditions: Vec<Value> = status["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| c["type"] != "Terminating")
+        .collect();
+    conditions.push(
+        json!({"type": "Terminating", "status": "True", "reason": reason, "message": message}),
+    );
+    status["conditions"] = Value::from(conditions);
+    if status != crd.status {
+        intents.push(intent(
+            ACTOR,
+            Op::SetStatus {
+                key: Key::of(crd),
+                status,
+            },
+        ));
+    }
+    if instances.is_empty() {
+        intents.push(intent(
+            ACTOR,
+            remove_finalizer(crd, super::api::CRD_CLEANUP),
+        ));
+        return (intents, false);
+    }
+    for o in instances.iter().filter(|o| !o.is_terminating()) {
+        intents.push(intent(
+            ACTOR,
+            Op::Delete {
+                key: Key::of(o),
+                options: DeleteOptions::policy(Policy::Background),
+            },
+        ));
+    }
+    (intents, true)
+}

@@ -36,6 +36,7 @@ enum Task {
     Adoption,
     VolumeSync,
     NamespaceSync(String),
+    CrdSync(String),
 }
 
 impl Task {
@@ -43,7 +44,10 @@ impl Task {
     /// kind, a namespace waiting on finalizers) does not keep a run from
     /// settling.
     fn keeps_busy(&self) -> bool {
-        !matches!(self, Task::GcRetry(_) | Task::NamespaceSync(_))
+        !matches!(
+            self,
+            Task::GcRetry(_) | Task::NamespaceSync(_) | Task::CrdSync(_)
+        )
     }
 }
 
@@ -414,6 +418,7 @@ impl Sim {
                 let intents = controllers::sync_volume_protection(&self.api);
                 self.carry_out(intents);
             }
+            Task::CrdSync(name) => self.run_crd(&name),
             Task::NamespaceSync(name) => self.run_namespace(&name),
         }
     }
@@ -489,6 +494,24 @@ impl Sim {
                 finalizer: finalizer.to_string(),
             },
         }]);
+    }
+
+    fn run_crd(&mut self, name: &str) {
+        let key = Key {
+            group: "apiextensions.k8s.io".into(),
+            kind: "CustomResourceDefinition".into(),
+            namespace: None,
+            name: name.to_string(),
+        };
+        let Some(crd) = self.api.get(&key).cloned() else {
+            return;
+        };
+        let (intents, again) = controllers::sync_crd(&self.api, &crd);
+        self.carry_out(intents);
+        if again && self.api.get(&key).is_some() {
+            // Upstream polls every 5 s for the instances to be gone.
+            self.schedule_once(5_000, Task::CrdSync(name.to_string()));
+        }
     }
 
     fn run_namespace(&mut self, name: &str) {
@@ -641,6 +664,19 @@ impl Sim {
         let obj = ch.object().clone();
         let deleted = matches!(ch, Change::Deleted(_));
         let delay = self.settings.controller_delay.0;
+        // An instance of a custom resource whose definition is being
+        // deleted went: the CRD finalizer looks again (the CRD goes right
+        // after its last instance).
+        if deleted
+            && !crate::model::KindTable::is_builtin(obj.group(), &obj.kind)
+            && let Some(crd) = self
+                .api
+                .crd_of(obj.group(), &obj.kind)
+                .filter(|c| c.is_terminating())
+        {
+            let name = crd.name().to_string();
+            self.schedule_once(delay, Task::CrdSync(name));
+        }
         match (obj.group(), obj.kind.as_str()) {
             ("", "Pod") => {
                 if !deleted && obj.is_terminating() {
@@ -671,6 +707,11 @@ impl Sim {
             }
             ("", "PersistentVolumeClaim" | "PersistentVolume") => {
                 self.schedule_once(delay, Task::VolumeSync);
+            }
+            ("apiextensions.k8s.io", "CustomResourceDefinition")
+                if !deleted && obj.is_terminating() =>
+            {
+                self.schedule_once(delay, Task::CrdSync(obj.name().to_string()));
             }
             ("", "Namespace") if !deleted && obj.is_terminating() => {
                 // namespaceDeletionGracePeriod: the first pass comes 5 s

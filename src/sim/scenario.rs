@@ -397,6 +397,8 @@ scenario_files!(
     "namespace-stuck",
     "shop-demo",
     "volume-protection",
+    "crd-stuck",
+    "namespace-spec-finalizer",
 );
 
 /// The bundled scenario opened when none is named.

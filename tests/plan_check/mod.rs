@@ -61,7 +61,11 @@ pub fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) ->
                 }
                 for w in on {
                     match w {
-                        Wait::Finalizer { name, .. } if !o.has_finalizer(name) => {
+                        // A namespace's own finalizers live in spec.finalizers.
+                        Wait::Finalizer { name, .. }
+                            if !o.has_finalizer(name)
+                                && !o.strings_at(&["spec", "finalizers"]).contains(name) =>
+                        {
                             errors.push(format!(
                                 "{ctx}: {who} predicted waiting on {name}, has {:?}",
                                 o.metadata.finalizers
