@@ -1045,7 +1045,17 @@ impl ApiServer {
             new.metadata.deletion_grace_period_seconds = Some(grace);
         } else {
             if new.metadata.finalizers.is_empty() {
-                // R13
+                // R13. A pod is a graceful kind: even at grace 0 a watch
+                // sees it MODIFIED (deletionTimestamp, grace 0), then
+                // DELETED, as on a real control plane.
+                if obj.is_pod() {
+                    let mut marked = new.clone();
+                    marked.metadata.deletion_timestamp = Some(now);
+                    marked.metadata.deletion_grace_period_seconds = Some(0);
+                    let stored = self.store_update(obj, marked);
+                    self.remove_stored(stored.uid());
+                    return Self::removed_status(stored);
+                }
                 self.remove_stored(obj.uid());
                 return Self::removed_status(new);
             }
