@@ -1384,3 +1384,40 @@ fn a_missing_namespace_and_a_silent_server_are_said_plainly() {
     assert!(took < Duration::from_secs(10), "{took:?}");
     drop(hold);
 }
+
+/// With etcd stalled, `/version` still answers while every list hangs: the
+/// health probe reads `/readyz`, which checks etcd, so the connection is
+/// shown lost (and the tree stale) until etcd is back.
+#[test]
+fn a_stalled_etcd_is_seen() {
+    let _g = exclusive();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "etcd"));
+    let mut live = Live::start(&options(&env().admin, &ns));
+    let connected = |l: &Live| {
+        l.status
+            .as_ref()
+            .is_some_and(|s| matches!(s.connection, ownerscope::backend::Connection::Connected))
+    };
+    live.wait("connected", LONG, connected);
+    let signal = |sig: &str| {
+        let ok = std::process::Command::new("pkill")
+            .args([sig, "-f", "etcd --name ownerscope-test"])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "pkill {sig} etcd");
+    };
+    signal("-STOP");
+    let stalled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        live.wait("the connection shown lost", Duration::from_secs(30), |l| {
+            l.status.as_ref().is_some_and(|s| {
+                matches!(&s.connection, ownerscope::backend::Connection::Lost(m) if !m.is_empty())
+            })
+        });
+    }));
+    signal("-CONT");
+    assert!(stalled.is_ok(), "a stalled etcd was not noticed");
+    live.wait("connected again", LONG, connected);
+    rt.block_on(delete_namespace(&client, &ns));
+}

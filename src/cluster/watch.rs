@@ -178,20 +178,35 @@ pub async fn watch_events(client: Client, scope: Scope, started: Timestamp, tx: 
     }
 }
 
-/// Probes the server; sends on every change of state.
+/// Whether the server can serve: `GET /readyz`, which checks etcd (a
+/// stalled etcd left `/version` answering while every list hung); where
+/// `/readyz` is not open to the user, `/version`.
+async fn ready(client: &Client) -> Result<(), String> {
+    let req = http::Request::get("/readyz")
+        .body(Vec::new())
+        .map_err(|e| e.to_string())?;
+    match client.request_text(req).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 401 || s.code == 403 || s.code == 404 => client
+            .apiserver_version()
+            .await
+            .map(|_| ())
+            .map_err(|e| error_message(&e)),
+        Err(e) => Err(format!("not ready: {}", error_message(&e))),
+    }
+}
+
+/// Probes the server; sends on every change of state, and on every change
+/// of the reason it is lost (a refused connection that becomes a
+/// certificate error is said as soon as it is seen).
 pub async fn probe(client: Client, tx: Sender<Msg>) {
     let mut last: Option<Result<(), String>> = None;
     loop {
-        let now =
-            match tokio::time::timeout(Duration::from_secs(3), client.apiserver_version()).await {
-                Ok(Ok(_)) => Ok(()),
-                Ok(Err(e)) => Err(error_message(&e)),
-                Err(_) => Err("the API server did not answer within 3s".into()),
-            };
-        let changed = !matches!(
-            (&last, &now),
-            (Some(Ok(())), Ok(())) | (Some(Err(_)), Err(_))
-        );
+        let now = match tokio::time::timeout(Duration::from_secs(3), ready(&client)).await {
+            Ok(r) => r,
+            Err(_) => Err("the API server did not answer within 3s".into()),
+        };
+        let changed = last.as_ref() != Some(&now);
         if changed {
             last = Some(now.clone());
             if tx.send(Msg::Health(now)).await.is_err() {
