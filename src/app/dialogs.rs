@@ -325,9 +325,15 @@ impl App {
         modals.retain_mut(|m| match m {
             Modal::Delete(d) => match self.graph.get(&d.target.uid) {
                 Some(obj) => {
+                    // The preview follows the cluster; the server's verdict
+                    // on the permission, asked as the dialog opened, stays.
                     let scroll = d.scroll;
+                    let permission = d.permission.take();
                     *d = self.delete_dialog(obj, d.policy, d.default_policy);
                     d.scroll = scroll;
+                    if permission.is_some() {
+                        d.permission = permission;
+                    }
                     true
                 }
                 None => {

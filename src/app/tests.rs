@@ -692,3 +692,42 @@ fn f_on_a_stuck_owner_goes_to_the_blockers_finalizer() {
     assert_ne!(f.target, web);
     assert_eq!(f.finalizers, vec!["example.com/cache-flush".to_string()]);
 }
+
+/// The server's "no" on a delete stays with the dialog while the cluster
+/// changes underneath (it was forgotten at the first update, and the
+/// dialog offered Enter again).
+#[test]
+fn a_denied_delete_stays_denied_across_updates() {
+    let (mut app, mut b) = demo();
+    goto(&mut app, "deployment/web");
+    assert!(app.update(Action::OpenDelete).is_empty());
+    app.set_permission(crate::backend::Permission::Denied {
+        verb: "delete".into(),
+        resource: "deployments.apps \"web\" in namespace shop".into(),
+        reason: "RBAC: no rule allows it".into(),
+    });
+    // The cluster moves: a pod of the demo changes.
+    let cmds = vec![Command::Delete {
+        target: app
+            .graph()
+            .objects()
+            .find(|o| o.kind == "Pod")
+            .expect("a pod")
+            .obj_ref(),
+        policy: Policy::Background,
+    }];
+    send(&mut app, &mut b, cmds);
+    app.apply_all(b.poll(Duration::from_millis(500)));
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("the dialog is still open")
+    };
+    assert!(
+        matches!(
+            d.permission,
+            Some(crate::backend::Permission::Denied { .. })
+        ),
+        "{:?}",
+        d.permission
+    );
+    assert!(app.update(Action::Confirm).is_empty(), "still nothing sent");
+}
