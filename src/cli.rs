@@ -178,6 +178,9 @@ pub struct UiArgs {
     /// Namespace scope with --live (default: the context's namespace).
     #[arg(short = 'n', long = "namespace", requires = "live")]
     pub namespace: Option<String>,
+    /// Leave the mouse to the terminal (select and copy text); `m` toggles.
+    #[arg(long)]
+    pub no_mouse: bool,
 }
 
 #[derive(Debug, Args)]

@@ -164,6 +164,11 @@ pub const NORMAL: &[Binding] = &[
         "scroll the details down",
     ),
     b(&[k('K')], Action::ScrollDetailsUp, "scroll the details up"),
+    b(
+        &[k('m')],
+        Action::ToggleMouse,
+        "mouse capture on / off (off: select and copy text)",
+    ),
     hint(
         b(
             &[k('d'), code(KeyCode::Delete)],

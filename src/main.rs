@@ -24,6 +24,7 @@ fn main() -> ExitCode {
             read_only: false,
             live: ownerscope::cli::LiveArgs::default(),
             namespace: None,
+            no_mouse: false,
         }),
     };
     match result {

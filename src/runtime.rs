@@ -36,6 +36,9 @@ pub trait Events {
     fn exhausted(&self) -> bool {
         false
     }
+
+    /// Mouse capture on or off, as the App wants it.
+    fn set_mouse(&mut self, _on: bool) {}
 }
 
 /// Events from the terminal; a stop signal ends the loop as an error, so
@@ -71,6 +74,15 @@ impl TerminalEvents {
 }
 
 impl Events for TerminalEvents {
+    fn set_mouse(&mut self, on: bool) {
+        use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+        let _ = if on {
+            crossterm::execute!(io::stdout(), EnableMouseCapture)
+        } else {
+            crossterm::execute!(io::stdout(), DisableMouseCapture)
+        };
+    }
+
     fn next(&mut self, timeout: Duration) -> io::Result<Option<Event>> {
         self.stopped()?;
         // Short waits, so that a signal is seen within a frame or two.
@@ -226,7 +238,13 @@ pub fn run<B: ratatui::backend::Backend>(
     let mut last_draw: Option<Instant> = None;
     pump(app, backend, Duration::ZERO);
     let mut dirty = true;
+    // The terminal starts with mouse capture on (tui::init).
+    let mut mouse = true;
     loop {
+        if app.mouse() != mouse {
+            mouse = app.mouse();
+            events.set_mouse(mouse);
+        }
         let now = Instant::now();
         let until_poll = POLL_EVERY.saturating_sub(now - last_poll);
         let wait = if dirty {
@@ -299,6 +317,7 @@ pub fn start(args: &UiArgs) -> CmdResult {
         scenarios: bundled_scenarios(),
         is_simulator: true,
     });
+    app.set_mouse(!args.no_mouse);
     let (mut terminal, guard) = tui::init().map_err(|e| CmdError(format!("terminal: {e}")))?;
     if std::env::var_os("OWNERSCOPE_PANIC_AFTER_INIT").is_some() {
         // For the test that the terminal is restored after a panic.
@@ -328,6 +347,7 @@ pub fn start_with(mut backend: Box<dyn Backend>, args: &UiArgs) -> CmdResult {
         scenarios: Vec::new(),
         is_simulator: backend.is_simulator(),
     });
+    app.set_mouse(!args.no_mouse);
     let (mut terminal, guard) = tui::init().map_err(|e| CmdError(format!("terminal: {e}")))?;
     let result = run(
         &mut terminal,

@@ -265,3 +265,29 @@ fn the_terminal_is_restored_after_each_stop_signal() {
         );
     }
 }
+
+/// `--no-mouse` leaves the mouse to the terminal (text can be selected and
+/// copied); `m` takes it and gives it back.
+#[test]
+fn mouse_capture_is_off_with_no_mouse_and_m_toggles_it() {
+    let s = shell("e2e-mouse");
+    s.text(&format!("{BIN} ui --no-mouse"));
+    s.keys(&["Enter"]);
+    s.wait_for("the UI", LONG, |x| x.contains("SIMULATOR shop-demo"));
+    let flag = |want: &str| {
+        let t = std::time::Instant::now();
+        while s.format("#{mouse_any_flag}") != want && t.elapsed() < LONG {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        s.format("#{mouse_any_flag}")
+    };
+    assert_eq!(flag("0"), "0", "--no-mouse: off");
+    s.keys(&["m"]);
+    assert_eq!(flag("1"), "1", "m: on");
+    s.keys(&["m"]);
+    assert_eq!(flag("0"), "0", "m: off again");
+    s.keys(&["q"]);
+    s.wait_for("the prompt again", LONG, |x| {
+        x.trim_end().ends_with("READY$")
+    });
+}

@@ -66,5 +66,7 @@ pub enum Action {
     ScrollDown,
     // The rest.
     Help,
+    /// Mouse capture on/off (off: the terminal selects and copies text).
+    ToggleMouse,
     Quit,
 }

@@ -106,6 +106,8 @@ pub struct App {
     why_stale: bool,
     /// The terminal's size, as the runtime last saw it.
     screen: (u16, u16),
+    /// Whether the UI takes the mouse (off: the terminal selects text).
+    mouse: bool,
 }
 
 /// A diagnosis that walked more blockers than this (the root of a large
@@ -147,6 +149,7 @@ impl App {
             why_at: Duration::ZERO,
             why_stale: false,
             screen: (u16::MAX, u16::MAX),
+            mouse: true,
         }
     }
 
@@ -471,6 +474,17 @@ impl App {
             .flatten()
             .min()
             .map(|t| t.saturating_sub(self.clock))
+    }
+
+    /// Whether the UI captures the mouse; the runtime applies it.
+    #[must_use]
+    pub fn mouse(&self) -> bool {
+        self.mouse
+    }
+
+    /// Starts with mouse capture on or off (`--no-mouse`).
+    pub fn set_mouse(&mut self, on: bool) {
+        self.mouse = on;
     }
 
     /// The terminal's size.

@@ -64,6 +64,14 @@ impl App {
             Action::OpenReset => self.open_reset(),
             Action::OpenScenarios => self.open_scenarios(),
             Action::Help => self.modals.push(Modal::Help { scroll: 0 }),
+            Action::ToggleMouse => {
+                self.mouse = !self.mouse;
+                self.info(if self.mouse {
+                    "mouse capture on: click selects, wheel scrolls (m: off)"
+                } else {
+                    "mouse capture off: the terminal selects and copies text (m: on)"
+                });
+            }
             Action::Quit => self.quit = true,
             Action::PauseResume | Action::Step | Action::Faster | Action::Slower => {
                 if !self.opts.is_simulator {

@@ -731,3 +731,21 @@ fn a_denied_delete_stays_denied_across_updates() {
     );
     assert!(app.update(Action::Confirm).is_empty(), "still nothing sent");
 }
+
+#[test]
+fn m_gives_the_mouse_back_to_the_terminal_and_takes_it_again() {
+    let (mut app, _b) = demo();
+    assert!(app.mouse());
+    assert!(app.update(Action::ToggleMouse).is_empty());
+    assert!(!app.mouse());
+    assert!(format!("{:?}", app.message()).contains("selects and copies"));
+    app.update(Action::ToggleMouse);
+    assert!(app.mouse());
+    assert_eq!(
+        crate::keymap::resolve(
+            Mode::Normal,
+            crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('m'))
+        ),
+        Some(Action::ToggleMouse)
+    );
+}
