@@ -338,6 +338,23 @@ fn namespace_deletes(i: &Item) -> bool {
     }
 }
 
+/// A DELETE that ignores the policy and holds the object with a
+/// controller's own finalizer (a namespace's content, a CRD's instances).
+fn mark_terminating(item: &mut Item, finalizer: &str) {
+    item.state = State::Terminating;
+    item.obj
+        .metadata
+        .deletion_timestamp
+        .get_or_insert(Timestamp::UNIX_EPOCH);
+    item.obj
+        .metadata
+        .finalizers
+        .retain(|f| f != ORPHAN && f != FOREGROUND);
+    if !item.obj.has_finalizer(finalizer) {
+        item.obj.metadata.finalizers.push(finalizer.into());
+    }
+}
+
 fn is_crd(o: &Object) -> bool {
     o.kind == "CustomResourceDefinition" && o.group() == "apiextensions.k8s.io"
 }
@@ -563,18 +580,7 @@ impl Planner<'_> {
         let Some(item) = self.items.get_mut(uid) else {
             return;
         };
-        item.state = State::Terminating;
-        item.obj
-            .metadata
-            .deletion_timestamp
-            .get_or_insert(Timestamp::UNIX_EPOCH);
-        item.obj
-            .metadata
-            .finalizers
-            .retain(|f| f != ORPHAN && f != FOREGROUND);
-        if !item.obj.has_finalizer(CRD_CLEANUP) {
-            item.obj.metadata.finalizers.push(CRD_CLEANUP.into());
-        }
+        mark_terminating(item, CRD_CLEANUP);
         let crd = item.obj.clone();
         let mut instances = crd_instances(self.graph, &crd);
         instances.sort();
@@ -592,16 +598,7 @@ impl Planner<'_> {
             return;
         };
         if item.state == State::Alive {
-            item.state = State::Terminating;
-            item.obj
-                .metadata
-                .deletion_timestamp
-                .get_or_insert(Timestamp::UNIX_EPOCH);
-            item.obj
-                .metadata
-                .finalizers
-                .retain(|f| f != ORPHAN && f != FOREGROUND);
-            item.obj.metadata.finalizers.push(NAMESPACE_CONTENT.into());
+            mark_terminating(item, NAMESPACE_CONTENT);
             // R58: spec finalizers other than the controller's own stay
             // until their owners remove them.
             let extra: Vec<String> = item

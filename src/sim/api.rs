@@ -978,24 +978,11 @@ impl ApiServer {
         }
         new.metadata.deletion_timestamp = Some(self.now);
         new.metadata.deletion_grace_period_seconds = Some(0);
-        let mut status = if new.status.is_object() {
-            new.status.clone()
-        } else {
-            serde_json::json!({})
-        };
-        let mut conditions: Vec<Value> = status["conditions"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|c| c["type"] != "Terminating")
-            .collect();
-        conditions.push(serde_json::json!({
-            "type": "Terminating", "status": "True", "reason": "InstanceDeletionPending",
-            "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"
-        }));
-        status["conditions"] = Value::from(conditions);
-        new.status = status;
+        new.status = crd_terminating(
+            &new.status,
+            "InstanceDeletionPending",
+            "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+        );
         let stored = self.store_update(obj, new);
         ApiResponse::ok(stored)
     }
@@ -1113,6 +1100,29 @@ impl ApiServer {
         let stored = self.store_update(obj, new);
         ApiResponse::ok(stored)
     }
+}
+
+/// A CRD's status with its `Terminating` condition set (R75): True, with
+/// the reason of the stage the deletion is at.
+#[must_use]
+pub fn crd_terminating(status: &Value, reason: &str, message: &str) -> Value {
+    let mut status = if status.is_object() {
+        status.clone()
+    } else {
+        serde_json::json!({})
+    };
+    let mut conditions: Vec<Value> = status["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|c| c["type"] != "Terminating")
+        .collect();
+    conditions.push(serde_json::json!({
+        "type": "Terminating", "status": "True", "reason": reason, "message": message
+    }));
+    status["conditions"] = Value::from(conditions);
+    status
 }
 
 #[cfg(test)]

@@ -529,21 +529,7 @@ pub fn sync_crd(api: &ApiServer, crd: &Object) -> (Vec<Intent>, bool) {
             "CustomResource deletion is in progress".to_string(),
         )
     };
-    let mut status = crd.status.clone();
-    if !status.is_object() {
-        status = json!({});
-    }
-    let mut conditions: Vec<Value> = status["conditions"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|c| c["type"] != "Terminating")
-        .collect();
-    conditions.push(
-        json!({"type": "Terminating", "status": "True", "reason": reason, "message": message}),
-    );
-    status["conditions"] = Value::from(conditions);
+    let status = super::api::crd_terminating(&crd.status, reason, &message);
     if status != crd.status {
         intents.push(intent(
             ACTOR,

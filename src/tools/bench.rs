@@ -25,12 +25,12 @@ use crate::{runtime, ui};
 const W: u16 = 160;
 const H: u16 = 48;
 
-fn median(mut v: Vec<Duration>) -> Duration {
+pub(super) fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v.get(v.len() / 2).copied().unwrap_or_default()
 }
 
-fn time(runs: usize, mut f: impl FnMut()) -> Duration {
+pub(super) fn time(runs: usize, mut f: impl FnMut()) -> Duration {
     let v = (0..runs.max(1))
         .map(|_| {
             let t = Instant::now();

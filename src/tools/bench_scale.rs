@@ -17,6 +17,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;
 
+use super::bench::{median, time};
 use super::generate;
 use crate::app::{Action, App, Options};
 use crate::backend::Update;
@@ -28,23 +29,6 @@ use crate::{runtime, ui};
 
 const W: u16 = 160;
 const H: u16 = 48;
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
-}
-
-fn time(runs: usize, mut f: impl FnMut()) -> Duration {
-    median(
-        (0..runs.max(1))
-            .map(|_| {
-                let t = Instant::now();
-                f();
-                t.elapsed()
-            })
-            .collect(),
-    )
-}
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
