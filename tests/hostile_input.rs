@@ -379,3 +379,42 @@ metadata: {name: kube-node-lease, labels: {kubernetes.io/metadata.name: kube-nod
     let o = ownerscope(&["tree", real.to_str().expect("utf-8")]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// A 443-byte file of nested aliases grew past 5 GB; 10,000 levels of
+/// nesting: both are refused at once with the line, in little memory.
+#[test]
+fn alias_bombs_and_deep_nesting_are_refused() {
+    let mut s = String::from("name: x\nobjects: []\nextra:\n  a: &a [x,x,x,x,x,x,x,x,x]\n");
+    let mut prev = "a".to_string();
+    for i in 1..9 {
+        let name = format!("l{i}");
+        let refs = vec![format!("*{prev}"); 9].join(",");
+        s.push_str(&format!("  {name}: &{name} [{refs}]\n"));
+        prev = name;
+    }
+    let bomb = temp_file("bomb.yaml", s.as_bytes());
+    let o = ownerscope(&["tree", bomb.to_str().expect("utf-8")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("bomb.yaml:") && err.contains("aliases expand"),
+        "{err}"
+    );
+    let deep = temp_file(
+        "deep.yaml",
+        format!(
+            "name: x\nobjects: {}{}\n",
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        )
+        .as_bytes(),
+    );
+    let o = ownerscope(&["tree", deep.to_str().expect("utf-8")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("deep.yaml:2:"), "{err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("overflow"),
+        "{err}"
+    );
+}

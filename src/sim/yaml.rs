@@ -122,6 +122,21 @@ fn resolve_plain(s: &str) -> Value {
 
 /// Parses every document of a YAML (or JSON) text.
 ///
+/// Nodes in a value, counted without recursion.
+fn node_count(v: &Value) -> usize {
+    let mut n = 0usize;
+    let mut todo = vec![v];
+    while let Some(v) = todo.pop() {
+        n += 1;
+        match v {
+            Value::Array(a) => todo.extend(a),
+            Value::Object(m) => todo.extend(m.values()),
+            _ => {}
+        }
+    }
+    n
+}
+
 /// # Errors
 /// A syntax error with its line.
 pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
@@ -129,8 +144,13 @@ pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
     let mut docs = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut doc = Document::default();
-    let mut anchors: HashMap<usize, Value> = HashMap::new();
+    let mut anchors: HashMap<usize, (Value, usize)> = HashMap::new();
     let mut root: Option<Value> = None;
+    // Aliases copy what they name: a few hundred bytes of nested aliases
+    // expand to billions of nodes. Without aliases a node takes at least a
+    // byte of text, so this bound only ever stops an expansion.
+    let budget = 100_000 + 4 * text.len();
+    let mut expanded = 0usize;
     while let Some(next) = parser.next_event() {
         let (event, span): (Event, Span) = next.map_err(|e| Located {
             line: e.marker().line(),
@@ -179,7 +199,18 @@ pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
                 finished = Some((v, anchor));
             }
             Event::Alias(id) => {
-                let v = anchors.get(&id).cloned().unwrap_or(Value::Null);
+                let (v, size) = anchors.get(&id).cloned().unwrap_or((Value::Null, 1));
+                expanded = expanded.saturating_add(size);
+                if expanded > budget {
+                    return Err(Located {
+                        line,
+                        field: child_path,
+                        message: format!(
+                            "aliases expand to more than {budget} nodes for {} bytes of text: refused (an alias bomb?)",
+                            text.len()
+                        ),
+                    });
+                }
                 doc.lines.entry(child_path).or_insert(line);
                 finished = Some((v, 0));
             }
@@ -213,7 +244,8 @@ pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
         }
         if let Some((v, anchor)) = finished {
             if anchor != 0 {
-                anchors.insert(anchor, v.clone());
+                let size = node_count(&v);
+                anchors.insert(anchor, (v.clone(), size));
             }
             match stack.last_mut() {
                 Some(Frame::Map { map, key, .. }) => {
