@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::fmt;
+use std::sync::Arc;
 
 use super::api::{ApiServer, Caller, Change, DeleteOptions, Key, Preconditions};
 use crate::model::{FOREGROUND, ORPHAN, Object, OwnerReference, Policy, Uid, group_of};
@@ -70,7 +71,10 @@ impl Identity {
 struct Node {
     identity: Identity,
     owners: Vec<OwnerReference>,
-    dependents: BTreeSet<Uid>,
+    /// Shared, so that copying a node (each pass works on a copy) does not
+    /// copy an owner's 200,000 dependents: that made the graph quadratic
+    /// in fan-out. Changed copy-on-write.
+    dependents: Arc<BTreeSet<Uid>>,
     being_deleted: bool,
     deleting_dependents: bool,
     observed: bool,
@@ -227,7 +231,7 @@ impl GarbageCollector {
             let node = Node {
                 identity: Identity::of(obj),
                 owners: obj.metadata.owner_references.clone(),
-                dependents: BTreeSet::new(),
+                dependents: Arc::default(),
                 being_deleted: obj.is_terminating(),
                 deleting_dependents: obj.is_deleting_dependents(),
                 observed: true,
@@ -273,7 +277,7 @@ impl GarbageCollector {
             self.add_dependent_to_owners(&uid, &added, api);
             for r in &removed {
                 if let Some(owner) = self.nodes.get_mut(&r.uid) {
-                    owner.dependents.remove(&uid);
+                    Arc::make_mut(&mut owner.dependents).remove(&uid);
                 }
             }
         }
@@ -298,7 +302,7 @@ impl GarbageCollector {
                     Node {
                         identity: Identity::of_ref(r, &dep.identity.namespace),
                         owners: Vec::new(),
-                        dependents: BTreeSet::new(),
+                        dependents: Arc::default(),
                         being_deleted: false,
                         deleting_dependents: false,
                         observed: false,
@@ -308,7 +312,7 @@ impl GarbageCollector {
             let Some(owner) = self.nodes.get_mut(&r.uid) else {
                 continue;
             };
-            owner.dependents.insert(dep_uid.to_string());
+            Arc::make_mut(&mut owner.dependents).insert(dep_uid.to_string());
             let owner = owner.clone();
             if !exists {
                 self.enqueue_delete(&r.uid);
@@ -399,8 +403,8 @@ impl GarbageCollector {
                 }
                 None => return,
             };
-            for d in deps {
-                self.enqueue_delete(&d);
+            for d in deps.iter() {
+                self.enqueue_delete(d);
             }
             self.enqueue_delete(uid);
         }
@@ -457,13 +461,13 @@ impl GarbageCollector {
         self.nodes.remove(&deleted.uid);
         for r in &existing.owners {
             if let Some(owner) = self.nodes.get_mut(&r.uid) {
-                owner.dependents.remove(&deleted.uid);
+                Arc::make_mut(&mut owner.dependents).remove(&deleted.uid);
             }
         }
         if !existing.dependents.is_empty() {
             self.absent.insert(deleted.clone());
         }
-        for d in &existing.dependents {
+        for d in existing.dependents.iter() {
             self.enqueue_delete(d);
         }
         for r in &existing.owners {
@@ -828,7 +832,7 @@ impl GarbageCollector {
             return Ok(());
         };
         let mut failed = None;
-        for d in &owner.dependents {
+        for d in owner.dependents.iter() {
             let Some(dep) = self.nodes.get(d).cloned() else {
                 continue;
             };

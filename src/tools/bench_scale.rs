@@ -85,6 +85,22 @@ fn scenario(objects: Vec<Object>) -> Scenario {
     }
 }
 
+/// One Deployment and `n - 1` ConfigMaps it owns directly: the fan-out
+/// that made the garbage collector's graph quadratic.
+fn fan_out(n: usize) -> Vec<Object> {
+    let root = generate::cascade(1).remove(0);
+    let mut out = vec![root.clone()];
+    for i in 1..n {
+        let mut cm = Object::new("v1", "ConfigMap", Some("big"), &format!("cm-{i:06}"));
+        cm.metadata.uid = format!("00000000-0000-4000-9000-{i:012x}");
+        cm.metadata
+            .owner_references
+            .push(root.reference(Some(false), Some(true)));
+        out.push(cm);
+    }
+    out
+}
+
 fn root_target() -> Target {
     Target {
         kind: "Deployment".into(),
@@ -149,6 +165,11 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
         },
         Curve {
             what: "simulate: Foreground cascade of the root, settled",
+            unit_us: false,
+            at: vec![],
+        },
+        Curve {
+            what: "simulate: one owner with every object as dependent, load + settle",
             unit_us: false,
             at: vec![],
         },
@@ -228,20 +249,29 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
         }
         curves[3].at.push(median(settles));
         drop(sc);
+        let fan = scenario(fan_out(n));
+        curves[4].at.push(time(runs.min(3), || {
+            if let Ok(mut sim) = Sim::new(&fan) {
+                sim.delete(&root_target(), &DeleteOptions::policy(Policy::Foreground));
+                sim.settle(3_600_000);
+                black_box(sim);
+            }
+        }));
+        drop(fan);
 
         let [tick_root, ev_root, tick_pod, ev_pod, worst] = ui_ticks(&objects, runs)?;
-        curves[4].at.push(tick_root);
-        curves[5].at.push(worst);
-        curves[6].at.push(tick_pod);
-        curves[7].at.push(ev_root);
-        curves[8].at.push(ev_pod);
+        curves[5].at.push(tick_root);
+        curves[6].at.push(worst);
+        curves[7].at.push(tick_pod);
+        curves[8].at.push(ev_root);
+        curves[9].at.push(ev_pod);
     }
     for c in &curves {
         c.print(sizes);
     }
     println!(
         "\n(simulate: the DELETE and the settling, not building the simulator; a UI tick: one watch event applied, the clock moved 16 ms, one frame drawn on a {W}x{H} TestBackend; {} ticks a size)",
-        runs * 4
+        (runs * 4).max(40)
     );
     Ok(())
 }
@@ -285,7 +315,7 @@ fn measure(
 ) -> (Duration, Duration, Duration) {
     let mut ticks = Vec::new();
     let mut events = Vec::new();
-    for i in 0..runs * 4 {
+    for i in 0..(runs * 4).max(40) {
         let mut p = pod.clone();
         if i % 2 == 0 {
             p.metadata.deletion_grace_period_seconds = Some(29);
