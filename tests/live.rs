@@ -1035,32 +1035,6 @@ fn the_ui_loop_deletes_on_the_live_backend_with_keys() {
     rt.block_on(delete_namespace(&client, &ns));
 }
 
-/// kubectl with the admin kubeconfig, for fixtures.
-fn kubectl(args: &[&str], stdin: Option<&str>) -> String {
-    use std::io::Write as _;
-    let mut child = std::process::Command::new("kubectl")
-        .arg("--kubeconfig")
-        .arg(&env().admin)
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("kubectl runs");
-    if let Some(text) = stdin
-        && let Some(mut s) = child.stdin.take()
-    {
-        s.write_all(text.as_bytes()).expect("stdin");
-    }
-    let out = child.wait_with_output().expect("kubectl");
-    assert!(
-        out.status.success(),
-        "kubectl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
-}
-
 /// The four confident wrong answers a user allowed to list only
 /// Deployments, ReplicaSets and Pods got, one by one: none can happen.
 #[test]

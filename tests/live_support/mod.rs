@@ -298,3 +298,29 @@ pub fn ownerscope(args: &[&str]) -> std::process::Output {
         .output()
         .expect("binary runs")
 }
+
+/// kubectl with the admin kubeconfig, for fixtures.
+pub fn kubectl(args: &[&str], stdin: Option<&str>) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(&env().admin)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("kubectl runs");
+    if let Some(text) = stdin
+        && let Some(mut s) = child.stdin.take()
+    {
+        s.write_all(text.as_bytes()).expect("stdin");
+    }
+    let out = child.wait_with_output().expect("kubectl");
+    assert!(
+        out.status.success(),
+        "kubectl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).to_string()
+}
