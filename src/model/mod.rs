@@ -7,6 +7,7 @@ pub mod diagnosis;
 pub mod finalizers;
 pub mod forest;
 pub mod graph;
+pub mod kept;
 pub mod kinds;
 pub mod object;
 pub mod preview;
