@@ -25,7 +25,7 @@ fn why(sim: &Sim, kind: &str, ns: Option<&str>, name: &str) -> Diagnosis {
     let obj = sim
         .get(&key)
         .unwrap_or_else(|| panic!("{kind}/{name} exists at {}ms", sim.now_ms()));
-    diagnosis::diagnose(&sim.graph(), obj.uid(), sim.now(), &sim.controller_map())
+    diagnosis::diagnose(sim.graph(), obj.uid(), sim.now(), &sim.controller_map())
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! Deterministic for a scenario and a seed.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
@@ -62,7 +63,8 @@ pub struct ControllerState {
 /// The simulator.
 #[derive(Clone, Debug)]
 pub struct Sim {
-    scenario: Scenario,
+    /// Shared, not copied: kept for `reset` and the steps.
+    scenario: Arc<Scenario>,
     settings: Settings,
     api: ApiServer,
     gc: GarbageCollector,
@@ -90,6 +92,14 @@ fn epoch() -> Timestamp {
     EPOCH.parse().unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
+/// Whether [`Sim::start`] copies the scenario's objects (to reset from
+/// later) or moves them into the store.
+#[derive(Clone, Copy)]
+enum Objects {
+    Copied,
+    Moved,
+}
+
 impl Sim {
     /// Loads a scenario: its objects are restored as stored, its controllers
     /// set up and its steps scheduled.
@@ -106,6 +116,43 @@ impl Sim {
     /// # Errors
     /// As [`Sim::new`].
     pub fn with_seed(scenario: &Scenario, seed: u64) -> Result<Sim, LoadError> {
+        Self::start(Arc::new(scenario.clone()), seed, Objects::Copied)
+    }
+
+    /// As [`Sim::new`], taking the scenario: it is kept (not copied) to
+    /// reset from.
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn resettable(scenario: Scenario) -> Result<Sim, LoadError> {
+        let seed = scenario.settings.seed;
+        Self::start(Arc::new(scenario), seed, Objects::Copied)
+    }
+
+    /// As [`Sim::new`], for a run that is never reset (the headless
+    /// commands): the scenario's objects move into the store instead of
+    /// being copied, and [`Sim::scenario`] keeps none.
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn load(scenario: Scenario) -> Result<Sim, LoadError> {
+        let seed = scenario.settings.seed;
+        Self::load_with_seed(scenario, seed)
+    }
+
+    /// As [`Sim::load`], with another seed.
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn load_with_seed(scenario: Scenario, seed: u64) -> Result<Sim, LoadError> {
+        Self::start(Arc::new(scenario), seed, Objects::Moved)
+    }
+
+    fn start(mut scenario: Arc<Scenario>, seed: u64, objects: Objects) -> Result<Sim, LoadError> {
+        let moved = match (objects, Arc::get_mut(&mut scenario)) {
+            (Objects::Moved, Some(sc)) => Some(std::mem::take(&mut sc.objects)),
+            _ => None,
+        };
         let epoch = epoch();
         let settings = Settings {
             seed,
@@ -130,7 +177,7 @@ impl Sim {
             })
             .collect();
         let mut sim = Sim {
-            scenario: scenario.clone(),
+            scenario: Arc::clone(&scenario),
             settings,
             api,
             gc: GarbageCollector::new(),
@@ -151,12 +198,23 @@ impl Sim {
             },
             watch: Vec::new(),
         };
-        for (i, obj) in scenario.objects.iter().enumerate() {
-            let resp = sim.api.create(obj.clone(), &Caller::default(), true);
+        let restored: Box<dyn Iterator<Item = Object>> = match moved {
+            Some(objects) => Box::new(objects.into_iter()),
+            None => Box::new(scenario.objects.iter().cloned()),
+        };
+        let mut order: Vec<String> = Vec::new();
+        for (i, mut obj) in restored.enumerate() {
+            if obj.metadata.uid.is_empty() {
+                obj.metadata.uid = sim.api.uids().next_uid();
+            }
+            let uid = obj.uid().to_string();
+            let resp = sim.api.create(obj, &Caller::default(), true);
             if !resp.is_success() {
                 let line = scenario.object_line(i);
                 return Err(scenario.error_at(line, &format!("objects[{i}]"), resp.message));
             }
+            order.push(uid);
+            super::progress::indexed_one();
         }
         for t in &scenario.settings.unobserved_by_gc {
             if let Ok(key) = sim.resolve(t)
@@ -167,10 +225,13 @@ impl Sim {
                 sim.schedule_at(sim.settings.unobserved_for.0, Task::GcObserve(uid));
             }
         }
-        // The initial list: watchers see every object, the timeline does not.
-        let initial = sim.api.take_changes();
-        for ch in &initial {
-            sim.react(ch);
+        // The initial list, in the order the file gives: watchers see every
+        // object, the timeline does not. One object's copy at a time.
+        for uid in &order {
+            if let Some(obj) = sim.api.get_uid(uid) {
+                let ch = Change::Added(obj.clone());
+                sim.react(&ch);
+            }
         }
         sim.after_dispatch();
         for (i, step) in scenario.steps.iter().enumerate() {
@@ -224,12 +285,8 @@ impl Sim {
 
     /// The ownership graph of the current state.
     #[must_use]
-    pub fn graph(&self) -> OwnershipGraph {
-        let mut g = OwnershipGraph::new(self.api.kinds().clone());
-        for o in self.api.objects() {
-            g.upsert(o.clone());
-        }
-        g
+    pub fn graph(&self) -> &OwnershipGraph {
+        self.api.graph()
     }
 
     #[must_use]
@@ -661,7 +718,7 @@ impl Sim {
 
     fn react(&mut self, ch: &Change) {
         self.gc.observe(ch, &self.api);
-        let obj = ch.object().clone();
+        let obj = ch.object();
         let deleted = matches!(ch, Change::Deleted(_));
         let delay = self.settings.controller_delay.0;
         // An instance of a custom resource whose definition is being
@@ -680,7 +737,7 @@ impl Sim {
         match (obj.group(), obj.kind.as_str()) {
             ("", "Pod") => {
                 if !deleted && obj.is_terminating() {
-                    self.maybe_schedule_kubelet(&obj);
+                    self.maybe_schedule_kubelet(obj);
                 }
                 if obj.has_finalizer(controllers::JOB_TRACKING) {
                     self.schedule_once(delay, Task::JobSync);
@@ -716,14 +773,14 @@ impl Sim {
             ("", "Namespace") if !deleted && obj.is_terminating() => {
                 // namespaceDeletionGracePeriod: the first pass comes 5 s
                 // after the DELETE.
-                let since = self.now_ms.saturating_sub(self.terminating_since_ms(&obj));
+                let since = self.now_ms.saturating_sub(self.terminating_since_ms(obj));
                 let wait = NAMESPACE_DELETION_GRACE_MS.saturating_sub(since);
                 self.schedule_once(wait.max(delay), Task::NamespaceSync(obj.name().to_string()));
             }
             _ => {}
         }
         if !deleted && obj.is_terminating() {
-            self.maybe_schedule_finalizer_controllers(&obj);
+            self.maybe_schedule_finalizer_controllers(obj);
         }
     }
 
