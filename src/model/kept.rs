@@ -191,6 +191,47 @@ impl<'de> Visitor<'de> for Pruner {
     }
 }
 
+/// Annotations never kept: large, read by no rule, and able to hold secret
+/// values (`last-applied-configuration` is a whole manifest, a Secret's
+/// data included).
+pub const DROPPED_ANNOTATIONS: &[&str] = &["kubectl.kubernetes.io/last-applied-configuration"];
+
+/// `deserialize_with` for `metadata.annotations`: all but
+/// [`DROPPED_ANNOTATIONS`], whose values are skipped unread.
+///
+/// # Errors
+/// An annotation value that is not a string.
+pub fn annotations<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<std::collections::BTreeMap<String, String>, D::Error> {
+    struct Annotations;
+    impl<'de> Visitor<'de> for Annotations {
+        type Value = std::collections::BTreeMap<String, String>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a map of strings")
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Self::Value::new())
+        }
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(Self::Value::new())
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = Self::Value::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if DROPPED_ANNOTATIONS.contains(&key.as_str()) {
+                    map.next_value::<IgnoredAny>()?;
+                } else {
+                    let v = map.next_value::<String>()?;
+                    out.insert(key, v);
+                }
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_any(Annotations)
+}
+
 /// `deserialize_with` for `spec`.
 ///
 /// # Errors
@@ -257,6 +298,23 @@ mod tests {
                 "selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]},
                 "template": {"metadata": {"labels": {"app": "web"}}}
             })
+        );
+    }
+
+    #[test]
+    fn last_applied_configuration_is_never_kept() {
+        let meta: crate::model::ObjectMeta = serde_json::from_value(json!({
+            "name": "s",
+            "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": "{\"data\":{\"password\":\"hunter2\"}}",
+                "team": "payments"
+            }
+        }))
+        .expect("meta");
+        assert_eq!(meta.annotations.len(), 1);
+        assert_eq!(
+            meta.annotations.get("team").map(String::as_str),
+            Some("payments")
         );
     }
 
