@@ -280,14 +280,17 @@ impl App {
                 FilterChoice::Only(Only::Terminating) => PickItem {
                     label: "only Terminating".into(),
                     detail: format!(
-                        "{} objects, with their owners",
-                        self.index.terminating_count()
+                        "{}, with their owners",
+                        crate::model::wording::count(self.index.terminating_count(), "object")
                     ),
                     current: f.only == Only::Terminating,
                 },
                 FilterChoice::Only(_) => PickItem {
                     label: "only problems".into(),
-                    detail: format!("{} objects, with their owners", self.index.problem_count()),
+                    detail: format!(
+                        "{}, with their owners",
+                        crate::model::wording::count(self.index.problem_count(), "object")
+                    ),
                     current: f.only == Only::Problems,
                 },
                 FilterChoice::Scope(Scope::All) => PickItem {

@@ -749,3 +749,20 @@ fn m_gives_the_mouse_back_to_the_terminal_and_takes_it_again() {
         Some(Action::ToggleMouse)
     );
 }
+
+#[test]
+fn a_simulator_control_is_said_in_words_with_no_status_code() {
+    let (mut app, _b) = demo();
+    app.apply(Update::Replied(Reply {
+        command: Command::Sim(SimCommand::Step),
+        code: 200,
+        message: String::new(),
+        warnings: Vec::new(),
+    }));
+    let m = app.message().expect("message").clone();
+    assert_eq!(m.text, "✓ step to the next scheduled change");
+    assert_eq!(
+        crate::ui::dialogs::request(&app, &Command::Sim(SimCommand::Reset)),
+        "start the scenario over (simulator only)"
+    );
+}

@@ -45,8 +45,8 @@ pub fn run(args: &SimulateArgs) -> CmdResult {
             let t = sim.now_ms() as f64 / 1000.0;
             out.line("")?;
             out.line(&format!(
-                "final state at {t:.3}s: {} objects",
-                final_objects.len()
+                "final state at {t:.3}s: {}",
+                crate::model::wording::count(final_objects.len(), "object")
             ))?;
             out.text(&forest::to_text(&forest::build(sim.graph(), sim.now())))?;
         }

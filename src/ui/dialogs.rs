@@ -65,7 +65,7 @@ pub fn request(app: &App, cmd: &Command) -> String {
             "PATCH {}/{}: remove finalizer {finalizer} (fails if the object changed since)",
             target.kind, target.name
         ),
-        Command::Sim(s) => format!("simulator: {s:?}"),
+        Command::Sim(s) => s.describe(),
     }
 }
 
