@@ -111,7 +111,7 @@ fn orphan_deletion_lists_the_dependents_being_released() {
     let d = why(&s, "rs", Some("a"), "r");
     assert_eq!(d.releasing, vec!["ConfigMap/c".to_string()]);
     assert!(
-        d.causes[0].contains("releasing 1 dependents"),
+        d.causes[0].contains("releasing 1 dependent from ReplicaSet/r"),
         "{:?}",
         d.causes
     );

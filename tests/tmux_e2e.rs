@@ -157,11 +157,11 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     s.wait_for("the controllers dialog", LONG, |x| {
         x.contains("OFFLINE  example.com/cache-flush")
     });
+    // Enter switches and closes the dialog, so the cascade is in view.
     s.keys(&["Enter"]);
-    s.wait_for("the controller online", LONG, |x| {
-        x.contains("online   example.com/cache-flush")
+    s.wait_for("the dialog closed on the tree", LONG, |x| {
+        !x.contains("switch and close") && x.contains("Ownership")
     });
-    s.keys(&["Escape"]);
     s.keys(&["+", "+"]);
     let gone = s.wait_for("the Deployment gone", LONG, |x| {
         !tree_pane(x).contains("Deployment/web")
@@ -322,7 +322,10 @@ fn a_large_file_shows_its_progress_and_ctrl_c_cancels_the_load() {
     let screen = s.wait_for("progress figures", LONG, |x| {
         x.contains("Reading:") || x.contains("Parsing:") || x.contains("Indexing:")
     });
-    assert!(screen.contains(" MB") || screen.contains("objects"), "{screen}");
+    assert!(
+        screen.contains(" MB") || screen.contains("objects"),
+        "{screen}"
+    );
     s.keys(&["C-c"]);
     s.wait_for("the prompt again", LONG, |x| {
         x.trim_end().ends_with("READY$") && !x.contains("Loading")

@@ -522,7 +522,11 @@ impl App {
                             })
                             .into_iter()
                             .collect();
-                        self.modals.push(Modal::Controllers(c));
+                        // Enter closes, so that the cascade the switch sets
+                        // off is in view; Space stays, to switch another.
+                        if action == Action::Toggle {
+                            self.modals.push(Modal::Controllers(c));
+                        }
                         return cmds;
                     }
                     a => c.choice = moved(c.choice, list.len(), a, 5),

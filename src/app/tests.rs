@@ -213,7 +213,17 @@ fn the_controllers_dialog_starts_on_what_the_object_waits_for() {
             online: true
         })]
     );
-    // It stays open to show the switch; Esc closes it.
+    // Enter closes it, so that the cascade the switch sets off is in view.
+    assert_eq!(app.mode(), Mode::Normal);
+    // Space switches and stays, to switch another; Esc closes.
+    app.update(Action::OpenControllers);
+    assert_eq!(
+        app.update(Action::Toggle),
+        vec![Command::Sim(SimCommand::SetController {
+            finalizer: "example.com/cache-flush".into(),
+            online: true
+        })]
+    );
     assert_eq!(app.mode(), Mode::Controllers);
     assert!(app.update(Action::Cancel).is_empty());
     assert_eq!(app.mode(), Mode::Normal);
