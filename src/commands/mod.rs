@@ -51,6 +51,8 @@ pub fn load_sim(name_or_path: &str, seed: Option<u64>) -> Result<Sim, CmdError> 
         Some(s) => Sim::load_with_seed(sc, s)?,
         None => Sim::load(sc)?,
     };
+    // Headless: nothing outside the simulator reads its changes.
+    let sim = sim.unwatched();
     Ok(sim)
 }
 

@@ -83,6 +83,8 @@ pub struct Sim {
     /// Every change since the last [`Sim::take_watch_changes`], for a
     /// watcher outside the simulator (the UI backend).
     watch: Vec<Change>,
+    /// Whether anyone takes [`Sim::watch`] (a headless run keeps nothing).
+    watched: bool,
 }
 
 /// The namespace controller's `namespaceDeletionGracePeriod`.
@@ -197,6 +199,7 @@ impl Sim {
                 ..Caller::default()
             },
             watch: Vec::new(),
+            watched: true,
         };
         let restored: Box<dyn Iterator<Item = Object>> = match moved {
             Some(objects) => Box::new(objects.into_iter()),
@@ -300,6 +303,16 @@ impl Sim {
     }
 
     /// The changes since the last call, in order.
+    /// For a run with no watcher outside the simulator (the headless
+    /// commands): changes are not kept for [`Sim::take_watch_changes`],
+    /// which then answers nothing.
+    #[must_use]
+    pub fn unwatched(mut self) -> Self {
+        self.watched = false;
+        self.watch = Vec::new();
+        self
+    }
+
     pub fn take_watch_changes(&mut self) -> Vec<Change> {
         std::mem::take(&mut self.watch)
     }
@@ -686,7 +699,9 @@ impl Sim {
                 }
                 self.react(ch);
             }
-            self.watch.extend(changes);
+            if self.watched {
+                self.watch.extend(changes);
+            }
         }
         self.after_dispatch();
     }
@@ -1188,4 +1203,32 @@ pub fn resolve_target<'a>(
         namespace: Some(namespace),
         name: target.name.clone(),
     })
+}
+
+#[cfg(test)]
+mod watch_tests {
+    use super::*;
+
+    fn deleted_deployment(sim: Sim) -> Sim {
+        let mut sim = sim;
+        let target = Target {
+            kind: "deployment".into(),
+            namespace: Some("shop".into()),
+            name: "web".into(),
+        };
+        let resp = sim.delete(&target, &DeleteOptions::default());
+        assert!(resp.is_success(), "{}", resp.message);
+        sim.settle(60_000);
+        sim
+    }
+
+    #[test]
+    fn a_headless_run_keeps_no_changes_for_watchers() {
+        let sc = crate::sim::scenario::bundled("deployment").expect("bundled");
+        let mut watched = deleted_deployment(Sim::new(&sc).expect("sim"));
+        assert!(!watched.take_watch_changes().is_empty());
+        let mut headless = deleted_deployment(Sim::load(sc).expect("sim").unwatched());
+        assert!(headless.take_watch_changes().is_empty());
+        assert_eq!(watched.timeline().len(), headless.timeline().len());
+    }
 }
