@@ -159,3 +159,16 @@ fn too_small_a_terminal_says_so_and_confirms_nothing() {
         web.metadata
     );
 }
+
+/// `d` on an object already Terminating says so, and what a second DELETE
+/// can and cannot change (R17), before anything is sent.
+#[test]
+fn delete_dialog_on_a_terminating_object() {
+    snap("delete_again", |s| {
+        s.keys("/deployment/web<Enter>df<Enter>");
+        s.wait(Duration::from_secs(6));
+        s.keys("/deployment/web<Enter>db");
+        let screen = s.screen().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(screen.contains("Already Terminating."), "{screen}");
+    });
+}

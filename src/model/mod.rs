@@ -11,6 +11,7 @@ pub mod kept;
 pub mod kinds;
 pub mod object;
 pub mod preview;
+pub mod repeat_delete;
 pub mod wording;
 
 pub use graph::{OwnershipGraph, RefStatus};

@@ -82,9 +82,21 @@ fn policy_meaning(p: Policy) -> &'static str {
 /// The delete dialog: policy, preview, the request, the keys.
 pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
     let items = preview::items(&d.plan);
+    // On an object already Terminating: what this second DELETE can and
+    // cannot change (R17), wrapped to the dialog's width.
+    let repeat = app
+        .graph()
+        .get(&d.target.uid)
+        .and_then(|o| crate::model::repeat_delete::explain(o, d.policy));
+    let repeat_rows = repeat.as_ref().map_or(0, |t| {
+        let w = usize::from(area.width.saturating_sub(6).clamp(1, 112));
+        u16::try_from(t.chars().count().div_ceil(w) + 1).unwrap_or(4)
+    });
+
     let want = u16::try_from(small_tree::rows(&items))
         .unwrap_or(u16::MAX)
-        .saturating_add(12);
+        .saturating_add(12)
+        .saturating_add(repeat_rows);
     let popup = centered(
         area,
         area.width.saturating_sub(4).min(116),
@@ -94,8 +106,9 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
     let block = frame_block(format!(" Delete {} ", d.target), theme::BAD);
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
-    let [policies, summary, plan_area, req, keys] = Layout::vertical([
+    let [policies, note, summary, plan_area, req, keys] = Layout::vertical([
         Constraint::Length(4),
+        Constraint::Length(repeat_rows),
         Constraint::Length(1),
         Constraint::Min(3),
         Constraint::Length(match d.permission {
@@ -132,6 +145,12 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
         });
     }
     frame.render_widget(Paragraph::new(lines), policies);
+    if let Some(t) = repeat {
+        frame.render_widget(
+            Paragraph::new(Line::from(Span::styled(t, theme::WARN))).wrap(Wrap { trim: true }),
+            note,
+        );
+    }
     let mut s = vec![
         Span::styled("Preview: ", theme::HEADING),
         Span::raw(d.plan.summary()),
