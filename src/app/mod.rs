@@ -28,6 +28,9 @@ use flash::{Flash, Flashes};
 use index::ForestIndex;
 use rows::Expansion;
 
+/// Rows kept in view above and below the selection.
+const SCROLL_OFF: usize = 3;
+
 /// Above this many objects the tree opens collapsed (groups open).
 pub const OPEN_ALL_BELOW: usize = 5_000;
 /// Happenings kept for the timeline.
@@ -550,12 +553,16 @@ impl App {
         self.ensure_visible();
     }
 
+    /// Keeps the selection in view with a few rows of context above and
+    /// below it (what changes next to it, a cascade under it, stays in
+    /// sight), as far as the list allows.
     fn ensure_visible(&mut self) {
         let h = self.viewport.max(1);
-        if self.selected < self.offset {
-            self.offset = self.selected;
-        } else if self.selected >= self.offset + h {
-            self.offset = self.selected + 1 - h;
+        let margin = SCROLL_OFF.min(h.saturating_sub(1) / 2);
+        if self.selected < self.offset + margin {
+            self.offset = self.selected.saturating_sub(margin);
+        } else if self.selected + margin >= self.offset + h {
+            self.offset = self.selected + margin + 1 - h;
         }
         self.offset = self.offset.min(self.rows.len().saturating_sub(h));
     }

@@ -776,3 +776,19 @@ fn a_simulator_control_is_said_in_words_with_no_status_code() {
         "start the scenario over (simulator only)"
     );
 }
+
+#[test]
+fn the_selection_keeps_rows_of_context_below_it() {
+    let (mut app, _b) = demo();
+    app.set_viewport(8);
+    for _ in 0..6 {
+        app.update(Action::Down);
+    }
+    let sel = app.selected_index();
+    assert!(
+        sel + 3 < app.offset() + 8,
+        "selected {sel}, window {}..{}",
+        app.offset(),
+        app.offset() + 8
+    );
+}
