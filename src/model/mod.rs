@@ -10,6 +10,8 @@ pub mod graph;
 pub mod kinds;
 pub mod object;
 pub mod preview;
+pub mod selector;
+pub mod workload;
 
 pub use graph::{OwnershipGraph, RefStatus};
 pub use kinds::{DefaultPolicy, KindInfo, KindTable, Partial, Unlisted};

@@ -31,9 +31,15 @@ enum Task {
     // The GC's informer delivers an object it had not observed (R47).
     GcObserve(String),
     Kubelet(String),
-    RemoveFinalizer { uid: String, finalizer: String },
+    RemoveFinalizer {
+        uid: String,
+        finalizer: String,
+    },
     JobSync,
-    Adoption,
+    /// One sync of a workload controller for the workload with this uid.
+    Workload(String),
+    /// The endpoints controller: the Service (namespace, name) is gone.
+    Endpoints(String, String),
     VolumeSync,
     NamespaceSync(String),
     CrdSync(String),
@@ -81,6 +87,8 @@ pub struct Sim {
     /// Every change since the last [`Sim::take_watch_changes`], for a
     /// watcher outside the simulator (the UI backend).
     watch: Vec<Change>,
+    /// What the workload controllers' informers hold.
+    workloads: controllers::WorkloadIndex,
 }
 
 /// The namespace controller's `namespaceDeletionGracePeriod`.
@@ -150,6 +158,7 @@ impl Sim {
                 ..Caller::default()
             },
             watch: Vec::new(),
+            workloads: controllers::WorkloadIndex::default(),
         };
         for (i, obj) in scenario.objects.iter().enumerate() {
             let resp = sim.api.create(obj.clone(), &Caller::default(), true);
@@ -410,8 +419,14 @@ impl Sim {
                 let intents = controllers::sync_job_tracking(&self.api);
                 self.carry_out(intents);
             }
-            Task::Adoption => {
-                let intents = controllers::sync_adoption(&self.api);
+            Task::Workload(uid) => {
+                if let Some(owner) = self.api.get_uid(&uid) {
+                    let intents = controllers::sync_workload(&self.api, &self.workloads, owner);
+                    self.carry_out(intents);
+                }
+            }
+            Task::Endpoints(ns, name) => {
+                let intents = controllers::endpoint::service_deleted(&self.api, &ns, &name);
                 self.carry_out(intents);
             }
             Task::VolumeSync => {
@@ -562,6 +577,22 @@ impl Sim {
                     owner,
                     finalizer,
                 } => {
+                    let owner_uid = owner.uid.clone();
+                    let taken = self.api.get(&key).is_none_or(|o| {
+                        o.uid() != uid
+                            || o.metadata
+                                .owner_references
+                                .iter()
+                                .any(|r| r.is_controller())
+                    });
+                    if taken {
+                        // Another controller got there first: this one
+                        // counts again without it.
+                        self.schedule_once(
+                            self.settings.controller_delay.0,
+                            Task::Workload(owner_uid),
+                        );
+                    }
                     self.api.patch(&key, &caller, |o| {
                         if o.uid() == uid
                             && !o
@@ -581,6 +612,23 @@ impl Sim {
                 }
                 Op::Delete { key, options } => {
                     self.api.delete(&key, &options);
+                }
+                Op::Create {
+                    object,
+                    generate_name,
+                } => {
+                    self.create_as(*object, generate_name.as_deref(), &caller);
+                }
+                Op::Release {
+                    key,
+                    uid,
+                    owner_uid,
+                } => {
+                    self.api.patch(&key, &caller, |o| {
+                        if o.uid() == uid {
+                            o.metadata.owner_references.retain(|r| r.uid != owner_uid);
+                        }
+                    });
                 }
                 Op::SetStatus { key, status } => {
                     self.api.update_status(&key, status);
@@ -609,6 +657,25 @@ impl Sim {
             self.dispatch();
         }
         self.actor = "user".into();
+    }
+
+    /// A controller's POST. With `generate_name` the name is the prefix and
+    /// five characters drawn from the simulator's seed, drawn again on a
+    /// clash as the API server's `generateName` retries.
+    fn create_as(&mut self, mut object: Object, generate_name: Option<&str>, caller: &Caller) {
+        if let Some(prefix) = generate_name {
+            for _ in 0..8 {
+                let name = format!(
+                    "{prefix}{}",
+                    crate::model::workload::name_suffix(self.api.uids().next_u64())
+                );
+                object.metadata.name = name;
+                if self.api.get(&Key::of(&object)).is_none() {
+                    break;
+                }
+            }
+        }
+        self.api.create(object, caller, false);
     }
 
     // ------------------------------------------------------------------
@@ -664,6 +731,7 @@ impl Sim {
         let obj = ch.object().clone();
         let deleted = matches!(ch, Change::Deleted(_));
         let delay = self.settings.controller_delay.0;
+        self.react_workloads(ch, delay);
         // An instance of a custom resource whose definition is being
         // deleted went: the CRD finalizer looks again (the CRD goes right
         // after its last instance).
@@ -686,24 +754,13 @@ impl Sim {
                     self.schedule_once(delay, Task::JobSync);
                 }
                 self.schedule_once(delay, Task::VolumeSync);
-                if !deleted
-                    && (obj.metadata.owner_references.is_empty() || matches!(ch, Change::Added(_)))
-                {
-                    self.schedule_once(delay, Task::Adoption);
-                }
             }
             ("batch", "Job") => {
                 self.schedule_once(delay, Task::JobSync);
-                self.schedule_once(delay, Task::Adoption);
             }
-            ("apps", "ReplicaSet") => {
-                self.schedule_once(delay, Task::Adoption);
-            }
-            ("apps", "Deployment" | "StatefulSet" | "DaemonSet")
-            | ("", "ReplicationController")
-                if !deleted =>
-            {
-                self.schedule_once(delay, Task::Adoption);
+            ("", "Service") if deleted => {
+                let ns = obj.namespace().unwrap_or_default().to_string();
+                self.schedule_once(delay, Task::Endpoints(ns, obj.name().to_string()));
             }
             ("", "PersistentVolumeClaim" | "PersistentVolume") => {
                 self.schedule_once(delay, Task::VolumeSync);
@@ -724,6 +781,53 @@ impl Sim {
         }
         if !deleted && obj.is_terminating() {
             self.maybe_schedule_finalizer_controllers(&obj);
+        }
+    }
+
+    /// The workload controllers' event handlers (upstream `addPod`,
+    /// `updatePod`, `deletePod`, `addReplicaSet`, ...): which workloads to
+    /// sync for this change, found through the index, never by a scan.
+    fn react_workloads(&mut self, ch: &Change, delay: u64) {
+        use crate::model::workload;
+        let before = self.workloads.observe(ch);
+        let obj = ch.object();
+        let deleted = matches!(ch, Change::Deleted(_));
+        let mut sync: Vec<String> = Vec::new();
+        if workload::controller_of_kind(obj.group(), &obj.kind).is_some() && !deleted {
+            sync.push(obj.uid().to_string());
+        }
+        if obj.kind == "Node" && obj.group().is_empty() && !matches!(ch, Change::Modified { .. }) {
+            sync.extend(self.workloads.daemonsets());
+        }
+        if workload::is_child_kind(obj.group(), &obj.kind) {
+            sync.extend(before);
+            match workload::controller_ref(obj) {
+                Some(r) => sync.push(r.uid.clone()),
+                // An orphan: every workload of its namespace that controls
+                // its kind and selects it may adopt it (upstream
+                // getPodReplicaSets and friends).
+                None if !deleted && !obj.is_terminating() => {
+                    let ns = obj.namespace().unwrap_or_default();
+                    for c in workload::CONTROLLERS
+                        .iter()
+                        .filter(|c| c.child_group == obj.group() && c.child_kind == obj.kind)
+                    {
+                        for uid in self.workloads.workloads(ns, c.group, c.kind) {
+                            if let Some(w) = self.api.get_uid(uid)
+                                && workload::selector(w).matches(&obj.metadata.labels)
+                            {
+                                sync.push(uid.clone());
+                            }
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+        for uid in sync {
+            if self.api.get_uid(&uid).is_some() {
+                self.schedule_once(delay, Task::Workload(uid));
+            }
         }
     }
 

@@ -1,17 +1,32 @@
-//! Simulated controllers besides the garbage collector: the scenario's
-//! finalizer controllers, the kubelet, and the built-in controllers whose
-//! work shows in ownership (job tracking R73, adoption R72, namespace
-//! deletion R58-R59, volume protection R62-R64).
+//! Simulated controllers besides the garbage collector: the built-in
+//! controllers whose work shows in ownership. The workload controllers
+//! (one file each, named and opening as upstream's) create, adopt, release
+//! and delete (R70, R72, R73); namespace deletion (R58-R59), volume
+//! protection (R62-R64) and the CRD finalizer (R75) are here.
 //!
-//! Each controller reads the store and returns [`Intent`]s; the engine
-//! carries them out through the API server under the controller's name.
+//! Each controller reads the store (and, for the workload controllers, the
+//! [`WorkloadIndex`] their informers would give them) and returns
+//! [`Intent`]s; the engine carries them out through the API server under
+//! the controller's name.
 
-use std::collections::{BTreeMap, BTreeSet};
+pub mod controller_ref_manager;
+pub mod daemon;
+pub mod deployment;
+pub mod endpoint;
+pub mod index;
+pub mod job;
+pub mod replicaset;
+pub mod stateful_set;
+
+use std::collections::BTreeMap;
+
+pub use index::WorkloadIndex;
+pub use job::sync_job_tracking;
 
 use serde_json::{Value, json};
 
 use super::api::{ApiServer, DeleteOptions, Key, Preconditions};
-use crate::model::{FOREGROUND, ORPHAN, Object, OwnerReference, Policy, Uid};
+use crate::model::{FOREGROUND, ORPHAN, Object, OwnerReference, Policy, Uid, workload};
 
 pub const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
 pub const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
@@ -42,6 +57,19 @@ pub enum Op {
     FinalizeNamespace {
         name: String,
     },
+    /// POST; with `generate_name`, the name is that prefix and five random
+    /// characters from the simulator's seed (the API server's
+    /// `generateName`).
+    Create {
+        object: Box<Object>,
+        generate_name: Option<String>,
+    },
+    /// Patches out the owner's reference (a child that stopped matching).
+    Release {
+        key: Key,
+        uid: Uid,
+        owner_uid: Uid,
+    },
 }
 
 /// An [`Op`] and who sends it.
@@ -51,14 +79,14 @@ pub struct Intent {
     pub op: Op,
 }
 
-fn intent(actor: &str, op: Op) -> Intent {
+pub(crate) fn intent(actor: &str, op: Op) -> Intent {
     Intent {
         actor: actor.to_string(),
         op,
     }
 }
 
-fn remove_finalizer(o: &Object, f: &str) -> Op {
+pub(crate) fn remove_finalizer(o: &Object, f: &str) -> Op {
     Op::RemoveFinalizer {
         key: Key::of(o),
         uid: o.uid().to_string(),
@@ -66,148 +94,19 @@ fn remove_finalizer(o: &Object, f: &str) -> Op {
     }
 }
 
-/// R73: the Job controller's finalizer on its pods.
+/// One sync of the workload `owner` (its controller chosen by its kind).
 #[must_use]
-pub fn sync_job_tracking(api: &ApiServer) -> Vec<Intent> {
-    let mut out = Vec::new();
-    for pod in api
-        .objects()
-        .filter(|o| o.kind == "Pod" && o.group().is_empty() && o.has_finalizer(JOB_TRACKING))
-    {
-        let ctrl = pod
-            .metadata
-            .owner_references
-            .iter()
-            .find(|r| r.is_controller());
-        let remove = match ctrl {
-            None => true,
-            Some(r) if r.kind != "Job" || r.group() != "batch" => false,
-            Some(r) => {
-                let key = Key {
-                    group: "batch".into(),
-                    kind: "Job".into(),
-                    namespace: pod.namespace().map(str::to_string),
-                    name: r.name.clone(),
-                };
-                match api.get(&key) {
-                    None => true,
-                    Some(job) if job.uid() != r.uid => true,
-                    Some(job) => {
-                        let managed_elsewhere = job
-                            .str_at(&["spec", "managedBy"])
-                            .is_some_and(|m| m != "kubernetes.io/job-controller");
-                        let phase = pod.str_at(&["status", "phase"]).unwrap_or_default();
-                        !managed_elsewhere
-                            && (pod.is_terminating()
-                                || phase == "Succeeded"
-                                || phase == "Failed"
-                                || job_finished(job))
-                    }
-                }
-            }
-        };
-        if remove {
-            out.push(intent(
-                "job-controller",
-                remove_finalizer(pod, JOB_TRACKING),
-            ));
-        }
-    }
-    out
-}
-
-fn job_finished(job: &Object) -> bool {
-    job.value_at(&["status", "conditions"])
-        .and_then(Value::as_array)
-        .is_some_and(|cs| {
-            cs.iter().any(|c| {
-                matches!(
-                    c.get("type").and_then(Value::as_str),
-                    Some("Complete" | "Failed")
-                ) && c.get("status").and_then(Value::as_str) == Some("True")
-            })
-        })
-}
-
-/// (owner group, owner kind, child group, child kind, controller name)
-const ADOPTERS: &[(&str, &str, &str, &str, &str)] = &[
-    (
-        "apps",
-        "Deployment",
-        "apps",
-        "ReplicaSet",
-        "deployment-controller",
-    ),
-    ("apps", "ReplicaSet", "", "Pod", "replicaset-controller"),
-    (
-        "",
-        "ReplicationController",
-        "",
-        "Pod",
-        "replicationcontroller-controller",
-    ),
-    ("apps", "StatefulSet", "", "Pod", "statefulset-controller"),
-    ("apps", "DaemonSet", "", "Pod", "daemonset-controller"),
-    ("batch", "Job", "", "Pod", "job-controller"),
-];
-
-fn selector(owner: &Object) -> BTreeMap<String, String> {
-    let v = if owner.kind == "ReplicationController" {
-        owner.value_at(&["spec", "selector"])
-    } else {
-        owner.value_at(&["spec", "selector", "matchLabels"])
+pub fn sync_workload(api: &ApiServer, index: &WorkloadIndex, owner: &Object) -> Vec<Intent> {
+    let Some(c) = workload::controller_of_kind(owner.group(), &owner.kind) else {
+        return Vec::new();
     };
-    v.and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// R72: controllers adopt matching objects that have no controller.
-#[must_use]
-pub fn sync_adoption(api: &ApiServer) -> Vec<Intent> {
-    let mut out = Vec::new();
-    let mut claimed: BTreeSet<Uid> = BTreeSet::new();
-    for &(og, ok, cg, ck, actor) in ADOPTERS {
-        for owner in api
-            .objects()
-            .filter(|o| o.group() == og && o.kind == ok && !o.is_terminating())
-        {
-            let sel = selector(owner);
-            if sel.is_empty() {
-                continue;
-            }
-            for child in api.objects().filter(|c| {
-                c.group() == cg
-                    && c.kind == ck
-                    && c.namespace() == owner.namespace()
-                    && !c.is_terminating()
-                    && !c
-                        .metadata
-                        .owner_references
-                        .iter()
-                        .any(OwnerReference::is_controller)
-                    && sel.iter().all(|(k, v)| c.metadata.labels.get(k) == Some(v))
-            }) {
-                if !claimed.insert(child.uid().to_string()) {
-                    continue;
-                }
-                out.push(intent(
-                    actor,
-                    Op::Adopt {
-                        key: Key::of(child),
-                        uid: child.uid().to_string(),
-                        owner: owner.reference(Some(true), Some(true)),
-                        finalizer: (ok == "Job").then(|| JOB_TRACKING.to_string()),
-                    },
-                ));
-            }
-        }
+    match c.kind {
+        "Deployment" => deployment::sync(api, index, owner, c),
+        "StatefulSet" => stateful_set::sync(api, index, owner, c),
+        "DaemonSet" => daemon::sync(api, index, owner, c),
+        "Job" => job::sync(api, index, owner, c),
+        _ => replicaset::sync(api, index, owner, c),
     }
-    out
 }
 
 /// R62-R64: the PVC and PV protection controllers, and the PV controller

@@ -1,0 +1,94 @@
+//! Follows upstream `pkg/controller/daemon/daemon_controller.go`
+//! (`manage`, `podsShouldBeOnNode`, `getUnscheduledPodsWithoutNode`): one
+//! pod per Node object (no taints or node selectors are modelled), named
+//! through `generateName` `<ds>-`, pinned to its node by a required node
+//! affinity on `metadata.name` (the scheduler binds it; the simulator has
+//! none, so it stays Pending). Surplus pods on a node and unscheduled pods
+//! for a node that no longer exists are deleted. Not while the DaemonSet is
+//! Terminating (R72).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::model::Object;
+use crate::model::workload::{Controller, is_active_pod, is_managed};
+
+use super::controller_ref_manager::claim;
+use super::index::WorkloadIndex;
+use super::replicaset::pod_from_template;
+use super::{Intent, Op, intent};
+use crate::sim::api::{ApiServer, DeleteOptions, Key};
+
+/// One sync of a DaemonSet.
+#[must_use]
+pub fn sync(api: &ApiServer, index: &WorkloadIndex, ds: &Object, c: &Controller) -> Vec<Intent> {
+    let claimed = claim(api, index, ds, c);
+    let mut out = claimed.intents;
+    if ds.is_terminating() || !is_managed(ds) {
+        return out;
+    }
+    let mut by_node: BTreeMap<String, Vec<&Object>> = BTreeMap::new();
+    let delete = |p: &Object| {
+        intent(
+            c.actor,
+            Op::Delete {
+                key: Key::of(p),
+                options: DeleteOptions::default(),
+            },
+        )
+    };
+    for p in claimed.children.iter().filter(|p| is_active_pod(p)) {
+        match node_of(p) {
+            Some(n) if index.nodes().contains(&n) => by_node.entry(n).or_default().push(p),
+            // A pod for a node that is gone: unscheduled ones are the
+            // DaemonSet's to delete (scheduled ones are PodGC's).
+            _ if !p.is_scheduled() => out.push(delete(p)),
+            _ => {}
+        }
+    }
+    for node in index.nodes() {
+        match by_node.get(node) {
+            None => {
+                let mut pod = pod_from_template(ds, None);
+                pod.spec["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}});
+                out.push(intent(
+                    c.actor,
+                    Op::Create {
+                        object: Box::new(pod),
+                        generate_name: Some(format!("{}-", ds.name())),
+                    },
+                ));
+            }
+            Some(pods) if pods.len() > 1 => {
+                // Keeps the oldest.
+                let mut pods = pods.clone();
+                pods.sort_by_key(|p| (p.metadata.creation_timestamp, p.name().to_string()));
+                out.extend(pods.iter().skip(1).map(|p| delete(p)));
+            }
+            Some(_) => {}
+        }
+    }
+    out
+}
+
+/// The node a daemon pod is for: `spec.nodeName`, else its node affinity.
+fn node_of(pod: &Object) -> Option<String> {
+    if let Some(n) = pod.str_at(&["spec", "nodeName"]).filter(|n| !n.is_empty()) {
+        return Some(n.to_string());
+    }
+    pod.value_at(&["spec", "affinity", "nodeAffinity"])?
+        .pointer("/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")?
+        .as_array()?
+        .iter()
+        .flat_map(|t| {
+            t.get("matchFields")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .find(|f| f.get("key").and_then(Value::as_str) == Some("metadata.name"))
+        .and_then(|f| f.pointer("/values/0"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
