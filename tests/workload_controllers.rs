@@ -564,3 +564,25 @@ fn no_controller_creates_in_a_terminating_namespace() {
         .collect();
     assert!(created.is_empty(), "{created:?}");
 }
+
+#[test]
+fn an_owner_without_a_selector_keeps_what_it_controls() {
+    // A metadata-only snapshot carries no selector: nothing is released
+    // (the shop demo's Job and its unlabelled pod).
+    let mut sim = sim(r#"
+name: metadata-only
+objects:
+  - {apiVersion: batch/v1, kind: Job, metadata: {name: j, namespace: ns}}
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: j-abcde
+      namespace: ns
+      ownerReferences: [{apiVersion: batch/v1, kind: Job, name: j, controller: true, blockOwnerDeletion: true}]
+    status: {phase: Running}
+"#);
+    let job = sim.uid_of("Job", "ns", "j");
+    sim.settle(600_000);
+    assert_eq!(sim.owner_uids("Pod", "ns", "j-abcde"), vec![job]);
+    assert!(sim.timeline().is_empty(), "{:?}", sim.timeline());
+}

@@ -2,7 +2,9 @@
 //! (`ClaimObject`, `ClaimPods`, `ClaimReplicaSets`): a workload claims the
 //! objects its selector matches. It keeps those it controls and still
 //! matches, releases those it controls that stopped matching, and adopts
-//! matching orphans (R72) - neither while it is itself Terminating.
+//! matching orphans (R72) - neither while it is itself Terminating. An
+//! owner without a selector (a metadata-only snapshot or scenario) neither
+//! releases nor adopts.
 
 use crate::model::Object;
 use crate::model::workload::{Controller, selector};
@@ -39,7 +41,9 @@ pub fn claim<'a>(
         if child.group() != c.child_group || child.kind != c.child_kind {
             continue;
         }
-        if sel.matches(&child.metadata.labels) {
+        // A selector the object does not carry (metadata only) says
+        // nothing: what it controls stays controlled.
+        if sel.is_nothing() || sel.matches(&child.metadata.labels) {
             out.children.push(child);
         } else if !owner.is_terminating() {
             out.intents.push(intent(
