@@ -21,6 +21,7 @@ use super::finalizers;
 use super::graph::{OwnershipGraph, RefStatus};
 use super::kinds::{DefaultPolicy, Partial};
 use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference, Policy, Uid};
+use super::workload;
 
 /// Built-in finalizers a running control plane removes by itself.
 const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
@@ -88,6 +89,12 @@ pub enum Outcome {
     Deleted { wave: u32 },
     /// Kept running; these owner references are removed (orphan policy).
     Orphaned { references_removed: Vec<String> },
+    /// Kept running: orphaned from these references, then adopted by
+    /// `by`, re-created by its own controller (R72).
+    Adopted {
+        references_removed: Vec<String>,
+        by: String,
+    },
     /// Kept: another owner still holds it; these references are removed.
     KeptByOtherOwner {
         owners: Vec<String>,
@@ -108,6 +115,12 @@ pub enum Outcome {
 pub struct PlanEntry {
     pub object: ObjRef,
     pub outcome: Outcome,
+    /// What a controller does about it afterwards: `re-created by the
+    /// Deployment controller (same name, new uid)`, `replaced by the
+    /// ReplicaSet controller (a new pod)`, `deleted by the endpoints
+    /// controller`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub then: Option<String>,
 }
 
 /// The predicted outcome of one DELETE.
@@ -143,6 +156,10 @@ struct Item {
     orphaned_from: Vec<String>,
     stripped: Vec<String>,
     never: Option<String>,
+    /// Adopted by this re-created owner.
+    adopted_by: Option<String>,
+    /// Why a controller deleted it.
+    deleted_by: Option<String>,
 }
 
 struct Planner<'a> {
@@ -154,6 +171,8 @@ struct Planner<'a> {
     /// 100k objects (a scan of the queue made the preview quadratic).
     queued: HashSet<Uid>,
     wave: u32,
+    /// ReplicaSets gone that their Deployment re-creates.
+    recreated: BTreeSet<Uid>,
 }
 
 /// Predicts what `DELETE target` with `policy` (`None`: no policy in the
@@ -186,6 +205,7 @@ pub fn plan(
         queue: VecDeque::new(),
         queued: HashSet::new(),
         wave: 0,
+        recreated: BTreeSet::new(),
     };
     p.collect_closure(target);
     p.delete(target_uid, policy);
@@ -226,6 +246,7 @@ pub fn plan(
                 wave,
                 PlanEntry {
                     object: i.obj.obj_ref(),
+                    then: p.then(i),
                     outcome,
                 },
             ))
@@ -386,6 +407,10 @@ fn bound_volumes(graph: &OwnershipGraph, pvc: &Object) -> Vec<Uid> {
         .collect()
 }
 
+fn is_service(o: &Object) -> bool {
+    o.kind == "Service" && o.group().is_empty()
+}
+
 fn is_namespace(o: &Object) -> bool {
     o.kind == "Namespace" && o.group().is_empty()
 }
@@ -426,9 +451,17 @@ impl Planner<'_> {
                     orphaned_from: Vec::new(),
                     stripped: Vec::new(),
                     never: None,
+                    adopted_by: None,
+                    deleted_by: None,
                 },
             );
             todo.extend(self.graph.referrers(&u).cloned());
+            // The endpoints controller deletes a Service's Endpoints.
+            if is_service(o)
+                && let Some(ep) = self.graph.find("", "Endpoints", o.namespace(), o.name())
+            {
+                todo.push(ep.uid().to_string());
+            }
             // A claim's volume is reclaimed when the claim goes.
             if o.kind == "PersistentVolumeClaim" && o.group().is_empty() {
                 todo.extend(bound_volumes(self.graph, o));
@@ -744,10 +777,149 @@ impl Planner<'_> {
             {
                 changed |= self.reclaim(&uid);
             }
+            changed |= self.workload_controllers();
             if !changed && self.queue.is_empty() {
                 break;
             }
         }
+    }
+
+    /// The controllers that act on what went (model/workload.rs): the
+    /// endpoints controller deletes a gone Service's Endpoints; a
+    /// Deployment re-creates its gone ReplicaSet, which adopts the pods
+    /// orphaned from the old one and deletes those past `spec.replicas`.
+    /// Replacement pods are new objects, outside the plan; `then` names
+    /// them.
+    fn workload_controllers(&mut self) -> bool {
+        let mut changed = false;
+        for uid in self.sorted_where(|i| matches!(i.state, State::Gone(_)) && is_service(&i.obj)) {
+            let Some(svc) = self.items.get(&uid).map(|i| i.obj.clone()) else {
+                continue;
+            };
+            let Some(ep) = self
+                .graph
+                .find("", "Endpoints", svc.namespace(), svc.name())
+                .map(|e| e.uid().to_string())
+            else {
+                continue;
+            };
+            if self.items.get(&ep).is_some_and(|i| i.state == State::Alive) {
+                if let Some(i) = self.items.get_mut(&ep) {
+                    i.deleted_by =
+                        Some("deleted by the endpoints controller once its Service is gone".into());
+                }
+                self.delete(&ep, None);
+                changed = true;
+            }
+        }
+        for uid in self.sorted_where(|i| {
+            matches!(i.state, State::Gone(_))
+                && i.obj.kind == "ReplicaSet"
+                && i.obj.group() == "apps"
+        }) {
+            if self.recreated.contains(&uid) || self.recreator(&uid).is_none() {
+                continue;
+            }
+            self.recreated.insert(uid.clone());
+            changed = true;
+            let (Some(rs), Some(d)) =
+                (self.graph.get(&uid).cloned(), self.recreator(&uid).cloned())
+            else {
+                continue;
+            };
+            // The one the Deployment creates, as the simulator does.
+            let sel = workload::selector(&workload::new_replicaset(&d, Some(&rs)));
+            let from = name_of(&rs);
+            let orphans: Vec<Object> = self
+                .items
+                .values()
+                .filter(|i| i.state == State::Alive && i.obj.is_pod())
+                .filter(|i| i.orphaned_from.contains(&from))
+                .filter(|i| workload::controller_ref(&i.obj).is_none())
+                .filter(|i| workload::is_active_pod(&i.obj) && sel.matches(&i.obj.metadata.labels))
+                .map(|i| i.obj.clone())
+                .collect();
+            let want = usize::try_from(workload::replicas(&d)).unwrap_or(usize::MAX);
+            let surplus: Vec<Uid> = workload::deletion_order(orphans.iter().collect())
+                .into_iter()
+                .take(orphans.len().saturating_sub(want))
+                .map(|p| p.uid().to_string())
+                .collect();
+            for p in &orphans {
+                if let Some(i) = self.items.get_mut(p.uid()) {
+                    i.adopted_by = Some(format!("{from} (re-created)"));
+                }
+            }
+            for p in surplus {
+                if let Some(i) = self.items.get_mut(&p) {
+                    i.deleted_by = Some(format!(
+                        "adopted by the re-created {from}, then deleted: more pods than its {want} replicas"
+                    ));
+                }
+                self.delete(&p, None);
+            }
+        }
+        changed
+    }
+
+    /// The Deployment that re-creates the gone ReplicaSet `uid`: its
+    /// controller, still there and not Terminating, managed (template
+    /// known), and controlling no other ReplicaSet that is not gone.
+    fn recreator(&self, uid: &str) -> Option<&Object> {
+        let rs = self.graph.get(uid)?;
+        let r = workload::controller_ref(rs)?;
+        let d = self.current(&r.uid)?;
+        if d.kind != "Deployment" || d.group() != "apps" || d.is_terminating() {
+            return None;
+        }
+        if !workload::is_managed(d) {
+            return None;
+        }
+        let others = self.graph.referrers(d.uid()).any(|o| {
+            o != uid
+                && !self.is_gone(o)
+                && self.current(o).is_some_and(|x| {
+                    x.kind == "ReplicaSet"
+                        && workload::controller_ref(x).is_some_and(|c| c.uid == d.uid())
+                })
+        });
+        (!others).then_some(d)
+    }
+
+    /// What a controller does about an object that goes (or is left
+    /// Terminating) while its controller stays.
+    fn then(&self, item: &Item) -> Option<String> {
+        if let Some(why) = &item.deleted_by {
+            return Some(why.clone());
+        }
+        if item.state == State::Alive {
+            return None;
+        }
+        let orig = self.graph.get(item.obj.uid())?;
+        if self.recreated.contains(orig.uid()) {
+            let adopts = self
+                .items
+                .values()
+                .any(|i| i.adopted_by.is_some() && i.orphaned_from.contains(&name_of(orig)));
+            let pods = if adopts {
+                "it adopts the orphaned pods"
+            } else {
+                "it creates new pods"
+            };
+            return Some(format!(
+                "re-created by {} (same name, new uid); {pods}",
+                workload::DEPLOYMENT.title
+            ));
+        }
+        let r = workload::controller_ref(orig)?;
+        if self.recreated.contains(&r.uid) && orig.is_pod() {
+            return Some(format!(
+                "replaced by a new pod of the re-created {}/{}",
+                r.kind, r.name
+            ));
+        }
+        let owner = self.current(&r.uid)?;
+        workload::replacement(owner, orig)
     }
 
     fn sorted_where(&self, f: impl Fn(&Item) -> bool) -> Vec<Uid> {
@@ -1016,6 +1188,12 @@ impl Planner<'_> {
             }
             State::Alive => {}
         }
+        if let Some(by) = &item.adopted_by {
+            return Some(Outcome::Adopted {
+                references_removed: item.orphaned_from.clone(),
+                by: by.clone(),
+            });
+        }
         if !item.orphaned_from.is_empty() {
             return Some(Outcome::Orphaned {
                 references_removed: item.orphaned_from.clone(),
@@ -1100,6 +1278,16 @@ impl Plan {
     pub fn summary(&self) -> String {
         let deleted = self.count(|o| matches!(o, Outcome::Deleted { .. }));
         let orphaned = self.count(|o| matches!(o, Outcome::Orphaned { .. }));
+        let adopted = self.count(|o| matches!(o, Outcome::Adopted { .. }));
+        let recreated = self
+            .entries
+            .iter()
+            .filter(|e| {
+                e.then
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with("re-created") || t.starts_with("replaced"))
+            })
+            .count();
         let kept = self.count(|o| {
             matches!(
                 o,
@@ -1121,6 +1309,14 @@ impl Plan {
         }
         if orphaned > 0 {
             parts.push(format!("{orphaned} orphaned"));
+        }
+        if adopted > 0 {
+            parts.push(format!("{adopted} orphaned then re-adopted"));
+        }
+        if recreated > 0 {
+            parts.push(format!(
+                "{recreated} re-created or replaced by their controller"
+            ));
         }
         if kept > 0 {
             parts.push(format!("{kept} kept"));
@@ -1167,6 +1363,13 @@ impl Plan {
                         references_removed.join(", ")
                     )
                 }
+                Outcome::Adopted {
+                    references_removed,
+                    by,
+                } => format!(
+                    "adopted            {who}: keeps running, loses its reference to {}, then adopted by {by}",
+                    references_removed.join(", ")
+                ),
                 Outcome::KeptByOtherOwner {
                     owners,
                     references_removed,
@@ -1186,7 +1389,10 @@ impl Plan {
                     )
                 }
             };
-            out.push(line);
+            match &e.then {
+                Some(t) => out.push(format!("{line}; {t}")),
+                None => out.push(line),
+            }
         }
         out
     }
