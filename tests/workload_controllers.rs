@@ -586,3 +586,48 @@ objects:
     assert_eq!(sim.owner_uids("Pod", "ns", "j-abcde"), vec![job]);
     assert!(sim.timeline().is_empty(), "{:?}", sim.timeline());
 }
+
+#[test]
+fn endpoints_and_slices_deleted_while_their_service_lives_come_back() {
+    let mut sim = sim(r#"
+name: service-lives
+objects:
+  - {apiVersion: v1, kind: Service, metadata: {name: web, namespace: ns}, spec: {selector: {app: web}}}
+  - {apiVersion: v1, kind: Service, metadata: {name: manual, namespace: ns}}
+  - {apiVersion: v1, kind: Endpoints, metadata: {name: web, namespace: ns}}
+  - {apiVersion: v1, kind: Endpoints, metadata: {name: manual, namespace: ns}}
+  - apiVersion: discovery.k8s.io/v1
+    kind: EndpointSlice
+    metadata:
+      name: web-abcde
+      namespace: ns
+      labels: {kubernetes.io/service-name: web, endpointslice.kubernetes.io/managed-by: endpointslice-controller.k8s.io}
+      ownerReferences: [{apiVersion: v1, kind: Service, name: web, controller: true, blockOwnerDeletion: true}]
+"#);
+    let svc = sim.uid_of("Service", "ns", "web");
+    let old_ep = sim.uid_of("Endpoints", "ns", "web");
+    sim.delete(&t("Endpoints", "ns", "web"), &background());
+    sim.delete(&t("EndpointSlice", "ns", "web-abcde"), &background());
+    // A Service without a selector: its Endpoints are the user's.
+    sim.delete(&t("Endpoints", "ns", "manual"), &background());
+    sim.settle(600_000);
+    let ep = sim.must("Endpoints", "ns", "web");
+    assert_ne!(ep.uid(), old_ep);
+    assert_eq!(
+        created(&sim, "Endpoints", "web")[0].1,
+        "endpoint-controller"
+    );
+    assert!(!sim.exists("Endpoints", "ns", "manual"));
+    let slices: Vec<Object> = sim
+        .objects()
+        .filter(|o| o.kind == "EndpointSlice")
+        .cloned()
+        .collect();
+    assert_eq!(slices.len(), 1);
+    assert_generated(slices[0].name(), "web-");
+    assert_eq!(controller(&slices[0]).uid, svc);
+    assert_eq!(
+        created(&sim, "EndpointSlice", slices[0].name())[0].1,
+        "endpointslice-controller"
+    );
+}

@@ -61,7 +61,7 @@ pub fn from_dynamic(ar: &ApiResource, obj: &DynamicObject) -> Option<Object> {
 pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
     matches!(
         (group, kind),
-        ("", "Namespace" | "ReplicationController")
+        ("", "Namespace" | "ReplicationController" | "Service")
             | (
                 "apps",
                 "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
@@ -110,6 +110,8 @@ fn pick(from: &Value, paths: &[&[&str]]) -> Value {
 ///   `persistentVolumeClaimRetentionPolicy`, `parallelism`, `completions`,
 ///   `managedBy`; a Job's status conditions (type and status): what the
 ///   workload controllers create, adopt and delete (R70-R73);
+/// - Service: `spec.selector`: whether the endpoints and EndpointSlice
+///   controllers keep its Endpoints and slices;
 /// - Pod: `nodeName`, `terminationGracePeriodSeconds`, the volumes' names
 ///   and claim names, `status.phase` and the conditions' type and status:
 ///   graceful deletion (R15), claims in use (R63), which pods a ReplicaSet
@@ -136,6 +138,7 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
     };
     match (group, kind) {
         ("", "Namespace") => (spec.clone(), status.clone()),
+        ("", "Service") => (pick(spec, &[&["selector"]]), Value::Null),
         ("", "Pod") => {
             let mut kept = pick(spec, &[&["nodeName"], &["terminationGracePeriodSeconds"]]);
             if let Some(vols) = spec.get("volumes").and_then(Value::as_array) {

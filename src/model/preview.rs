@@ -911,6 +911,15 @@ impl Planner<'_> {
                 workload::DEPLOYMENT.title
             ));
         }
+        if orig.kind == "Endpoints" && orig.group().is_empty() {
+            let svc = self
+                .graph
+                .find("", "Service", orig.namespace(), orig.name())
+                .and_then(|s| self.current(s.uid()))?;
+            return workload::service_selects(svc).then(|| {
+                "re-created by the endpoints controller (same name, new uid)".to_string()
+            });
+        }
         let r = workload::controller_ref(orig)?;
         if self.recreated.contains(&r.uid) && orig.is_pod() {
             return Some(format!(

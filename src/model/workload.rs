@@ -242,6 +242,15 @@ pub fn name_suffix(mut seed: u64) -> String {
 /// played out (alive and not Terminating), `child` the object that goes.
 #[must_use]
 pub fn replacement(owner: &Object, child: &Object) -> Option<String> {
+    if owner.kind == "Service" && child.kind == "EndpointSlice" {
+        let managed = child
+            .metadata
+            .labels
+            .get("endpointslice.kubernetes.io/managed-by")
+            .is_some_and(|m| m == "endpointslice-controller.k8s.io");
+        return (managed && service_selects(owner))
+            .then(|| "replaced by the EndpointSlice controller (a new slice)".to_string());
+    }
     let c = controller_of_kind(owner.group(), &owner.kind)?;
     if !is_managed(owner) || owner.is_terminating() || child.kind != c.child_kind {
         return None;
@@ -259,6 +268,16 @@ pub fn replacement(owner: &Object, child: &Object) -> Option<String> {
         return Some(format!("re-created by {} (same name, new uid)", c.title));
     }
     Some(format!("replaced by {} (a new pod)", c.title))
+}
+
+/// A Service whose endpoints the controllers keep: it has a selector and
+/// is not being deleted.
+#[must_use]
+pub fn service_selects(svc: &Object) -> bool {
+    svc.kind == "Service"
+        && svc.group().is_empty()
+        && !svc.is_terminating()
+        && !Selector::from_map(svc.value_at(&["spec", "selector"])).is_nothing()
 }
 
 /// A Job with a Complete or Failed condition.

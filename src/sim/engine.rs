@@ -38,8 +38,10 @@ enum Task {
     JobSync,
     /// One sync of a workload controller for the workload with this uid.
     Workload(String),
-    /// The endpoints controller: the Service (namespace, name) is gone.
+    /// The endpoints controller's sync of the Service (namespace, name).
     Endpoints(String, String),
+    /// The EndpointSlice controller: a slice of this Service went.
+    EndpointSlice(controllers::endpoint::SliceOwner),
     VolumeSync,
     NamespaceSync(String),
     CrdSync(String),
@@ -425,8 +427,12 @@ impl Sim {
                     self.carry_out(intents);
                 }
             }
+            Task::EndpointSlice(owner) => {
+                let intents = controllers::endpoint::replace_slice(&self.api, &owner);
+                self.carry_out(intents);
+            }
             Task::Endpoints(ns, name) => {
-                let intents = controllers::endpoint::service_deleted(&self.api, &ns, &name);
+                let intents = controllers::endpoint::sync(&self.api, &ns, &name);
                 self.carry_out(intents);
             }
             Task::VolumeSync => {
@@ -758,9 +764,14 @@ impl Sim {
             ("batch", "Job") => {
                 self.schedule_once(delay, Task::JobSync);
             }
-            ("", "Service") if deleted => {
+            ("", "Service" | "Endpoints") if deleted => {
                 let ns = obj.namespace().unwrap_or_default().to_string();
                 self.schedule_once(delay, Task::Endpoints(ns, obj.name().to_string()));
+            }
+            ("discovery.k8s.io", "EndpointSlice") if deleted => {
+                if let Some(owner) = controllers::endpoint::slice_service(&obj) {
+                    self.schedule_once(delay, Task::EndpointSlice(owner));
+                }
             }
             ("", "PersistentVolumeClaim" | "PersistentVolume") => {
                 self.schedule_once(delay, Task::VolumeSync);
