@@ -1,6 +1,7 @@
 //! The deletion preview against the simulator on graphs where the workload
-//! controllers act (re-create, replace, re-adopt, delete the surplus, the
-//! endpoints controller): every object, every policy.
+//! controllers act (re-create, replace, re-adopt, delete the surplus, a
+//! DaemonSet following its nodes, the endpoints controller): every object,
+//! every policy.
 
 mod plan_check;
 
@@ -129,6 +130,19 @@ objects:
     status: {phase: Pending}
 "#,
     ),
+    (
+        "a DaemonSet on two nodes (its pods created at load)",
+        r#"
+name: ds
+objects:
+  - {apiVersion: v1, kind: Node, metadata: {name: n1}}
+  - {apiVersion: v1, kind: Node, metadata: {name: n2}}
+  - apiVersion: apps/v1
+    kind: DaemonSet
+    metadata: {name: agent, namespace: ns}
+    spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}}}
+"#,
+    ),
 ];
 
 #[test]
@@ -152,7 +166,7 @@ fn plan_agrees_with_simulate_where_controllers_act() {
             }
         }
     }
-    assert!(cases >= 60, "only {cases} cases");
+    assert!(cases >= 80, "only {cases} cases");
     assert!(
         errors.is_empty(),
         "{} disagreements in {cases} cases:\n{}",

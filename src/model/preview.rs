@@ -407,6 +407,22 @@ fn bound_volumes(graph: &OwnershipGraph, pvc: &Object) -> Vec<Uid> {
         .collect()
 }
 
+/// Unscheduled pods pinned to `node` whose controller is a DaemonSet the
+/// simulator manages: its controller deletes them once the node is gone.
+fn daemon_pods_of(graph: &OwnershipGraph, node: &str) -> Vec<Uid> {
+    graph
+        .objects()
+        .filter(|p| p.is_pod() && !p.is_scheduled())
+        .filter(|p| workload::node_of(p).as_deref() == Some(node))
+        .filter(|p| {
+            workload::controller_ref(p)
+                .and_then(|r| graph.get(&r.uid))
+                .is_some_and(|ds| ds.kind == "DaemonSet" && workload::is_managed(ds))
+        })
+        .map(|p| p.uid().to_string())
+        .collect()
+}
+
 fn is_service(o: &Object) -> bool {
     o.kind == "Service" && o.group().is_empty()
 }
@@ -456,6 +472,10 @@ impl Planner<'_> {
                 },
             );
             todo.extend(self.graph.referrers(&u).cloned());
+            // The DaemonSet controller deletes the pods of a gone node.
+            if o.kind == "Node" && o.group().is_empty() {
+                todo.extend(daemon_pods_of(self.graph, o.name()));
+            }
             // The endpoints controller deletes a Service's Endpoints.
             if is_service(o)
                 && let Some(ep) = self.graph.find("", "Endpoints", o.namespace(), o.name())
@@ -810,6 +830,31 @@ impl Planner<'_> {
                 }
                 self.delete(&ep, None);
                 changed = true;
+            }
+        }
+        for uid in self.sorted_where(|i| {
+            matches!(i.state, State::Gone(_)) && i.obj.kind == "Node" && i.obj.group().is_empty()
+        }) {
+            let Some(node) = self.items.get(&uid).map(|i| i.obj.name().to_string()) else {
+                continue;
+            };
+            for p in daemon_pods_of(self.graph, &node) {
+                let live_ds = self
+                    .items
+                    .get(&p)
+                    .filter(|i| i.state == State::Alive)
+                    .and_then(|i| workload::controller_ref(&i.obj))
+                    .and_then(|r| self.current(&r.uid))
+                    .is_some_and(|ds| !ds.is_terminating());
+                if live_ds {
+                    if let Some(i) = self.items.get_mut(&p) {
+                        i.deleted_by = Some(format!(
+                            "deleted by the DaemonSet controller: node {node} is gone"
+                        ));
+                    }
+                    self.delete(&p, None);
+                    changed = true;
+                }
             }
         }
         for uid in self.sorted_where(|i| {

@@ -280,6 +280,30 @@ pub fn service_selects(svc: &Object) -> bool {
         && !Selector::from_map(svc.value_at(&["spec", "selector"])).is_nothing()
 }
 
+/// The node a daemon pod is for: `spec.nodeName`, else the node its
+/// required node affinity names (`metadata.name`), as the DaemonSet
+/// controller pins it.
+#[must_use]
+pub fn node_of(pod: &Object) -> Option<String> {
+    if let Some(n) = pod.str_at(&["spec", "nodeName"]).filter(|n| !n.is_empty()) {
+        return Some(n.to_string());
+    }
+    pod.value_at(&["spec", "affinity", "nodeAffinity"])?
+        .pointer("/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")?
+        .as_array()?
+        .iter()
+        .flat_map(|t| {
+            t.get("matchFields")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .find(|f| f.get("key").and_then(Value::as_str) == Some("metadata.name"))
+        .and_then(|f| f.pointer("/values/0"))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
 /// A Job with a Complete or Failed condition.
 #[must_use]
 pub fn job_finished(job: &Object) -> bool {

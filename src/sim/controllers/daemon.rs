@@ -9,10 +9,10 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::model::Object;
-use crate::model::workload::{Controller, is_active_pod, is_managed};
+use crate::model::workload::{Controller, is_active_pod, is_managed, node_of};
 
 use super::controller_ref_manager::claim;
 use super::index::WorkloadIndex;
@@ -70,25 +70,4 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, ds: &Object, c: &Controller)
         }
     }
     out
-}
-
-/// The node a daemon pod is for: `spec.nodeName`, else its node affinity.
-fn node_of(pod: &Object) -> Option<String> {
-    if let Some(n) = pod.str_at(&["spec", "nodeName"]).filter(|n| !n.is_empty()) {
-        return Some(n.to_string());
-    }
-    pod.value_at(&["spec", "affinity", "nodeAffinity"])?
-        .pointer("/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")?
-        .as_array()?
-        .iter()
-        .flat_map(|t| {
-            t.get("matchFields")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-        })
-        .find(|f| f.get("key").and_then(Value::as_str) == Some("metadata.name"))
-        .and_then(|f| f.pointer("/values/0"))
-        .and_then(Value::as_str)
-        .map(str::to_string)
 }
