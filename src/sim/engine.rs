@@ -824,9 +824,7 @@ impl Sim {
                         .filter(|c| c.child_group == obj.group() && c.child_kind == obj.kind)
                     {
                         for uid in self.workloads.workloads(ns, c.group, c.kind) {
-                            if let Some(w) = self.api.get_uid(uid)
-                                && workload::selector(w).matches(&obj.metadata.labels)
-                            {
+                            if self.workloads.selector(uid).matches(&obj.metadata.labels) {
                                 sync.push(uid.clone());
                             }
                         }

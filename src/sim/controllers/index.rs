@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
+use crate::model::selector::Selector;
 use crate::model::workload::{self, controller_ref};
 use crate::model::{Object, Uid};
 
@@ -32,6 +33,9 @@ pub struct WorkloadIndex {
     nodes: BTreeSet<String>,
     /// Deployment uid -> the last ReplicaSet it controlled
     last_replicaset: HashMap<Uid, Object>,
+    /// workload uid -> its selector, parsed once per change (an orphan's
+    /// event tests every workload of its namespace)
+    selectors: HashMap<Uid, Selector>,
 }
 
 fn ns_kind(o: &Object) -> NsKind {
@@ -62,8 +66,10 @@ impl WorkloadIndex {
             let set = self.workloads.entry(nk.clone()).or_default();
             if deleted {
                 set.remove(&uid);
+                self.selectors.remove(&uid);
             } else {
                 set.insert(uid.clone());
+                self.selectors.insert(uid.clone(), workload::selector(obj));
             }
         }
         let before = self.controller_of.remove(&uid);
@@ -116,6 +122,13 @@ impl WorkloadIndex {
             .get(&(ns.to_string(), group.to_string(), kind.to_string()))
             .into_iter()
             .flatten()
+    }
+
+    /// A workload's selector (selects nothing for an unknown uid).
+    #[must_use]
+    pub fn selector(&self, workload: &str) -> &Selector {
+        const NOTHING: &Selector = &Selector::Nothing;
+        self.selectors.get(workload).unwrap_or(NOTHING)
     }
 
     /// Workloads of a kind in a namespace.
