@@ -1,7 +1,7 @@
 //! The deletion preview against the simulator on graphs where the workload
 //! controllers act (re-create, replace, re-adopt, delete the surplus, a
-//! DaemonSet following its nodes, the endpoints controller): every object,
-//! every policy.
+//! DaemonSet's pods, nodes deleted under it, the endpoints controller):
+//! every object, every policy.
 
 mod plan_check;
 

@@ -1,29 +1,12 @@
 //! The preview's reading of the controllers that act after a DELETE
 //! (model/workload.rs is the table both it and the simulator read): the
-//! endpoints controller, a DaemonSet following its nodes, a Deployment
+//! endpoints controller, a Deployment
 //! re-creating its ReplicaSet, which adopts the orphaned pods and deletes
 //! the surplus; and the `then` sentence of each entry.
 
 use super::{Item, Planner, State, is_service, name_of};
-use crate::model::graph::OwnershipGraph;
 use crate::model::object::{Object, Uid};
 use crate::model::workload;
-
-/// Unscheduled pods pinned to `node` whose controller is a DaemonSet the
-/// simulator manages: its controller deletes them once the node is gone.
-pub(super) fn daemon_pods_of(graph: &OwnershipGraph, node: &str) -> Vec<Uid> {
-    graph
-        .objects()
-        .filter(|p| p.is_pod() && !p.is_scheduled())
-        .filter(|p| workload::node_of(p).as_deref() == Some(node))
-        .filter(|p| {
-            workload::controller_ref(p)
-                .and_then(|r| graph.get(&r.uid))
-                .is_some_and(|ds| ds.kind == "DaemonSet" && workload::is_managed(ds))
-        })
-        .map(|p| p.uid().to_string())
-        .collect()
-}
 
 impl Planner<'_> {
     /// The controllers that act on what went (model/workload.rs): the
@@ -52,31 +35,6 @@ impl Planner<'_> {
                 }
                 self.delete(&ep, None);
                 changed = true;
-            }
-        }
-        for uid in self.sorted_where(|i| {
-            matches!(i.state, State::Gone(_)) && i.obj.kind == "Node" && i.obj.group().is_empty()
-        }) {
-            let Some(node) = self.items.get(&uid).map(|i| i.obj.name().to_string()) else {
-                continue;
-            };
-            for p in daemon_pods_of(self.graph, &node) {
-                let live_ds = self
-                    .items
-                    .get(&p)
-                    .filter(|i| i.state == State::Alive)
-                    .and_then(|i| workload::controller_ref(&i.obj))
-                    .and_then(|r| self.current(&r.uid))
-                    .is_some_and(|ds| !ds.is_terminating());
-                if live_ds {
-                    if let Some(i) = self.items.get_mut(&p) {
-                        i.deleted_by = Some(format!(
-                            "deleted by the DaemonSet controller: node {node} is gone"
-                        ));
-                    }
-                    self.delete(&p, None);
-                    changed = true;
-                }
             }
         }
         for uid in self.sorted_where(|i| {

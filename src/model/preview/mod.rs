@@ -457,10 +457,6 @@ impl Planner<'_> {
                 },
             );
             todo.extend(self.graph.referrers(&u).cloned());
-            // The DaemonSet controller deletes the pods of a gone node.
-            if o.kind == "Node" && o.group().is_empty() {
-                todo.extend(controllers::daemon_pods_of(self.graph, o.name()));
-            }
             // The endpoints controller deletes a Service's Endpoints.
             if is_service(o)
                 && let Some(ep) = self.graph.find("", "Endpoints", o.namespace(), o.name())

@@ -4,8 +4,10 @@
 //! through `generateName` `<ds>-`, pinned to its node by a required node
 //! affinity on `metadata.name` (the scheduler binds it; the simulator has
 //! none, so it stays Pending). Surplus pods on a node and unscheduled pods
-//! for a node that no longer exists are deleted. Not while the DaemonSet is
-//! Terminating (R72).
+//! for a node that no longer exists are deleted - at the DaemonSet's next
+//! sync: upstream watches node adds and updates, not deletes (observed on
+//! the test control plane: the pod of a deleted node stays until one of the
+//! DaemonSet's pods changes). Not while the DaemonSet is Terminating (R72).
 
 use std::collections::BTreeMap;
 
