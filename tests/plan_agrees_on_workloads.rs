@@ -143,6 +143,26 @@ objects:
     spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}}}
 "#,
     ),
+    (
+        "a DaemonSet's pod in a snapshot without nodes",
+        r#"
+name: ds-no-nodes
+objects:
+  - apiVersion: apps/v1
+    kind: DaemonSet
+    metadata: {name: agent, namespace: ns}
+    spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}}}
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent-abcde
+      namespace: ns
+      labels: {app: agent}
+      ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, controller: true, blockOwnerDeletion: true}]
+    spec: {nodeName: n1}
+    status: {phase: Running}
+"#,
+    ),
 ];
 
 #[test]

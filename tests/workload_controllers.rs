@@ -643,3 +643,30 @@ objects:
         "endpointslice-controller"
     );
 }
+
+#[test]
+fn a_daemonset_without_any_node_objects_is_left_alone() {
+    // A snapshot of one namespace carries no Node: its DaemonSet's pods
+    // are neither deleted nor multiplied.
+    let mut sim = sim(r#"
+name: ds-no-nodes
+objects:
+  - apiVersion: apps/v1
+    kind: DaemonSet
+    metadata: {name: agent, namespace: ns}
+    spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}}}
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: agent-abcde
+      namespace: ns
+      labels: {app: agent}
+      ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, controller: true, blockOwnerDeletion: true}]
+    spec: {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]}}}}
+"#);
+    sim.settle(600_000);
+    assert!(sim.timeline().is_empty(), "{:?}", sim.timeline());
+    sim.delete(&t("Pod", "ns", "agent-abcde"), &background());
+    sim.settle(600_000);
+    assert!(pods(&sim).is_empty(), "not replaced: no node known");
+}

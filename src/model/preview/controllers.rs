@@ -153,6 +153,17 @@ impl Planner<'_> {
             ));
         }
         let owner = self.current(&r.uid)?;
+        // A DaemonSet replaces a pod only for a node that is there.
+        if owner.kind == "DaemonSet" {
+            let node = workload::node_of(orig)?;
+            let there = self
+                .graph
+                .find("", "Node", None, &node)
+                .is_some_and(|n| !self.is_gone(n.uid()));
+            if !there {
+                return None;
+            }
+        }
         workload::replacement(owner, orig)
     }
 }

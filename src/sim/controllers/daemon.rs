@@ -27,7 +27,9 @@ use crate::sim::api::{ApiServer, DeleteOptions, Key};
 pub fn sync(api: &ApiServer, index: &WorkloadIndex, ds: &Object, c: &Controller) -> Vec<Intent> {
     let claimed = claim(api, index, ds, c);
     let mut out = claimed.intents;
-    if ds.is_terminating() || !is_managed(ds) {
+    // No Node objects at all (a snapshot of one namespace lists none):
+    // nothing is known about the nodes, so nothing is created or deleted.
+    if ds.is_terminating() || !is_managed(ds) || index.nodes().is_empty() {
         return out;
     }
     let mut by_node: BTreeMap<String, Vec<&Object>> = BTreeMap::new();
