@@ -209,6 +209,18 @@ const GRAPHS: &[Graph] = &[
         policy: Some("Background"),
     },
     Graph {
+        name: "a StatefulSet with claims deleted: its pod goes, its claim stays",
+        manifests: &[DB_WITH_CLAIMS],
+        delete: "statefulset/db",
+        policy: Some("Background"),
+    },
+    Graph {
+        name: "a StatefulSet's pod with a claim deleted: back with the same name, the claim kept",
+        manifests: &[DB_WITH_CLAIMS],
+        delete: "pod/db-0",
+        policy: Some("Background"),
+    },
+    Graph {
         name: "a running Job's pod deleted: replaced",
         manifests: &[
             "apiVersion: batch/v1\nkind: Job\nmetadata: {name: batch}\nspec: {parallelism: 1, template: {spec: {restartPolicy: Never, containers: [{name: c, image: example.invalid/c:1}]}}}",
@@ -217,6 +229,10 @@ const GRAPHS: &[Graph] = &[
         policy: Some("Background"),
     },
 ];
+
+/// A StatefulSet of one pod with a claim template (1.20 has no retention
+/// policy: the claim gets no owner reference, as with 1.36's default).
+const DB_WITH_CLAIMS: &str = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec: {replicas: 1, serviceName: db, selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: example.invalid/c:1}]}}, volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}]}";
 
 /// A Deployment of two pods (they stay Pending: no scheduler).
 const WEB: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: example.invalid/c:1}]}}}";
@@ -228,7 +244,7 @@ fn objects(ns: &str) -> BTreeMap<String, Seen> {
             "get",
             "-n",
             ns,
-            "configmaps,secrets,jobs,replicationcontrollers,pods,deployments,replicasets,statefulsets,services,endpoints,endpointslices",
+            "configmaps,secrets,jobs,replicationcontrollers,pods,deployments,replicasets,statefulsets,services,endpoints,endpointslices,persistentvolumeclaims",
             "-o",
             "json",
         ],

@@ -1,8 +1,8 @@
 //! The preview's reading of the controllers that act after a DELETE
 //! (model/workload.rs is the table both it and the simulator read): the
-//! endpoints controller, a Deployment
-//! re-creating its ReplicaSet, which adopts the orphaned pods and deletes
-//! the surplus; and the `then` sentence of each entry.
+//! endpoints controller, a Deployment re-creating its ReplicaSet, which
+//! adopts the orphaned pods and deletes the surplus; and the `then`
+//! sentence of each entry.
 
 use super::{Item, Planner, State, is_service, name_of};
 use crate::model::object::{Object, Uid};
