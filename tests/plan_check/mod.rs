@@ -154,7 +154,8 @@ pub fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) ->
             } else if then.starts_with("replaced") {
                 new_ones.iter().any(|o| o.kind == before.kind)
             } else {
-                !now.contains_key(uid)
+                // A controller's DELETE: gone, or Terminating on a finalizer.
+                now.get(uid).is_none_or(|o| o.is_terminating())
             };
             if !ok {
                 errors.push(format!(

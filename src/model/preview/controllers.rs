@@ -121,13 +121,17 @@ impl Planner<'_> {
             return None;
         }
         let orig = self.graph.get(item.obj.uid())?;
+        let gone = matches!(item.state, State::Gone(_));
         if self.recreated.contains(orig.uid()) {
+            let want = self.recreator(orig.uid()).map_or(0, workload::replicas);
             let adopts = self
                 .items
                 .values()
                 .any(|i| i.adopted_by.is_some() && i.orphaned_from.contains(&name_of(orig)));
             let pods = if adopts {
                 "it adopts the orphaned pods"
+            } else if want == 0 {
+                "it creates no pods (spec.replicas 0)"
             } else {
                 "it creates new pods"
             };
@@ -136,34 +140,90 @@ impl Planner<'_> {
                 workload::DEPLOYMENT.title
             ));
         }
+        // Already Terminating before this DELETE: its controller has
+        // already stopped counting it (and replaced it).
+        if orig.is_terminating() {
+            return None;
+        }
+        // Same name again only once the old one is gone (a Terminating one
+        // holds the name).
         if orig.kind == "Endpoints" && orig.group().is_empty() {
             let svc = self
                 .graph
                 .find("", "Service", orig.namespace(), orig.name())
                 .and_then(|s| self.current(s.uid()))?;
-            return workload::service_selects(svc).then(|| {
+            return (gone && workload::service_selects(svc)).then(|| {
                 "re-created by the endpoints controller (same name, new uid)".to_string()
             });
         }
         let r = workload::controller_ref(orig)?;
         if self.recreated.contains(&r.uid) && orig.is_pod() {
-            return Some(format!(
-                "replaced by a new pod of the re-created {}/{}",
-                r.kind, r.name
-            ));
+            let wants = self
+                .recreator(&r.uid)
+                .is_some_and(|d| workload::replicas(d) > 0);
+            return wants.then(|| {
+                format!(
+                    "replaced by a new pod of the re-created {}/{}",
+                    r.kind, r.name
+                )
+            });
         }
         let owner = self.current(&r.uid)?;
-        // A DaemonSet replaces a pod only for a node that is there.
-        if owner.kind == "DaemonSet" {
-            let node = workload::node_of(orig)?;
-            let there = self
-                .graph
-                .find("", "Node", None, &node)
-                .is_some_and(|n| !self.is_gone(n.uid()));
-            if !there {
+        match owner.kind.as_str() {
+            // Only through `recreated`: a Deployment re-creates a
+            // ReplicaSet only when it controls no other.
+            "Deployment" => return None,
+            "ReplicaSet" | "ReplicationController" if workload::replicas(owner) == 0 => {
                 return None;
             }
+            "Job"
+                if owner
+                    .value_at(&["spec", "parallelism"])
+                    .and_then(serde_json::Value::as_u64)
+                    == Some(0) =>
+            {
+                return None;
+            }
+            "StatefulSet" if !gone || !self.stateful_set_recreates(owner, orig) => return None,
+            // A DaemonSet replaces a pod only for a node that is there.
+            "DaemonSet" => {
+                let node = workload::node_of(orig)?;
+                let there = self
+                    .graph
+                    .find("", "Node", None, &node)
+                    .is_some_and(|n| !self.is_gone(n.uid()));
+                if !there {
+                    return None;
+                }
+            }
+            _ => {}
         }
         workload::replacement(owner, orig)
+    }
+
+    /// Whether the StatefulSet creates `pod`'s ordinal again: below
+    /// `replicas`, and with OrderedReady every lower ordinal there, Running
+    /// and Ready (as the simulator's controller waits).
+    fn stateful_set_recreates(&self, set: &Object, pod: &Object) -> bool {
+        let Some(i) = pod
+            .name()
+            .strip_prefix(set.name())
+            .and_then(|r| r.strip_prefix('-'))
+            .and_then(|r| r.parse::<u64>().ok())
+        else {
+            return false;
+        };
+        if i >= workload::replicas(set) {
+            return false;
+        }
+        if set.str_at(&["spec", "podManagementPolicy"]) == Some("Parallel") {
+            return true;
+        }
+        (0..i).all(|j| {
+            self.graph
+                .find("", "Pod", set.namespace(), &format!("{}-{j}", set.name()))
+                .and_then(|p| self.current(p.uid()))
+                .is_some_and(|p| !p.is_terminating() && workload::is_running_and_ready(p))
+        })
     }
 }
