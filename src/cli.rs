@@ -132,6 +132,15 @@ pub struct BenchArgs {
     /// tick, a watch event), to show how each grows.
     #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
     pub scale: Option<Vec<usize>>,
+    /// Instead: what opening a file of these sizes costs (a `kubectl get -o
+    /// json` List and scenario YAML), against a bare parse of the same file
+    /// in the same run, time and peak memory.
+    #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+    pub load: Option<Vec<usize>>,
+    /// One measured load in this process (`bare-json`, `bare-yaml` or
+    /// `ownerscope`, then the file): what `--load` runs in its children.
+    #[arg(long, num_args = 2, value_names = ["WAY", "FILE"], hide = true)]
+    pub load_one: Option<Vec<String>>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

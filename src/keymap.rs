@@ -307,9 +307,14 @@ pub const CONTROLLERS: &[Binding] = &[
     LIST_MOVES[0],
     LIST_MOVES[1],
     b(
-        &[code(KeyCode::Enter), k(' ')],
+        &[code(KeyCode::Enter)],
         Action::Confirm,
-        "take this controller offline / bring it online",
+        "switch this controller and close, to watch what it does",
+    ),
+    b(
+        &[k(' ')],
+        Action::Toggle,
+        "switch this controller and stay, to switch another",
     ),
     b(
         &[code(KeyCode::Esc), k('q'), k('c')],

@@ -5,6 +5,12 @@ use clap::Parser;
 use ownerscope::cli::{Cli, Command};
 use ownerscope::commands;
 
+/// Loading a file is allocation-bound (a dozen small strings and maps an
+/// object, 100k objects): glibc's malloc spent 40% of a 100k load in
+/// consolidating and unlinking chunks (perf); mimalloc does not.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {

@@ -307,9 +307,6 @@ pub fn start(args: &UiArgs) -> CmdResult {
         .scenario
         .clone()
         .unwrap_or_else(|| crate::sim::scenario::DEMO.to_string());
-    let scenario = crate::sim::scenario::load(&name).map_err(|e| CmdError(e.to_string()))?;
-    let mut backend = crate::backend::simulated::SimBackend::new(&scenario)
-        .map_err(|e| CmdError(e.to_string()))?;
     let _log = logging::init();
     let _ = color_eyre::install();
     let mut app = App::new(Options {
@@ -318,20 +315,87 @@ pub fn start(args: &UiArgs) -> CmdResult {
         is_simulator: true,
     });
     app.set_mouse(!args.no_mouse);
+    // The terminal first: a large file shows its progress, and Ctrl-c
+    // works, from the first frame on.
     let (mut terminal, guard) = tui::init().map_err(|e| CmdError(format!("terminal: {e}")))?;
+    let mut events = TerminalEvents::watching_signals();
+    let loaded = load_showing_progress(&mut terminal, &mut events, &name);
+    let mut backend = match loaded {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            drop(guard);
+            return Ok(());
+        }
+        Err(e) => {
+            drop(guard);
+            return Err(e);
+        }
+    };
     if std::env::var_os("OWNERSCOPE_PANIC_AFTER_INIT").is_some() {
         // For the test that the terminal is restored after a panic.
         let _ = terminal.draw(|f| ui::render(&app, f));
         panic!("OWNERSCOPE_PANIC_AFTER_INIT is set: panicking on purpose");
     }
-    let result = run(
-        &mut terminal,
-        &mut app,
-        &mut backend,
-        &mut TerminalEvents::watching_signals(),
-    );
+    let result = run(&mut terminal, &mut app, &mut backend, &mut events);
     drop(guard);
     result.map_err(|e| CmdError(format!("{e:#}")))
+}
+
+/// Loads a scenario or file on a thread of its own while the loading
+/// screen shows how far it has come. `None` when the user cancelled (q,
+/// Esc, Ctrl-c); a load error, or a stop signal, as an error (the caller
+/// restores the terminal, then it is printed).
+fn load_showing_progress<B: ratatui::backend::Backend>(
+    terminal: &mut Terminal<B>,
+    events: &mut dyn Events,
+    name: &str,
+) -> Result<Option<crate::backend::simulated::SimBackend>, CmdError> {
+    use crate::sim::progress::Progress;
+    use crossterm::event::{KeyCode, KeyModifiers};
+    let progress = std::sync::Arc::new(Progress::default());
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (owned, counted) = (name.to_string(), std::sync::Arc::clone(&progress));
+    std::thread::Builder::new()
+        .name("load".into())
+        .spawn(move || {
+            let _observing = Progress::observe(counted);
+            let loaded = crate::sim::scenario::load(&owned)
+                .and_then(crate::backend::simulated::SimBackend::from_scenario)
+                .map_err(|e| e.to_string());
+            let _ = tx.send(loaded);
+        })
+        .map_err(|e| CmdError(format!("loading thread: {e}")))?;
+    let started = Instant::now();
+    loop {
+        let view = ui::loading::Loading {
+            source: name.to_string(),
+            seen: progress.seen(),
+            elapsed: started.elapsed(),
+        };
+        terminal
+            .draw(|f| ui::loading::render(&view, f, f.area()))
+            .map_err(|e| CmdError(format!("terminal: {e}")))?;
+        match rx.recv_timeout(Duration::from_millis(1)) {
+            Ok(loaded) => return loaded.map(Some).map_err(CmdError),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                return Err(CmdError(
+                    "the loading thread ended without an answer".into(),
+                ));
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        // Input and signals, for a tenth of a second; the thread loads on.
+        let ev = events
+            .next(Duration::from_millis(100))
+            .map_err(|e| CmdError(e.to_string()))?;
+        if let Some(Event::Key(k)) = ev
+            && k.kind == KeyEventKind::Press
+            && (matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
+                || (k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL)))
+        {
+            return Ok(None);
+        }
+    }
 }
 
 /// `ownerscope ui --live`: the UI on a backend built elsewhere (the live

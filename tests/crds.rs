@@ -51,7 +51,7 @@ fn deleting_a_crd_deletes_its_instances_and_waits_for_the_last() {
     let mut sim = sim(SCENARIO);
     let graph = sim.graph();
     let crd_uid = sim.uid_of("CustomResourceDefinition", "", "databases.example.com");
-    let plan = preview::plan(&graph, &crd_uid, None, &sim.controller_map());
+    let plan = preview::plan(graph, &crd_uid, None, &sim.controller_map());
 
     let resp = sim.delete(
         &t("CustomResourceDefinition", "", "databases.example.com"),

@@ -25,7 +25,7 @@ fn why(sim: &Sim, kind: &str, ns: Option<&str>, name: &str) -> Diagnosis {
     let obj = sim
         .get(&key)
         .unwrap_or_else(|| panic!("{kind}/{name} exists at {}ms", sim.now_ms()));
-    diagnosis::diagnose(&sim.graph(), obj.uid(), sim.now(), &sim.controller_map())
+    diagnosis::diagnose(sim.graph(), obj.uid(), sim.now(), &sim.controller_map())
 }
 
 #[test]
@@ -111,7 +111,7 @@ fn orphan_deletion_lists_the_dependents_being_released() {
     let d = why(&s, "rs", Some("a"), "r");
     assert_eq!(d.releasing, vec!["ConfigMap/c".to_string()]);
     assert!(
-        d.causes[0].contains("releasing 1 dependents"),
+        d.causes[0].contains("releasing 1 dependent from ReplicaSet/r"),
         "{:?}",
         d.causes
     );

@@ -105,14 +105,14 @@ fn exercise(text: &str, pick: usize, policy: usize) {
     LOADED.fetch_add(1, Ordering::Relaxed);
     sim.settle(120_000);
     let graph = sim.graph();
-    let _ = forest::to_text(&forest::build(&graph, sim.now()));
+    let _ = forest::to_text(&forest::build(graph, sim.now()));
     let objects: Vec<String> = sim.objects().map(|o| o.uid().to_string()).collect();
     if objects.is_empty() {
         return;
     }
     let uid = &objects[pick % objects.len()];
     let controllers = sim.controller_map();
-    let d = diagnosis::diagnose(&graph, uid, sim.now(), &controllers);
+    let d = diagnosis::diagnose(graph, uid, sim.now(), &controllers);
     let _ = d.lines();
     let policy = [
         None,
@@ -120,7 +120,7 @@ fn exercise(text: &str, pick: usize, policy: usize) {
         Some(Policy::Foreground),
         Some(Policy::Orphan),
     ][policy % 4];
-    let plan = preview::plan(&graph, uid, policy, &controllers);
+    let plan = preview::plan(graph, uid, policy, &controllers);
     let _ = plan.lines();
 }
 

@@ -69,7 +69,7 @@ fn an_owner_waiting_in_foreground_goes_with_its_namespace_its_held_dependent_sta
 
     let graph = sim.graph();
     let ns_uid = sim.uid_of("Namespace", "", "n");
-    let plan = preview::plan(&graph, &ns_uid, None, &sim.controller_map());
+    let plan = preview::plan(graph, &ns_uid, None, &sim.controller_map());
     let deleted_at = sim.now_ms();
     sim.delete(&t("Namespace", "", "n"), &background());
     // namespaceDeletionGracePeriod: nothing is touched for 5 s.
@@ -134,7 +134,7 @@ fn another_spec_finalizer_keeps_the_namespace_holding_just_that_one() {
     assert_eq!(live.code, 200);
     let graph = sim.graph();
     let ns_uid = sim.uid_of("Namespace", "", "n");
-    let plan = preview::plan(&graph, &ns_uid, None, &sim.controller_map());
+    let plan = preview::plan(graph, &ns_uid, None, &sim.controller_map());
     sim.delete(&t("Namespace", "", "n"), &background());
     sim.advance(120_000);
     assert!(

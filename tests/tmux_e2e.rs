@@ -157,11 +157,11 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     s.wait_for("the controllers dialog", LONG, |x| {
         x.contains("OFFLINE  example.com/cache-flush")
     });
+    // Enter switches and closes the dialog, so the cascade is in view.
     s.keys(&["Enter"]);
-    s.wait_for("the controller online", LONG, |x| {
-        x.contains("online   example.com/cache-flush")
+    s.wait_for("the dialog closed on the tree", LONG, |x| {
+        !x.contains("switch and close") && x.contains("Ownership")
     });
-    s.keys(&["Escape"]);
     s.keys(&["+", "+"]);
     let gone = s.wait_for("the Deployment gone", LONG, |x| {
         !tree_pane(x).contains("Deployment/web")
@@ -290,4 +290,46 @@ fn mouse_capture_is_off_with_no_mouse_and_m_toggles_it() {
     s.wait_for("the prompt again", LONG, |x| {
         x.trim_end().ends_with("READY$")
     });
+}
+
+/// `ui FILE` on a large file: the loading screen is up at once and says
+/// how far the load has come; Ctrl-c during the load ends it with the
+/// terminal restored.
+#[test]
+fn a_large_file_shows_its_progress_and_ctrl_c_cancels_the_load() {
+    let dir = std::env::temp_dir().join(format!("ownerscope-e2e-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("big-list.json");
+    let mut text = String::from(r#"{"apiVersion":"v1","kind":"List","items":["#);
+    for i in 0..300_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&format!(
+            r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c{i}","namespace":"ns-{}","uid":"u-{i}","labels":{{"app":"a{i}"}}}},"data":{{"k":"v"}}}}"#,
+            i % 100
+        ));
+    }
+    text.push_str("]}");
+    std::fs::write(&path, text).expect("write");
+    let s = shell("e2e-load");
+    s.text(&format!("{BIN} ui {}", path.display()));
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("the loading screen", LONG, |x| {
+        x.contains("Loading") && x.contains("big-list.json")
+    });
+    assert!(screen.contains("q or Ctrl-c cancels"), "{screen}");
+    let screen = s.wait_for("progress figures", LONG, |x| {
+        x.contains("Reading:") || x.contains("Parsing:") || x.contains("Indexing:")
+    });
+    assert!(
+        screen.contains(" MB") || screen.contains("objects"),
+        "{screen}"
+    );
+    s.keys(&["C-c"]);
+    s.wait_for("the prompt again", LONG, |x| {
+        x.trim_end().ends_with("READY$") && !x.contains("Loading")
+    });
+    assert_terminal_usable(&s);
+    std::fs::remove_dir_all(&dir).ok();
 }

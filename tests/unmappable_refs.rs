@@ -45,7 +45,7 @@ fn a_reference_through_an_unserved_version_is_never_collected() {
         }
     );
     assert_eq!(status.label(), "unmappable");
-    let d = diagnosis::diagnose(&graph, &legacy, sim.now(), &sim.controller_map());
+    let d = diagnosis::diagnose(graph, &legacy, sim.now(), &sim.controller_map());
     assert!(
         d.causes[0].contains("cannot resolve apps/v1beta1")
             && d.causes[0].contains("never collected"),
@@ -53,7 +53,7 @@ fn a_reference_through_an_unserved_version_is_never_collected() {
         d.causes
     );
     let web = sim.uid_of("Deployment", "ns", "web");
-    let plan = preview::plan(&graph, &web, None, &sim.controller_map());
+    let plan = preview::plan(graph, &web, None, &sim.controller_map());
     let outcome = |name: &str| {
         plan.entries
             .iter()

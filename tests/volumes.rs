@@ -32,7 +32,7 @@ objects:
 fn plan_for_claim(sim: &ownerscope::sim::Sim) -> preview::Plan {
     let graph = sim.graph();
     let uid = sim.uid_of("PersistentVolumeClaim", "ns", "data");
-    preview::plan(&graph, &uid, None, &sim.controller_map())
+    preview::plan(graph, &uid, None, &sim.controller_map())
 }
 
 #[test]

@@ -280,14 +280,17 @@ impl App {
                 FilterChoice::Only(Only::Terminating) => PickItem {
                     label: "only Terminating".into(),
                     detail: format!(
-                        "{} objects, with their owners",
-                        self.index.terminating_count()
+                        "{}, with their owners",
+                        crate::model::wording::count(self.index.terminating_count(), "object")
                     ),
                     current: f.only == Only::Terminating,
                 },
                 FilterChoice::Only(_) => PickItem {
                     label: "only problems".into(),
-                    detail: format!("{} objects, with their owners", self.index.problem_count()),
+                    detail: format!(
+                        "{}, with their owners",
+                        crate::model::wording::count(self.index.problem_count(), "object")
+                    ),
                     current: f.only == Only::Problems,
                 },
                 FilterChoice::Scope(Scope::All) => PickItem {
@@ -519,7 +522,11 @@ impl App {
                             })
                             .into_iter()
                             .collect();
-                        self.modals.push(Modal::Controllers(c));
+                        // Enter closes, so that the cascade the switch sets
+                        // off is in view; Space stays, to switch another.
+                        if action == Action::Toggle {
+                            self.modals.push(Modal::Controllers(c));
+                        }
                         return cmds;
                     }
                     a => c.choice = moved(c.choice, list.len(), a, 5),

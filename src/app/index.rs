@@ -98,15 +98,28 @@ impl ForestIndex {
     /// Brings the index up to date after `uid` was upserted or removed.
     /// `old_owners` are the owner uids the object referred to before.
     pub fn touch(&mut self, graph: &OwnershipGraph, uid: &str, old_owners: &[String]) {
-        let mut owners: HashSet<String> = old_owners.iter().cloned().collect();
-        if let Some(o) = graph.get(uid) {
-            owners.extend(o.metadata.owner_references.iter().map(|r| r.uid.clone()));
-        }
+        let old: HashSet<&str> = old_owners.iter().map(String::as_str).collect();
+        let now: HashSet<&str> = graph.get(uid).map_or_else(HashSet::new, |o| {
+            o.metadata
+                .owner_references
+                .iter()
+                .map(|r| r.uid.as_str())
+                .collect()
+        });
+        // An update that keeps the object's owners moves no edge: its
+        // place under each owner (sorted by namespace, kind and name, which
+        // never change) stays, and no sibling list needs sorting again
+        // (that was 18% of a 100k-object cascade). Its row, its dependents'
+        // badges and the cycle marks are refreshed as always.
+        let same_place = self.ids.contains_key(uid) && graph.get(uid).is_some() && old == now;
+        let owners: Vec<String> = old.union(&now).map(|s| (*s).to_string()).collect();
         let referrers: Vec<String> = graph.referrers(uid).cloned().collect();
         self.refresh_node(graph, uid);
-        self.refresh_children(graph, uid);
-        for o in &owners {
-            self.refresh_children(graph, o);
+        if !same_place {
+            self.refresh_children(graph, uid);
+            for o in &owners {
+                self.refresh_children(graph, o);
+            }
         }
         for r in &referrers {
             self.refresh_node(graph, r);

@@ -413,7 +413,12 @@ impl App {
     fn on_reply(&mut self, r: &crate::backend::Reply) {
         let what = r.command.describe();
         if r.is_success() {
-            let mut text = format!("✓ {what}: {} {}", r.code, r.message);
+            // A simulator control is no HTTP request: no status code.
+            let mut text = match &r.command {
+                crate::backend::Command::Sim(_) if r.message.is_empty() => format!("✓ {what}"),
+                crate::backend::Command::Sim(_) => format!("✓ {what}: {}", r.message),
+                _ => format!("✓ {what}: {} {}", r.code, r.message),
+            };
             for w in &r.warnings {
                 text.push_str(&format!("  warning: {w}"));
             }

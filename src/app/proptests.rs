@@ -106,6 +106,7 @@ proptest! {
     fn incremental_index_equals_a_rebuild(
         specs in specs(false),
         removals in prop::collection::vec(0usize..10, 0..6),
+        updates in prop::collection::vec((0usize..10, any::<bool>()), 0..6),
     ) {
         let mut g = OwnershipGraph::new(KindTable::builtin());
         let mut ix = ForestIndex::build(&g);
@@ -114,6 +115,23 @@ proptest! {
             let uid = o.uid().to_string();
             g.upsert(o);
             ix.touch(&g, &uid, &[]);
+            prop_assert_eq!(shape(&ix), shape(&ForestIndex::build(&g)));
+            prop_assert!(nothing_hidden(&g, &ix));
+        }
+        // Updates: a finalizer added (the owners kept: nothing moves), or
+        // the owner references dropped (the object moves to the roots).
+        for (u, keep_owners) in updates {
+            let uid = format!("u{u:02}");
+            let Some(mut o) = g.get(&uid).cloned() else { continue };
+            let owners: Vec<String> =
+                o.metadata.owner_references.iter().map(|r| r.uid.clone()).collect();
+            if keep_owners {
+                o.metadata.finalizers.push("example.com/f".into());
+            } else {
+                o.metadata.owner_references.clear();
+            }
+            g.upsert(o);
+            ix.touch(&g, &uid, &owners);
             prop_assert_eq!(shape(&ix), shape(&ForestIndex::build(&g)));
             prop_assert!(nothing_hidden(&g, &ix));
         }

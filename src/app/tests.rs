@@ -213,7 +213,17 @@ fn the_controllers_dialog_starts_on_what_the_object_waits_for() {
             online: true
         })]
     );
-    // It stays open to show the switch; Esc closes it.
+    // Enter closes it, so that the cascade the switch sets off is in view.
+    assert_eq!(app.mode(), Mode::Normal);
+    // Space switches and stays, to switch another; Esc closes.
+    app.update(Action::OpenControllers);
+    assert_eq!(
+        app.update(Action::Toggle),
+        vec![Command::Sim(SimCommand::SetController {
+            finalizer: "example.com/cache-flush".into(),
+            online: true
+        })]
+    );
     assert_eq!(app.mode(), Mode::Controllers);
     assert!(app.update(Action::Cancel).is_empty());
     assert_eq!(app.mode(), Mode::Normal);
@@ -747,5 +757,22 @@ fn m_gives_the_mouse_back_to_the_terminal_and_takes_it_again() {
             crossterm::event::KeyEvent::from(crossterm::event::KeyCode::Char('m'))
         ),
         Some(Action::ToggleMouse)
+    );
+}
+
+#[test]
+fn a_simulator_control_is_said_in_words_with_no_status_code() {
+    let (mut app, _b) = demo();
+    app.apply(Update::Replied(Reply {
+        command: Command::Sim(SimCommand::Step),
+        code: 200,
+        message: String::new(),
+        warnings: Vec::new(),
+    }));
+    let m = app.message().expect("message").clone();
+    assert_eq!(m.text, "✓ step to the next scheduled change");
+    assert_eq!(
+        crate::ui::dialogs::request(&app, &Command::Sim(SimCommand::Reset)),
+        "start the scenario over (simulator only)"
     );
 }

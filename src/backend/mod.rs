@@ -42,7 +42,27 @@ impl Command {
             Command::RemoveFinalizer { target, finalizer } => {
                 format!("remove finalizer {finalizer} from {target}")
             }
-            Command::Sim(c) => format!("{c:?}"),
+            Command::Sim(c) => c.describe(),
+        }
+    }
+}
+
+impl SimCommand {
+    /// In words, for the status line and the confirm dialogs.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        match self {
+            SimCommand::Pause => "pause the simulator's clock".into(),
+            SimCommand::Resume => "resume the simulator's clock".into(),
+            SimCommand::Step => "step to the next scheduled change".into(),
+            SimCommand::Faster => "run the simulator faster".into(),
+            SimCommand::Slower => "run the simulator slower".into(),
+            SimCommand::SetController { finalizer, online } => format!(
+                "take the controller of {finalizer} {}",
+                if *online { "online" } else { "offline" }
+            ),
+            SimCommand::Reset => "start the scenario over (simulator only)".into(),
+            SimCommand::Load(name) => format!("open scenario {name} (simulator only)"),
         }
     }
 }

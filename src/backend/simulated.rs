@@ -36,7 +36,15 @@ impl SimBackend {
     /// # Errors
     /// The scenario's objects are rejected by the API server.
     pub fn new(scenario: &Scenario) -> Result<Self, crate::sim::LoadError> {
-        let sim = Sim::new(scenario)?;
+        Self::from_scenario(scenario.clone())
+    }
+
+    /// As [`SimBackend::new`], taking the scenario (kept once, for reset).
+    ///
+    /// # Errors
+    /// As [`SimBackend::new`].
+    pub fn from_scenario(scenario: Scenario) -> Result<Self, crate::sim::LoadError> {
+        let sim = Sim::resettable(scenario)?;
         let mut b = SimBackend {
             sim,
             speed_index: 2,

@@ -9,14 +9,10 @@ use serde_json::Value;
 use crate::backend::Happening;
 use crate::model::{ObjRef, Object, ObjectMeta};
 
-/// Annotations that can be large and that ownerscope never reads.
-const DROPPED_ANNOTATIONS: &[&str] = &["kubectl.kubernetes.io/last-applied-configuration"];
-
+/// The metadata as the model keeps it (large annotations dropped while
+/// reading: `model::kept`).
 fn meta_from(value: Value) -> Option<ObjectMeta> {
-    let mut meta: ObjectMeta = serde_json::from_value(value).ok()?;
-    for a in DROPPED_ANNOTATIONS {
-        meta.annotations.remove(*a);
-    }
+    let meta: ObjectMeta = serde_json::from_value(value).ok()?;
     (!meta.uid.is_empty()).then_some(meta)
 }
 

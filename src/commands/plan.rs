@@ -33,11 +33,12 @@ pub fn run(args: &PlanArgs) -> CmdResult {
     let key = sim.resolve(&target).map_err(CmdError)?;
     let obj = sim.get(&key).ok_or_else(|| CmdError(key.not_found()))?;
     let plan = preview::plan(
-        &sim.graph(),
+        sim.graph(),
         obj.uid(),
         args.policy.map(Into::into),
         &sim.controller_map(),
     );
+    super::leave_to_exit(sim);
     print_plan(&plan, args.out.output)
 }
 

@@ -23,7 +23,7 @@ pub fn run(args: &SimulateArgs) -> CmdResult {
         sim.delete(&target, &options);
     }
     sim.settle(seconds_to_ms(args.until));
-    let mut final_objects: Vec<Object> = sim.objects().cloned().collect();
+    let mut final_objects: Vec<&Object> = sim.objects().collect();
     final_objects.sort_by(|a, b| {
         (a.namespace(), &a.kind, a.name()).cmp(&(b.namespace(), &b.kind, b.name()))
     });
@@ -45,11 +45,14 @@ pub fn run(args: &SimulateArgs) -> CmdResult {
             let t = sim.now_ms() as f64 / 1000.0;
             out.line("")?;
             out.line(&format!(
-                "final state at {t:.3}s: {} objects",
-                final_objects.len()
+                "final state at {t:.3}s: {}",
+                crate::model::wording::count(final_objects.len(), "object")
             ))?;
-            out.text(&forest::to_text(&forest::build(&sim.graph(), sim.now())))?;
+            out.text(&forest::to_text(&forest::build(sim.graph(), sim.now())))?;
         }
     }
-    out.flush()
+    drop(final_objects);
+    let flushed = out.flush();
+    super::leave_to_exit(sim);
+    flushed
 }

@@ -23,7 +23,9 @@ pub fn run(args: &TreeArgs) -> CmdResult {
             sim.advance(seconds_to_ms(at));
         }
         let graph = sim.graph();
-        (forest::build(&graph, sim.now()), Partial::of(graph.kinds()))
+        let answer = (forest::build(graph, sim.now()), Partial::of(graph.kinds()));
+        super::leave_to_exit(sim);
+        answer
     };
     let mut out = Out::new();
     match args.out.output {

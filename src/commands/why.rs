@@ -61,7 +61,8 @@ pub fn run(args: &WhyArgs) -> CmdResult {
             sim.now_ms() as f64 / 1000.0
         ))
     })?;
-    let d = diagnosis::diagnose(&sim.graph(), obj.uid(), sim.now(), &sim.controller_map());
+    let d = diagnosis::diagnose(sim.graph(), obj.uid(), sim.now(), &sim.controller_map());
+    super::leave_to_exit(sim);
     print_diagnosis(&d, args.out.output)
 }
 

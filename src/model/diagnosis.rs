@@ -620,8 +620,8 @@ fn causes(d: &Diagnosis) -> Vec<String> {
     }
     if !d.releasing.is_empty() {
         out.push(format!(
-            "the garbage collector is releasing {} dependents from {who} (orphan)",
-            d.releasing.len()
+            "the garbage collector is releasing {} from {who} (orphan)",
+            super::wording::count(d.releasing.len(), "dependent")
         ));
     }
     if let Some(ns) = &d.namespace {
@@ -633,8 +633,8 @@ fn causes(d: &Diagnosis) -> Vec<String> {
         }
         if ns.remaining_by_finalizer.is_empty() && !ns.remaining.is_empty() {
             out.push(format!(
-                "the namespace controller is still deleting {} objects",
-                ns.remaining.len()
+                "the namespace controller is still deleting {}",
+                super::wording::count(ns.remaining.len(), "object")
             ));
         }
     }

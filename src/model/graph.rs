@@ -6,7 +6,7 @@
 //! appears, disappears or is recreated under the same name changes every
 //! answer at once.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -84,7 +84,9 @@ type NameKey = String;
 #[derive(Clone, Debug, Default)]
 pub struct OwnershipGraph {
     kinds: KindTable,
-    objects: HashMap<Uid, Object>,
+    /// In uid order, so that whatever walks every object (the simulator's
+    /// controllers) does so in the same order every run.
+    objects: BTreeMap<Uid, Object>,
     by_name: HashMap<NameKey, Uid>,
     /// referenced uid -> uids of objects with a reference to it
     referrers: HashMap<Uid, BTreeSet<Uid>>,
@@ -315,14 +317,21 @@ impl OwnershipGraph {
     /// Every root, sorted by namespace, kind and name.
     #[must_use]
     pub fn roots(&self) -> Vec<Uid> {
-        let mut out: Vec<Uid> = self
+        let mut keyed: Vec<(&str, &str, &str, &str)> = self
             .objects
-            .keys()
-            .filter(|u| self.is_root(u))
-            .cloned()
+            .iter()
+            .filter(|(u, _)| self.is_root(u))
+            .map(|(u, o)| {
+                (
+                    o.namespace().unwrap_or_default(),
+                    o.kind.as_str(),
+                    o.name(),
+                    u.as_str(),
+                )
+            })
             .collect();
-        out.sort_by(|a, b| self.sort_key(a).cmp(&self.sort_key(b)));
-        out
+        keyed.sort_unstable();
+        keyed.into_iter().map(|k| k.3.to_string()).collect()
     }
 
     /// (namespace, kind, name, uid): the display order, borrowed.

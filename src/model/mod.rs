@@ -7,10 +7,12 @@ pub mod diagnosis;
 pub mod finalizers;
 pub mod forest;
 pub mod graph;
+pub mod kept;
 pub mod kinds;
 pub mod object;
 pub mod preview;
 pub mod selector;
+pub mod wording;
 pub mod workload;
 
 pub use graph::{OwnershipGraph, RefStatus};

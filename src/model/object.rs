@@ -74,7 +74,11 @@ pub struct ObjectMeta {
     pub deletion_grace_period_seconds: Option<i64>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        deserialize_with = "super::kept::annotations",
+        skip_serializing_if = "BTreeMap::is_empty"
+    )]
     pub annotations: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
@@ -82,8 +86,8 @@ pub struct ObjectMeta {
     pub owner_references: Vec<OwnerReference>,
 }
 
-/// A Kubernetes object: identity, metadata, and (for the kinds whose rules
-/// depend on them) `spec` and `status` kept as raw JSON.
+/// A Kubernetes object: identity, metadata, and of `spec` and `status` only
+/// the fields a rule or the UI reads ([`super::kept`]), as JSON.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Object {
@@ -93,9 +97,17 @@ pub struct Object {
     pub kind: String,
     #[serde(default)]
     pub metadata: ObjectMeta,
-    #[serde(default, skip_serializing_if = "Value::is_null")]
+    #[serde(
+        default,
+        deserialize_with = "super::kept::spec",
+        skip_serializing_if = "Value::is_null"
+    )]
     pub spec: Value,
-    #[serde(default, skip_serializing_if = "Value::is_null")]
+    #[serde(
+        default,
+        deserialize_with = "super::kept::status",
+        skip_serializing_if = "Value::is_null"
+    )]
     pub status: Value,
 }
 

@@ -3,7 +3,7 @@
 //! with an [`ApiResponse`] value; every stored change is recorded as a
 //! [`Change`] for the watchers (garbage collector, controllers, timeline).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
@@ -14,7 +14,8 @@ use super::validation::{
     validate_finalizers, validate_no_new_finalizers, validate_owner_references,
 };
 use crate::model::{
-    DefaultPolicy, FOREGROUND, KindInfo, KindTable, ORPHAN, ObjRef, Object, Policy, Uid, group_of,
+    DefaultPolicy, FOREGROUND, KindInfo, KindTable, ORPHAN, ObjRef, Object, OwnershipGraph, Policy,
+    Uid, group_of,
 };
 
 /// The finalizer a CRD's DELETE adds (R75).
@@ -186,9 +187,6 @@ impl Default for ApiConfig {
     }
 }
 
-/// (group, kind, namespace or "", name)
-type NameKey = (String, String, String, String);
-
 /// Identifies an object by kind and name, as a request path does.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Key {
@@ -229,15 +227,6 @@ impl Key {
             ),
             None => format!("{} \"{}\" not found", self.kind, self.name),
         }
-    }
-
-    fn name_key(&self) -> NameKey {
-        (
-            self.group.clone(),
-            self.kind.clone(),
-            self.namespace.clone().unwrap_or_default(),
-            self.name.clone(),
-        )
     }
 }
 
@@ -280,9 +269,10 @@ impl UidGen {
 /// The store and the request rules.
 #[derive(Clone, Debug)]
 pub struct ApiServer {
-    objects: BTreeMap<Uid, Object>,
-    by_name: HashMap<NameKey, Uid>,
-    kinds: KindTable,
+    /// The store: objects by uid (iterated in uid order), by name, and who
+    /// refers to whom. The ownership graph is the store's own index, so a
+    /// reader gets it without a copy.
+    store: OwnershipGraph,
     rv: u64,
     uids: UidGen,
     now: Timestamp,
@@ -297,9 +287,7 @@ impl ApiServer {
     #[must_use]
     pub fn new(kinds: KindTable, seed: u64, now: Timestamp) -> Self {
         ApiServer {
-            objects: BTreeMap::new(),
-            by_name: HashMap::new(),
-            kinds,
+            store: OwnershipGraph::new(kinds),
             rv: 1000,
             uids: UidGen::new(seed),
             now,
@@ -319,11 +307,11 @@ impl ApiServer {
 
     #[must_use]
     pub fn kinds(&self) -> &KindTable {
-        &self.kinds
+        self.store.kinds()
     }
 
     pub fn kinds_mut(&mut self) -> &mut KindTable {
-        &mut self.kinds
+        self.store.kinds_mut()
     }
 
     pub fn uids(&mut self) -> &mut UidGen {
@@ -336,27 +324,34 @@ impl ApiServer {
     }
 
     pub fn objects(&self) -> impl Iterator<Item = &Object> {
-        self.objects.values()
+        self.store.objects()
     }
 
     #[must_use]
     pub fn get_uid(&self, uid: &str) -> Option<&Object> {
-        self.objects.get(uid)
+        self.store.get(uid)
+    }
+
+    /// The ownership graph of what is stored.
+    #[must_use]
+    pub fn graph(&self) -> &OwnershipGraph {
+        &self.store
     }
 
     /// GET by kind, namespace and name. For a cluster-scoped kind the
     /// namespace is ignored, as the request path would have none.
     #[must_use]
     pub fn get(&self, key: &Key) -> Option<&Object> {
-        let mut nk = key.name_key();
-        if self.kinds.namespaced(&key.group, &key.kind) == Some(false) {
-            nk.2 = String::new();
-        }
-        self.by_name.get(&nk).and_then(|u| self.objects.get(u))
+        let namespace = if self.store.kinds().namespaced(&key.group, &key.kind) == Some(false) {
+            None
+        } else {
+            key.namespace.as_deref()
+        };
+        self.store.find(&key.group, &key.kind, namespace, &key.name)
     }
 
     fn kind_info(&self, group: &str, kind: &str) -> Option<&KindInfo> {
-        self.kinds.get(group, kind)
+        self.store.kinds().get(group, kind)
     }
 
     fn resource_name(&self, group: &str, kind: &str) -> String {
@@ -409,17 +404,11 @@ impl ApiServer {
     }
 
     fn index(&mut self, obj: Object) {
-        let key = Key::of(&obj).name_key();
-        self.by_name.insert(key, obj.uid().to_string());
-        self.objects.insert(obj.uid().to_string(), obj);
+        self.store.upsert(obj);
     }
 
     fn remove_stored(&mut self, uid: &str) -> Option<Object> {
-        let obj = self.objects.remove(uid)?;
-        let key = Key::of(&obj).name_key();
-        if self.by_name.get(&key).map(String::as_str) == Some(uid) {
-            self.by_name.remove(&key);
-        }
+        let obj = self.store.remove(uid)?;
         self.changes.push(Change::Deleted(obj.clone()));
         Some(obj)
     }
@@ -564,10 +553,13 @@ impl ApiServer {
             );
         }
         let namespaced = self
-            .kinds
+            .store
+            .kinds()
             .namespaced(&group, &obj.kind)
             .unwrap_or(obj.namespace().is_some());
-        self.kinds.learn(&obj.api_version, &obj.kind, namespaced);
+        self.store
+            .kinds_mut()
+            .learn(&obj.api_version, &obj.kind, namespaced);
         if !namespaced {
             obj.metadata.namespace = None;
         } else if obj.namespace().is_none() {
@@ -624,7 +616,7 @@ impl ApiServer {
             if obj.metadata.uid.is_empty() {
                 obj.metadata.uid = self.uids.next_uid();
             }
-            if self.objects.contains_key(obj.uid()) {
+            if self.store.get(obj.uid()).is_some() {
                 return ApiResponse::err(
                     409,
                     format!("uid {} is already taken by another object", obj.uid()),
@@ -643,6 +635,19 @@ impl ApiServer {
         }
         Self::apply_create_defaults(&mut obj);
         obj.metadata.resource_version = Some(self.next_rv());
+        if restore {
+            // Loading, not a request: nobody reads an answer's object, and
+            // the loader shows each restored object to the watchers itself
+            // (a change per object would hold a second copy of the whole
+            // store at once).
+            self.index(obj);
+            return ApiResponse {
+                code: 201,
+                warnings,
+                object: None,
+                ..ApiResponse::err(201, "")
+            };
+        }
         self.index(obj.clone());
         self.changes.push(Change::Added(obj.clone()));
         ApiResponse {

@@ -3,6 +3,7 @@
 //! Deterministic for a scenario and a seed.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
@@ -70,7 +71,8 @@ pub struct ControllerState {
 /// The simulator.
 #[derive(Clone, Debug)]
 pub struct Sim {
-    scenario: Scenario,
+    /// Shared, not copied: kept for `reset` and the steps.
+    scenario: Arc<Scenario>,
     settings: Settings,
     api: ApiServer,
     gc: GarbageCollector,
@@ -100,6 +102,14 @@ fn epoch() -> Timestamp {
     EPOCH.parse().unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
+/// Whether [`Sim::start`] copies the scenario's objects (to reset from
+/// later) or moves them into the store.
+#[derive(Clone, Copy)]
+enum Objects {
+    Copied,
+    Moved,
+}
+
 impl Sim {
     /// Loads a scenario: its objects are restored as stored, its controllers
     /// set up and its steps scheduled.
@@ -116,6 +126,43 @@ impl Sim {
     /// # Errors
     /// As [`Sim::new`].
     pub fn with_seed(scenario: &Scenario, seed: u64) -> Result<Sim, LoadError> {
+        Self::start(Arc::new(scenario.clone()), seed, Objects::Copied)
+    }
+
+    /// As [`Sim::new`], taking the scenario: it is kept (not copied) to
+    /// reset from.
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn resettable(scenario: Scenario) -> Result<Sim, LoadError> {
+        let seed = scenario.settings.seed;
+        Self::start(Arc::new(scenario), seed, Objects::Copied)
+    }
+
+    /// As [`Sim::new`], for a run that is never reset (the headless
+    /// commands): the scenario's objects move into the store instead of
+    /// being copied, and [`Sim::scenario`] keeps none.
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn load(scenario: Scenario) -> Result<Sim, LoadError> {
+        let seed = scenario.settings.seed;
+        Self::load_with_seed(scenario, seed)
+    }
+
+    /// As [`Sim::load`], with another seed.
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn load_with_seed(scenario: Scenario, seed: u64) -> Result<Sim, LoadError> {
+        Self::start(Arc::new(scenario), seed, Objects::Moved)
+    }
+
+    fn start(mut scenario: Arc<Scenario>, seed: u64, objects: Objects) -> Result<Sim, LoadError> {
+        let moved = match (objects, Arc::get_mut(&mut scenario)) {
+            (Objects::Moved, Some(sc)) => Some(std::mem::take(&mut sc.objects)),
+            _ => None,
+        };
         let epoch = epoch();
         let settings = Settings {
             seed,
@@ -140,7 +187,7 @@ impl Sim {
             })
             .collect();
         let mut sim = Sim {
-            scenario: scenario.clone(),
+            scenario: Arc::clone(&scenario),
             settings,
             api,
             gc: GarbageCollector::new(),
@@ -162,12 +209,23 @@ impl Sim {
             watch: Vec::new(),
             workloads: controllers::WorkloadIndex::default(),
         };
-        for (i, obj) in scenario.objects.iter().enumerate() {
-            let resp = sim.api.create(obj.clone(), &Caller::default(), true);
+        let restored: Box<dyn Iterator<Item = Object>> = match moved {
+            Some(objects) => Box::new(objects.into_iter()),
+            None => Box::new(scenario.objects.iter().cloned()),
+        };
+        let mut order: Vec<String> = Vec::new();
+        for (i, mut obj) in restored.enumerate() {
+            if obj.metadata.uid.is_empty() {
+                obj.metadata.uid = sim.api.uids().next_uid();
+            }
+            let uid = obj.uid().to_string();
+            let resp = sim.api.create(obj, &Caller::default(), true);
             if !resp.is_success() {
                 let line = scenario.object_line(i);
                 return Err(scenario.error_at(line, &format!("objects[{i}]"), resp.message));
             }
+            order.push(uid);
+            super::progress::indexed_one();
         }
         for t in &scenario.settings.unobserved_by_gc {
             if let Ok(key) = sim.resolve(t)
@@ -178,10 +236,13 @@ impl Sim {
                 sim.schedule_at(sim.settings.unobserved_for.0, Task::GcObserve(uid));
             }
         }
-        // The initial list: watchers see every object, the timeline does not.
-        let initial = sim.api.take_changes();
-        for ch in &initial {
-            sim.react(ch);
+        // The initial list, in the order the file gives: watchers see every
+        // object, the timeline does not. One object's copy at a time.
+        for uid in &order {
+            if let Some(obj) = sim.api.get_uid(uid) {
+                let ch = Change::Added(obj.clone());
+                sim.react(&ch);
+            }
         }
         sim.after_dispatch();
         for (i, step) in scenario.steps.iter().enumerate() {
@@ -235,12 +296,8 @@ impl Sim {
 
     /// The ownership graph of the current state.
     #[must_use]
-    pub fn graph(&self) -> OwnershipGraph {
-        let mut g = OwnershipGraph::new(self.api.kinds().clone());
-        for o in self.api.objects() {
-            g.upsert(o.clone());
-        }
-        g
+    pub fn graph(&self) -> &OwnershipGraph {
+        self.api.graph()
     }
 
     #[must_use]
@@ -734,7 +791,7 @@ impl Sim {
 
     fn react(&mut self, ch: &Change) {
         self.gc.observe(ch, &self.api);
-        let obj = ch.object().clone();
+        let obj = ch.object();
         let deleted = matches!(ch, Change::Deleted(_));
         let delay = self.settings.controller_delay.0;
         self.react_workloads(ch, delay);
@@ -754,7 +811,7 @@ impl Sim {
         match (obj.group(), obj.kind.as_str()) {
             ("", "Pod") => {
                 if !deleted && obj.is_terminating() {
-                    self.maybe_schedule_kubelet(&obj);
+                    self.maybe_schedule_kubelet(obj);
                 }
                 if obj.has_finalizer(controllers::JOB_TRACKING) {
                     self.schedule_once(delay, Task::JobSync);
@@ -769,7 +826,7 @@ impl Sim {
                 self.schedule_once(delay, Task::Endpoints(ns, obj.name().to_string()));
             }
             ("discovery.k8s.io", "EndpointSlice") if deleted => {
-                if let Some(owner) = controllers::endpoint::slice_service(&obj) {
+                if let Some(owner) = controllers::endpoint::slice_service(obj) {
                     self.schedule_once(delay, Task::EndpointSlice(owner));
                 }
             }
@@ -784,14 +841,14 @@ impl Sim {
             ("", "Namespace") if !deleted && obj.is_terminating() => {
                 // namespaceDeletionGracePeriod: the first pass comes 5 s
                 // after the DELETE.
-                let since = self.now_ms.saturating_sub(self.terminating_since_ms(&obj));
+                let since = self.now_ms.saturating_sub(self.terminating_since_ms(obj));
                 let wait = NAMESPACE_DELETION_GRACE_MS.saturating_sub(since);
                 self.schedule_once(wait.max(delay), Task::NamespaceSync(obj.name().to_string()));
             }
             _ => {}
         }
         if !deleted && obj.is_terminating() {
-            self.maybe_schedule_finalizer_controllers(&obj);
+            self.maybe_schedule_finalizer_controllers(obj);
         }
     }
 

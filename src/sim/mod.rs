@@ -5,6 +5,7 @@ pub mod api;
 pub mod controllers;
 pub mod engine;
 pub mod gc;
+pub mod progress;
 pub mod scenario;
 pub mod timeline;
 pub mod validation;

@@ -298,8 +298,9 @@ struct ScenarioHeader {
     name: String,
     #[serde(default)]
     description: String,
+    /// Read from the document itself, one object at a time.
     #[serde(default)]
-    objects: Vec<Value>,
+    objects: Option<serde::de::IgnoredAny>,
     #[serde(default)]
     kinds: Vec<KindDecl>,
     /// A snapshot taken with partial rights: what could not be listed.
@@ -357,9 +358,15 @@ impl Scenario {
         if let Some(l) = self.object_lines.get(i) {
             return *l;
         }
-        std::fs::read_to_string(&self.source)
-            .ok()
-            .and_then(|text| parse_located(&self.source, &text).ok())
+        let text = match self.source.strip_prefix("bundled:") {
+            Some(name) => BUNDLED
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, t)| (*t).to_string()),
+            None => std::fs::read_to_string(&self.source).ok(),
+        };
+        text.as_deref()
+            .and_then(|text| parse_located(&self.source, text).ok())
             .and_then(|s| s.object_lines.get(i).copied())
             .unwrap_or(0)
     }
@@ -467,7 +474,7 @@ pub fn load(name_or_path: &str) -> Result<Scenario, LoadError> {
             MAX_FILE_BYTES
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| refuse(e.to_string()))?;
+    let bytes = read_counted(path, meta.len()).map_err(|e| refuse(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
         let line = 1 + e.as_bytes()[..valid]
@@ -487,6 +494,47 @@ pub fn load(name_or_path: &str) -> Result<Scenario, LoadError> {
     parse(name_or_path, &text)
 }
 
+/// Reads a file in chunks, counting them for a loading screen.
+fn read_counted(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    super::progress::file_size(size);
+    let mut file = std::fs::File::open(path)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0).saturating_add(1));
+    loop {
+        let n = (&mut file).take(8 << 20).read_to_end(&mut bytes)?;
+        if n == 0 {
+            return Ok(bytes);
+        }
+        super::progress::read(n as u64);
+    }
+}
+
+/// `deserialize_with` for a list of objects, counting each as it is read.
+fn counted<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Object>>, D::Error> {
+    struct Counted;
+    impl<'de> serde::de::Visitor<'de> for Counted {
+        type Value = Option<Vec<Object>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a list of objects")
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+            while let Some(o) = seq.next_element::<Object>()? {
+                super::progress::parsed_one();
+                out.push(o);
+            }
+            Ok(Some(out))
+        }
+    }
+    d.deserialize_any(Counted)
+}
+
 fn is_list(v: &Value) -> bool {
     v.get("kind")
         .and_then(Value::as_str)
@@ -503,7 +551,29 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, LoadError> {
     if let Some(s) = parse_json_fast(file, text) {
         return Ok(s);
     }
+    if let Some(s) = parse_yaml_fast(file, text) {
+        return Ok(s);
+    }
     parse_located(file, text)
+}
+
+/// YAML read without the line table: a path string and a table entry for
+/// every node cost more than the parse itself. `None` for a scenario with
+/// steps (a step keeps its line, and there are few of them) and for
+/// anything wrong, which [`parse_located`] then reads again to name the
+/// line and field.
+fn parse_yaml_fast(file: &str, text: &str) -> Option<Scenario> {
+    let docs = yaml::parse_fast(text).ok()?;
+    let has_steps = docs
+        .iter()
+        .any(|d| d.value.get("steps").is_some_and(|s| !s.is_null()));
+    if has_steps {
+        return None;
+    }
+    let mut s = parse_docs(file, &docs).ok()?;
+    // Found again, only when an error needs one (Scenario::object_line).
+    s.object_lines = Vec::new();
+    Some(s)
 }
 
 /// A `kubectl get -o json` List or a snapshot (a scenario in JSON with no
@@ -521,13 +591,13 @@ fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
         kind: Option<String>,
         #[serde(default)]
         metadata: Option<serde::de::IgnoredAny>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "counted")]
         items: Option<Vec<Object>>,
         #[serde(default)]
         name: Option<String>,
         #[serde(default)]
         description: Option<String>,
-        #[serde(default)]
+        #[serde(default, deserialize_with = "counted")]
         objects: Option<Vec<Object>>,
         #[serde(default)]
         kinds: Option<Vec<KindDecl>>,
@@ -601,6 +671,10 @@ fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
 /// Parses with a line table, for YAML and for every error.
 fn parse_located(file: &str, text: &str) -> Result<Scenario, LoadError> {
     let docs = yaml::parse(text).map_err(|l| LoadError::at(file, l))?;
+    parse_docs(file, &docs)
+}
+
+fn parse_docs(file: &str, docs: &[Document]) -> Result<Scenario, LoadError> {
     let stem = Path::new(file.trim_start_matches("bundled:"))
         .file_stem()
         .map_or_else(|| file.to_string(), |s| s.to_string_lossy().to_string());
@@ -610,16 +684,16 @@ fn parse_located(file: &str, text: &str) -> Result<Scenario, LoadError> {
         return parse_scenario(file, &docs[0]);
     }
     // Plain manifests, or Lists.
-    let mut raw: Vec<(&Document, String, Value)> = Vec::new();
-    for d in &docs {
+    let mut raw: Vec<(&Document, String, &Value)> = Vec::new();
+    for d in docs {
         if is_list(&d.value) {
             if let Some(items) = d.value.get("items").and_then(Value::as_array) {
                 for (i, item) in items.iter().enumerate() {
-                    raw.push((d, format!("items[{i}]"), item.clone()));
+                    raw.push((d, format!("items[{i}]"), item));
                 }
             }
         } else {
-            raw.push((d, String::new(), d.value.clone()));
+            raw.push((d, String::new(), &d.value));
         }
     }
     let mut objects = Vec::new();
@@ -648,6 +722,7 @@ fn parse_located(file: &str, text: &str) -> Result<Scenario, LoadError> {
 
 fn decode_object(file: &str, doc: &Document, path: &str, v: &Value) -> Result<Object, LoadError> {
     let obj: Object = doc.decode(path, v).map_err(|l| LoadError::at(file, l))?;
+    super::progress::parsed_one();
     for (field, empty) in [
         ("kind", obj.kind.is_empty()),
         ("apiVersion", obj.api_version.is_empty()),
@@ -673,7 +748,16 @@ fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
     let mut objects = Vec::new();
     let mut lines = Vec::new();
     let mut paths = Vec::new();
-    for (i, v) in header.objects.iter().enumerate() {
+    let listed = doc.value.get("objects").and_then(Value::as_array);
+    if header.objects.is_some() && listed.is_none() && !doc.value["objects"].is_null() {
+        return Err(LoadError {
+            file: file.to_string(),
+            line: doc.line_of("objects"),
+            field: "objects".into(),
+            message: "expected a list of objects".into(),
+        });
+    }
+    for (i, v) in listed.into_iter().flatten().enumerate() {
         let path = format!("objects[{i}]");
         objects.push(decode_object(file, doc, &path, v)?);
         lines.push(doc.line_of(&path));
@@ -911,12 +995,23 @@ fn finish_objects(s: &mut Scenario, locate: &Locate<'_>) -> Result<(), LoadError
             });
         }
     }
-    let kinds = s.kind_table();
-    let mut by_name: HashMap<(String, String, String, String), (String, String)> = HashMap::new();
     for o in &mut s.objects {
         if o.metadata.uid.is_empty() {
             o.metadata.uid = stable_uid(o);
         }
+    }
+    let by_owner_name = s
+        .objects
+        .iter()
+        .any(|o| o.metadata.owner_references.iter().any(|r| r.uid.is_empty()));
+    if !by_owner_name {
+        // Lists and snapshots always carry the owners' uids: nothing to
+        // look up by name.
+        return Ok(());
+    }
+    let kinds = s.kind_table();
+    let mut by_name: HashMap<(String, String, String, String), (String, String)> = HashMap::new();
+    for o in &s.objects {
         let namespaced = kinds.namespaced(o.group(), &o.kind).unwrap_or(true);
         let ns = if namespaced {
             o.namespace().unwrap_or("default")
@@ -994,7 +1089,20 @@ mod tests {
             s.objects[1].metadata.owner_references[0].uid,
             s.objects[0].metadata.uid
         );
-        assert_eq!(s.object_lines, vec![3, 6]);
+        assert_eq!(lines_of("owner-uid.yaml", text), vec![3, 6]);
+    }
+
+    /// Each object's line, as an error finds it: read from the file again
+    /// (a file read without errors keeps no line table).
+    fn lines_of(name: &str, text: &str) -> Vec<usize> {
+        let dir = std::env::temp_dir().join(format!("ownerscope-lines-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write");
+        let s = load(&path.to_string_lossy()).expect("loads");
+        let lines = (0..s.objects.len()).map(|i| s.object_line(i)).collect();
+        std::fs::remove_file(&path).ok();
+        lines
     }
 
     #[test]
@@ -1131,7 +1239,7 @@ objects:
         let docs = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: b}\n";
         let s = parse("m.yaml", docs).expect("manifests");
         assert_eq!(s.objects.len(), 2);
-        assert_eq!(s.object_lines, vec![1, 5]);
+        assert_eq!(lines_of("m.yaml", docs), vec![1, 5]);
         let e = parse(
             "m.yaml",
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: a}\n",

@@ -48,7 +48,7 @@ impl Document {
     /// # Errors
     /// The field path, its line and serde's message.
     pub fn decode<T: DeserializeOwned>(&self, path: &str, value: &Value) -> Result<T, Located> {
-        serde_path_to_error::deserialize::<_, T>(value.clone()).map_err(|e| {
+        serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
             let inner = e.path().to_string();
             let field = join_path(path, if inner == "." { "" } else { &inner });
             Located {
@@ -140,6 +140,37 @@ fn node_count(v: &Value) -> usize {
 /// # Errors
 /// A syntax error with its line.
 pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
+    parse_with(text, true)
+}
+
+/// The documents' values only, without the line table: what a file costs
+/// when nothing in it is wrong. On an error, read it again with
+/// [`parse`] to name the line.
+///
+/// # Errors
+/// A syntax error (its line is known; a field's is not).
+pub fn parse_fast(text: &str) -> Result<Vec<Document>, Located> {
+    parse_with(text, false)
+}
+
+/// The first document's value, without lines (the benchmark's bare YAML
+/// baseline reads a file this way).
+///
+/// # Errors
+/// As [`parse_fast`].
+pub fn parse_values(text: &str) -> Result<Value, String> {
+    parse_fast(text)
+        .map(|mut d| {
+            if d.is_empty() {
+                Value::Null
+            } else {
+                d.swap_remove(0).value
+            }
+        })
+        .map_err(|l| format!("line {}: {}", l.line, l.message))
+}
+
+fn parse_with(text: &str, with_lines: bool) -> Result<Vec<Document>, Located> {
     let mut parser = Parser::new_from_str(text);
     let mut docs = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
@@ -159,12 +190,16 @@ pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
         })?;
         let line = span.start.line();
         // The path a new node at this point gets.
-        let child_path = match stack.last() {
-            Some(Frame::Map {
-                key: Some(k), path, ..
-            }) => join_path(path, k),
-            Some(Frame::Seq { items, path, .. }) => format!("{path}[{}]", items.len()),
-            _ => String::new(),
+        let child_path = if !with_lines {
+            String::new()
+        } else {
+            match stack.last() {
+                Some(Frame::Map {
+                    key: Some(k), path, ..
+                }) => join_path(path, k),
+                Some(Frame::Seq { items, path, .. }) => format!("{path}[{}]", items.len()),
+                _ => String::new(),
+            }
         };
         let mut finished: Option<(Value, usize)> = None;
         match event {
@@ -184,7 +219,9 @@ pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
                 if is_key {
                     if let Some(Frame::Map { key, path, .. }) = stack.last_mut() {
                         let k = s.to_string();
-                        doc.lines.insert(join_path(path, &k), line);
+                        if with_lines {
+                            doc.lines.insert(join_path(path, &k), line);
+                        }
                         *key = Some(k);
                     }
                     continue;
@@ -195,7 +232,9 @@ pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
                 } else {
                     Value::String(s.to_string())
                 };
-                doc.lines.entry(child_path).or_insert(line);
+                if with_lines {
+                    doc.lines.entry(child_path).or_insert(line);
+                }
                 finished = Some((v, anchor));
             }
             Event::Alias(id) => {
@@ -211,11 +250,15 @@ pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
                         ),
                     });
                 }
-                doc.lines.entry(child_path).or_insert(line);
+                if with_lines {
+                    doc.lines.entry(child_path).or_insert(line);
+                }
                 finished = Some((v, 0));
             }
             Event::MappingStart(anchor, _) => {
-                doc.lines.entry(child_path.clone()).or_insert(line);
+                if with_lines {
+                    doc.lines.entry(child_path.clone()).or_insert(line);
+                }
                 stack.push(Frame::Map {
                     map: Map::new(),
                     key: None,
@@ -224,7 +267,9 @@ pub fn parse(text: &str) -> Result<Vec<Document>, Located> {
                 });
             }
             Event::SequenceStart(anchor, _) => {
-                doc.lines.entry(child_path.clone()).or_insert(line);
+                if with_lines {
+                    doc.lines.entry(child_path.clone()).or_insert(line);
+                }
                 stack.push(Frame::Seq {
                     items: Vec::new(),
                     path: child_path,

@@ -138,6 +138,12 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     if let Some(sizes) = &args.scale {
         return super::bench_scale::run(sizes, args.runs);
     }
+    if let Some([way, file]) = args.load_one.as_deref() {
+        return super::bench_load::run_one(way, file);
+    }
+    if let Some(sizes) = &args.load {
+        return super::bench_load::run(sizes, args.runs.min(5));
+    }
     let runs = args.runs.max(3);
     println!(
         "ownerscope bench: {} objects, {W}x{H} TestBackend, median of {runs} runs{}",

@@ -95,7 +95,10 @@ pub fn lines(app: &App) -> Vec<Line<'_>> {
                 });
             vec![
                 Line::from(Span::styled(what, theme::GROUP)),
-                Line::from(format!("{roots} objects without an owner (roots) here.")),
+                Line::from(format!(
+                    "{} without an owner (roots) here.",
+                    crate::model::wording::count(*roots, "object")
+                )),
                 Line::from(Span::styled(
                     "Enter or ←/→ to collapse or expand; e/z for everything below.",
                     theme::DIM,

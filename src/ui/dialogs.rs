@@ -65,7 +65,7 @@ pub fn request(app: &App, cmd: &Command) -> String {
             "PATCH {}/{}: remove finalizer {finalizer} (fails if the object changed since)",
             target.kind, target.name
         ),
-        Command::Sim(s) => format!("simulator: {s:?}"),
+        Command::Sim(s) => s.describe(),
     }
 }
 
@@ -373,7 +373,9 @@ pub fn controllers(app: &App, c: &ControllersDialog, frame: &mut Frame, area: Re
         };
         lines.push(Line::from(Span::styled(
             format!(
-                "     removes its finalizer {after}s after deletion; {carried} object(s) carry it now. {}",
+                "     removes its finalizer {after}s after deletion; {} {} it now. {}",
+                crate::model::wording::count(carried, "object"),
+                if carried == 1 { "carries" } else { "carry" },
                 if sel { action } else { "" }
             ),
             theme::DIM,
@@ -382,7 +384,8 @@ pub fn controllers(app: &App, c: &ControllersDialog, frame: &mut Frame, area: Re
     lines.push(Line::default());
     lines.push(keys_line(&[
         ("↑↓", "move"),
-        ("Enter/Space", "switch"),
+        ("Enter", "switch and close"),
+        ("Space", "switch and stay"),
         ("Esc", "close"),
     ]));
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);

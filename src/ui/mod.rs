@@ -5,6 +5,7 @@ pub mod details;
 pub mod dialogs;
 pub mod help;
 pub mod layout;
+pub mod loading;
 pub mod preview;
 pub mod small_tree;
 pub mod status;

@@ -26,6 +26,9 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 pub fn first_line(app: &App, width: u16) -> Line<'_> {
     let mut style = theme::STATUS;
     let mut parts: Vec<String> = Vec::new();
+    // Said last, cut to the room left: the counts, READ-ONLY and the stale
+    // marker are never lost to a long reason.
+    let mut reason: Option<String> = None;
     match app.status() {
         Some(s) => {
             parts.push(format!(" {} {}", s.kind, s.name));
@@ -41,7 +44,9 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
                 parts.push(format!("t={t:.1}s x{} {state}", speed(c.speed)));
             }
             if let Connection::Lost(why) = &s.connection {
-                parts.push(format!("CONNECTION LOST: {why} (tree is stale)"));
+                style = theme::ERROR_LINE;
+                parts.push("CONNECTION LOST (tree is stale)".into());
+                reason = Some(why.clone());
             }
             if !s.missing_kinds.is_empty() {
                 parts.push(partial_label(&s.missing_kinds));
@@ -72,7 +77,7 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
         p.join(sep)
     };
     let full = long(" │ ", false);
-    let text = if full.chars().count() <= usize::from(width) {
+    let mut text = if full.chars().count() <= usize::from(width) {
         full
     } else {
         let mid = long("  ", false);
@@ -82,6 +87,22 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
             long(" ", true)
         }
     };
+    if let Some(why) = reason {
+        let room = usize::from(width).saturating_sub(text.chars().count() + 3);
+        let why: String = if why.chars().count() <= room {
+            why
+        } else if room > 1 {
+            let mut cut: String = why.chars().take(room - 1).collect();
+            cut.push('…');
+            cut
+        } else {
+            String::new()
+        };
+        if !why.is_empty() {
+            text.push_str(" │ ");
+            text.push_str(&why);
+        }
+    }
     Line::from(text).style(style)
 }
 
@@ -162,5 +183,51 @@ mod partial_tests {
             "PARTIAL: cannot list kind0, kind1 +22"
         );
         assert_eq!(partial_label(&kinds[..1]), "PARTIAL: cannot list kind0");
+    }
+}
+
+#[cfg(test)]
+mod lost_tests {
+    use super::first_line;
+    use crate::app::{App, Options};
+    use crate::backend::{Connection, SourceStatus, Update};
+
+    #[test]
+    fn a_long_lost_reason_never_hides_the_counts_or_read_only() {
+        let mut app = App::new(Options {
+            read_only: true,
+            ..Options::default()
+        });
+        app.apply(Update::Status(SourceStatus {
+            kind: "CLUSTER".into(),
+            name: "prod".into(),
+            scope: "all namespaces".into(),
+            connection: Connection::Lost(format!(
+                "https://10.0.0.1:6443 (context prod): {}",
+                "tls: certificate signed by unknown authority, and more detail ".repeat(2)
+            )),
+            clock: None,
+            missing_kinds: Vec::new(),
+            controllers: Vec::new(),
+        }));
+        let line = first_line(&app, 120);
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert!(text.chars().count() <= 120, "{text}");
+        assert!(text.contains("CONNECTION LOST (tree is stale)"), "{text}");
+        assert!(text.contains("0 objects"), "{text}");
+        assert!(text.contains("READ-ONLY"), "{text}");
+        assert!(text.contains("https://10.0.0.1"), "the reason, cut: {text}");
+        assert!(text.ends_with('…'), "{text}");
+        let wide = first_line(&app, 250);
+        let text: String = wide.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert!(
+            text.contains("certificate signed by unknown authority"),
+            "{text}"
+        );
+        assert_eq!(
+            line.style,
+            crate::ui::theme::ERROR_LINE,
+            "styled as a warning"
+        );
     }
 }

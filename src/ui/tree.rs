@@ -68,7 +68,10 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 fn title(app: &App) -> String {
-    let mut t = format!(" Ownership · {} objects", app.graph().len());
+    let mut t = format!(
+        " Ownership · {}",
+        crate::model::wording::count(app.graph().len(), "object")
+    );
     let f = app.filters().label();
     if !f.is_empty() {
         t.push_str(&format!(" · {f}"));

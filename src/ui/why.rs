@@ -162,17 +162,12 @@ pub fn blocker_items(why: &Diagnosis) -> Vec<Item> {
 /// The blockers not listed (the most telling ones are).
 fn more_line(n: usize) -> Line<'static> {
     Line::from(Span::styled(
-        format!("… and {n} more blocking {}", plural(n, "dependent")),
+        format!(
+            "… and {n} more blocking {}",
+            crate::model::wording::noun(n, "dependent")
+        ),
         theme::DIM,
     ))
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        word.to_string()
-    } else {
-        format!("{word}s")
-    }
 }
 
 fn blocker(id: String, b: &Blocker) -> Item {

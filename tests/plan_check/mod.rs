@@ -13,7 +13,7 @@ pub const LIMIT_MS: u64 = 3_600_000;
 /// returns what the plan got wrong.
 pub fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) -> Vec<String> {
     let graph = base.graph();
-    let plan = preview::plan(&graph, target.uid(), policy, &base.controller_map());
+    let plan = preview::plan(graph, target.uid(), policy, &base.controller_map());
     let mut after = base.clone();
     let opts = policy.map_or_else(DeleteOptions::default, DeleteOptions::policy);
     after.delete_key(&Key::of(target), &opts);

@@ -1,0 +1,446 @@
+//! `ownerscope bench --load 10000,100000`: what opening a file costs,
+//! against a bare parse of the same file measured in the same run.
+//!
+//! For each size a `kubectl get -o json` List of Deployments, ReplicaSets
+//! and Pods with realistic metadata and specs (about 1.4 KB an object) is
+//! written to a temporary directory, with the same objects as scenario YAML.
+//! Then, interleaved, each of these runs in a child process of its own (so
+//! that its peak memory, `VmHWM`, is its own):
+//! - **bare**: `serde_json` reads the metadata subset ownerscope uses
+//!   (identity, timestamps, labels, finalizers, owner references) into plain
+//!   structs, ignoring everything else, and builds a uid index and the owner
+//!   edges: the least any tool must do to draw an ownership tree. For YAML,
+//!   the same objects read as YAML events into values (the same parser
+//!   ownerscope uses, without its line table), then into the same structs.
+//! - **ownerscope**: what `tree FILE` and `ui FILE` do before their first
+//!   output: load the file, start the simulator on it (the API server's
+//!   store, the garbage collector's graph) and build the ownership graph.
+//!
+//! Time is the child's CPU time (`/proc/self/schedstat`), so that another
+//! process on a 2-core machine does not move the figures; the medians and
+//! their ratios are printed. Run it in release:
+//! `cargo run --release -- bench --load 10000,100000`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+use super::bench::median;
+use crate::commands::{CmdError, CmdResult};
+use crate::sim::Sim;
+use crate::sim::scenario;
+
+fn err(e: impl std::fmt::Display) -> CmdError {
+    CmdError(e.to_string())
+}
+
+// ---------------------------------------------------------------------------
+// The input
+// ---------------------------------------------------------------------------
+
+/// One object of the generated List, as JSON text: metadata as a real
+/// cluster has it (labels, an annotation, owner references), a spec and a
+/// status of realistic size.
+fn item(
+    out: &mut String,
+    i: usize,
+    kind: &str,
+    ns: &str,
+    name: &str,
+    owner: Option<(&str, &str, &str, usize)>,
+) {
+    let uid = format!("{:08x}-0000-4000-8000-{i:012x}", i % 7);
+    let (api, spec, status) = match kind {
+        "Deployment" => (
+            "apps/v1",
+            format!(
+                r#"{{"replicas":8,"selector":{{"matchLabels":{{"app":"{name}"}}}},"template":{{"metadata":{{"labels":{{"app":"{name}"}}}},"spec":{{"containers":[{{"name":"main","image":"registry.example.com/app:1.2.3","ports":[{{"containerPort":8080}}],"resources":{{"requests":{{"cpu":"100m","memory":"128Mi"}}}}}}]}}}}}}"#
+            ),
+            r#"{"replicas":8,"readyReplicas":8,"availableReplicas":8,"observedGeneration":1}"#
+                .to_string(),
+        ),
+        "ReplicaSet" => (
+            "apps/v1",
+            format!(
+                r#"{{"replicas":8,"selector":{{"matchLabels":{{"app":"{name}","pod-template-hash":"7d9c8b6f5"}}}},"template":{{"metadata":{{"labels":{{"app":"{name}"}}}},"spec":{{"containers":[{{"name":"main","image":"registry.example.com/app:1.2.3"}}]}}}}}}"#
+            ),
+            r#"{"replicas":8,"readyReplicas":8}"#.to_string(),
+        ),
+        _ => (
+            "v1",
+            format!(
+                r#"{{"nodeName":"node-{}","containers":[{{"name":"main","image":"registry.example.com/app:1.2.3","resources":{{"requests":{{"cpu":"100m","memory":"128Mi"}}}}}}],"terminationGracePeriodSeconds":30}}"#,
+                i % 7
+            ),
+            format!(
+                r#"{{"phase":"Running","podIP":"10.0.{}.{}","startTime":"2026-01-01T00:00:05Z"}}"#,
+                i % 250,
+                i % 200
+            ),
+        ),
+    };
+    let owners = owner.map_or(String::new(), |(oapi, okind, oname, oi)| {
+        format!(
+            r#","ownerReferences":[{{"apiVersion":"{oapi}","kind":"{okind}","name":"{oname}","uid":"{:08x}-0000-4000-8000-{oi:012x}","controller":true,"blockOwnerDeletion":true}}]"#,
+            oi % 7
+        )
+    });
+    let _ = write!(
+        out,
+        r#"{{"apiVersion":"{api}","kind":"{kind}","metadata":{{"name":"{name}","namespace":"{ns}","uid":"{uid}","resourceVersion":"{}","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z","labels":{{"app":"{name}","team":"payments","pod-template-hash":"7d9c8b6f5"}},"annotations":{{"deployment.kubernetes.io/revision":"3"}}{owners}}},"spec":{spec},"status":{status}}}"#,
+        1000 + i
+    );
+}
+
+/// A List of `n` objects: per Deployment one ReplicaSet and eight Pods,
+/// fifty Deployments a namespace.
+fn list(n: usize) -> String {
+    let mut out = String::with_capacity(n * 1500);
+    out.push_str(r#"{"apiVersion":"v1","kind":"List","metadata":{},"items":["#);
+    let mut i = 0;
+    let mut d = 0;
+    let sep = |out: &mut String, i: &mut usize| {
+        if *i > 0 {
+            out.push_str(",\n");
+        }
+        *i += 1;
+    };
+    'all: while i < n {
+        let ns = format!("ns-{}", d / 50);
+        let dep = format!("app{d}");
+        let dep_i = i;
+        sep(&mut out, &mut i);
+        item(&mut out, dep_i, "Deployment", &ns, &dep, None);
+        if i >= n {
+            break;
+        }
+        let rs = format!("{dep}-7d9c8b6f5");
+        let rs_i = i;
+        sep(&mut out, &mut i);
+        item(
+            &mut out,
+            rs_i,
+            "ReplicaSet",
+            &ns,
+            &rs,
+            Some(("apps/v1", "Deployment", &dep, dep_i)),
+        );
+        for p in 0..8 {
+            if i >= n {
+                break 'all;
+            }
+            let pod = format!("{rs}-{p:05}");
+            let pi = i;
+            sep(&mut out, &mut i);
+            item(
+                &mut out,
+                pi,
+                "Pod",
+                &ns,
+                &pod,
+                Some(("apps/v1", "ReplicaSet", &rs, rs_i)),
+            );
+        }
+        d += 1;
+    }
+    out.push_str("]}\n");
+    out
+}
+
+/// The same objects as scenario YAML (`objects:` in flow style per object,
+/// which is valid YAML since JSON is).
+fn yaml_of(list_json: &str) -> Result<String, CmdError> {
+    let v: serde_json::Value = serde_json::from_str(list_json).map_err(err)?;
+    let mut out = String::with_capacity(list_json.len() + 1024);
+    out.push_str("name: bench-load\ndescription: generated\nobjects:\n");
+    for item in v["items"].as_array().into_iter().flatten() {
+        out.push_str("  - ");
+        out.push_str(&serde_json::to_string(item).map_err(err)?);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------
+// The bare baseline
+// ---------------------------------------------------------------------------
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct BareRef {
+    api_version: String,
+    kind: String,
+    name: String,
+    uid: String,
+    controller: Option<bool>,
+    block_owner_deletion: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct BareMeta {
+    name: String,
+    namespace: Option<String>,
+    uid: String,
+    creation_timestamp: Option<String>,
+    deletion_timestamp: Option<String>,
+    #[serde(default)]
+    labels: BTreeMap<String, String>,
+    #[serde(default)]
+    finalizers: Vec<String>,
+    #[serde(default)]
+    owner_references: Vec<BareRef>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(dead_code)]
+struct BareObject {
+    api_version: String,
+    kind: String,
+    metadata: BareMeta,
+}
+
+#[derive(Deserialize)]
+struct BareList {
+    items: Vec<BareObject>,
+}
+
+#[derive(Deserialize)]
+struct BareScenario {
+    objects: Vec<BareObject>,
+}
+
+/// The uid index and the owner edges (dependent, owner) that resolve.
+fn bare_index(items: &[BareObject]) -> usize {
+    let by_uid: HashMap<&str, usize> = items
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.metadata.uid.as_str(), i))
+        .collect();
+    let edges: Vec<(usize, usize)> = items
+        .iter()
+        .enumerate()
+        .flat_map(|(i, o)| {
+            let by_uid = &by_uid;
+            o.metadata
+                .owner_references
+                .iter()
+                .filter_map(move |r| by_uid.get(r.uid.as_str()).map(|&j| (i, j)))
+        })
+        .collect();
+    by_uid.len() + edges.len()
+}
+
+fn bare_json(path: &Path) -> Result<usize, CmdError> {
+    let bytes = std::fs::read(path).map_err(err)?;
+    let list: BareList = serde_json::from_slice(&bytes).map_err(err)?;
+    drop(bytes);
+    Ok(bare_index(&list.items))
+}
+
+fn bare_yaml(path: &Path) -> Result<usize, CmdError> {
+    let text = std::fs::read_to_string(path).map_err(err)?;
+    let value = crate::sim::yaml::parse_values(&text).map_err(err)?;
+    drop(text);
+    let s: BareScenario = serde_json::from_value(value).map_err(err)?;
+    Ok(bare_index(&s.objects))
+}
+
+fn ownerscope(path: &Path) -> Result<usize, CmdError> {
+    let sc = scenario::load(&path.to_string_lossy())?;
+    let sim = Sim::load(sc)?;
+    let n = sim.graph().len();
+    // As the commands do: the process ends next, and frees it at once.
+    crate::commands::leave_to_exit(sim);
+    Ok(n)
+}
+
+// ---------------------------------------------------------------------------
+// The runs
+// ---------------------------------------------------------------------------
+
+/// Peak resident memory of this process, in KiB (Linux `VmHWM`).
+fn peak_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// CPU time of this (single-threaded) process so far, in ns: what another
+/// process on the machine does not change (Linux `schedstat`).
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// The child side: one way of reading one file, once; prints
+/// `<CPU milliseconds> <peak KiB> <count> <wall milliseconds>`.
+///
+/// # Errors
+/// An unknown way, or a file that does not load.
+pub fn run_one(way: &str, path: &str) -> CmdResult {
+    let path = Path::new(path);
+    let t = Instant::now();
+    let cpu0 = cpu_ns();
+    let n = match way {
+        "bare-json" => bare_json(path)?,
+        "bare-yaml" => bare_yaml(path)?,
+        "ownerscope" => ownerscope(path)?,
+        // The first part of `ownerscope` alone: the file read into objects.
+        "ownerscope-file" => scenario::load(&path.to_string_lossy())?.objects.len(),
+        other => return Err(CmdError(format!("unknown way {other:?}"))),
+    };
+    let wall = t.elapsed().as_secs_f64() * 1000.0;
+    #[allow(clippy::cast_precision_loss)]
+    let cpu = cpu_ns().saturating_sub(cpu0) as f64 / 1e6;
+    println!("{cpu:.1} {} {n} {wall:.1}", peak_kib());
+    Ok(())
+}
+
+struct Sample {
+    time: Duration,
+    peak_kib: u64,
+}
+
+fn child(way: &str, path: &Path) -> Result<Sample, CmdError> {
+    let exe = std::env::current_exe().map_err(err)?;
+    let out = Command::new(exe)
+        .args(["bench", "--load-one", way])
+        .arg(path)
+        .output()
+        .map_err(err)?;
+    if !out.status.success() {
+        return Err(CmdError(format!(
+            "{way} on {}: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut f = text.split_whitespace();
+    let ms: f64 = f.next().and_then(|s| s.parse().ok()).unwrap_or(0.0);
+    let peak_kib = f.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+    Ok(Sample {
+        time: Duration::from_secs_f64(ms / 1000.0),
+        peak_kib,
+    })
+}
+
+struct Row {
+    time: Duration,
+    peak_mib: f64,
+}
+
+fn measure(way: &str, samples: Vec<Sample>) -> Row {
+    let _ = way;
+    let mut peaks: Vec<u64> = samples.iter().map(|s| s.peak_kib).collect();
+    peaks.sort_unstable();
+    #[allow(clippy::cast_precision_loss)]
+    let peak_mib = peaks.get(peaks.len() / 2).copied().unwrap_or(0) as f64 / 1024.0;
+    Row {
+        time: median(samples.into_iter().map(|s| s.time).collect()),
+        peak_mib,
+    }
+}
+
+fn tmp_dir() -> Result<PathBuf, CmdError> {
+    let dir = std::env::temp_dir().join(format!("ownerscope-bench-load-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(err)?;
+    Ok(dir)
+}
+
+/// The parent side: generates the files and prints the table.
+///
+/// # Errors
+/// A file that cannot be written, a child that fails.
+pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
+    let runs = runs.clamp(1, 15);
+    let dir = tmp_dir()?;
+    println!(
+        "ownerscope bench --load: median of {runs} interleaved runs, each in its own process; CPU time, peak resident memory{}",
+        if cfg!(debug_assertions) {
+            " (DEBUG BUILD: use --release for real figures)"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "| input | objects | MB | bare parse + index | ownerscope load + index | time ratio | bare peak | ownerscope peak | memory ratio |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let result = (|| {
+        for &n in sizes {
+            let json = list(n);
+            let yaml = yaml_of(&json)?;
+            let jpath = dir.join(format!("list-{n}.json"));
+            let ypath = dir.join(format!("scenario-{n}.yaml"));
+            std::fs::File::create(&jpath)
+                .and_then(|mut f| f.write_all(json.as_bytes()))
+                .map_err(err)?;
+            std::fs::File::create(&ypath)
+                .and_then(|mut f| f.write_all(yaml.as_bytes()))
+                .map_err(err)?;
+            for (input, path, bare_way, bytes) in [
+                ("JSON List", &jpath, "bare-json", json.len()),
+                ("scenario YAML", &ypath, "bare-yaml", yaml.len()),
+            ] {
+                let mut bare = Vec::new();
+                let mut ours = Vec::new();
+                for _ in 0..runs {
+                    bare.push(child(bare_way, path)?);
+                    ours.push(child("ownerscope", path)?);
+                }
+                let b = measure(bare_way, bare);
+                let o = measure("ownerscope", ours);
+                #[allow(clippy::cast_precision_loss)]
+                let mb = bytes as f64 / 1e6;
+                println!(
+                    "| {input} | {n} | {mb:.0} | {:.0} ms | {:.0} ms | {:.2}x | {:.0} MiB | {:.0} MiB | {:.2}x |",
+                    b.time.as_secs_f64() * 1000.0,
+                    o.time.as_secs_f64() * 1000.0,
+                    o.time.as_secs_f64() / b.time.as_secs_f64().max(1e-9),
+                    b.peak_mib,
+                    o.peak_mib,
+                    o.peak_mib / b.peak_mib.max(1e-9),
+                );
+                std::io::stdout().flush().ok();
+            }
+        }
+        Ok(())
+    })();
+    std::fs::remove_dir_all(&dir).ok();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_generated_list_and_yaml_load_as_the_same_objects() {
+        let json = list(25);
+        let v: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+        assert_eq!(v["items"].as_array().map(Vec::len), Some(25));
+        let from_json = scenario::parse("list.json", &json).expect("loads");
+        let from_yaml = scenario::parse("s.yaml", &yaml_of(&json).expect("yaml")).expect("loads");
+        assert_eq!(from_json.objects, from_yaml.objects);
+        let list: BareList = serde_json::from_str(&json).expect("bare");
+        // 25 objects; every one but the first Deployments has an owner here.
+        assert_eq!(bare_index(&list.items), 25 + 22);
+    }
+}
