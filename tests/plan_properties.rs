@@ -1,5 +1,6 @@
 //! The deletion preview agrees with the simulator on random ownership
-//! graphs, policies and finalizers.
+//! graphs, policies and finalizers, and on random workloads whose
+//! controllers re-create, replace, re-adopt and delete.
 
 mod plan_check;
 
@@ -102,8 +103,139 @@ fn scenario(nodes: &[Node]) -> Scenario {
     }
 }
 
+/// One ReplicaSet of a random workload: its replicas, whether its template
+/// is known, its pods (scheduled?, a finalizer?, orphaned?).
+#[derive(Clone, Debug)]
+struct Rs {
+    replicas: u8,
+    managed: bool,
+    pods: Vec<(bool, Option<usize>, bool)>,
+}
+
+/// A Deployment (or none: standalone ReplicaSets) and its ReplicaSets.
+#[derive(Clone, Debug)]
+struct Workload {
+    deployment: Option<(u8, bool, Option<usize>)>,
+    sets: Vec<Rs>,
+}
+
+fn workload() -> impl Strategy<Value = Workload> {
+    let rs = (
+        0u8..4,
+        prop::bool::weighted(0.8),
+        prop::collection::vec(
+            (
+                any::<bool>(),
+                prop::option::weighted(0.25, 0..FINALIZERS.len()),
+                prop::bool::weighted(0.2),
+            ),
+            0..4,
+        ),
+    )
+        .prop_map(|(replicas, managed, pods)| Rs {
+            replicas,
+            managed,
+            pods,
+        });
+    (
+        prop::option::weighted(
+            0.8,
+            (
+                0u8..4,
+                prop::bool::weighted(0.8),
+                prop::option::weighted(0.2, 0..FINALIZERS.len()),
+            ),
+        ),
+        prop::collection::vec(rs, 1..3),
+    )
+        .prop_map(|(deployment, sets)| Workload { deployment, sets })
+}
+
+fn workload_scenario(ws: &[Workload]) -> Scenario {
+    let mut sc = scenario(&[]);
+    let mut objects = Vec::new();
+    for (i, w) in ws.iter().enumerate() {
+        let app = format!("w{i}");
+        let mut d_obj = None;
+        if let Some((replicas, managed, fin)) = w.deployment {
+            let mut d = Object::new("apps/v1", "Deployment", Some("ns"), &app);
+            d.metadata.uid = format!("uid-{app}");
+            d.spec = serde_json::json!({"replicas": replicas, "selector": {"matchLabels": {"app": app}}});
+            if managed {
+                d.spec["template"] = serde_json::json!({"metadata": {"labels": {"app": app}}});
+            }
+            if let Some(f) = fin {
+                d.metadata.finalizers.push(FINALIZERS[f].to_string());
+            }
+            objects.push(d.clone());
+            d_obj = Some(d);
+        }
+        for (j, r) in w.sets.iter().enumerate() {
+            let hash = format!("h{j}");
+            let name = format!("{app}-{hash}");
+            let labels = serde_json::json!({"app": app, "pod-template-hash": hash});
+            let mut rs = Object::new("apps/v1", "ReplicaSet", Some("ns"), &name);
+            rs.metadata.uid = format!("uid-{name}");
+            rs.metadata.labels = [
+                ("app".to_string(), app.clone()),
+                ("pod-template-hash".to_string(), hash.clone()),
+            ]
+            .into();
+            rs.spec =
+                serde_json::json!({"replicas": r.replicas, "selector": {"matchLabels": labels}});
+            if r.managed {
+                rs.spec["template"] = serde_json::json!({"metadata": {"labels": labels}});
+            }
+            if let Some(d) = &d_obj {
+                rs.metadata
+                    .owner_references
+                    .push(d.reference(Some(true), Some(true)));
+            }
+            objects.push(rs.clone());
+            for (k, &(scheduled, fin, orphan)) in r.pods.iter().enumerate() {
+                let mut p = Object::new("v1", "Pod", Some("ns"), &format!("{name}-p{k}"));
+                p.metadata.uid = format!("uid-{name}-p{k}");
+                p.metadata.labels = rs.metadata.labels.clone();
+                if scheduled {
+                    p.spec = serde_json::json!({"nodeName": "node-1", "terminationGracePeriodSeconds": 30});
+                    p.status = serde_json::json!({"phase": "Running"});
+                }
+                if let Some(f) = fin {
+                    p.metadata.finalizers.push(FINALIZERS[f].to_string());
+                }
+                if !orphan {
+                    p.metadata
+                        .owner_references
+                        .push(rs.reference(Some(true), Some(true)));
+                }
+                objects.push(p);
+            }
+        }
+    }
+    sc.object_lines = vec![0; objects.len()];
+    sc.objects = objects;
+    sc
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(160))]
+
+    #[test]
+    fn preview_agrees_with_simulator_on_random_workloads(
+        ws in prop::collection::vec(workload(), 1..3),
+        target in 0usize..64,
+        policy in prop::option::of(prop::sample::select(Policy::ALL.to_vec())),
+        seed in 0u64..1000,
+    ) {
+        let sc = workload_scenario(&ws);
+        let mut base = Sim::with_seed(&sc, seed).expect("valid scenario");
+        base.settle(plan_check::LIMIT_MS);
+        let objects: Vec<Object> = base.objects().cloned().collect();
+        prop_assume!(!objects.is_empty());
+        let t = &objects[target % objects.len()];
+        let errors = plan_check::check("workloads", &base, t, policy);
+        prop_assert!(errors.is_empty(), "{}", errors.join("\n"));
+    }
 
     #[test]
     fn preview_agrees_with_simulator_on_random_graphs(

@@ -30,18 +30,176 @@ pub fn from_partial(ar: &ApiResource, pom: &PartialObjectMeta<DynamicObject>) ->
     })
 }
 
-/// A full object, keeping `spec` and `status` (namespaces: their
-/// diagnosis reads `spec.finalizers` and the status conditions).
+/// A full object, keeping of `spec` and `status` only what the rules read
+/// ([`kept_fields`]).
 #[must_use]
 pub fn from_dynamic(ar: &ApiResource, obj: &DynamicObject) -> Option<Object> {
     let metadata = meta_from(serde_json::to_value(&obj.metadata).ok()?)?;
+    let (spec, status) = kept_fields(
+        &ar.group,
+        &ar.kind,
+        obj.data.get("spec").unwrap_or(&Value::Null),
+        obj.data.get("status").unwrap_or(&Value::Null),
+    );
     Some(Object {
         api_version: ar.api_version.clone(),
         kind: ar.kind.clone(),
         metadata,
-        spec: obj.data.get("spec").cloned().unwrap_or(Value::Null),
-        status: obj.data.get("status").cloned().unwrap_or(Value::Null),
+        spec,
+        status,
     })
+}
+
+/// Kinds read in full (then pruned): the rules need more than metadata.
+/// Pods only where asked (`pods`): a one-shot list (`snapshot`, `plan
+/// --live`), not the UI's watches, which would carry every pod's spec.
+#[must_use]
+pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
+    matches!(
+        (group, kind),
+        ("", "Namespace" | "ReplicationController" | "Service")
+            | (
+                "apps",
+                "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
+            )
+            | ("batch", "Job")
+    ) || (pods && group.is_empty() && kind == "Pod")
+}
+
+/// Copies the listed paths of `from` (absent ones skipped).
+fn pick(from: &Value, paths: &[&[&str]]) -> Value {
+    let mut out = Value::Null;
+    for path in paths {
+        let mut cur = from;
+        let mut found = true;
+        for p in *path {
+            match cur.get(p) {
+                Some(v) => cur = v,
+                None => {
+                    found = false;
+                    break;
+                }
+            }
+        }
+        if !found {
+            continue;
+        }
+        let mut slot = &mut out;
+        for p in *path {
+            if !slot.is_object() {
+                *slot = Value::Object(serde_json::Map::new());
+            }
+            slot = &mut slot[*p];
+        }
+        *slot = cur.clone();
+    }
+    out
+}
+
+/// What a snapshot keeps of `spec` and `status`, per kind, and why:
+/// - Namespace: all (`spec.finalizers`, `status.phase` and the conditions,
+///   R58-R59);
+/// - Deployment, ReplicaSet, ReplicationController, StatefulSet, DaemonSet,
+///   Job: `replicas`, `selector`, the pod template's *labels* only (never its
+///   spec: containers, env, commands), `podManagementPolicy`, the names of
+///   `volumeClaimTemplates` and their claims' spec minus any data source,
+///   `persistentVolumeClaimRetentionPolicy`, `parallelism`, `completions`,
+///   `managedBy`; a Job's status conditions (type and status): what the
+///   workload controllers create, adopt and delete (R70-R73);
+/// - Service: `spec.selector`: whether the endpoints and EndpointSlice
+///   controllers keep its Endpoints and slices;
+/// - Pod: `nodeName`, `terminationGracePeriodSeconds`, the volumes' names
+///   and claim names, `status.phase` and the conditions' type and status:
+///   graceful deletion (R15), claims in use (R63), which pods a ReplicaSet
+///   deletes first.
+///
+/// Everything else is dropped; annotations are dropped elsewhere.
+#[must_use]
+pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Value, Value) {
+    let conditions = |status: &Value| -> Value {
+        let cs: Vec<Value> = status
+            .get("conditions")
+            .and_then(Value::as_array)
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| pick(c, &[&["type"], &["status"]]))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if cs.is_empty() {
+            Value::Null
+        } else {
+            serde_json::json!({"conditions": cs})
+        }
+    };
+    match (group, kind) {
+        ("", "Namespace") => (spec.clone(), status.clone()),
+        ("", "Service") => (pick(spec, &[&["selector"]]), Value::Null),
+        ("", "Pod") => {
+            let mut kept = pick(spec, &[&["nodeName"], &["terminationGracePeriodSeconds"]]);
+            if let Some(vols) = spec.get("volumes").and_then(Value::as_array) {
+                let vols: Vec<Value> = vols
+                    .iter()
+                    .map(|v| {
+                        let mut k = pick(v, &[&["name"], &["persistentVolumeClaim", "claimName"]]);
+                        if v.get("ephemeral").is_some() {
+                            k["ephemeral"] = serde_json::json!({});
+                        }
+                        k
+                    })
+                    .collect();
+                kept["volumes"] = Value::Array(vols);
+            }
+            let mut st = conditions(status);
+            if let Some(p) = status.get("phase") {
+                st["phase"] = p.clone();
+            }
+            (kept, st)
+        }
+        _ if needs_fields(group, kind, false) => {
+            let mut kept = pick(
+                spec,
+                &[
+                    &["replicas"],
+                    &["selector"],
+                    &["template", "metadata", "labels"],
+                    &["podManagementPolicy"],
+                    &["persistentVolumeClaimRetentionPolicy"],
+                    &["parallelism"],
+                    &["completions"],
+                    &["managedBy"],
+                ],
+            );
+            // A template is known even when it has no labels.
+            if spec.get("template").is_some() && kept.get("template").is_none() {
+                kept["template"] = serde_json::json!({});
+            }
+            if let Some(ts) = spec.get("volumeClaimTemplates").and_then(Value::as_array) {
+                let ts: Vec<Value> = ts
+                    .iter()
+                    .map(|t| {
+                        pick(
+                            t,
+                            &[
+                                &["metadata", "name"],
+                                &["spec", "accessModes"],
+                                &["spec", "storageClassName"],
+                                &["spec", "resources"],
+                            ],
+                        )
+                    })
+                    .collect();
+                kept["volumeClaimTemplates"] = Value::Array(ts);
+            }
+            let st = if kind == "Job" {
+                conditions(status)
+            } else {
+                Value::Null
+            };
+            (kept, st)
+        }
+        _ => (Value::Null, Value::Null),
+    }
 }
 
 fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
@@ -143,4 +301,66 @@ pub fn changes(old: Option<&Object>, new: &Object, t: f64) -> Vec<Happening> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod kept_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn workloads_keep_selectors_and_template_labels_never_the_pod_spec() {
+        let spec = json!({
+            "replicas": 3,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {
+                "metadata": {"labels": {"app": "web"}, "annotations": {"a": "b"}},
+                "spec": {"containers": [{"name": "c", "env": [{"name": "PASSWORD", "value": "hunter2"}]}]},
+            },
+            "strategy": {"type": "RollingUpdate"},
+        });
+        let (kept, status) = kept_fields("apps", "Deployment", &spec, &json!({"replicas": 3}));
+        assert_eq!(
+            kept,
+            json!({"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}}})
+        );
+        assert!(!kept.to_string().contains("hunter2"));
+        assert_eq!(status, Value::Null);
+    }
+
+    #[test]
+    fn pods_keep_node_grace_claims_phase_and_conditions() {
+        let spec = json!({
+            "nodeName": "n1",
+            "terminationGracePeriodSeconds": 30,
+            "containers": [{"name": "c", "env": [{"name": "TOKEN", "value": "s3cret"}]}],
+            "volumes": [
+                {"name": "data", "persistentVolumeClaim": {"claimName": "data-0"}},
+                {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}},
+                {"name": "cfg", "secret": {"secretName": "x"}},
+            ],
+        });
+        let status = json!({"phase": "Running", "podIP": "10.0.0.1", "conditions": [{"type": "Ready", "status": "True", "message": "m"}]});
+        let (kept, st) = kept_fields("", "Pod", &spec, &status);
+        assert_eq!(
+            kept,
+            json!({"nodeName": "n1", "terminationGracePeriodSeconds": 30, "volumes": [
+                {"name": "data", "persistentVolumeClaim": {"claimName": "data-0"}},
+                {"name": "scratch", "ephemeral": {}},
+                {"name": "cfg"},
+            ]})
+        );
+        assert!(!kept.to_string().contains("s3cret"));
+        assert_eq!(
+            st,
+            json!({"conditions": [{"type": "Ready", "status": "True"}], "phase": "Running"})
+        );
+    }
+
+    #[test]
+    fn other_kinds_keep_nothing() {
+        let (a, b) = kept_fields("", "Secret", &json!({"x": 1}), &json!({"y": 2}));
+        assert_eq!((a, b), (Value::Null, Value::Null));
+        assert!(needs_fields("", "Pod", true) && !needs_fields("", "Pod", false));
+    }
 }

@@ -1,4 +1,6 @@
-//! One metadata-only list of every listable resource in scope, concurrently:
+//! One list of every listable resource in scope, concurrently, metadata-only
+//! except the few kinds whose rules read spec or status (pruned, see
+//! `convert::kept_fields`):
 //! what `tree`, `why`, `plan` and `snapshot` read with `--live`.
 
 use futures::{StreamExt, stream};
@@ -6,7 +8,7 @@ use kube::api::{DynamicObject, ListParams, PartialObjectMeta};
 use kube::{Api, Client};
 
 use super::config::{Connected, Scope};
-use super::convert::{from_dynamic, from_partial};
+use super::convert::{from_dynamic, from_partial, needs_fields};
 use super::discovery::{Resource, discover};
 use super::{ClusterError, error_message};
 use crate::model::{KindTable, Object};
@@ -62,6 +64,12 @@ impl Scoped {
 /// resources and the Namespace object itself; otherwise everything.
 #[must_use]
 pub fn in_scope(conn: &Connected, resources: &[Resource]) -> Vec<Scoped> {
+    in_scope_reading(conn, resources, false)
+}
+
+/// As [`in_scope`]; `pods`: pods read in full too (one-shot lists).
+#[must_use]
+pub fn in_scope_reading(conn: &Connected, resources: &[Resource], pods: bool) -> Vec<Scoped> {
     let mut out = Vec::new();
     for r in resources {
         let is_namespace_kind = r.ar.group.is_empty() && r.ar.plural == "namespaces";
@@ -78,7 +86,7 @@ pub fn in_scope(conn: &Connected, resources: &[Resource]) -> Vec<Scoped> {
             client: conn.client.clone(),
             namespace,
             field_selector,
-            full: is_namespace_kind,
+            full: is_namespace_kind || needs_fields(&r.ar.group, &r.ar.kind, pods),
         });
     }
     out
@@ -130,7 +138,7 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
 /// are reported in [`Snapshot::missing`].
 pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
     let discovered = discover(&conn.client).await?;
-    let scoped = in_scope(conn, &discovered.resources);
+    let scoped = in_scope_reading(conn, &discovered.resources, true);
     type Listed = (String, String, String, Result<Vec<Object>, kube::Error>);
     let results: Vec<Listed> = stream::iter(scoped)
         .map(|s| async move {

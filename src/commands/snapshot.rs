@@ -1,4 +1,5 @@
-//! `ownerscope snapshot --live`: the metadata of everything listable, as a
+//! `ownerscope snapshot --live`: the metadata of everything listable (and the
+//! few spec and status fields the rules read, `cluster::convert::kept_fields`), as a
 //! scenario the other commands load (JSON is YAML).
 
 use std::collections::BTreeSet;

@@ -74,6 +74,22 @@ pub const SPEC: Keep = Keep::Fields(&[
     ("replicas", Keep::All),
     ("template", Keep::Fields(&[("metadata", LABELS)])),
     ("serviceName", Keep::All),
+    // StatefulSets: one pod at a time or all at once.
+    ("podManagementPolicy", Keep::All),
+    // Daemon pods: the node they are pinned to.
+    (
+        "affinity",
+        Keep::Fields(&[(
+            "nodeAffinity",
+            Keep::Fields(&[(
+                "requiredDuringSchedulingIgnoredDuringExecution",
+                Keep::Fields(&[(
+                    "nodeSelectorTerms",
+                    Keep::Fields(&[("matchFields", Keep::All)]),
+                )]),
+            )]),
+        )]),
+    ),
     (
         "volumeClaimTemplates",
         Keep::Fields(&[("metadata", NAME_AND_LABELS)]),
@@ -298,6 +314,23 @@ mod tests {
                 "selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]},
                 "template": {"metadata": {"labels": {"app": "web"}}}
             })
+        );
+    }
+
+    #[test]
+    fn a_statefulset_keeps_its_policy_and_a_daemon_pod_its_node() {
+        let sts =
+            json!({"podManagementPolicy": "Parallel", "updateStrategy": {"type": "OnDelete"}});
+        assert_eq!(spec_of(&sts), json!({"podManagementPolicy": "Parallel"}));
+        let pod = json!({"affinity": {
+            "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}],
+                 "matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}]}},
+            "podAntiAffinity": {"x": 1}}});
+        assert_eq!(
+            spec_of(&pod),
+            json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}})
         );
     }
 

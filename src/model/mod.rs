@@ -12,7 +12,9 @@ pub mod kinds;
 pub mod object;
 pub mod preview;
 pub mod repeat_delete;
+pub mod selector;
 pub mod wording;
+pub mod workload;
 
 pub use graph::{OwnershipGraph, RefStatus};
 pub use kinds::{DefaultPolicy, KindInfo, KindTable, Partial, Unlisted};

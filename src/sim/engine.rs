@@ -32,9 +32,17 @@ enum Task {
     // The GC's informer delivers an object it had not observed (R47).
     GcObserve(String),
     Kubelet(String),
-    RemoveFinalizer { uid: String, finalizer: String },
+    RemoveFinalizer {
+        uid: String,
+        finalizer: String,
+    },
     JobSync,
-    Adoption,
+    /// One sync of a workload controller for the workload with this uid.
+    Workload(String),
+    /// The endpoints controller's sync of the Service (namespace, name).
+    Endpoints(String, String),
+    /// The EndpointSlice controller: a slice of this Service went.
+    EndpointSlice(controllers::endpoint::SliceOwner),
     VolumeSync,
     NamespaceSync(String),
     CrdSync(String),
@@ -85,6 +93,8 @@ pub struct Sim {
     watch: Vec<Change>,
     /// Whether anyone takes [`Sim::watch`] (a headless run keeps nothing).
     watched: bool,
+    /// What the workload controllers' informers hold.
+    workloads: controllers::WorkloadIndex,
 }
 
 /// The namespace controller's `namespaceDeletionGracePeriod`.
@@ -200,6 +210,7 @@ impl Sim {
             },
             watch: Vec::new(),
             watched: true,
+            workloads: controllers::WorkloadIndex::default(),
         };
         let restored: Box<dyn Iterator<Item = Object>> = match moved {
             Some(objects) => Box::new(objects.into_iter()),
@@ -480,8 +491,18 @@ impl Sim {
                 let intents = controllers::sync_job_tracking(&self.api);
                 self.carry_out(intents);
             }
-            Task::Adoption => {
-                let intents = controllers::sync_adoption(&self.api);
+            Task::Workload(uid) => {
+                if let Some(owner) = self.api.get_uid(&uid) {
+                    let intents = controllers::sync_workload(&self.api, &self.workloads, owner);
+                    self.carry_out(intents);
+                }
+            }
+            Task::EndpointSlice(owner) => {
+                let intents = controllers::endpoint::replace_slice(&self.api, &owner);
+                self.carry_out(intents);
+            }
+            Task::Endpoints(ns, name) => {
+                let intents = controllers::endpoint::sync(&self.api, &ns, &name);
                 self.carry_out(intents);
             }
             Task::VolumeSync => {
@@ -632,6 +653,22 @@ impl Sim {
                     owner,
                     finalizer,
                 } => {
+                    let owner_uid = owner.uid.clone();
+                    let taken = self.api.get(&key).is_none_or(|o| {
+                        o.uid() != uid
+                            || o.metadata
+                                .owner_references
+                                .iter()
+                                .any(|r| r.is_controller())
+                    });
+                    if taken {
+                        // Another controller got there first: this one
+                        // counts again without it.
+                        self.schedule_once(
+                            self.settings.controller_delay.0,
+                            Task::Workload(owner_uid),
+                        );
+                    }
                     self.api.patch(&key, &caller, |o| {
                         if o.uid() == uid
                             && !o
@@ -651,6 +688,23 @@ impl Sim {
                 }
                 Op::Delete { key, options } => {
                     self.api.delete(&key, &options);
+                }
+                Op::Create {
+                    object,
+                    generate_name,
+                } => {
+                    self.create_as(*object, generate_name.as_deref(), &caller);
+                }
+                Op::Release {
+                    key,
+                    uid,
+                    owner_uid,
+                } => {
+                    self.api.patch(&key, &caller, |o| {
+                        if o.uid() == uid {
+                            o.metadata.owner_references.retain(|r| r.uid != owner_uid);
+                        }
+                    });
                 }
                 Op::SetStatus { key, status } => {
                     self.api.update_status(&key, status);
@@ -679,6 +733,25 @@ impl Sim {
             self.dispatch();
         }
         self.actor = "user".into();
+    }
+
+    /// A controller's POST. With `generate_name` the name is the prefix and
+    /// five characters drawn from the simulator's seed, drawn again on a
+    /// clash as the API server's `generateName` retries.
+    fn create_as(&mut self, mut object: Object, generate_name: Option<&str>, caller: &Caller) {
+        if let Some(prefix) = generate_name {
+            for _ in 0..8 {
+                let name = format!(
+                    "{prefix}{}",
+                    crate::model::workload::name_suffix(self.api.uids().next_u64())
+                );
+                object.metadata.name = name;
+                if self.api.get(&Key::of(&object)).is_none() {
+                    break;
+                }
+            }
+        }
+        self.api.create(object, caller, false);
     }
 
     // ------------------------------------------------------------------
@@ -736,6 +809,7 @@ impl Sim {
         let obj = ch.object();
         let deleted = matches!(ch, Change::Deleted(_));
         let delay = self.settings.controller_delay.0;
+        self.react_workloads(ch, delay);
         // An instance of a custom resource whose definition is being
         // deleted went: the CRD finalizer looks again (the CRD goes right
         // after its last instance).
@@ -758,24 +832,18 @@ impl Sim {
                     self.schedule_once(delay, Task::JobSync);
                 }
                 self.schedule_once(delay, Task::VolumeSync);
-                if !deleted
-                    && (obj.metadata.owner_references.is_empty() || matches!(ch, Change::Added(_)))
-                {
-                    self.schedule_once(delay, Task::Adoption);
-                }
             }
             ("batch", "Job") => {
                 self.schedule_once(delay, Task::JobSync);
-                self.schedule_once(delay, Task::Adoption);
             }
-            ("apps", "ReplicaSet") => {
-                self.schedule_once(delay, Task::Adoption);
+            ("", "Service" | "Endpoints") if deleted => {
+                let ns = obj.namespace().unwrap_or_default().to_string();
+                self.schedule_once(delay, Task::Endpoints(ns, obj.name().to_string()));
             }
-            ("apps", "Deployment" | "StatefulSet" | "DaemonSet")
-            | ("", "ReplicationController")
-                if !deleted =>
-            {
-                self.schedule_once(delay, Task::Adoption);
+            ("discovery.k8s.io", "EndpointSlice") if deleted => {
+                if let Some(owner) = controllers::endpoint::slice_service(obj) {
+                    self.schedule_once(delay, Task::EndpointSlice(owner));
+                }
             }
             ("", "PersistentVolumeClaim" | "PersistentVolume") => {
                 self.schedule_once(delay, Task::VolumeSync);
@@ -796,6 +864,54 @@ impl Sim {
         }
         if !deleted && obj.is_terminating() {
             self.maybe_schedule_finalizer_controllers(obj);
+        }
+    }
+
+    /// The workload controllers' event handlers (upstream `addPod`,
+    /// `updatePod`, `deletePod`, `addReplicaSet`, ...): which workloads to
+    /// sync for this change, found through the index, never by a scan.
+    fn react_workloads(&mut self, ch: &Change, delay: u64) {
+        use crate::model::workload;
+        let before = self.workloads.observe(ch);
+        let obj = ch.object();
+        let deleted = matches!(ch, Change::Deleted(_));
+        let mut sync: Vec<String> = Vec::new();
+        if workload::controller_of_kind(obj.group(), &obj.kind).is_some() && !deleted {
+            sync.push(obj.uid().to_string());
+        }
+        // Upstream's DaemonSet controller handles node adds and updates, not
+        // deletes: the pods of a gone node go at the DaemonSet's next sync
+        // (any of its pods changing), as observed on the test control plane.
+        if obj.kind == "Node" && obj.group().is_empty() && matches!(ch, Change::Added(_)) {
+            sync.extend(self.workloads.daemonsets());
+        }
+        if workload::is_child_kind(obj.group(), &obj.kind) {
+            sync.extend(before);
+            match workload::controller_ref(obj) {
+                Some(r) => sync.push(r.uid.clone()),
+                // An orphan: every workload of its namespace that controls
+                // its kind and selects it may adopt it (upstream
+                // getPodReplicaSets and friends).
+                None if !deleted && !obj.is_terminating() => {
+                    let ns = obj.namespace().unwrap_or_default();
+                    for c in workload::CONTROLLERS
+                        .iter()
+                        .filter(|c| c.child_group == obj.group() && c.child_kind == obj.kind)
+                    {
+                        for uid in self.workloads.workloads(ns, c.group, c.kind) {
+                            if self.workloads.selector(uid).matches(&obj.metadata.labels) {
+                                sync.push(uid.clone());
+                            }
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
+        for uid in sync {
+            if self.api.get_uid(&uid).is_some() {
+                self.schedule_once(delay, Task::Workload(uid));
+            }
         }
     }
 

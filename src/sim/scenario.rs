@@ -406,6 +406,7 @@ scenario_files!(
     "volume-protection",
     "crd-stuck",
     "namespace-spec-finalizer",
+    "replicaset-comes-back",
 );
 
 /// The bundled scenario opened when none is named.

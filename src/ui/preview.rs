@@ -30,6 +30,10 @@ fn class(o: &Outcome) -> (u32, String) {
             u32::MAX - 1,
             "orphaned: keep running, lose the reference".into(),
         ),
+        Outcome::Adopted { .. } => (
+            u32::MAX - 2,
+            "orphaned, then adopted by the re-created owner".into(),
+        ),
         Outcome::KeptByOtherOwner { .. } | Outcome::NeverCollected { .. } => {
             (u32::MAX, "kept".into())
         }
@@ -73,8 +77,15 @@ pub fn items(plan: &Plan) -> Vec<Item> {
 }
 
 fn entry(id: String, e: &PlanEntry) -> Item {
-    let details: Vec<String> = match &e.outcome {
+    let mut details: Vec<String> = match &e.outcome {
         Outcome::Deleted { .. } => Vec::new(),
+        Outcome::Adopted {
+            references_removed,
+            by,
+        } => vec![format!(
+            "loses its reference to {}, then adopted by {by}",
+            references_removed.join(", ")
+        )],
         Outcome::Orphaned { references_removed } => {
             vec![format!(
                 "loses its reference to {}",
@@ -96,6 +107,7 @@ fn entry(id: String, e: &PlanEntry) -> Item {
             .map(|w| format!("waits on {}", wait_text(w)))
             .collect(),
     };
+    details.extend(e.then.clone());
     if details.is_empty() {
         return small_tree::leaf(id, who(e));
     }

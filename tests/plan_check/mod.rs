@@ -93,6 +93,30 @@ pub fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) ->
                     ));
                 }
             }
+            (Some(Outcome::Adopted { by, .. }), Some(o)) => {
+                // Kept, and now controlled by a new object of the same
+                // kind and name as the one it was orphaned from.
+                let new_owner = o
+                    .metadata
+                    .owner_references
+                    .iter()
+                    .find(|r| r.is_controller())
+                    .filter(|r| {
+                        before
+                            .metadata
+                            .owner_references
+                            .iter()
+                            .all(|b| b.uid != r.uid)
+                    })
+                    .filter(|r| by.starts_with(&format!("{}/{} ", r.kind, r.name)));
+                if o.is_terminating() || new_owner.is_none() {
+                    errors.push(format!(
+                        "{ctx}: {who} predicted adopted by {by}, has {:?} (terminating {})",
+                        o.metadata.owner_references,
+                        o.is_terminating()
+                    ));
+                }
+            }
             (Some(Outcome::NeverCollected { .. }), Some(o)) => {
                 if o.is_terminating() {
                     errors.push(format!(
@@ -112,6 +136,35 @@ pub fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) ->
                         o.metadata
                     ));
                 }
+            }
+        }
+        // What the plan says a controller does afterwards.
+        if let Some(then) = entry.and_then(|e| e.then.as_deref()) {
+            let new_ones: Vec<&Object> = after
+                .objects()
+                .filter(|o| base.objects().all(|b| b.uid() != o.uid()))
+                .collect();
+            let same_name = new_ones.iter().any(|o| {
+                o.kind == before.kind
+                    && o.namespace() == before.namespace()
+                    && o.name() == before.name()
+            });
+            let ok = if then.starts_with("re-created") {
+                same_name
+            } else if then.starts_with("replaced") {
+                new_ones.iter().any(|o| o.kind == before.kind)
+            } else {
+                // A controller's DELETE: gone, or Terminating on a finalizer.
+                now.get(uid).is_none_or(|o| o.is_terminating())
+            };
+            if !ok {
+                errors.push(format!(
+                    "{ctx}: {who} predicted {then:?}, new objects: {:?}",
+                    new_ones
+                        .iter()
+                        .map(|o| format!("{}/{}", o.kind, o.name()))
+                        .collect::<Vec<_>>()
+                ));
             }
         }
     }

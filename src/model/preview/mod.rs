@@ -22,6 +22,8 @@ use super::graph::{OwnershipGraph, RefStatus};
 use super::kinds::{DefaultPolicy, Partial};
 use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference, Policy, Uid};
 
+mod controllers;
+
 /// Built-in finalizers a running control plane removes by itself.
 const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
 const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
@@ -88,6 +90,12 @@ pub enum Outcome {
     Deleted { wave: u32 },
     /// Kept running; these owner references are removed (orphan policy).
     Orphaned { references_removed: Vec<String> },
+    /// Kept running: orphaned from these references, then adopted by
+    /// `by`, re-created by its own controller (R72).
+    Adopted {
+        references_removed: Vec<String>,
+        by: String,
+    },
     /// Kept: another owner still holds it; these references are removed.
     KeptByOtherOwner {
         owners: Vec<String>,
@@ -108,6 +116,12 @@ pub enum Outcome {
 pub struct PlanEntry {
     pub object: ObjRef,
     pub outcome: Outcome,
+    /// What a controller does about it afterwards: `re-created by the
+    /// Deployment controller (same name, new uid)`, `replaced by the
+    /// ReplicaSet controller (a new pod)`, `deleted by the endpoints
+    /// controller`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub then: Option<String>,
 }
 
 /// The predicted outcome of one DELETE.
@@ -143,6 +157,10 @@ struct Item {
     orphaned_from: Vec<String>,
     stripped: Vec<String>,
     never: Option<String>,
+    /// Adopted by this re-created owner.
+    adopted_by: Option<String>,
+    /// Why a controller deleted it.
+    deleted_by: Option<String>,
 }
 
 struct Planner<'a> {
@@ -154,6 +172,8 @@ struct Planner<'a> {
     /// 100k objects (a scan of the queue made the preview quadratic).
     queued: HashSet<Uid>,
     wave: u32,
+    /// ReplicaSets gone that their Deployment re-creates.
+    recreated: BTreeSet<Uid>,
 }
 
 /// Predicts what `DELETE target` with `policy` (`None`: no policy in the
@@ -186,6 +206,7 @@ pub fn plan(
         queue: VecDeque::new(),
         queued: HashSet::new(),
         wave: 0,
+        recreated: BTreeSet::new(),
     };
     p.collect_closure(target);
     p.delete(target_uid, policy);
@@ -226,6 +247,7 @@ pub fn plan(
                 wave,
                 PlanEntry {
                     object: i.obj.obj_ref(),
+                    then: p.then(i),
                     outcome,
                 },
             ))
@@ -324,7 +346,7 @@ pub fn effective_policy(
     }
 }
 
-fn name_of(o: &Object) -> String {
+pub(super) fn name_of(o: &Object) -> String {
     format!("{}/{}", o.kind, o.name())
 }
 
@@ -386,6 +408,10 @@ fn bound_volumes(graph: &OwnershipGraph, pvc: &Object) -> Vec<Uid> {
         .collect()
 }
 
+pub(super) fn is_service(o: &Object) -> bool {
+    o.kind == "Service" && o.group().is_empty()
+}
+
 fn is_namespace(o: &Object) -> bool {
     o.kind == "Namespace" && o.group().is_empty()
 }
@@ -426,9 +452,17 @@ impl Planner<'_> {
                     orphaned_from: Vec::new(),
                     stripped: Vec::new(),
                     never: None,
+                    adopted_by: None,
+                    deleted_by: None,
                 },
             );
             todo.extend(self.graph.referrers(&u).cloned());
+            // The endpoints controller deletes a Service's Endpoints.
+            if is_service(o)
+                && let Some(ep) = self.graph.find("", "Endpoints", o.namespace(), o.name())
+            {
+                todo.push(ep.uid().to_string());
+            }
             // A claim's volume is reclaimed when the claim goes.
             if o.kind == "PersistentVolumeClaim" && o.group().is_empty() {
                 todo.extend(bound_volumes(self.graph, o));
@@ -744,6 +778,7 @@ impl Planner<'_> {
             {
                 changed |= self.reclaim(&uid);
             }
+            changed |= self.workload_controllers();
             if !changed && self.queue.is_empty() {
                 break;
             }
@@ -1016,6 +1051,12 @@ impl Planner<'_> {
             }
             State::Alive => {}
         }
+        if let Some(by) = &item.adopted_by {
+            return Some(Outcome::Adopted {
+                references_removed: item.orphaned_from.clone(),
+                by: by.clone(),
+            });
+        }
         if !item.orphaned_from.is_empty() {
             return Some(Outcome::Orphaned {
                 references_removed: item.orphaned_from.clone(),
@@ -1100,6 +1141,16 @@ impl Plan {
     pub fn summary(&self) -> String {
         let deleted = self.count(|o| matches!(o, Outcome::Deleted { .. }));
         let orphaned = self.count(|o| matches!(o, Outcome::Orphaned { .. }));
+        let adopted = self.count(|o| matches!(o, Outcome::Adopted { .. }));
+        let recreated = self
+            .entries
+            .iter()
+            .filter(|e| {
+                e.then
+                    .as_deref()
+                    .is_some_and(|t| t.starts_with("re-created") || t.starts_with("replaced"))
+            })
+            .count();
         let kept = self.count(|o| {
             matches!(
                 o,
@@ -1121,6 +1172,14 @@ impl Plan {
         }
         if orphaned > 0 {
             parts.push(format!("{orphaned} orphaned"));
+        }
+        if adopted > 0 {
+            parts.push(format!("{adopted} orphaned then re-adopted"));
+        }
+        if recreated > 0 {
+            parts.push(format!(
+                "{recreated} re-created or replaced by their controller"
+            ));
         }
         if kept > 0 {
             parts.push(format!("{kept} kept"));
@@ -1167,6 +1226,13 @@ impl Plan {
                         references_removed.join(", ")
                     )
                 }
+                Outcome::Adopted {
+                    references_removed,
+                    by,
+                } => format!(
+                    "adopted            {who}: keeps running, loses its reference to {}, then adopted by {by}",
+                    references_removed.join(", ")
+                ),
                 Outcome::KeptByOtherOwner {
                     owners,
                     references_removed,
@@ -1186,7 +1252,10 @@ impl Plan {
                     )
                 }
             };
-            out.push(line);
+            match &e.then {
+                Some(t) => out.push(format!("{line}; {t}")),
+                None => out.push(line),
+            }
         }
         out
     }

@@ -1,0 +1,229 @@
+//! The preview's reading of the controllers that act after a DELETE
+//! (model/workload.rs is the table both it and the simulator read): the
+//! endpoints controller, a Deployment re-creating its ReplicaSet, which
+//! adopts the orphaned pods and deletes the surplus; and the `then`
+//! sentence of each entry.
+
+use super::{Item, Planner, State, is_service, name_of};
+use crate::model::object::{Object, Uid};
+use crate::model::workload;
+
+impl Planner<'_> {
+    /// The controllers that act on what went (model/workload.rs): the
+    /// endpoints controller deletes a gone Service's Endpoints; a
+    /// Deployment re-creates its gone ReplicaSet, which adopts the pods
+    /// orphaned from the old one and deletes those past `spec.replicas`.
+    /// Replacement pods are new objects, outside the plan; `then` names
+    /// them.
+    pub(super) fn workload_controllers(&mut self) -> bool {
+        let mut changed = false;
+        for uid in self.sorted_where(|i| matches!(i.state, State::Gone(_)) && is_service(&i.obj)) {
+            let Some(svc) = self.items.get(&uid).map(|i| i.obj.clone()) else {
+                continue;
+            };
+            let Some(ep) = self
+                .graph
+                .find("", "Endpoints", svc.namespace(), svc.name())
+                .map(|e| e.uid().to_string())
+            else {
+                continue;
+            };
+            if self.items.get(&ep).is_some_and(|i| i.state == State::Alive) {
+                if let Some(i) = self.items.get_mut(&ep) {
+                    i.deleted_by =
+                        Some("deleted by the endpoints controller once its Service is gone".into());
+                }
+                self.delete(&ep, None);
+                changed = true;
+            }
+        }
+        for uid in self.sorted_where(|i| {
+            matches!(i.state, State::Gone(_))
+                && i.obj.kind == "ReplicaSet"
+                && i.obj.group() == "apps"
+        }) {
+            if self.recreated.contains(&uid) || self.recreator(&uid).is_none() {
+                continue;
+            }
+            self.recreated.insert(uid.clone());
+            changed = true;
+            let (Some(rs), Some(d)) =
+                (self.graph.get(&uid).cloned(), self.recreator(&uid).cloned())
+            else {
+                continue;
+            };
+            // The one the Deployment creates, as the simulator does.
+            let sel = workload::selector(&workload::new_replicaset(&d, Some(&rs)));
+            let from = name_of(&rs);
+            let orphans: Vec<Object> = self
+                .items
+                .values()
+                .filter(|i| i.state == State::Alive && i.obj.is_pod())
+                .filter(|i| i.orphaned_from.contains(&from))
+                .filter(|i| workload::controller_ref(&i.obj).is_none())
+                .filter(|i| workload::is_active_pod(&i.obj) && sel.matches(&i.obj.metadata.labels))
+                .map(|i| i.obj.clone())
+                .collect();
+            let want = usize::try_from(workload::replicas(&d)).unwrap_or(usize::MAX);
+            let surplus: Vec<Uid> = workload::deletion_order(orphans.iter().collect())
+                .into_iter()
+                .take(orphans.len().saturating_sub(want))
+                .map(|p| p.uid().to_string())
+                .collect();
+            for p in &orphans {
+                if let Some(i) = self.items.get_mut(p.uid()) {
+                    i.adopted_by = Some(format!("{from} (re-created)"));
+                }
+            }
+            for p in surplus {
+                if let Some(i) = self.items.get_mut(&p) {
+                    i.deleted_by = Some(format!(
+                        "adopted by the re-created {from}, then deleted: more pods than its {want} replicas"
+                    ));
+                }
+                self.delete(&p, None);
+            }
+        }
+        changed
+    }
+
+    /// The Deployment that re-creates the gone ReplicaSet `uid`: its
+    /// controller, still there and not Terminating, managed (template
+    /// known), and controlling no other ReplicaSet that is not gone.
+    fn recreator(&self, uid: &str) -> Option<&Object> {
+        let rs = self.graph.get(uid)?;
+        let r = workload::controller_ref(rs)?;
+        let d = self.current(&r.uid)?;
+        if d.kind != "Deployment" || d.group() != "apps" || d.is_terminating() {
+            return None;
+        }
+        if !workload::is_managed(d) {
+            return None;
+        }
+        let others = self.graph.referrers(d.uid()).any(|o| {
+            o != uid
+                && !self.is_gone(o)
+                && self.current(o).is_some_and(|x| {
+                    x.kind == "ReplicaSet"
+                        && workload::controller_ref(x).is_some_and(|c| c.uid == d.uid())
+                })
+        });
+        (!others).then_some(d)
+    }
+
+    /// What a controller does about an object that goes (or is left
+    /// Terminating) while its controller stays.
+    pub(super) fn then(&self, item: &Item) -> Option<String> {
+        if let Some(why) = &item.deleted_by {
+            return Some(why.clone());
+        }
+        if item.state == State::Alive {
+            return None;
+        }
+        let orig = self.graph.get(item.obj.uid())?;
+        let gone = matches!(item.state, State::Gone(_));
+        if self.recreated.contains(orig.uid()) {
+            let want = self.recreator(orig.uid()).map_or(0, workload::replicas);
+            let adopts = self
+                .items
+                .values()
+                .any(|i| i.adopted_by.is_some() && i.orphaned_from.contains(&name_of(orig)));
+            let pods = if adopts {
+                "it adopts the orphaned pods"
+            } else if want == 0 {
+                "it creates no pods (spec.replicas 0)"
+            } else {
+                "it creates new pods"
+            };
+            return Some(format!(
+                "re-created by {} (same name, new uid); {pods}",
+                workload::DEPLOYMENT.title
+            ));
+        }
+        // Already Terminating before this DELETE: its controller has
+        // already stopped counting it (and replaced it).
+        if orig.is_terminating() {
+            return None;
+        }
+        // Same name again only once the old one is gone (a Terminating one
+        // holds the name).
+        if orig.kind == "Endpoints" && orig.group().is_empty() {
+            let svc = self
+                .graph
+                .find("", "Service", orig.namespace(), orig.name())
+                .and_then(|s| self.current(s.uid()))?;
+            return (gone && workload::service_selects(svc)).then(|| {
+                "re-created by the endpoints controller (same name, new uid)".to_string()
+            });
+        }
+        let r = workload::controller_ref(orig)?;
+        if self.recreated.contains(&r.uid) && orig.is_pod() {
+            let wants = self
+                .recreator(&r.uid)
+                .is_some_and(|d| workload::replicas(d) > 0);
+            return wants.then(|| {
+                format!(
+                    "replaced by a new pod of the re-created {}/{}",
+                    r.kind, r.name
+                )
+            });
+        }
+        let owner = self.current(&r.uid)?;
+        match owner.kind.as_str() {
+            // Only through `recreated`: a Deployment re-creates a
+            // ReplicaSet only when it controls no other.
+            "Deployment" => return None,
+            "ReplicaSet" | "ReplicationController" if workload::replicas(owner) == 0 => {
+                return None;
+            }
+            "Job"
+                if owner
+                    .value_at(&["spec", "parallelism"])
+                    .and_then(serde_json::Value::as_u64)
+                    == Some(0) =>
+            {
+                return None;
+            }
+            "StatefulSet" if !gone || !self.stateful_set_recreates(owner, orig) => return None,
+            // A DaemonSet replaces a pod only for a node that is there.
+            "DaemonSet" => {
+                let node = workload::node_of(orig)?;
+                let there = self
+                    .graph
+                    .find("", "Node", None, &node)
+                    .is_some_and(|n| !self.is_gone(n.uid()));
+                if !there {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+        workload::replacement(owner, orig)
+    }
+
+    /// Whether the StatefulSet creates `pod`'s ordinal again: below
+    /// `replicas`, and with OrderedReady every lower ordinal there, Running
+    /// and Ready (as the simulator's controller waits).
+    fn stateful_set_recreates(&self, set: &Object, pod: &Object) -> bool {
+        let Some(i) = pod
+            .name()
+            .strip_prefix(set.name())
+            .and_then(|r| r.strip_prefix('-'))
+            .and_then(|r| r.parse::<u64>().ok())
+        else {
+            return false;
+        };
+        if i >= workload::replicas(set) {
+            return false;
+        }
+        if set.str_at(&["spec", "podManagementPolicy"]) == Some("Parallel") {
+            return true;
+        }
+        (0..i).all(|j| {
+            self.graph
+                .find("", "Pod", set.namespace(), &format!("{}-{j}", set.name()))
+                .and_then(|p| self.current(p.uid()))
+                .is_some_and(|p| !p.is_terminating() && workload::is_running_and_ready(p))
+        })
+    }
+}

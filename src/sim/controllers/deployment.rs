@@ -1,0 +1,38 @@
+//! Follows upstream `pkg/controller/deployment/deployment_controller.go`
+//! (`syncDeployment`, `getReplicaSetsForDeployment`) and `sync.go`
+//! (`getNewReplicaSet`): at the level of ownership, a Deployment keeps one
+//! ReplicaSet named `<deployment>-<pod-template-hash>`. It adopts a
+//! matching orphan ReplicaSet; when the one it controls is gone it creates
+//! it again (same name, new uid, `spec.replicas` of the Deployment), which
+//! then creates or adopts the pods. Not while it is Terminating (R72).
+//! Rollouts (a changed template, old ReplicaSets scaled down) are not
+//! modelled: the simulator never edits a template.
+
+use crate::model::Object;
+use crate::model::workload::{Controller, is_managed, new_replicaset};
+
+use super::controller_ref_manager::claim;
+use super::index::WorkloadIndex;
+use super::{Intent, Op, intent};
+use crate::sim::api::ApiServer;
+
+/// One sync of a Deployment.
+#[must_use]
+pub fn sync(api: &ApiServer, index: &WorkloadIndex, owner: &Object, c: &Controller) -> Vec<Intent> {
+    let claimed = claim(api, index, owner, c);
+    let mut out = claimed.intents;
+    // Any ReplicaSet it controls, Terminating ones included (upstream keeps
+    // them in its list; a new one by the same name would be refused).
+    if owner.is_terminating() || !is_managed(owner) || !claimed.children.is_empty() {
+        return out;
+    }
+    let rs = new_replicaset(owner, index.last_replicaset(owner.uid()));
+    out.push(intent(
+        c.actor,
+        Op::Create {
+            object: Box::new(rs),
+            generate_name: None,
+        },
+    ));
+    out
+}
