@@ -346,8 +346,7 @@ struct Row {
     peak_mib: f64,
 }
 
-fn measure(way: &str, samples: Vec<Sample>) -> Row {
-    let _ = way;
+fn measure(samples: Vec<Sample>) -> Row {
     let mut peaks: Vec<u64> = samples.iter().map(|s| s.peak_kib).collect();
     peaks.sort_unstable();
     #[allow(clippy::cast_precision_loss)]
@@ -405,8 +404,8 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
                     bare.push(child(bare_way, path)?);
                     ours.push(child("ownerscope", path)?);
                 }
-                let b = measure(bare_way, bare);
-                let o = measure("ownerscope", ours);
+                let b = measure(bare);
+                let o = measure(ours);
                 #[allow(clippy::cast_precision_loss)]
                 let mb = bytes as f64 / 1e6;
                 println!(
