@@ -484,6 +484,9 @@ fn rehearse(g: &Graph) -> Result<(), String> {
     }
 }
 
+/// How many graphs are rehearsed at once.
+const PARALLEL: usize = 7;
+
 #[test]
 fn rehearsals_on_snapshots_match_the_real_control_plane() {
     let _g = shared();
@@ -493,10 +496,24 @@ fn rehearsals_on_snapshots_match_the_real_control_plane() {
     // (the assertion below then needs all of them to agree, as always).
     let only = std::env::var("OWNERSCOPE_REHEARSAL_ONLY").unwrap_or_default();
     let graphs: Vec<&Graph> = GRAPHS.iter().filter(|g| g.name.contains(&only)).collect();
-    for g in &graphs {
-        match rehearse(g) {
-            Ok(()) => agreed += 1,
-            Err(e) => failures.push(format!("{}: {e}", g.name)),
+    // Each graph lives in its own namespace, and most of a rehearsal is
+    // waiting for the cluster to be quiet: rehearse a few at once.
+    for batch in graphs.chunks(PARALLEL) {
+        let results: Vec<(&str, Result<(), String>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = batch
+                .iter()
+                .map(|g| s.spawn(move || (g.name, rehearse(g))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or(("?", Err("the rehearsal panicked".into()))))
+                .collect()
+        });
+        for (name, result) in results {
+            match result {
+                Ok(()) => agreed += 1,
+                Err(e) => failures.push(format!("{name}: {e}")),
+            }
         }
     }
     eprintln!(

@@ -124,8 +124,12 @@ pub async fn admin_client() -> Client {
 
 /// A fresh namespace for one test.
 pub async fn namespace(client: &Client, prefix: &str) -> String {
+    // Unique across concurrent tests of one process (a counter) and across
+    // runs (the clock).
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let name = format!(
-        "{prefix}-{}",
+        "{prefix}-{}-{n}",
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() % 1_000_000)
