@@ -319,9 +319,9 @@ pub fn start(args: &UiArgs) -> CmdResult {
     // works, from the first frame on.
     let (mut terminal, guard) = tui::init().map_err(|e| CmdError(format!("terminal: {e}")))?;
     let mut events = TerminalEvents::watching_signals();
-    let loaded = load_showing_progress(&mut terminal, &mut events, &name);
-    let mut backend = match loaded {
-        Ok(Some(b)) => b,
+    let loaded = load_showing_progress(&mut terminal, &mut events, &name, app);
+    let (mut backend, mut app) = match loaded {
+        Ok(Some(loaded)) => loaded,
         Ok(None) => {
             drop(guard);
             return Ok(());
@@ -338,18 +338,25 @@ pub fn start(args: &UiArgs) -> CmdResult {
     }
     let result = run(&mut terminal, &mut app, &mut backend, &mut events);
     drop(guard);
+    // The terminal is back; freeing a large cluster object by object would
+    // only delay the exit (a second at 100k objects).
+    std::mem::forget(backend);
+    std::mem::forget(app);
     result.map_err(|e| CmdError(format!("{e:#}")))
 }
 
 /// Loads a scenario or file on a thread of its own while the loading
-/// screen shows how far it has come. `None` when the user cancelled (q,
+/// screen shows how far it has come; the App takes in the loaded objects on
+/// that thread too, so the first frame of the tree comes with nothing left
+/// to build. `None` when the user cancelled (q,
 /// Esc, Ctrl-c); a load error, or a stop signal, as an error (the caller
 /// restores the terminal, then it is printed).
 fn load_showing_progress<B: ratatui::backend::Backend>(
     terminal: &mut Terminal<B>,
     events: &mut dyn Events,
     name: &str,
-) -> Result<Option<crate::backend::simulated::SimBackend>, CmdError> {
+    mut app: App,
+) -> Result<Option<(crate::backend::simulated::SimBackend, App)>, CmdError> {
     use crate::sim::progress::Progress;
     use crossterm::event::{KeyCode, KeyModifiers};
     let progress = std::sync::Arc::new(Progress::default());
@@ -361,6 +368,11 @@ fn load_showing_progress<B: ratatui::backend::Backend>(
             let _observing = Progress::observe(counted);
             let loaded = crate::sim::scenario::load(&owned)
                 .and_then(crate::backend::simulated::SimBackend::from_scenario)
+                .map(|mut backend| {
+                    crate::sim::progress::viewing();
+                    pump(&mut app, &mut backend, Duration::ZERO);
+                    (backend, app)
+                })
                 .map_err(|e| e.to_string());
             let _ = tx.send(loaded);
         })

@@ -7,7 +7,7 @@
 //! forest touches small records in one vector instead of hashing strings.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::rows::fnv;
 use crate::model::{Object, OwnershipGraph};
@@ -22,7 +22,7 @@ pub struct RootKey {
     pub namespace: String,
     pub kind: String,
     pub name: String,
-    pub uid: Rc<str>,
+    pub uid: Arc<str>,
     pub id: NodeId,
 }
 
@@ -40,7 +40,7 @@ struct Node {
 /// What is needed less often.
 #[derive(Clone, Debug, Default)]
 struct Cold {
-    uid: Rc<str>,
+    uid: Arc<str>,
     root_key: Option<RootKey>,
     /// `kind/name`, lower case, for search.
     label: Box<str>,
@@ -49,7 +49,7 @@ struct Cold {
 /// Children, roots and flags of every object in a graph.
 #[derive(Clone, Debug, Default)]
 pub struct ForestIndex {
-    ids: HashMap<Rc<str>, NodeId>,
+    ids: HashMap<Arc<str>, NodeId>,
     nodes: Vec<Node>,
     cold: Vec<Cold>,
     free: Vec<NodeId>,
@@ -134,7 +134,7 @@ impl ForestIndex {
         if let Some(id) = self.ids.get(uid) {
             return *id;
         }
-        let rc: Rc<str> = Rc::from(uid);
+        let rc: Arc<str> = Arc::from(uid);
         let id = match self.free.pop() {
             Some(id) => id,
             None => {

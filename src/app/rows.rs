@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::index::{ForestIndex, NodeId};
 use crate::model::ObjRef;
@@ -82,7 +82,7 @@ pub type KeySet = HashSet<RowKey, BuildHasherDefault<KeyHasher>>;
 pub enum RowNode {
     /// `namespace shop` or `cluster-scoped`, with its number of roots.
     Group {
-        namespace: Option<Rc<str>>,
+        namespace: Option<Arc<str>>,
         roots: usize,
     },
     /// An object, under `parent` (its owner in this row's path).
@@ -260,7 +260,7 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
                 key,
                 depth: 0,
                 node: RowNode::Group {
-                    namespace: ns.map(Rc::from),
+                    namespace: ns.map(Arc::from),
                     roots: 0,
                 },
                 has_children: true,

@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Counters of one load, shared between the loading thread and a reader.
 #[derive(Debug, Default)]
@@ -14,6 +14,7 @@ pub struct Progress {
     bytes_read: AtomicU64,
     parsed: AtomicU64,
     indexed: AtomicU64,
+    viewing: AtomicBool,
 }
 
 /// What a reader sees.
@@ -25,6 +26,8 @@ pub struct Seen {
     pub parsed: u64,
     /// Objects the simulator has taken into its store so far.
     pub indexed: u64,
+    /// The store is ready and the UI is building its tree from it.
+    pub viewing: bool,
 }
 
 thread_local! {
@@ -54,6 +57,7 @@ impl Progress {
             bytes_read: self.bytes_read.load(Ordering::Relaxed),
             parsed: self.parsed.load(Ordering::Relaxed),
             indexed: self.indexed.load(Ordering::Relaxed),
+            viewing: self.viewing.load(Ordering::Relaxed),
         }
     }
 }
@@ -82,6 +86,11 @@ pub(crate) fn parsed_one() {
     with(|p| {
         p.parsed.fetch_add(1, Ordering::Relaxed);
     });
+}
+
+/// The last stage of a load: the UI builds its tree from the store.
+pub fn viewing() {
+    with(|p| p.viewing.store(true, Ordering::Relaxed));
 }
 
 pub(crate) fn indexed_one() {

@@ -15,6 +15,9 @@
 //! - **ownerscope**: what `tree FILE` and `ui FILE` do before their first
 //!   output: load the file, start the simulator on it (the API server's
 //!   store, the garbage collector's graph) and build the ownership graph.
+//! - **ui**: all that `ui FILE` does up to its first frame of the tree: the
+//!   above with a simulator that can be reset, the UI's own copy of the
+//!   objects, its forest index and rows, and one frame drawn at 160x48.
 //!
 //! Time is the child's CPU time (`/proc/self/schedstat`), so that another
 //! process on a 2-core machine does not move the figures; the medians and
@@ -263,6 +266,31 @@ fn ownerscope(path: &Path) -> Result<usize, CmdError> {
     Ok(n)
 }
 
+/// `ui FILE` up to its first frame of the tree, on one thread (the real
+/// UI loads on a thread of its own while the loading screen is drawn).
+fn ui(path: &Path) -> Result<usize, CmdError> {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Rect;
+    let sc = scenario::load(&path.to_string_lossy())?;
+    let mut backend = crate::backend::simulated::SimBackend::from_scenario(sc)?;
+    let mut app = crate::app::App::new(crate::app::Options {
+        is_simulator: true,
+        ..crate::app::Options::default()
+    });
+    crate::runtime::fit(&mut app, Rect::new(0, 0, 160, 48));
+    crate::runtime::pump(&mut app, &mut backend, Duration::ZERO);
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).map_err(err)?;
+    terminal
+        .draw(|f| crate::ui::render(&app, f))
+        .map_err(err)?;
+    let n = backend.sim().graph().len();
+    // As the UI does on quitting: the process ends next.
+    std::mem::forget(backend);
+    std::mem::forget(app);
+    Ok(n)
+}
+
 // ---------------------------------------------------------------------------
 // The runs
 // ---------------------------------------------------------------------------
@@ -301,6 +329,7 @@ pub fn run_one(way: &str, path: &str) -> CmdResult {
         "bare-json" => bare_json(path)?,
         "bare-yaml" => bare_yaml(path)?,
         "ownerscope" => ownerscope(path)?,
+        "ui" => ui(path)?,
         // The first part of `ownerscope` alone: the file read into objects.
         "ownerscope-file" => scenario::load(&path.to_string_lossy())?.objects.len(),
         other => return Err(CmdError(format!("unknown way {other:?}"))),
@@ -382,6 +411,7 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
         "| input | objects | MB | bare parse + index | ownerscope load + index | time ratio | bare peak | ownerscope peak | memory ratio |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut uis = Vec::new();
     let result = (|| {
         for &n in sizes {
             let json = list(n);
@@ -400,12 +430,15 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
             ] {
                 let mut bare = Vec::new();
                 let mut ours = Vec::new();
+                let mut shown = Vec::new();
                 for _ in 0..runs {
                     bare.push(child(bare_way, path)?);
                     ours.push(child("ownerscope", path)?);
+                    shown.push(child("ui", path)?);
                 }
                 let b = measure(bare);
                 let o = measure(ours);
+                uis.push((input, n, measure(shown), b.time));
                 #[allow(clippy::cast_precision_loss)]
                 let mb = bytes as f64 / 1e6;
                 println!(
@@ -419,6 +452,17 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
                 );
                 std::io::stdout().flush().ok();
             }
+        }
+        println!();
+        println!("| input | objects | ui FILE: load to the first frame of the tree | against the bare parse | peak |");
+        println!("|---|---:|---:|---:|---:|");
+        for (input, n, row, bare) in &uis {
+            println!(
+                "| {input} | {n} | {:.0} ms | {:.2}x | {:.0} MiB |",
+                row.time.as_secs_f64() * 1000.0,
+                row.time.as_secs_f64() / bare.as_secs_f64().max(1e-9),
+                row.peak_mib
+            );
         }
         Ok(())
     })();

@@ -31,7 +31,9 @@ impl Loading {
     pub fn lines(&self) -> Vec<String> {
         let s = &self.seen;
         let secs = self.elapsed.as_secs_f64().max(1e-3);
-        let stage = if s.indexed > 0 {
+        let stage = if s.viewing {
+            format!("Building the tree of {} objects", s.indexed.max(s.parsed))
+        } else if s.indexed > 0 {
             format!(
                 "Indexing: {} of {} objects in the simulator's store",
                 s.indexed,
@@ -100,6 +102,7 @@ mod tests {
                 bytes_read: 69_500_000,
                 parsed: 0,
                 indexed: 0,
+                viewing: false,
             },
             elapsed: Duration::from_millis(500),
         };
@@ -117,6 +120,9 @@ mod tests {
             l.lines()[2],
             "Indexing: 30000 of 100000 objects in the simulator's store"
         );
+        l.seen.indexed = 100_000;
+        l.seen.viewing = true;
+        assert_eq!(l.lines()[2], "Building the tree of 100000 objects");
         assert_eq!(l.lines()[5], "q or Ctrl-c cancels");
     }
 }
