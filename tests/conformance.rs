@@ -1,4 +1,6 @@
-//! Conformance scenarios S1-S19, S29 and S30 of GC-SEMANTICS section M: each
+//! Conformance scenarios S1-S22, S24, S25, S27, S29 and S30 of GC-SEMANTICS
+//! section M (S26 is in `workload_controllers.rs`, S28 in `crds.rs`; S23, a
+//! group whose discovery fails, has no fault mode in the simulator yet): each
 //! builds its initial state, performs the scenario's actions through the
 //! simulator, and asserts the API answers and the sequence of states.
 
@@ -1437,4 +1439,369 @@ objects:
         "name: event\nobjects:\n  - {apiVersion: v1, kind: Event, metadata: {name: e, namespace: ns}}\n",
     );
     assert_removed(&sim.delete(&t("Event", "ns", "e"), &foreground()));
+}
+
+/// Namespace n with a scheduled pod (grace 30) and a ConfigMap held by a
+/// finalizer.
+const NAMESPACE_CONTENT: &str = r#"
+name: namespace-content
+objects:
+  - apiVersion: v1
+    kind: Namespace
+    metadata: {name: n}
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: p, namespace: n}
+    spec: {nodeName: node-1, terminationGracePeriodSeconds: 30}
+    status: {phase: Running}
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: c, namespace: n, finalizers: [example.com/f]}
+"#;
+
+fn namespace_condition(sim: &Sim, kind: &str) -> (String, String) {
+    let ns = sim.must("Namespace", "", "n");
+    let c = ns
+        .value_at(&["status", "conditions"])
+        .and_then(|v| v.as_array())
+        .and_then(|cs| cs.iter().find(|c| c["type"] == kind).cloned())
+        .unwrap_or_else(|| panic!("condition {kind}: {:?}", ns.status));
+    (
+        c["status"].as_str().unwrap_or_default().to_string(),
+        c["message"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[test]
+fn s20_namespace_deletion_pods_first_then_content_then_finalizers() {
+    let mut sim = sim(NAMESPACE_CONTENT);
+    // R56: the API server gave the namespace its `kubernetes` finalizer.
+    let ns = sim.must("Namespace", "", "n");
+    assert_eq!(
+        ns.strings_at(&["spec", "finalizers"]),
+        strings(&["kubernetes"])
+    );
+    let resp = sim.delete(&t("Namespace", "", "n"), &background());
+    let ns = assert_pending(&resp, 200);
+    assert_eq!(ns.str_at(&["status", "phase"]), Some("Terminating"));
+    assert_eq!(
+        ns.strings_at(&["spec", "finalizers"]),
+        strings(&["kubernetes"])
+    );
+    // R58.3: pods first; the ConfigMap is untouched while the pod stops.
+    sim.advance(6_000);
+    assert!(sim.terminating("Pod", "n", "p"), "the pod is deleted first");
+    assert!(
+        !sim.terminating("ConfigMap", "n", "c"),
+        "content waits for the pods"
+    );
+    sim.advance(120_000);
+    assert!(!sim.exists("Pod", "n", "p"));
+    assert!(sim.terminating("ConfigMap", "n", "c"));
+    let deleted = sim.seq(
+        "ConfigMap",
+        "c",
+        |w| matches!(w, What::Updated { changes } if changes.deletion_timestamp.is_some()),
+    );
+    assert!(
+        sim.removed_seq("Pod", "p") < deleted,
+        "the ConfigMap is deleted after the pod is gone"
+    );
+    // R59: the conditions count what remains.
+    assert_eq!(
+        namespace_condition(&sim, "NamespaceContentRemaining"),
+        (
+            "True".into(),
+            "Some resources are remaining: configmaps. has 1 resource instances".into()
+        )
+    );
+    assert_eq!(
+        namespace_condition(&sim, "NamespaceFinalizersRemaining"),
+        (
+            "True".into(),
+            "Some content in the namespace has finalizers remaining: example.com/f in 1 resource instances".into()
+        )
+    );
+    assert!(sim.terminating("Namespace", "", "n"));
+    // The finalizer released: every condition False, then the namespace
+    // goes (read from the watch: both happen in one pass).
+    sim.take_watch_changes();
+    assert_removed(&sim.remove_finalizer(&t("ConfigMap", "n", "c"), "example.com/f"));
+    sim.advance(60_000);
+    assert!(!sim.exists("Namespace", "", "n"), "the namespace is gone");
+    let all_false = sim.take_watch_changes().iter().any(|ch| {
+        let o = ch.object();
+        let conditions = o
+            .value_at(&["status", "conditions"])
+            .and_then(|v| v.as_array())
+            .cloned()
+            .unwrap_or_default();
+        o.kind == "Namespace"
+            && conditions.len() == 5
+            && conditions.iter().all(|c| c["status"] == "False")
+    });
+    assert!(all_false, "all five conditions False before it went");
+}
+
+#[test]
+fn s21_no_new_content_in_a_terminating_namespace() {
+    let mut sim = sim(NAMESPACE_CONTENT);
+    sim.delete(&t("Namespace", "", "n"), &background());
+    let pod: Object = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "late", "namespace": "n"}
+    }))
+    .expect("pod");
+    let resp = sim.create(pod);
+    assert_eq!(resp.code, 403);
+    assert_eq!(
+        resp.message,
+        "pods \"late\" is forbidden: unable to create new content in namespace n because it is being terminated"
+    );
+    assert!(!sim.exists("Pod", "n", "late"));
+}
+
+#[test]
+fn s22_protected_namespaces_and_the_kubernetes_finalizer() {
+    let mut sim = sim(r#"
+name: system
+objects:
+  - apiVersion: v1
+    kind: Namespace
+    metadata: {name: kube-system}
+"#);
+    let resp = sim.delete(&t("Namespace", "", "kube-system"), &background());
+    assert_eq!(resp.code, 403);
+    assert_eq!(
+        resp.message,
+        "namespaces \"kube-system\" is forbidden: this namespace may not be deleted"
+    );
+    assert!(!sim.terminating("Namespace", "", "kube-system"));
+    // R56: a namespace created with an empty spec gets `kubernetes`, Active.
+    let n2: Object = serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": "n2"},
+        "spec": {}
+    }))
+    .expect("namespace");
+    assert_eq!(sim.create(n2).code, 201);
+    let stored = sim.must("Namespace", "", "n2");
+    assert_eq!(
+        stored.strings_at(&["spec", "finalizers"]),
+        strings(&["kubernetes"])
+    );
+    assert_eq!(stored.str_at(&["status", "phase"]), Some("Active"));
+    // A PUT with `spec.finalizers: []` leaves it (only /finalize changes it).
+    let mut put = stored.clone();
+    put.set_at(&["spec", "finalizers"], serde_json::json!([]));
+    let resp = sim.update(put);
+    assert_eq!(resp.code, 200, "{}", resp.message);
+    assert_eq!(
+        sim.must("Namespace", "", "n2")
+            .strings_at(&["spec", "finalizers"]),
+        strings(&["kubernetes"])
+    );
+}
+
+/// A claim used by pod p, scheduled or not.
+fn claim_used_by_pod(scheduled: bool) -> String {
+    let node = if scheduled { "nodeName: node-1, " } else { "" };
+    format!(
+        r#"
+name: claim-in-use
+objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {{name: p, namespace: ns}}
+    spec: {{{node}terminationGracePeriodSeconds: 30, volumes: [{{name: data, persistentVolumeClaim: {{claimName: c}}}}]}}
+    status: {{phase: Running}}
+"#
+    )
+}
+
+fn claim(name: &str) -> Object {
+    serde_json::from_value(serde_json::json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": "ns"},
+        "spec": {"accessModes": ["ReadWriteOnce"]}
+    }))
+    .expect("claim")
+}
+
+#[test]
+fn s24_a_claim_in_use_by_a_scheduled_pod_waits_for_the_pod() {
+    let mut sim = sim(&claim_used_by_pod(true));
+    // R62: created, it gets the protection finalizer.
+    assert_eq!(sim.create(claim("c")).code, 201);
+    assert_eq!(
+        sim.finalizers("PersistentVolumeClaim", "ns", "c"),
+        strings(&["kubernetes.io/pvc-protection"])
+    );
+    let o = assert_pending(
+        &sim.delete(&t("PersistentVolumeClaim", "ns", "c"), &background()),
+        200,
+    );
+    assert_eq!(
+        o.metadata.finalizers,
+        strings(&["kubernetes.io/pvc-protection"])
+    );
+    sim.advance(30_000);
+    assert!(
+        sim.terminating("PersistentVolumeClaim", "ns", "c"),
+        "in use"
+    );
+    // The pod finishes: it still exists, so the claim stays.
+    assert_eq!(sim.set_phase(&t("Pod", "ns", "p"), "Succeeded").code, 200);
+    sim.advance(30_000);
+    assert!(
+        sim.terminating("PersistentVolumeClaim", "ns", "c"),
+        "still Terminating after the pod succeeded"
+    );
+    // R15: a pod in a terminal phase is removed at once.
+    assert_removed(&sim.delete(&t("Pod", "ns", "p"), &background()));
+    sim.advance(30_000);
+    assert!(!sim.exists("PersistentVolumeClaim", "ns", "c"), "released");
+    let (_, by) = sim.removed("PersistentVolumeClaim", "c").expect("removed");
+    assert_eq!(by, "pvc-protection-controller");
+}
+
+#[test]
+fn s24_a_claim_of_an_unscheduled_pod_goes_at_once() {
+    let mut sim = sim(&claim_used_by_pod(false));
+    assert_eq!(sim.create(claim("c")).code, 201);
+    sim.delete(&t("PersistentVolumeClaim", "ns", "c"), &background());
+    sim.advance(5_000);
+    assert!(!sim.exists("PersistentVolumeClaim", "ns", "c"));
+    assert!(sim.exists("Pod", "ns", "p"));
+}
+
+#[test]
+fn s25_a_bound_volume_waits_for_its_claim() {
+    let mut sim = sim(r#"
+name: bound-volume
+objects:
+  - apiVersion: v1
+    kind: PersistentVolume
+    metadata: {name: v, finalizers: [kubernetes.io/pv-protection]}
+    spec: {persistentVolumeReclaimPolicy: Retain, claimRef: {namespace: ns, name: c}}
+    status: {phase: Bound}
+  - apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata: {name: c, namespace: ns, finalizers: [kubernetes.io/pvc-protection]}
+    spec: {volumeName: v}
+    status: {phase: Bound}
+"#);
+    let o = assert_pending(
+        &sim.delete(&t("PersistentVolume", "", "v"), &background()),
+        200,
+    );
+    assert_eq!(
+        o.metadata.finalizers,
+        strings(&["kubernetes.io/pv-protection"])
+    );
+    sim.advance(30_000);
+    assert!(sim.terminating("PersistentVolume", "", "v"), "still Bound");
+    assert_eq!(
+        sim.must("PersistentVolume", "", "v")
+            .str_at(&["status", "phase"]),
+        Some("Bound")
+    );
+    sim.delete(&t("PersistentVolumeClaim", "ns", "c"), &background());
+    sim.advance(30_000);
+    assert!(
+        !sim.exists("PersistentVolumeClaim", "ns", "c"),
+        "unused claim"
+    );
+    assert!(
+        !sim.exists("PersistentVolume", "", "v"),
+        "Released, then gone"
+    );
+    let released = sim
+        .updates("PersistentVolume", "v")
+        .iter()
+        .any(|(_, by, _)| by == "persistentvolume-binder-controller");
+    assert!(
+        released,
+        "the binder released it: {:?}",
+        sim.updates("PersistentVolume", "v")
+    );
+    let (_, by) = sim.removed("PersistentVolume", "v").expect("removed");
+    assert_eq!(by, "pv-protection-controller");
+}
+
+/// A finished Job with `ttlSecondsAfterFinished` and its counted pod.
+fn finished_job(ttl: u32) -> String {
+    format!(
+        r#"
+name: ttl
+objects:
+  - apiVersion: batch/v1
+    kind: Job
+    metadata: {{name: j, namespace: ns, creationTimestamp: "2026-01-01T00:00:00Z"}}
+    spec: {{ttlSecondsAfterFinished: {ttl}}}
+    status:
+      succeeded: 1
+      completionTime: "2026-01-01T00:00:00Z"
+      conditions: [{{type: Complete, status: "True", lastTransitionTime: "2026-01-01T00:00:00Z"}}]
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: j-abcde
+      namespace: ns
+      labels: {{job-name: j}}
+      ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: j, controller: true, blockOwnerDeletion: true}}]
+    status: {{phase: Succeeded}}
+"#
+    )
+}
+
+#[test]
+fn s27_a_finished_job_goes_in_foreground_when_its_ttl_expires() {
+    let mut sim = sim(&finished_job(0));
+    sim.step_until(50, |s| {
+        s.terminating("Job", "ns", "j") || !s.exists("Job", "ns", "j")
+    });
+    // R71: the TTL controller's DELETE, Foreground (its uid precondition
+    // is in the controller's unit tests).
+    let by_ttl = sim
+        .updates("Job", "j")
+        .into_iter()
+        .find(|(_, by, _)| by == "ttl-after-finished-controller");
+    let Some((_, _, diff)) = by_ttl else {
+        panic!("the controller's DELETE: {:?}", sim.updates("Job", "j"));
+    };
+    assert_eq!(diff.finalizers_added, strings(&[FOREGROUND]));
+    assert!(diff.deletion_timestamp.is_some());
+    assert_eq!(sim.finalizers("Job", "ns", "j"), strings(&[FOREGROUND]));
+    // R41: the pod goes first, then the Job.
+    sim.advance(60_000);
+    assert!(!sim.exists("Job", "ns", "j"));
+    assert!(sim.removed_seq("Pod", "j-abcde") < sim.removed_seq("Job", "j"));
+}
+
+#[test]
+fn s27_the_ttl_counts_from_when_the_job_finished() {
+    // Finished at the scenario's start; the TTL is an hour.
+    let mut sim = sim(&finished_job(3600));
+    // `why` says when, instead of "it stays until someone deletes it".
+    let d = ownerscope::model::diagnosis::diagnose(
+        sim.graph(),
+        &sim.uid_of("Job", "ns", "j"),
+        sim.now(),
+        &sim.controller_map(),
+    );
+    assert_eq!(
+        d.causes,
+        vec!["Job/j has no owner, and has finished: the TTL-after-finished controller deletes it (Foreground, its pods first) at 2026-01-01T01:00:00Z (ttlSecondsAfterFinished)".to_string()]
+    );
+    sim.advance(3_590_000);
+    assert!(sim.exists("Job", "ns", "j") && !sim.terminating("Job", "ns", "j"));
+    sim.advance(20_000);
+    assert!(
+        sim.terminating("Job", "ns", "j") || !sim.exists("Job", "ns", "j"),
+        "deleted once the hour is up"
+    );
 }

@@ -506,7 +506,10 @@ fn rehearsals_on_snapshots_match_the_real_control_plane() {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or(("?", Err("the rehearsal panicked".into()))))
+                .map(|h| {
+                    h.join()
+                        .unwrap_or(("?", Err("the rehearsal panicked".into())))
+                })
                 .collect()
         });
         for (name, result) in results {

@@ -155,6 +155,10 @@ pub struct Diagnosis {
     pub blocks: Vec<String>,
     pub owners: Vec<OwnerView>,
     pub fate: Fate,
+    /// A finished Job with `ttlSecondsAfterFinished`: when the
+    /// TTL-after-finished controller deletes it (R71).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttl_deletion_at: Option<Timestamp>,
     /// What, at the bottom, keeps things from moving on.
     pub causes: Vec<String>,
     /// What could not be seen (kinds that could not be listed).
@@ -211,6 +215,7 @@ pub fn diagnose(
             fate: Fate::WillBeCollected {
                 reason: "it is gone".into(),
             },
+            ttl_deletion_at: None,
             causes: vec!["the object no longer exists".into()],
             partial: Partial::of(graph.kinds()),
         };
@@ -233,6 +238,7 @@ pub fn diagnose(
         blocks: blocks(graph, obj),
         fate: Fate::Terminating,
         owners,
+        ttl_deletion_at: super::workload::job_ttl_expires_at(obj),
         causes: Vec::new(),
         partial: Partial::of(graph.kinds()),
     };
@@ -577,9 +583,12 @@ fn causes(d: &Diagnosis) -> Vec<String> {
     match &d.fate {
         Fate::Terminating => {}
         Fate::Root => {
-            return vec![format!(
-                "{who} has no owner: it stays until someone deletes it"
-            )];
+            return vec![match d.ttl_deletion_at {
+                Some(at) => format!(
+                    "{who} has no owner, and has finished: the TTL-after-finished controller deletes it (Foreground, its pods first) at {at} (ttlSecondsAfterFinished)"
+                ),
+                None => format!("{who} has no owner: it stays until someone deletes it"),
+            }];
         }
         Fate::Protected {
             owners,

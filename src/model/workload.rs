@@ -319,6 +319,39 @@ pub fn job_finished(job: &Object) -> bool {
         })
 }
 
+/// When the Job finished: the `lastTransitionTime` of its `Complete` or
+/// `Failed` condition that is True (upstream `jobFinishTime`); `None` when
+/// it has not finished or does not say when.
+#[must_use]
+pub fn job_finished_at(job: &Object) -> Option<jiff::Timestamp> {
+    job.value_at(&["status", "conditions"])
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|c| {
+            matches!(
+                c.get("type").and_then(Value::as_str),
+                Some("Complete" | "Failed")
+            ) && c.get("status").and_then(Value::as_str) == Some("True")
+        })
+        .and_then(|c| c.get("lastTransitionTime").and_then(Value::as_str))
+        .and_then(|t| t.parse().ok())
+}
+
+/// When the TTL-after-finished controller deletes the Job (R71) (`None`: never: no TTL, not
+/// finished, already being deleted, not a batch Job).
+#[must_use]
+pub fn job_ttl_expires_at(job: &Object) -> Option<jiff::Timestamp> {
+    if job.kind != "Job" || job.group() != "batch" || job.is_terminating() {
+        return None;
+    }
+    let ttl = job
+        .value_at(&["spec", "ttlSecondsAfterFinished"])
+        .and_then(Value::as_i64)?;
+    job_finished_at(job)?
+        .checked_add(jiff::SignedDuration::from_secs(ttl))
+        .ok()
+}
+
 pub const POD_TEMPLATE_HASH: &str = "pod-template-hash";
 
 /// The ReplicaSet a Deployment creates: the hash of the one it had (a

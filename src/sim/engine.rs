@@ -46,6 +46,8 @@ enum Task {
     VolumeSync,
     NamespaceSync(String),
     CrdSync(String),
+    /// The TTL-after-finished controller's look at the Job with this uid.
+    TtlAfterFinished(String),
 }
 
 impl Task {
@@ -510,6 +512,15 @@ impl Sim {
                 self.carry_out(intents);
             }
             Task::CrdSync(name) => self.run_crd(&name),
+            Task::TtlAfterFinished(uid) => {
+                if let Some(job) = self.api.get_uid(&uid) {
+                    let intents = controllers::ttl_after_finished::sync(job, self.now());
+                    if intents.is_empty() {
+                        self.schedule_ttl(&uid);
+                    }
+                    self.carry_out(intents);
+                }
+            }
             Task::NamespaceSync(name) => self.run_namespace(&name),
         }
     }
@@ -810,6 +821,10 @@ impl Sim {
         let deleted = matches!(ch, Change::Deleted(_));
         let delay = self.settings.controller_delay.0;
         self.react_workloads(ch, delay);
+        if !deleted && obj.kind == "Job" && obj.group() == "batch" {
+            let uid = obj.uid().to_string();
+            self.schedule_ttl(&uid);
+        }
         // An instance of a custom resource whose definition is being
         // deleted went: the CRD finalizer looks again (the CRD goes right
         // after its last instance).
@@ -870,6 +885,21 @@ impl Sim {
     /// The workload controllers' event handlers (upstream `addPod`,
     /// `updatePod`, `deletePod`, `addReplicaSet`, ...): which workloads to
     /// sync for this change, found through the index, never by a scan.
+    /// R71: the TTL-after-finished controller looks at a finished Job when
+    /// its time is up (upstream requeues it for then).
+    fn schedule_ttl(&mut self, uid: &str) {
+        let Some(at) = self
+            .api
+            .get_uid(uid)
+            .and_then(controllers::ttl_after_finished::expires_at)
+        else {
+            return;
+        };
+        let wait = at.duration_since(self.now()).as_millis().max(0);
+        let delay = u64::try_from(wait).unwrap_or(u64::MAX / 2) + self.settings.controller_delay.0;
+        self.schedule_once(delay, Task::TtlAfterFinished(uid.to_string()));
+    }
+
     fn react_workloads(&mut self, ch: &Change, delay: u64) {
         use crate::model::workload;
         let before = self.workloads.observe(ch);

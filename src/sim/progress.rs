@@ -111,6 +111,7 @@ mod tests {
             let _g = Progress::observe(Arc::clone(&p));
             parsed_one();
             indexed_one();
+            viewing();
             read(10);
             std::thread::spawn(parsed_one).join().expect("thread");
         }
@@ -121,7 +122,8 @@ mod tests {
                 bytes_total: 0,
                 bytes_read: 10,
                 parsed: 1,
-                indexed: 1
+                indexed: 1,
+                viewing: true,
             }
         );
     }

@@ -281,9 +281,7 @@ fn ui(path: &Path) -> Result<usize, CmdError> {
     crate::runtime::fit(&mut app, Rect::new(0, 0, 160, 48));
     crate::runtime::pump(&mut app, &mut backend, Duration::ZERO);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).map_err(err)?;
-    terminal
-        .draw(|f| crate::ui::render(&app, f))
-        .map_err(err)?;
+    terminal.draw(|f| crate::ui::render(&app, f)).map_err(err)?;
     let n = backend.sim().graph().len();
     // As the UI does on quitting: the process ends next.
     std::mem::forget(backend);
@@ -454,7 +452,9 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
             }
         }
         println!();
-        println!("| input | objects | ui FILE: load to the first frame of the tree | against the bare parse | peak |");
+        println!(
+            "| input | objects | ui FILE: load to the first frame of the tree | against the bare parse | peak |"
+        );
         println!("|---|---:|---:|---:|---:|");
         for (input, n, row, bare) in &uis {
             println!(

@@ -240,7 +240,10 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
         let sc = scenario(objects.clone());
         let mut settles = Vec::new();
         for _ in 0..runs.min(3) {
-            let Ok(mut sim) = Sim::new(&sc) else { break };
+            // Headless, as `simulate` runs it: no UI drains the watch.
+            let Ok(mut sim) = Sim::new(&sc).map(Sim::unwatched) else {
+                break;
+            };
             let t = Instant::now();
             sim.delete(&root_target(), &DeleteOptions::policy(Policy::Foreground));
             sim.settle(3_600_000);
@@ -251,7 +254,7 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
         drop(sc);
         let fan = scenario(fan_out(n));
         curves[4].at.push(time(runs.min(3), || {
-            if let Ok(mut sim) = Sim::new(&fan) {
+            if let Ok(mut sim) = Sim::new(&fan).map(Sim::unwatched) {
                 sim.delete(&root_target(), &DeleteOptions::policy(Policy::Foreground));
                 sim.settle(3_600_000);
                 black_box(sim);

@@ -2,7 +2,8 @@
 //! controllers whose work shows in ownership. The workload controllers
 //! (one file each, named and opening as upstream's) create, adopt, release
 //! and delete (R70, R72, R73); so do namespace deletion (R58-R59), volume
-//! protection (R62-R64) and the CRD finalizer (R75).
+//! protection (R62-R64), the CRD finalizer (R75) and the TTL-after-finished
+//! controller (R71).
 //!
 //! Each controller reads the store (and, for the workload controllers, the
 //! [`WorkloadIndex`] their informers would give them) and returns
@@ -19,6 +20,7 @@ pub mod job;
 pub mod namespace;
 pub mod replicaset;
 pub mod stateful_set;
+pub mod ttl_after_finished;
 pub mod volume_protection;
 
 pub use crd_finalizer::sync_crd;
