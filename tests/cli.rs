@@ -73,9 +73,19 @@ fn tree_and_simulate_exit_zero_on_every_bundled_scenario() {
             forest["groups"].as_array().is_some_and(|a| !a.is_empty()),
             "{name}"
         );
+        // Complete, unless the scenario makes an API's discovery fail.
+        let failing: Vec<Value> = ownerscope::sim::scenario::bundled(name)
+            .expect("bundled")
+            .settings
+            .unavailable_apis
+            .iter()
+            .map(|gv| {
+                serde_json::json!({"resource": gv, "reason": ownerscope::model::kinds::DISCOVERY_FAILED})
+            })
+            .collect();
         assert_eq!(
             forest["partial"]["unlisted"],
-            serde_json::json!([]),
+            Value::Array(failing),
             "{name}"
         );
         let s = ownerscope(&["simulate", name]);

@@ -1805,3 +1805,64 @@ fn s27_the_ttl_counts_from_when_the_job_finished() {
         "deleted once the hour is up"
     );
 }
+
+#[test]
+fn s23_a_group_whose_discovery_fails_keeps_the_namespace() {
+    let mut sim = sim(r#"
+name: discovery-fails
+settings:
+  unavailableApis: [metrics.k8s.io/v1beta1]
+objects:
+  - apiVersion: v1
+    kind: Namespace
+    metadata: {name: n}
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: c, namespace: n}
+steps:
+  - at: 120s
+    api: {groupVersion: metrics.k8s.io/v1beta1, available: true}
+"#);
+    // The preview says why the namespace will stay.
+    let plan = ownerscope::model::preview::plan(
+        sim.graph(),
+        &sim.uid_of("Namespace", "", "n"),
+        None,
+        &sim.controller_map(),
+    );
+    let ns_entry = plan
+        .entries
+        .iter()
+        .find(|e| e.object.kind == "Namespace")
+        .expect("the namespace in the plan");
+    let ownerscope::model::preview::Outcome::Waiting { on } = &ns_entry.outcome else {
+        panic!("the namespace waits: {:?}", ns_entry.outcome);
+    };
+    assert_eq!(
+        on.iter().map(ownerscope::model::preview::Wait::text).collect::<Vec<_>>(),
+        vec!["the discovery of metrics.k8s.io/v1beta1 (the server is currently unable to handle the request): the namespace controller finalizes no namespace until it recovers".to_string()]
+    );
+    sim.delete(&t("Namespace", "", "n"), &background());
+    sim.advance(60_000);
+    // R58.6: what could be discovered is deleted; the namespace stays.
+    assert!(!sim.exists("ConfigMap", "n", "c"));
+    assert!(sim.terminating("Namespace", "", "n"));
+    assert_eq!(
+        namespace_condition(&sim, "NamespaceDeletionDiscoveryFailure"),
+        (
+            "True".into(),
+            "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request".into()
+        )
+    );
+    assert_eq!(
+        sim.must("Namespace", "", "n")
+            .strings_at(&["spec", "finalizers"]),
+        strings(&["kubernetes"])
+    );
+    // Discovery recovers (the step at 120 s): the namespace goes.
+    sim.advance(90_000);
+    assert!(
+        !sim.exists("Namespace", "", "n"),
+        "gone once discovery recovered"
+    );
+}

@@ -73,6 +73,10 @@ pub struct Unlisted {
     pub kind: String,
 }
 
+/// Why a group version is unlisted when its discovery fails (the error an
+/// unavailable aggregated API gives).
+pub const DISCOVERY_FAILED: &str = "the server is currently unable to handle the request";
+
 /// What a view could not see, carried by every answer drawn from it (JSON
 /// `partial: {unlisted: [...]}`): empty when the view is complete.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -553,6 +557,33 @@ impl KindTable {
             self.unlisted.push(u);
             self.unlisted.sort_by(|a, b| a.resource.cmp(&b.resource));
         }
+    }
+
+    /// Marks the discovery of a group version (`metrics.k8s.io/v1beta1`) as
+    /// failing, as an aggregated API whose backend is down answers 503, or
+    /// as recovered. Failing, it is unlisted: nothing of it can be seen.
+    pub fn set_discovery_failing(&mut self, group_version: &str, failing: bool) {
+        let u = Unlisted {
+            resource: group_version.to_string(),
+            reason: DISCOVERY_FAILED.to_string(),
+            group: String::new(),
+            kind: String::new(),
+        };
+        if failing {
+            self.mark_unlisted(u);
+        } else {
+            self.unlisted.retain(|x| *x != u);
+        }
+    }
+
+    /// Group versions whose discovery fails.
+    #[must_use]
+    pub fn discovery_failing(&self) -> Vec<&str> {
+        self.unlisted
+            .iter()
+            .filter(|u| u.reason == DISCOVERY_FAILED)
+            .map(|u| u.resource.as_str())
+            .collect()
     }
 
     /// Every kind that could not be listed (empty: the view is complete).

@@ -173,6 +173,9 @@ impl Sim {
             ..scenario.settings.clone()
         };
         let mut api = ApiServer::new(scenario.kind_table(), seed, epoch);
+        for gv in &settings.unavailable_apis {
+            api.kinds_mut().set_discovery_failing(gv, true);
+        }
         api.config.garbage_collector = settings.garbage_collector;
         api.config.owner_references_permission_enforcement =
             settings.owner_references_permission_enforcement;
@@ -1017,6 +1020,30 @@ impl Sim {
             }
             StepAction::SetPhase { target, phase } => {
                 self.set_phase(&target, &phase);
+            }
+            StepAction::Api {
+                group_version,
+                available,
+            } => self.set_api_available(&group_version, available),
+        }
+    }
+
+    /// The discovery of a group version fails or recovers (an aggregated
+    /// API's backend goes down or comes back). Recovered, every namespace
+    /// waiting on it is looked at again.
+    pub fn set_api_available(&mut self, group_version: &str, available: bool) {
+        self.api
+            .kinds_mut()
+            .set_discovery_failing(group_version, !available);
+        if available {
+            let waiting: Vec<String> = self
+                .api
+                .objects()
+                .filter(|o| o.kind == "Namespace" && o.group().is_empty() && o.is_terminating())
+                .map(|o| o.name().to_string())
+                .collect();
+            for name in waiting {
+                self.schedule_once(self.settings.controller_delay.0, Task::NamespaceSync(name));
             }
         }
     }

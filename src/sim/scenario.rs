@@ -186,6 +186,13 @@ struct ControllerToggle {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ApiToggle {
+    group_version: String,
+    available: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct StepDecl {
     at: Millis,
     #[serde(default)]
@@ -200,6 +207,8 @@ struct StepDecl {
     create: Option<Value>,
     #[serde(default)]
     set_phase: Option<PhaseStep>,
+    #[serde(default)]
+    api: Option<ApiToggle>,
 }
 
 /// What a step does.
@@ -227,6 +236,12 @@ pub enum StepAction {
     SetPhase {
         target: Target,
         phase: String,
+    },
+    /// The discovery of a group version fails (`available: false`) or
+    /// recovers.
+    Api {
+        group_version: String,
+        available: bool,
     },
 }
 
@@ -265,6 +280,11 @@ pub struct Settings {
     /// `unobserved_by_gc` (a very long time models an informer that never
     /// syncs, R37).
     pub unobserved_for: Millis,
+    /// Group versions whose discovery fails from the start (an aggregated
+    /// API such as `metrics.k8s.io/v1beta1` whose backend is down): the
+    /// namespace controller deletes what it can discover and never
+    /// finalizes a namespace until discovery recovers (R58.6).
+    pub unavailable_apis: Vec<String>,
 }
 
 impl Default for Settings {
@@ -278,6 +298,7 @@ impl Default for Settings {
             owner_references_permission_enforcement: false,
             unobserved_by_gc: Vec::new(),
             unobserved_for: Millis(10_000),
+            unavailable_apis: Vec::new(),
         }
     }
 }
@@ -407,6 +428,7 @@ scenario_files!(
     "crd-stuck",
     "namespace-spec-finalizer",
     "replicaset-comes-back",
+    "namespace-stuck-on-discovery",
 );
 
 /// The bundled scenario opened when none is named.
@@ -772,6 +794,25 @@ fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
         steps.push(step_from(file, doc, &path, line, decl)?);
     }
     steps.sort_by_key(|s| s.at);
+    let apis = header
+        .settings
+        .unavailable_apis
+        .iter()
+        .enumerate()
+        .map(|(i, gv)| (format!("settings.unavailableApis[{i}]"), gv.as_str()));
+    for (field, gv) in apis {
+        if !is_aggregated_group_version(gv) {
+            return Err(LoadError {
+                file: file.to_string(),
+                line: doc.line_of(&field),
+                field,
+                message: format!(
+                    "{} is not a group/version of an API group (such as metrics.k8s.io/v1beta1)",
+                    quoted_value(gv)
+                ),
+            });
+        }
+    }
     let mut s = Scenario {
         name: header.name,
         description: header.description,
@@ -786,6 +827,24 @@ fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
     };
     finish_objects(&mut s, &located(&paths))?;
     Ok(s)
+}
+
+/// `metrics.k8s.io/v1beta1`: a named group and a version (the core group
+/// is never an aggregated API).
+fn is_aggregated_group_version(gv: &str) -> bool {
+    gv.split_once('/').is_some_and(|(g, v)| {
+        !g.is_empty()
+            && g.contains('.')
+            && !v.is_empty()
+            && g.chars()
+                .chain(v.chars())
+                .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+    })
+}
+
+/// A value from a file, for an error message: quoted, escapes visible.
+fn quoted_value(s: &str) -> String {
+    format!("{s:?}")
 }
 
 fn kind_info(k: &KindDecl) -> KindInfo {
@@ -885,13 +944,31 @@ fn step_from(
             phase: s.phase,
         });
     }
+    if let Some(s) = d.api {
+        if !is_aggregated_group_version(&s.group_version) {
+            let field = format!("{path}.api.groupVersion");
+            return Err(LoadError {
+                file: file.to_string(),
+                line: doc.line_of(&field),
+                field,
+                message: format!(
+                    "{} is not a group/version of an API group (such as metrics.k8s.io/v1beta1)",
+                    quoted_value(&s.group_version)
+                ),
+            });
+        }
+        actions.push(StepAction::Api {
+            group_version: s.group_version,
+            available: s.available,
+        });
+    }
     if actions.len() != 1 {
         return Err(LoadError {
             file: file.to_string(),
             line,
             field: path.to_string(),
             message: format!(
-                "a step needs exactly one of delete, removeFinalizer, addFinalizer, controller, create, setPhase (found {})",
+                "a step needs exactly one of delete, removeFinalizer, addFinalizer, controller, create, setPhase, api (found {})",
                 actions.len()
             ),
         });

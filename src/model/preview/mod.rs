@@ -54,6 +54,9 @@ pub enum Wait {
     InUse { by: Vec<String> },
     /// A namespace waits on its remaining content.
     NamespaceContent { remaining: Vec<String> },
+    /// A namespace is never finalized while the discovery of these group
+    /// versions fails (R58.6).
+    DiscoveryFailing { group_versions: Vec<String> },
 }
 
 impl Wait {
@@ -77,6 +80,11 @@ impl Wait {
             Wait::NamespaceContent { remaining } => {
                 format!("remaining content {}", remaining.join(", "))
             }
+            Wait::DiscoveryFailing { group_versions } => format!(
+                "the discovery of {} ({}): the namespace controller finalizes no namespace until it recovers",
+                group_versions.join(", "),
+                crate::model::kinds::DISCOVERY_FAILED
+            ),
         }
     }
 }
@@ -701,10 +709,10 @@ impl Planner<'_> {
             }
             NAMESPACE_CONTENT => {
                 let ns = obj.name();
-                !self
-                    .items
-                    .values()
-                    .any(|i| i.obj.namespace() == Some(ns) && !matches!(i.state, State::Gone(_)))
+                self.graph.kinds().discovery_failing().is_empty()
+                    && !self.items.values().any(|i| {
+                        i.obj.namespace() == Some(ns) && !matches!(i.state, State::Gone(_))
+                    })
             }
             CRD_CLEANUP => crd_instances(self.graph, obj)
                 .iter()
@@ -1112,7 +1120,15 @@ impl Planner<'_> {
                         .map(|i| name_of(&i.obj))
                         .collect();
                     remaining.sort();
-                    out.push(Wait::NamespaceContent { remaining });
+                    if !remaining.is_empty() {
+                        out.push(Wait::NamespaceContent { remaining });
+                    }
+                    let failing = self.graph.kinds().discovery_failing();
+                    if !failing.is_empty() {
+                        out.push(Wait::DiscoveryFailing {
+                            group_versions: failing.iter().map(|g| (*g).to_string()).collect(),
+                        });
+                    }
                 }
                 _ => out.push(Wait::Finalizer {
                     name: f.clone(),

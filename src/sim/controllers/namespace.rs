@@ -11,6 +11,10 @@ use super::{Intent, Op, intent};
 use crate::model::{FOREGROUND, ORPHAN, Object, Policy};
 use crate::sim::api::{ApiServer, DeleteOptions, Key, Preconditions};
 
+/// How soon a pass that failed on discovery runs again (upstream's
+/// rate-limited requeue backs off up to minutes; a steady poll here).
+const DISCOVERY_RETRY_MS: u64 = 10_000;
+
 /// The outcome of one namespace controller pass.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NamespacePass {
@@ -93,6 +97,33 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
         .iter()
         .filter(|o| o.kind == "Pod" && o.group().is_empty())
         .collect();
+    // R58.6: discovery errors are not fatal to the pass: what could be
+    // discovered is deleted; but the pass fails, so the namespace is never
+    // finalized while a group's discovery fails.
+    let failing = api.kinds().discovery_failing();
+    let discovery = if failing.is_empty() {
+        condition(
+            "NamespaceDeletionDiscoveryFailure",
+            false,
+            "ResourcesDiscovered",
+            "All resources successfully discovered",
+        )
+    } else {
+        let each: Vec<String> = failing
+            .iter()
+            .map(|gv| format!("{gv}: {}", crate::model::kinds::DISCOVERY_FAILED))
+            .collect();
+        condition(
+            "NamespaceDeletionDiscoveryFailure",
+            true,
+            "DiscoveryFailed",
+            &format!(
+                "Discovery failed for some groups, {} failing: unable to retrieve the complete list of server APIs: {}",
+                failing.len(),
+                each.join(", ")
+            ),
+        )
+    };
     let status_with = |content_remaining: Value, finalizers_remaining: Value| {
         let mut status = ns.status.clone();
         if !status.is_object() {
@@ -100,12 +131,7 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
         }
         status["phase"] = json!("Terminating");
         status["conditions"] = json!([
-            condition(
-                "NamespaceDeletionDiscoveryFailure",
-                false,
-                "ResourcesDiscovered",
-                "All resources successfully discovered"
-            ),
+            discovery.clone(),
             condition(
                 "NamespaceDeletionGroupVersionParsingFailure",
                 false,
@@ -164,6 +190,15 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
     // What will remain after this pass: objects holding finalizers other
     // than the garbage collector's (those the Background DELETE drops).
     let remaining: Vec<&&Object> = content.iter().filter(|o| !holding(o).is_empty()).collect();
+    if remaining.is_empty() && !failing.is_empty() {
+        // The pass failed: requeued (rate-limited upstream), not finalized.
+        let status = status_with(ok_remaining, ok_finalizers);
+        push_status(&mut intents, ns, status);
+        return NamespacePass {
+            intents,
+            requeue_ms: Some(DISCOVERY_RETRY_MS),
+        };
+    }
     if remaining.is_empty() {
         let status = status_with(ok_remaining, ok_finalizers);
         push_status(&mut intents, ns, status);
