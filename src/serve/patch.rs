@@ -53,15 +53,7 @@ pub fn apply(content_type: &str, doc: &mut Value, body: &[u8]) -> Result<(), Pat
         "application/json-patch+json" => {
             let ops: json_patch::Patch = serde_json::from_value(patch.clone())
                 .map_err(|e| fail(400, format!("error decoding patch: {e}")))?;
-            json_patch::patch(doc, &ops.0).map_err(|e| {
-                fail(
-                    422,
-                    format!(
-                        " \"\" is invalid: patch: Invalid value: {:?}: {e}",
-                        patch.to_string()
-                    ),
-                )
-            })
+            json_patch::patch(doc, &ops.0).map_err(|e| fail(422, e.to_string()))
         }
         "application/merge-patch+json" => {
             if !patch.is_object() {

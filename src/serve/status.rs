@@ -64,6 +64,54 @@ pub fn object_error(code: u16, message: &str, name: &str, group: &str, plural: &
     Response::json(code, &status_value(code, message, Some(details)))
 }
 
+/// A 422 from the simulator (`ConfigMap "x" is invalid: field: message`,
+/// several as `[a, b]`) with the `details.causes` a real server gives, which
+/// kubectl prints (`The ConfigMap "x" is invalid: metadata.finalizers:
+/// Forbidden: ...`).
+#[must_use]
+pub fn invalid(message: &str, name: &str, group: &str) -> Response {
+    let mut details = json!({"name": name, "group": group});
+    if let Some((subject, rest)) = message.split_once(" is invalid: ") {
+        let kind = subject.split_once(" \"").map_or(subject, |(k, _)| k);
+        details["kind"] = json!(kind.split('.').next().unwrap_or(kind));
+        let list = rest
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .map_or_else(|| vec![rest], |inner| inner.split(", ").collect());
+        let causes: Vec<Value> = list
+            .iter()
+            .map(|c| {
+                let (field, msg) = c.split_once(": ").unwrap_or(("", c));
+                let reason = match msg.split(':').next().unwrap_or_default() {
+                    "Forbidden" => "FieldValueForbidden",
+                    "Required value" => "FieldValueRequired",
+                    "Duplicate value" => "FieldValueDuplicate",
+                    "Unsupported value" => "FieldValueNotSupported",
+                    _ => "FieldValueInvalid",
+                };
+                json!({"reason": reason, "message": msg, "field": field})
+            })
+            .collect();
+        details["causes"] = json!(causes);
+    }
+    Response::json(422, &status_value(422, message, Some(details)))
+}
+
+/// A JSON patch whose operation failed (a `test` that does not hold), as
+/// the API server answers it (`NewGenericServerResponse` with 422).
+#[must_use]
+pub fn rejected(cause: &str) -> Response {
+    let details = json!({"causes": [{"reason": "UnexpectedServerResponse", "message": cause}]});
+    Response::json(
+        422,
+        &status_value(
+            422,
+            "the server rejected our request due to an error in our request",
+            Some(details),
+        ),
+    )
+}
+
 /// The `Status` a DELETE answers when the object is gone.
 #[must_use]
 pub fn deleted(name: &str, group: &str, plural: &str, uid: &str) -> Value {
@@ -92,5 +140,14 @@ mod tests {
             "AlreadyExists"
         );
         assert_eq!(status_value(410, "too old", None)["reason"], "Expired");
+        let v = invalid(
+            "ConfigMap \"x\" is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted",
+            "x",
+            "",
+        )
+        .value();
+        assert_eq!(v["details"]["kind"], "ConfigMap");
+        assert_eq!(v["details"]["causes"][0]["field"], "metadata.finalizers");
+        assert_eq!(v["details"]["causes"][0]["reason"], "FieldValueForbidden");
     }
 }

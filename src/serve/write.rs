@@ -30,6 +30,9 @@ impl Named<'_> {
     }
 
     fn error(&self, code: u16, message: &str) -> Response {
+        if code == 422 && message.contains(" is invalid: ") {
+            return status::invalid(message, &self.name, &self.kind.group);
+        }
         object_error(
             code,
             message,
@@ -77,6 +80,23 @@ fn dry_run(req: &Request, body: &Value) -> bool {
 fn parse_body(req: &Request) -> Result<Value, Response> {
     if req.body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
+    }
+    let media = req
+        .content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim();
+    if !media.is_empty()
+        && !media.eq_ignore_ascii_case("application/json")
+        && !media.ends_with("+json")
+    {
+        return Err(status::error(
+            415,
+            &format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json (got {media:?}; the ownerscope simulator does not read protobuf: kubectl create -f sends JSON)"
+            ),
+        ));
     }
     serde_json::from_slice(&req.body).map_err(|e| {
         status::error(
@@ -295,6 +315,9 @@ pub fn patch(sim: &mut Sim, req: &Request, target: &Named) -> Response {
     };
     let mut doc = read::object_value(&current);
     if let Err(f) = patch::apply(&req.content_type, &mut doc, &req.body) {
+        if f.code == 422 {
+            return status::rejected(&f.message);
+        }
         return target.error(f.code, &f.message);
     }
     let mut new: Object = match serde_json::from_value(doc) {

@@ -1,0 +1,634 @@
+//! `ownerscope serve` driven by real clients: the `kubectl` binary, a
+//! kube-rs client, and the live backend (`src/cluster/`). Each test starts
+//! its own server (the built binary) on a free port; they run in parallel.
+//!
+//! kubectl must be installed (`.ci/run` installs Debian's
+//! `kubernetes-client` when it is missing): without it these tests fail
+//! and say so, they do not skip.
+
+mod live_support;
+
+use std::io::{BufRead as _, BufReader, Read as _};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt as _;
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{DeleteParams, PartialObjectMeta, Preconditions};
+use kube::runtime::watcher::{self, Event};
+use kube::{Api, Client};
+use live_support::Live;
+use ownerscope::cluster::LiveOptions;
+use serde_json::Value;
+
+/// A running `ownerscope serve`, stopped when dropped.
+struct Server {
+    child: Child,
+    kubeconfig: PathBuf,
+    dir: PathBuf,
+}
+
+impl Server {
+    /// Starts `serve SCENARIO` with extra flags; waits for its startup
+    /// lines.
+    fn start(scenario: &str, flags: &[&str]) -> Server {
+        let dir = std::env::temp_dir().join(format!(
+            "ownerscope-serve-test-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        ));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ownerscope"))
+            .args(["serve", scenario])
+            .args(flags)
+            .env("OWNERSCOPE_LOG_FILE", dir.join("serve.log"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("ownerscope serve starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let first = lines.next().and_then(Result::ok).unwrap_or_default();
+        let second = lines.next().and_then(Result::ok).unwrap_or_default();
+        let Some(path) = second.strip_prefix("export KUBECONFIG=") else {
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                let _ = e.read_to_string(&mut err);
+            }
+            let _ = child.kill();
+            panic!("serve did not start: {first:?} {second:?} {err}");
+        };
+        assert!(
+            first.starts_with(&format!(
+                "ownerscope serve: scenario \"{scenario}\" on https://127.0.0.1:"
+            )),
+            "{first}"
+        );
+        Server {
+            kubeconfig: PathBuf::from(path),
+            child,
+            dir,
+        }
+    }
+
+    /// Runs kubectl against the server: (success, stdout, stderr).
+    fn kubectl(&self, args: &[&str], stdin: Option<&str>) -> (bool, String, String) {
+        use std::io::Write as _;
+        let mut child = match Command::new(kubectl())
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+        {
+            Ok(c) => c,
+            Err(e) => panic!(
+                "kubectl could not be run ({e}): install it (Debian: apt-get install kubernetes-client; .ci/run does)"
+            ),
+        };
+        // The pipe is closed whether or not anything is written.
+        if let Some(mut s) = child.stdin.take()
+            && let Some(text) = stdin
+        {
+            s.write_all(text.as_bytes()).expect("stdin");
+        }
+        let out = child.wait_with_output().expect("kubectl ends");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// kubectl that must succeed; its stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let (ok, out, err) = self.kubectl(args, None);
+        assert!(ok, "kubectl {args:?} failed:\n{out}\n{err}");
+        out
+    }
+
+    /// Polls kubectl until `cond` holds on its stdout.
+    fn wait_for(&self, args: &[&str], what: &str, cond: impl Fn(&str) -> bool) -> String {
+        let t = Instant::now();
+        loop {
+            let (_, out, err) = self.kubectl(args, None);
+            if cond(&out) {
+                return out;
+            }
+            assert!(
+                t.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {what}; last kubectl {args:?}:\n{out}\n{err}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("serve.log")).unwrap_or_default()
+    }
+
+    fn options(&self, ns: &str) -> LiveOptions {
+        LiveOptions {
+            kubeconfig: Some(self.kubeconfig.clone()),
+            context: None,
+            namespace: Some(ns.to_string()),
+            all_namespaces: false,
+            read_only: false,
+        }
+    }
+
+    async fn client(&self) -> Client {
+        ownerscope::cluster::connect(&self.options("default"))
+            .await
+            .expect("kube client")
+            .client
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// kubectl, where `.ci/run` puts it.
+fn kubectl() -> &'static str {
+    "kubectl"
+}
+
+/// kubectl's minor version (its `--validate` needs /openapi/v2 before 1.27).
+fn kubectl_minor() -> u32 {
+    let out = Command::new(kubectl())
+        .args(["version", "--client", "-o", "json"])
+        .output()
+        .unwrap_or_else(|e| {
+            panic!(
+                "kubectl is not installed ({e}): .ci/run installs Debian's kubernetes-client; these tests need it"
+            )
+        });
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    v["clientVersion"]["minor"]
+        .as_str()
+        .map(|m| m.trim_end_matches('+'))
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(0)
+}
+
+/// `--validate=false` where kubectl is too old to ask the server to
+/// validate (it would need the OpenAPI v2 schema, which is not served).
+fn validate_flag() -> Vec<&'static str> {
+    if kubectl_minor() < 27 {
+        vec!["--validate=false"]
+    } else {
+        Vec::new()
+    }
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+#[test]
+fn kubectl_gets_the_scenario_as_a_cluster_shows_it() {
+    let s = Server::start("deployment", &["--paused"]);
+    assert_eq!(
+        s.ok(&["get", "pods", "-A"]),
+        "NAMESPACE   NAME                  STATUS    AGE
+shop        web-7d9f8c6b5-4xk2p   Running   0s
+shop        web-7d9f8c6b5-9wq7d   Running   0s
+shop        web-7d9f8c6b5-lm5vz   Running   0s
+"
+    );
+    assert_eq!(
+        s.ok(&["get", "namespaces"]),
+        "NAME          STATUS   AGE
+default       Active   0s
+kube-public   Active   0s
+kube-system   Active   0s
+shop          Active   0s
+"
+    );
+    assert_eq!(
+        s.ok(&["get", "rs", "-o", "wide"]),
+        "NAME            DESIRED   AGE   FINALIZERS   OWNERS
+web-7d9f8c6b5   3         0s    <none>       Deployment/web
+"
+    );
+    let json: Value =
+        serde_json::from_str(&s.ok(&["get", "deploy,rs", "-o", "json"])).expect("json");
+    let items = json["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0]["kind"], "Deployment");
+    assert_eq!(items[0]["metadata"]["name"], "web");
+    assert_eq!(items[0]["spec"]["replicas"], 3);
+    let owner = &items[1]["metadata"]["ownerReferences"][0];
+    assert_eq!(owner["kind"], "Deployment");
+    assert_eq!(owner["uid"], items[0]["metadata"]["uid"]);
+    assert_eq!(owner["blockOwnerDeletion"], true);
+    let (ok, _, err) = s.kubectl(&["get", "deploy", "nope"], None);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "Error from server (NotFound): deployments.apps \"nope\" not found"
+    );
+    let (ok, _, err) = s.kubectl(&["get", "widgets"], None);
+    assert!(!ok);
+    assert!(
+        err.contains("the server doesn't have a resource type \"widgets\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn kubectl_deletes_in_foreground_and_the_watch_prints_the_cascade() {
+    let s = Server::start("deployment", &[]);
+    let mut watch = Command::new(kubectl())
+        .arg("--kubeconfig")
+        .arg(&s.kubeconfig)
+        .args([
+            "get",
+            "pods",
+            "--watch",
+            "--output-watch-events",
+            "-n",
+            "shop",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("kubectl get --watch");
+    let stdout = watch.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen: Vec<String> = Vec::new();
+    let mut read_until = |n: usize, what: &str| {
+        let t = Instant::now();
+        while seen.iter().filter(|l| l.starts_with("DELETED")).count() < n || seen.len() < 4 {
+            match rx.recv_timeout(Duration::from_secs(20)) {
+                Ok(l) => seen.push(l),
+                Err(_) => panic!("{what}: {seen:#?}"),
+            }
+            assert!(t.elapsed() < Duration::from_secs(25), "{what}: {seen:#?}");
+        }
+        seen.clone()
+    };
+    // The watch has listed before the delete is sent.
+    let _ = read_until(0, "the first list");
+    let out = s.ok(&[
+        "delete",
+        "deployment",
+        "web",
+        "--cascade=foreground",
+        "--wait=false",
+    ]);
+    assert_eq!(out, "deployment.apps \"web\" deleted\n");
+    let fins = s.ok(&[
+        "get",
+        "deploy",
+        "web",
+        "-o",
+        "jsonpath={.metadata.finalizers}",
+    ]);
+    assert_eq!(fins, "[\"foregroundDeletion\"]");
+    let lines = read_until(3, "three pods deleted");
+    let _ = watch.kill();
+    let _ = watch.wait();
+    let kinds: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        kinds[..4],
+        ["EVENT", "ADDED", "ADDED", "ADDED"],
+        "{lines:#?}"
+    );
+    for pod in [
+        "web-7d9f8c6b5-4xk2p",
+        "web-7d9f8c6b5-9wq7d",
+        "web-7d9f8c6b5-lm5vz",
+    ] {
+        let terminating = lines.iter().position(|l| {
+            l.starts_with("MODIFIED") && l.contains(pod) && l.contains("Terminating")
+        });
+        let deleted = lines
+            .iter()
+            .position(|l| l.starts_with("DELETED") && l.contains(pod));
+        assert!(
+            matches!((terminating, deleted), (Some(a), Some(b)) if a < b),
+            "{pod}: {lines:#?}"
+        );
+    }
+    // The owner goes last, after its dependents (bottom-up).
+    s.wait_for(
+        &["get", "deploy,rs,pods", "-n", "shop"],
+        "everything gone",
+        |o| o.is_empty(),
+    );
+    let log = s.log();
+    assert!(log.contains("by=kubectl"), "{log}");
+}
+
+#[test]
+fn kubectl_deletes_in_background_and_orphan() {
+    let s = Server::start("deployment", &["--speed", "30"]);
+    let out = s.ok(&[
+        "delete",
+        "deployment",
+        "web",
+        "-n",
+        "shop",
+        "--cascade=orphan",
+    ]);
+    assert_eq!(out, "deployment.apps \"web\" deleted\n");
+    // Orphaned: the ReplicaSet and its pods stay; the ReplicaSet loses its
+    // reference to the Deployment.
+    s.wait_for(
+        &["get", "deploy", "-n", "shop"],
+        "the Deployment gone",
+        str::is_empty,
+    );
+    let rs = s.ok(&[
+        "get",
+        "rs",
+        "-n",
+        "shop",
+        "-o",
+        "jsonpath={.items[*].metadata.name}:{.items[*].metadata.ownerReferences}",
+    ]);
+    assert_eq!(rs, "web-7d9f8c6b5:");
+    let pods = s.ok(&["get", "pods", "-n", "shop", "-o", "name"]);
+    assert_eq!(pods.lines().count(), 3, "{pods}");
+    let s2 = Server::start("deployment", &["--speed", "30"]);
+    let out = s2.ok(&[
+        "delete",
+        "deployment",
+        "web",
+        "-n",
+        "shop",
+        "--cascade=background",
+    ]);
+    assert_eq!(out, "deployment.apps \"web\" deleted\n");
+    s2.wait_for(
+        &["get", "deploy,rs,pods", "-n", "shop"],
+        "the cascade",
+        |o| o.is_empty(),
+    );
+    let (ok, _, err) = s2.kubectl(&["delete", "deployment", "web", "-n", "shop"], None);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "Error from server (NotFound): deployments.apps \"web\" not found"
+    );
+}
+
+#[test]
+fn kubectl_creates_then_removes_a_finalizer_with_a_json_patch() {
+    let s = Server::start("deployment", &["--speed", "10"]);
+    let manifest = "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: held
+  namespace: shop
+  finalizers: [example.com/hold]
+data:
+  a: b
+";
+    let mut args = vec!["create", "-f", "-"];
+    args.extend(validate_flag());
+    let (ok, out, err) = s.kubectl(&args, Some(manifest));
+    assert!(ok, "{out}{err}");
+    assert_eq!(out, "configmap/held created\n");
+    let (ok, _, err) = s.kubectl(&args, Some(manifest));
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "Error from server (AlreadyExists): error when creating \"STDIN\": configmaps \"held\" already exists"
+    );
+    assert_eq!(
+        s.ok(&["delete", "cm", "held", "-n", "shop", "--wait=false"]),
+        "configmap \"held\" deleted\n"
+    );
+    // Held by its finalizer: Terminating, and nobody removes it.
+    std::thread::sleep(Duration::from_millis(300));
+    let ts = s.ok(&[
+        "get",
+        "cm",
+        "held",
+        "-n",
+        "shop",
+        "-o",
+        "jsonpath={.metadata.deletionTimestamp}",
+    ]);
+    assert!(ts.starts_with("20"), "{ts}");
+    let patch = r#"[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/other"},{"op":"remove","path":"/metadata/finalizers/0"}]"#;
+    let (ok, _, err) = s.kubectl(
+        &[
+            "patch", "cm", "held", "-n", "shop", "--type", "json", "-p", patch,
+        ],
+        None,
+    );
+    assert!(!ok, "a failing test op must refuse the patch");
+    assert!(err.contains("The request is invalid"), "{err}");
+    assert!(err.contains("value did not match"), "{err}");
+    let patch = r#"[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/hold"},{"op":"remove","path":"/metadata/finalizers/0"}]"#;
+    assert_eq!(
+        s.ok(&[
+            "patch", "cm", "held", "-n", "shop", "--type", "json", "-p", patch
+        ]),
+        "configmap/held patched\n"
+    );
+    let (ok, _, err) = s.kubectl(&["get", "cm", "held", "-n", "shop"], None);
+    assert!(!ok);
+    assert_eq!(
+        err.trim(),
+        "Error from server (NotFound): configmaps \"held\" not found"
+    );
+    // A new finalizer on a terminating object is refused (R22), as a real
+    // server does.
+    let two = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"two\",\"namespace\":\"shop\"}}";
+    let (ok, out, err) = s.kubectl(&args, Some(two));
+    assert!(ok, "{out}{err}");
+    // The typed client behind `kubectl create configmap` sends protobuf,
+    // which is refused plainly.
+    let (ok, _, err) = s.kubectl(&["create", "configmap", "proto", "-n", "shop"], None);
+    assert!(!ok);
+    assert!(err.contains("does not read protobuf"), "{err}");
+    s.ok(&[
+        "patch",
+        "cm",
+        "two",
+        "-n",
+        "shop",
+        "-p",
+        r#"{"metadata":{"finalizers":["example.com/a"]}}"#,
+    ]);
+    s.ok(&["delete", "cm", "two", "-n", "shop", "--wait=false"]);
+    let (ok, _, err) = s.kubectl(
+        &[
+            "patch",
+            "cm",
+            "two",
+            "-n",
+            "shop",
+            "--type",
+            "merge",
+            "-p",
+            r#"{"metadata":{"finalizers":["example.com/a","example.com/b"]}}"#,
+        ],
+        None,
+    );
+    assert!(!ok);
+    assert!(
+        err.contains("Forbidden: no new finalizers can be added if the object is being deleted"),
+        "{err}"
+    );
+}
+
+#[test]
+fn kube_rs_watches_metadata_and_is_refused_a_stale_uid() {
+    let s = Server::start("deployment", &["--speed", "10"]);
+    let (ok, out, err) = s.kubectl(
+        &["create", "-f", "-"],
+        Some("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"watched\",\"namespace\":\"shop\"}}"),
+    );
+    assert!(ok, "{out}{err}");
+    rt().block_on(async {
+        let client = s.client().await;
+        let api: Api<PartialObjectMeta<ConfigMap>> = Api::namespaced(client.clone(), "shop");
+        let mut events = watcher::watcher(api, watcher::Config::default().any_semantic()).boxed();
+        let mut listed = false;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "shop");
+        loop {
+            let ev = tokio::time::timeout_at(deadline, events.next())
+                .await
+                .expect("watch event in time")
+                .expect("stream goes on")
+                .expect("no watch error");
+            match ev {
+                Event::InitDone => {
+                    listed = true;
+                    let stale = DeleteParams {
+                        preconditions: Some(Preconditions {
+                            uid: Some("00000000-0000-4000-8000-000000000000".into()),
+                            resource_version: None,
+                        }),
+                        ..DeleteParams::background()
+                    };
+                    let err = cms.delete("watched", &stale).await.expect_err("409");
+                    match err {
+                        kube::Error::Api(s) => {
+                            assert_eq!((s.code, s.reason.as_str()), (409, "Conflict"), "{s:?}");
+                            assert!(
+                                s.message.contains("the UID in the precondition"),
+                                "{}",
+                                s.message
+                            );
+                        }
+                        other => panic!("{other:?}"),
+                    }
+                    let uid = cms.get("watched").await.expect("get").metadata.uid;
+                    let right = DeleteParams {
+                        preconditions: Some(Preconditions {
+                            uid,
+                            resource_version: None,
+                        }),
+                        ..DeleteParams::background()
+                    };
+                    cms.delete("watched", &right).await.expect("deleted");
+                }
+                Event::Delete(m) if listed => {
+                    assert_eq!(m.metadata.name.as_deref(), Some("watched"));
+                    break;
+                }
+                _ => {}
+            }
+        }
+    });
+}
+
+#[test]
+fn the_live_backend_loads_what_the_simulator_holds() {
+    let s = Server::start("shop-demo", &["--paused"]);
+    let mut live = Live::start(&LiveOptions {
+        all_namespaces: true,
+        ..s.options("default")
+    });
+    // The same scenario in this process: the same seed gives the same uids.
+    let sc = ownerscope::sim::scenario::bundled("shop-demo").expect("bundled");
+    let sim = ownerscope::sim::Sim::load(sc).expect("loads");
+    let want: std::collections::BTreeSet<(String, String, String)> = sim
+        .objects()
+        .map(|o| (o.kind.clone(), o.name().to_string(), o.uid().to_string()))
+        .collect();
+    live.wait(
+        "every object of the scenario",
+        Duration::from_secs(20),
+        |l| {
+            let have: std::collections::BTreeSet<(String, String, String)> = l
+                .graph
+                .objects()
+                .map(|o| (o.kind.clone(), o.name().to_string(), o.uid().to_string()))
+                .collect();
+            want.is_subset(&have)
+        },
+    );
+    assert!(live.connected(), "{:?}", live.status);
+    // Edges as the simulator has them.
+    for o in sim.objects() {
+        assert_eq!(
+            live.graph.resolved_owners(o.uid()),
+            sim.graph().resolved_owners(o.uid()),
+            "{}/{}",
+            o.kind,
+            o.name()
+        );
+    }
+}
+
+#[test]
+fn ctrl_c_stops_the_server_and_removes_its_kubeconfig() {
+    let mut s = Server::start("deployment", &["--paused"]);
+    assert!(s.kubeconfig.exists());
+    let pid = s.child.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let t = Instant::now();
+    let status = loop {
+        if let Some(st) = s.child.try_wait().expect("wait") {
+            break st;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "serve did not stop on SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(
+        !s.kubeconfig.exists(),
+        "the temporary kubeconfig is removed"
+    );
+    let (ok, _, _) = s.kubectl(&["get", "ns", "--request-timeout=2s"], None);
+    assert!(!ok);
+}
