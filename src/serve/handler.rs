@@ -164,8 +164,12 @@ fn resource(served: &mut Served, req: &Request, p: &ResourcePath, form: Form) ->
         name,
     };
     if let Some(sub) = &p.subresource {
+        const KNOWN: [&str; 7] = [
+            "status", "finalize", "scale", "binding", "eviction", "log", "exec",
+        ];
         return match (req.method.as_str(), sub.as_str()) {
             ("GET", "status") => get(served, req, &target, form),
+            (_, s) if !KNOWN.contains(&s) => not_served(req),
             _ => method_not_allowed(
                 req,
                 &format!("the simulator serves no {sub:?} subresource other than GET status"),

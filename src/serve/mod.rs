@@ -135,3 +135,6 @@ pub enum Outcome {
 }
 
 pub use state::Served;
+
+#[cfg(test)]
+mod tests;
