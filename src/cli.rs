@@ -214,6 +214,18 @@ pub struct UiArgs {
     /// Leave the mouse to the terminal (select and copy text); `m` toggles.
     #[arg(long)]
     pub no_mouse: bool,
+    /// Also serve the simulator to kubectl (as `ownerscope serve`): delete
+    /// from kubectl, watch it here. The status line shows the
+    /// `export KUBECONFIG=...` to use.
+    #[arg(long, conflicts_with = "live")]
+    pub serve: bool,
+    /// With --serve: the port on 127.0.0.1 (default: any free one).
+    #[arg(long, requires = "serve", default_value_t = 0)]
+    pub port: u16,
+    /// With --serve: where to write the kubeconfig (default: a private
+    /// temporary file, removed on exit).
+    #[arg(long, requires = "serve", value_name = "PATH")]
+    pub kubeconfig_out: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

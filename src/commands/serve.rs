@@ -18,3 +18,25 @@ pub fn run(args: &ServeArgs) -> CmdResult {
     })
     .map_err(CmdError)
 }
+
+/// The backend of `ui SCENARIO --serve`: the server started, the UI on its
+/// simulator.
+///
+/// # Errors
+/// As [`crate::serve::run::start`].
+pub fn ui_backend(
+    args: &crate::cli::UiArgs,
+) -> Result<crate::serve::backend::ServedBackend, CmdError> {
+    let started = crate::serve::run::start(&ServeOptions {
+        scenario: args
+            .scenario
+            .clone()
+            .unwrap_or_else(|| crate::sim::scenario::DEMO.to_string()),
+        port: args.port,
+        kubeconfig_out: args.kubeconfig_out.clone(),
+        speed: 1.0,
+        paused: false,
+    })
+    .map_err(CmdError)?;
+    Ok(crate::serve::backend::ServedBackend::new(started))
+}

@@ -57,7 +57,8 @@ impl Shared {
         self.served.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn changed(&self, rv: u64) {
+    /// Wakes the watches: the store is at `rv`.
+    pub fn changed(&self, rv: u64) {
         self.changed.send_if_modified(|old| {
             let moved = *old != rv;
             *old = rv;

@@ -7,6 +7,7 @@
 //! it behind hyper and rustls; [`tls`] makes the certificates and the
 //! kubeconfig.
 
+pub mod backend;
 pub mod discovery;
 pub mod handler;
 pub mod http;

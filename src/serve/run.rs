@@ -51,12 +51,41 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
     f.write_all(text.as_bytes())
 }
 
-/// Serves until Ctrl-C or SIGTERM.
+/// A server running on its own runtime.
+pub struct Started {
+    pub rt: tokio::runtime::Runtime,
+    pub shared: Arc<Shared>,
+    pub port: u16,
+    pub kubeconfig: PathBuf,
+    /// The kubeconfig is ours to remove on exit.
+    pub temporary: bool,
+    /// The scenario's name.
+    pub name: String,
+}
+
+impl Started {
+    /// `export KUBECONFIG=...`.
+    #[must_use]
+    pub fn export_line(&self) -> String {
+        format!("export KUBECONFIG={}", self.kubeconfig.display())
+    }
+
+    /// Stops serving; removes a temporary kubeconfig.
+    pub fn stop(self) {
+        if self.temporary {
+            let _ = std::fs::remove_file(&self.kubeconfig);
+        }
+        self.rt.shutdown_background();
+    }
+}
+
+/// Loads the scenario, makes the credentials, listens, writes the
+/// kubeconfig and starts the server and the clock.
 ///
 /// # Errors
 /// The scenario does not load, the port cannot be bound, the kubeconfig
 /// cannot be written.
-pub fn run(opts: &ServeOptions) -> Result<(), String> {
+pub fn start(opts: &ServeOptions) -> Result<Started, String> {
     if !opts.speed.is_finite() || opts.speed <= 0.0 || opts.speed > 1000.0 {
         return Err(format!(
             "--speed {}: between 0 (excluded) and 1000",
@@ -71,51 +100,72 @@ pub fn run(opts: &ServeOptions) -> Result<(), String> {
     served.speed = opts.speed;
     served.paused = opts.paused;
     let creds = tls::credentials()?;
-    let _log = crate::logging::init_with(Some("info"));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(|e| format!("starting the runtime: {e}"))?;
-    rt.block_on(async move {
-        let listener = TcpListener::bind(("127.0.0.1", opts.port))
-            .await
-            .map_err(|e| format!("listening on 127.0.0.1:{}: {e}", opts.port))?;
-        let port = listener
-            .local_addr()
-            .map_err(|e| format!("the listening address: {e}"))?
-            .port();
-        let (path, temporary) = match &opts.kubeconfig_out {
-            Some(p) => (p.clone(), false),
-            None => (
-                std::env::temp_dir().join(format!("ownerscope-serve-{}.kubeconfig", std::process::id())),
-                true,
-            ),
-        };
-        let text = tls::kubeconfig(port, &creds.ca_pem, &creds.token, &namespace);
-        write_private(&path, &text).map_err(|e| format!("writing {}: {e}", path.display()))?;
-        let shared = Shared::new(served, creds.token.clone(), format!("127.0.0.1:{port}"));
-        let clock = tokio::spawn(http::clock(Arc::clone(&shared)));
-        let server = tokio::spawn(http::accept(listener, creds.tls.clone(), Arc::clone(&shared)));
-        let mut out = std::io::stdout().lock();
-        let speed = if opts.paused { "paused".to_string() } else { format!("{}x", opts.speed) };
-        let _ = writeln!(
-            out,
-            "ownerscope serve: scenario {name:?} on https://127.0.0.1:{port} (time {speed}; Ctrl-C stops)"
-        );
-        let _ = writeln!(out, "export KUBECONFIG={}", path.display());
-        let _ = out.flush();
-        drop(out);
-        wait_for_stop().await;
-        server.abort();
-        clock.abort();
-        if temporary {
-            let _ = std::fs::remove_file(&path);
-        }
-        tracing::info!("stopped");
-        Ok::<(), String>(())
-    })?;
-    rt.shutdown_background();
+    let listener = rt
+        .block_on(TcpListener::bind(("127.0.0.1", opts.port)))
+        .map_err(|e| format!("listening on 127.0.0.1:{}: {e}", opts.port))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| format!("the listening address: {e}"))?
+        .port();
+    let (kubeconfig, temporary) = match &opts.kubeconfig_out {
+        Some(p) => (p.clone(), false),
+        None => (
+            std::env::temp_dir().join(format!(
+                "ownerscope-serve-{}.kubeconfig",
+                std::process::id()
+            )),
+            true,
+        ),
+    };
+    let text = tls::kubeconfig(port, &creds.ca_pem, &creds.token, &namespace);
+    write_private(&kubeconfig, &text)
+        .map_err(|e| format!("writing {}: {e}", kubeconfig.display()))?;
+    let shared = Shared::new(served, creds.token.clone(), format!("127.0.0.1:{port}"));
+    rt.spawn(http::clock(Arc::clone(&shared)));
+    rt.spawn(http::accept(
+        listener,
+        creds.tls.clone(),
+        Arc::clone(&shared),
+    ));
+    Ok(Started {
+        rt,
+        shared,
+        port,
+        kubeconfig,
+        temporary,
+        name,
+    })
+}
+
+/// Serves until Ctrl-C or SIGTERM.
+///
+/// # Errors
+/// As [`start`].
+pub fn run(opts: &ServeOptions) -> Result<(), String> {
+    let _log = crate::logging::init_with(Some("info"));
+    let started = start(opts)?;
+    let mut out = std::io::stdout().lock();
+    let speed = if opts.paused {
+        "paused".to_string()
+    } else {
+        format!("{}x", opts.speed)
+    };
+    let _ = writeln!(
+        out,
+        "ownerscope serve: scenario {:?} on https://127.0.0.1:{} (time {speed}; Ctrl-C stops)",
+        started.name, started.port
+    );
+    let _ = writeln!(out, "{}", started.export_line());
+    let _ = out.flush();
+    drop(out);
+    started.rt.block_on(wait_for_stop());
+    tracing::info!("stopped");
+    started.stop();
     Ok(())
 }
 
