@@ -1006,3 +1006,41 @@ fn kubectl_reads_the_same_from_serve_as_from_a_real_control_plane() {
     );
     let _ = kubectl_at(&real, &["delete", "ns", &ns, "--wait=false"], None);
 }
+
+#[test]
+fn bad_arguments_are_refused_plainly() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ownerscope"))
+            .args(args)
+            .output()
+            .expect("runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["serve", "no-such-scenario"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with("error: no-such-scenario: no such file"),
+        "{err}"
+    );
+    let (code, err) = run(&["serve", "deployment", "--speed", "0"]);
+    assert_eq!(
+        (code, err.as_str()),
+        (Some(1), "error: --speed 0: between 0 (excluded) and 1000\n")
+    );
+    let (code, err) = run(&[
+        "serve",
+        "deployment",
+        "--kubeconfig-out",
+        "/nonexistent/dir/kc",
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.starts_with("error: writing /nonexistent/dir/kc: "),
+        "{err}"
+    );
+    let (code, err) = run(&["ui", "--serve", "--live"]);
+    assert_eq!(code, Some(2), "{err}");
+}
