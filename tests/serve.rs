@@ -880,9 +880,12 @@ fn kubectl_reads_the_same_from_serve_as_from_a_real_control_plane() {
             if args.first() == Some(&"create") {
                 a.extend(validate.iter());
             }
-            let r = kubectl_at(&real, &a, stdin);
-            let v = kubectl_at(&s.kubeconfig, &a, stdin);
-            (r, v)
+            // Both at once: the comparison costs one kubectl's time a step.
+            std::thread::scope(|t| {
+                let r = t.spawn(|| kubectl_at(&real, &a, stdin));
+                let v = kubectl_at(&s.kubeconfig, &a, stdin);
+                (r.join().expect("kubectl against the real control plane"), v)
+            })
         };
     let same_in = |args: &[&str], stdin: Option<&str>| -> String {
         let (r, v) = both(args, stdin);
@@ -930,7 +933,14 @@ fn kubectl_reads_the_same_from_serve_as_from_a_real_control_plane() {
         let b = kubectl_at(kc, &args, Some(&dep("plain", "")));
         (a, b)
     };
-    assert_eq!(dependents(&real), dependents(&s.kubeconfig));
+    let (r, v) = std::thread::scope(|t| {
+        let r = t.spawn(|| dependents(&real));
+        (
+            r.join().expect("dependents on the real control plane"),
+            dependents(&s.kubeconfig),
+        )
+    });
+    assert_eq!(r, v);
     assert_eq!(
         same(&["get", "cm", "-n", &ns, "-l", "cmp", "-o", "name"]),
         "configmap/held\nconfigmap/owner\nconfigmap/plain\n"
