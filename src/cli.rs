@@ -28,6 +28,9 @@ pub enum Command {
     /// Write the metadata of everything listable on a live cluster as a
     /// scenario (`snapshot --live -A > cluster.json`), for offline rehearsal.
     Snapshot(SnapshotArgs),
+    /// Serve a scenario as a Kubernetes API server on loopback (HTTPS, a
+    /// token), for kubectl, k9s, kube-rs or `ownerscope ui --live`.
+    Serve(ServeArgs),
     /// Write SVG screenshots of the UI (scripted demo) into a directory.
     #[command(hide = true)]
     Screenshots(ScreenshotsArgs),
@@ -113,6 +116,27 @@ pub struct SnapshotArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// A bundled scenario name or a scenario/manifest/List file.
+    pub scenario: String,
+    /// Port on 127.0.0.1 (default: any free one).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Where to write the kubeconfig (default: a private temporary file,
+    /// removed on exit).
+    #[arg(long, value_name = "PATH")]
+    pub kubeconfig_out: Option<std::path::PathBuf>,
+    /// Virtual seconds per real second.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f64,
+    /// Start with the virtual clock stopped (requests still run the API
+    /// server's rules at once; the garbage collector and the controllers
+    /// wait).
+    #[arg(long)]
+    pub paused: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct ScreenshotsArgs {
     /// Where to write them.
     #[arg(default_value = "screenshots")]
@@ -190,6 +214,18 @@ pub struct UiArgs {
     /// Leave the mouse to the terminal (select and copy text); `m` toggles.
     #[arg(long)]
     pub no_mouse: bool,
+    /// Also serve the simulator to kubectl (as `ownerscope serve`): delete
+    /// from kubectl, watch it here. The status line shows the
+    /// `export KUBECONFIG=...` to use.
+    #[arg(long, conflicts_with = "live")]
+    pub serve: bool,
+    /// With --serve: the port on 127.0.0.1 (default: any free one).
+    #[arg(long, requires = "serve", default_value_t = 0)]
+    pub port: u16,
+    /// With --serve: where to write the kubeconfig (default: a private
+    /// temporary file, removed on exit).
+    #[arg(long, requires = "serve", value_name = "PATH")]
+    pub kubeconfig_out: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -9,6 +9,7 @@ pub mod keymap;
 pub mod logging;
 pub mod model;
 pub mod runtime;
+pub mod serve;
 pub mod sim;
 pub mod tools;
 pub mod tui;

@@ -49,7 +49,16 @@ pub fn open_log(path: &Path) -> io::Result<File> {
 /// buffered lines are written.
 #[must_use]
 pub fn init() -> Option<WorkerGuard> {
-    let filter = std::env::var("OWNERSCOPE_LOG").ok()?;
+    init_with(None)
+}
+
+/// As [`init`], logging at `default` when `OWNERSCOPE_LOG` says nothing
+/// (`serve` logs its requests unless told otherwise).
+#[must_use]
+pub fn init_with(default: Option<&str>) -> Option<WorkerGuard> {
+    let filter = std::env::var("OWNERSCOPE_LOG")
+        .ok()
+        .or_else(|| default.map(str::to_string))?;
     let path = std::env::var_os("OWNERSCOPE_LOG_FILE")
         .map(PathBuf::from)
         .or_else(default_path)?;

@@ -20,7 +20,10 @@ fn main() -> ExitCode {
         Some(Command::Why(a)) => commands::why::run(a),
         Some(Command::Plan(a)) => commands::plan::run(a),
         Some(Command::Snapshot(a)) => commands::snapshot::run(a),
+        Some(Command::Serve(a)) => commands::serve::run(a),
         Some(Command::Ui(a)) if a.live.live => commands::live::ui_backend(a)
+            .and_then(|b| ownerscope::runtime::start_with(Box::new(b), a)),
+        Some(Command::Ui(a)) if a.serve => commands::serve::ui_backend(a)
             .and_then(|b| ownerscope::runtime::start_with(Box::new(b), a)),
         Some(Command::Ui(a)) => ownerscope::runtime::start(a),
         Some(Command::Screenshots(a)) => ownerscope::tools::screenshots::run(Some(&a.dir)),
@@ -31,6 +34,9 @@ fn main() -> ExitCode {
             live: ownerscope::cli::LiveArgs::default(),
             namespace: None,
             no_mouse: false,
+            serve: false,
+            port: 0,
+            kubeconfig_out: None,
         }),
     };
     match result {

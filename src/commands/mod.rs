@@ -4,6 +4,7 @@ pub mod live;
 pub mod out;
 pub mod plan;
 pub mod scenarios;
+pub mod serve;
 pub mod simulate;
 pub mod snapshot;
 pub mod tree;

@@ -296,6 +296,12 @@ impl ApiServer {
         }
     }
 
+    /// The last resource version given out.
+    #[must_use]
+    pub fn resource_version(&self) -> u64 {
+        self.rv
+    }
+
     pub fn set_now(&mut self, now: Timestamp) {
         self.now = now;
     }
@@ -409,7 +415,11 @@ impl ApiServer {
 
     fn remove_stored(&mut self, uid: &str) -> Option<Object> {
         let obj = self.store.remove(uid)?;
-        self.changes.push(Change::Deleted(obj.clone()));
+        // As on a real server, the deletion has a resource version of its
+        // own: a watch's DELETED event carries it.
+        let mut gone = obj.clone();
+        gone.metadata.resource_version = Some(self.next_rv());
+        self.changes.push(Change::Deleted(gone));
         Some(obj)
     }
 

@@ -89,6 +89,9 @@ pub struct Sim {
     kubelet_scheduled: BTreeSet<String>,
     finalizer_scheduled: BTreeSet<(String, String)>,
     actor: String,
+    /// Who the user's requests are from on the timeline (`user`, or the
+    /// client a served request names, `kubectl`).
+    user_actor: String,
     user: Caller,
     /// Every change since the last [`Sim::take_watch_changes`], for a
     /// watcher outside the simulator (the UI backend).
@@ -209,6 +212,7 @@ impl Sim {
             kubelet_scheduled: BTreeSet::new(),
             finalizer_scheduled: BTreeSet::new(),
             actor: "scenario".into(),
+            user_actor: "user".into(),
             user: Caller {
                 name: "user".into(),
                 ..Caller::default()
@@ -257,7 +261,7 @@ impl Sim {
             sim.schedule_at(step.at.0, Task::Step(i));
         }
         sim.next_step = 0;
-        sim.actor = "user".into();
+        sim.actor = sim.user_actor.clone();
         Ok(sim)
     }
 
@@ -542,7 +546,7 @@ impl Sim {
                 self.schedule_at(self.now_ms + after_ms, Task::GcRetry(work));
             }
         }
-        self.actor = "user".into();
+        self.actor = self.user_actor.clone();
     }
 
     /// The GC's informer catches up with an object it had not observed: the
@@ -576,7 +580,7 @@ impl Sim {
         self.actor = "kubelet".into();
         self.api.delete(&Key::of(&pod), &opts);
         self.dispatch();
-        self.actor = "user".into();
+        self.actor = self.user_actor.clone();
     }
 
     fn run_finalizer_controller(&mut self, uid: &str, finalizer: &str) {
@@ -746,7 +750,7 @@ impl Sim {
             }
             self.dispatch();
         }
-        self.actor = "user".into();
+        self.actor = self.user_actor.clone();
     }
 
     /// A controller's POST. With `generate_name` the name is the prefix and
@@ -1003,7 +1007,7 @@ impl Sim {
         let Some(Step { action, .. }) = self.scenario.steps.get(i).cloned() else {
             return;
         };
-        self.actor = "user".into();
+        self.actor = self.user_actor.clone();
         match action {
             StepAction::Delete { target, options } => {
                 self.delete(&target, &options);
@@ -1229,6 +1233,27 @@ impl Sim {
         resp
     }
 
+    /// PATCH as the user, by key: `change` edits the stored object.
+    pub fn patch_key(
+        &mut self,
+        key: &Key,
+        request: &str,
+        change: impl FnOnce(&mut Object),
+    ) -> ApiResponse {
+        let object = self.target_ref(key);
+        let user = self.user.clone();
+        let resp = self.api.patch(key, &user, change);
+        self.respond(object, format!("PATCH {request}"), &resp);
+        self.dispatch();
+        resp
+    }
+
+    /// Puts on the timeline a request answered outside the store (a
+    /// dry run, a request refused before it reached the rules).
+    pub fn record_response(&mut self, object: ObjRef, request: String, resp: &ApiResponse) {
+        self.respond(object, request, resp);
+    }
+
     /// Sets a pod's `status.phase`.
     pub fn set_phase(&mut self, target: &Target, phase: &str) -> ApiResponse {
         let request = format!("PUT status.phase={phase}");
@@ -1303,6 +1328,19 @@ impl Sim {
                 self.maybe_schedule_finalizer_controllers(&o);
             }
         }
+    }
+
+    /// Names who the next user requests come from on the timeline (a
+    /// served request's client, e.g. `kubectl`); `user` by default.
+    pub fn set_user_actor(&mut self, actor: &str) {
+        actor.clone_into(&mut self.user_actor);
+        actor.clone_into(&mut self.actor);
+    }
+
+    /// The store's resource version now (what a list answers with).
+    #[must_use]
+    pub fn resource_version(&self) -> u64 {
+        self.api.resource_version()
     }
 
     /// Sets the caller the user's requests are made as (R6 tests).

@@ -1,0 +1,253 @@
+//! Discovery: `/version`, the classic `/api`, `/apis`, `/apis/G`,
+//! `/apis/G/V` documents, and aggregated discovery (1.26+, what kubectl and
+//! kube-rs ask for first) built from the simulator's kind table.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::model::{KindInfo, KindTable};
+
+/// Every verb served for every kind.
+pub const VERBS: [&str; 7] = [
+    "create", "delete", "get", "list", "patch", "update", "watch",
+];
+
+/// The group the access reviews live in (served for `kubectl auth can-i`
+/// and the live backend's checks).
+pub const AUTHZ: &str = "authorization.k8s.io";
+
+/// `/version`.
+#[must_use]
+pub fn version() -> Value {
+    json!({
+        "major": "1",
+        "minor": "33",
+        "gitVersion": "v1.33.0-ownerscope",
+        "gitCommit": "ownerscope-simulator",
+        "gitTreeState": "clean",
+        "buildDate": "2026-01-01T00:00:00Z",
+        "goVersion": "go1.24",
+        "compiler": "gc",
+        "platform": "linux/amd64"
+    })
+}
+
+/// group -> version -> kinds, the core group as `""`.
+#[must_use]
+pub fn groups(kinds: &KindTable) -> BTreeMap<String, BTreeMap<String, Vec<&KindInfo>>> {
+    let mut g: BTreeMap<String, BTreeMap<String, Vec<&KindInfo>>> = BTreeMap::new();
+    for k in kinds.iter() {
+        g.entry(k.group.clone())
+            .or_default()
+            .entry(k.version.clone())
+            .or_default()
+            .push(k);
+    }
+    g.entry(AUTHZ.into())
+        .or_default()
+        .entry("v1".into())
+        .or_default();
+    g
+}
+
+/// The kind served at this group, version and plural.
+#[must_use]
+pub fn find<'a>(
+    kinds: &'a KindTable,
+    group: &str,
+    version: &str,
+    plural: &str,
+) -> Option<&'a KindInfo> {
+    kinds
+        .iter()
+        .find(|k| k.group == group && k.version == version && k.plural == plural)
+}
+
+/// The kinds `kubectl get all` shows (their `all` category upstream).
+fn categories(k: &KindInfo) -> Option<Value> {
+    let all = matches!(
+        (k.group.as_str(), k.kind.as_str()),
+        ("", "Pod" | "Service" | "ReplicationController")
+            | (
+                "apps",
+                "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
+            )
+            | ("batch", "Job" | "CronJob")
+    );
+    all.then(|| json!(["all"]))
+}
+
+fn resource(k: &KindInfo) -> Value {
+    let mut r = json!({
+        "name": k.plural,
+        "singularName": k.kind.to_ascii_lowercase(),
+        "namespaced": k.namespaced,
+        "kind": k.kind,
+        "verbs": VERBS,
+    });
+    if !k.short_names.is_empty() {
+        r["shortNames"] = json!(k.short_names);
+    }
+    if let Some(c) = categories(k) {
+        r["categories"] = c;
+    }
+    r
+}
+
+fn access_reviews() -> Value {
+    json!({
+        "name": "selfsubjectaccessreviews",
+        "singularName": "selfsubjectaccessreview",
+        "namespaced": false,
+        "kind": "SelfSubjectAccessReview",
+        "verbs": ["create"],
+    })
+}
+
+/// `/api/v1`, `/apis/G/V`: `None` when the version is not served.
+#[must_use]
+pub fn resource_list(kinds: &KindTable, group: &str, version: &str) -> Option<Value> {
+    let all = groups(kinds);
+    let list = all.get(group)?.get(version)?;
+    let mut resources: Vec<Value> = list.iter().map(|k| resource(k)).collect();
+    if group == AUTHZ && version == "v1" {
+        resources.push(access_reviews());
+    }
+    let gv = if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    };
+    Some(json!({
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": gv,
+        "resources": resources,
+    }))
+}
+
+/// `/api`.
+#[must_use]
+pub fn api_versions(server: &str) -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server}],
+    })
+}
+
+fn group_doc(name: &str, versions: &BTreeMap<String, Vec<&KindInfo>>) -> Value {
+    let vs: Vec<Value> = versions
+        .keys()
+        .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
+        .collect();
+    let preferred = vs.first().cloned().unwrap_or(Value::Null);
+    json!({"name": name, "versions": vs, "preferredVersion": preferred})
+}
+
+/// `/apis`.
+#[must_use]
+pub fn group_list(kinds: &KindTable) -> Value {
+    let groups: Vec<Value> = groups(kinds)
+        .iter()
+        .filter(|(g, _)| !g.is_empty())
+        .map(|(g, vs)| group_doc(g, vs))
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `/apis/G`.
+#[must_use]
+pub fn group(kinds: &KindTable, name: &str) -> Option<Value> {
+    let all = groups(kinds);
+    let vs = all.get(name).filter(|_| !name.is_empty())?;
+    let mut doc = group_doc(name, vs);
+    doc["kind"] = json!("APIGroup");
+    doc["apiVersion"] = json!("v1");
+    Some(doc)
+}
+
+/// Aggregated discovery of the core group (`core`) or of the others.
+#[must_use]
+pub fn aggregated(kinds: &KindTable, core: bool, version: &str) -> Value {
+    let items: Vec<Value> = groups(kinds)
+        .iter()
+        .filter(|(g, _)| g.is_empty() == core)
+        .map(|(g, vs)| {
+            let versions: Vec<Value> = vs
+                .iter()
+                .map(|(v, list)| {
+                    let mut resources: Vec<Value> = list
+                        .iter()
+                        .map(|k| {
+                            let mut r = json!({
+                                "resource": k.plural,
+                                "responseKind": {"group": k.group, "version": k.version, "kind": k.kind},
+                                "scope": if k.namespaced { "Namespaced" } else { "Cluster" },
+                                "singularResource": k.kind.to_ascii_lowercase(),
+                                "verbs": VERBS,
+                            });
+                            if !k.short_names.is_empty() {
+                                r["shortNames"] = json!(k.short_names);
+                            }
+                            if let Some(c) = categories(k) {
+                                r["categories"] = c;
+                            }
+                            r
+                        })
+                        .collect();
+                    if g == AUTHZ && v == "v1" {
+                        resources.push(json!({
+                            "resource": "selfsubjectaccessreviews",
+                            "responseKind": {"group": AUTHZ, "version": "v1", "kind": "SelfSubjectAccessReview"},
+                            "scope": "Cluster",
+                            "singularResource": "selfsubjectaccessreview",
+                            "verbs": ["create"],
+                        }));
+                    }
+                    json!({"version": v, "resources": resources, "freshness": "Current"})
+                })
+                .collect();
+            json!({"metadata": {"name": g}, "versions": versions})
+        })
+        .collect();
+    json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": format!("apidiscovery.k8s.io/{version}"),
+        "metadata": {},
+        "items": items,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovery_lists_the_kinds_of_the_table() {
+        let k = KindTable::builtin();
+        let core = resource_list(&k, "", "v1").expect("core");
+        let names: Vec<&str> = core["resources"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .filter_map(|r| r["name"].as_str())
+            .collect();
+        assert!(names.contains(&"pods") && names.contains(&"namespaces"));
+        assert!(resource_list(&k, "apps", "v9").is_none());
+        let apis = group_list(&k);
+        assert!(
+            apis["groups"]
+                .as_array()
+                .expect("groups")
+                .iter()
+                .any(|g| g["name"] == "apps")
+        );
+        assert!(group(&k, "").is_none());
+        let agg = aggregated(&k, true, "v2");
+        assert_eq!(agg["items"][0]["metadata"]["name"], "");
+        let authz = resource_list(&k, AUTHZ, "v1").expect("authz");
+        assert_eq!(authz["resources"][0]["name"], "selfsubjectaccessreviews");
+    }
+}

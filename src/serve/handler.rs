@@ -1,0 +1,264 @@
+//! One request in, one [`Outcome`] out: routing, content negotiation and
+//! the verbs. Pure: no socket, no clock (the caller holds the simulator's
+//! lock and passes it in).
+
+use serde_json::{Value, json};
+
+use super::negotiate::{self, Form};
+use super::query::ListOptions;
+use super::route::{self, ResourcePath, Route};
+use super::write::{self, Named};
+use super::{Outcome, Request, Response, Served, discovery, openapi, read, status, watch};
+
+/// The content type aggregated discovery is answered with.
+fn discovery_type(version: &str) -> String {
+    format!("application/json;g=apidiscovery.k8s.io;v={version};as=APIGroupDiscoveryList")
+}
+
+/// Answers `req`. `server` is `host:port`, for `/api`'s addresses.
+pub fn handle(served: &mut Served, req: &Request, server: &str) -> Outcome {
+    served.pump();
+    let out = route_request(served, req, server);
+    served.pump();
+    out
+}
+
+fn reply(r: Response) -> Outcome {
+    Outcome::Reply(r)
+}
+
+fn not_served(req: &Request) -> Outcome {
+    reply(status::error(
+        404,
+        &format!(
+            "the server could not find the requested resource ({} {}): the ownerscope simulator serves discovery, the kinds of its scenario and selfsubjectaccessreviews",
+            req.method, req.path
+        ),
+    ))
+}
+
+fn method_not_allowed(req: &Request, what: &str) -> Outcome {
+    reply(status::error(
+        405,
+        &format!("{} {} is not allowed: {what}", req.method, req.path),
+    ))
+}
+
+fn openapi(served: &Served, req: &Request, rest: &str) -> Outcome {
+    let kinds = served.sim.kinds();
+    let doc = match rest {
+        "v3" => Some(openapi::root(kinds)),
+        _ => rest
+            .strip_prefix("v3/")
+            .and_then(|gv| openapi::group_version(kinds, gv)),
+    };
+    match doc {
+        Some(d) if req.method == "GET" => reply(Response::json(200, &d)),
+        _ => reply(status::error(
+            404,
+            &format!(
+                "the ownerscope simulator serves no OpenAPI schema at {} (only /openapi/v3 for kubectl's fieldValidation check; use --validate=false with kubectl older than 1.27)",
+                req.path
+            ),
+        )),
+    }
+}
+
+fn route_request(served: &mut Served, req: &Request, server: &str) -> Outcome {
+    let route = route::parse(&req.path, served.sim.kinds());
+    if let Route::OpenApi(rest) = &route {
+        return openapi(served, req, rest);
+    }
+    let Some(form) = negotiate::form(&req.accept) else {
+        return reply(status::error(
+            406,
+            &format!(
+                "only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io (asked for {:?})",
+                req.accept
+            ),
+        ));
+    };
+    let is_get = req.method == "GET" || req.method == "HEAD";
+    if !is_get && !matches!(route, Route::Resource(_)) {
+        return method_not_allowed(req, "discovery is read-only");
+    }
+    let kinds = served.sim.kinds();
+    match route {
+        Route::Version => reply(Response::json(200, &discovery::version())),
+        Route::Health => reply(Response {
+            code: 200,
+            content_type: "text/plain".into(),
+            body: b"ok".to_vec(),
+            warnings: Vec::new(),
+        }),
+        Route::Api => reply(match form {
+            Form::Discovery(v) => Response::typed(
+                200,
+                &discovery_type(v),
+                &discovery::aggregated(kinds, true, v),
+            ),
+            _ => Response::json(200, &discovery::api_versions(server)),
+        }),
+        Route::Apis => reply(match form {
+            Form::Discovery(v) => Response::typed(
+                200,
+                &discovery_type(v),
+                &discovery::aggregated(kinds, false, v),
+            ),
+            _ => Response::json(200, &discovery::group_list(kinds)),
+        }),
+        Route::Group(g) => match discovery::group(kinds, &g) {
+            Some(doc) => reply(Response::json(200, &doc)),
+            None => not_served(req),
+        },
+        Route::Resources { group, version } => {
+            match discovery::resource_list(kinds, &group, &version) {
+                Some(doc) => reply(Response::json(200, &doc)),
+                None => not_served(req),
+            }
+        }
+        Route::OpenApi(_) => not_served(req),
+        Route::Resource(p) => resource(served, req, &p, form),
+        Route::Unknown => not_served(req),
+    }
+}
+
+/// `POST selfsubjectaccessreviews`: everything is allowed.
+fn access_review(req: &Request) -> Outcome {
+    let mut body: Value = serde_json::from_slice(&req.body).unwrap_or_else(|_| json!({}));
+    if !body.is_object() {
+        body = json!({});
+    }
+    body["apiVersion"] = json!("authorization.k8s.io/v1");
+    body["kind"] = json!("SelfSubjectAccessReview");
+    body["status"] =
+        json!({"allowed": true, "reason": "the ownerscope simulator allows every request"});
+    reply(Response::json(201, &body))
+}
+
+fn resource(served: &mut Served, req: &Request, p: &ResourcePath, form: Form) -> Outcome {
+    if p.group == discovery::AUTHZ && p.plural == "selfsubjectaccessreviews" {
+        return if req.method == "POST" && p.name.is_none() {
+            access_review(req)
+        } else {
+            method_not_allowed(req, "access reviews are only created")
+        };
+    }
+    let Some(kind) = discovery::find(served.sim.kinds(), &p.group, &p.version, &p.plural).cloned()
+    else {
+        return not_served(req);
+    };
+    if !kind.namespaced && p.namespace.is_some() {
+        return not_served(req);
+    }
+    served.sim.set_user_actor(&req.actor());
+    let Some(name) = p.name.clone() else {
+        return collection(served, req, p, &kind, form);
+    };
+    if kind.namespaced && p.namespace.is_none() {
+        return not_served(req);
+    }
+    let target = Named {
+        kind: &kind,
+        namespace: p.namespace.clone(),
+        name,
+    };
+    if let Some(sub) = &p.subresource {
+        const KNOWN: [&str; 7] = [
+            "status", "finalize", "scale", "binding", "eviction", "log", "exec",
+        ];
+        return match (req.method.as_str(), sub.as_str()) {
+            ("GET", "status") => get(served, req, &target, form),
+            (_, s) if !KNOWN.contains(&s) => not_served(req),
+            _ => method_not_allowed(
+                req,
+                &format!("the simulator serves no {sub:?} subresource other than GET status"),
+            ),
+        };
+    }
+    match req.method.as_str() {
+        "GET" | "HEAD" => get(served, req, &target, form),
+        "PUT" => reply(write::update(&mut served.sim, req, &target)),
+        "PATCH" => reply(write::patch(&mut served.sim, req, &target)),
+        "DELETE" => reply(write::delete(&mut served.sim, req, &target)),
+        _ => method_not_allowed(req, "an object takes GET, PUT, PATCH and DELETE"),
+    }
+}
+
+fn get(served: &Served, req: &Request, target: &Named, form: Form) -> Outcome {
+    match served.sim.get(&target.key()) {
+        Some(o) => reply(read::one(
+            o,
+            form,
+            served.sim.now(),
+            req.param("includeObject"),
+        )),
+        None => reply(target.not_found()),
+    }
+}
+
+fn collection(
+    served: &mut Served,
+    req: &Request,
+    p: &ResourcePath,
+    kind: &crate::model::KindInfo,
+    form: Form,
+) -> Outcome {
+    match req.method.as_str() {
+        "GET" | "HEAD" => {}
+        "POST" => {
+            return reply(write::create(
+                &mut served.sim,
+                req,
+                kind,
+                p.namespace.as_deref(),
+            ));
+        }
+        "DELETE" => {
+            return method_not_allowed(
+                req,
+                "deletecollection is not served: delete objects one by one",
+            );
+        }
+        _ => return method_not_allowed(req, "a collection takes GET and POST"),
+    }
+    let opts = match ListOptions::from_query(&req.query) {
+        Ok(o) => o,
+        Err(e) => return reply(status::error(400, &e)),
+    };
+    if opts.watch || p.watch_prefix {
+        let rv = match opts.resource_version.as_deref().map(str::parse::<u64>) {
+            None => None,
+            Some(Ok(v)) => Some(v),
+            Some(Err(_)) => {
+                return reply(status::error(
+                    400,
+                    "resourceVersion: Invalid value: not a resource version",
+                ));
+            }
+        };
+        let form = if form == Form::Table || form == Form::Meta {
+            form
+        } else {
+            Form::Full
+        };
+        return Outcome::Watch(Box::new(watch::start(
+            served,
+            kind.clone(),
+            p.namespace.clone(),
+            opts,
+            form,
+            rv,
+        )));
+    }
+    let sim = &served.sim;
+    reply(read::list(
+        sim.objects(),
+        kind,
+        p.namespace.as_deref(),
+        &opts,
+        form,
+        sim.now(),
+        sim.resource_version(),
+    ))
+}

@@ -1,0 +1,277 @@
+//! The socket side: TLS (rustls), HTTP/1.1 (hyper), the bearer token,
+//! watches streamed as chunked JSON lines, and the clock task that moves
+//! the simulator in real time. The request logic is [`super::handler`].
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt as _, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch as notify};
+use tokio_rustls::TlsAcceptor;
+
+use super::watch::{self, WatchSpec};
+use super::{Outcome, Request, Response, Served, handler, status};
+
+/// The largest request body read (a manifest, a patch).
+const MAX_BODY: usize = 8 << 20;
+/// How often the clock moves the simulator.
+const TICK: Duration = Duration::from_millis(50);
+/// How often a watch that asked for bookmarks gets one.
+const BOOKMARK_EVERY: Duration = Duration::from_secs(10);
+/// How long a watch lasts when the client sets no timeout.
+const WATCH_DEFAULT: Duration = Duration::from_secs(1800);
+
+/// What every connection shares.
+pub struct Shared {
+    served: Mutex<Served>,
+    /// Ticks with the store's resource version when anything changed.
+    changed: notify::Sender<u64>,
+    token: String,
+    /// `127.0.0.1:port`.
+    addr: String,
+}
+
+impl Shared {
+    #[must_use]
+    pub fn new(served: Served, token: String, addr: String) -> Arc<Shared> {
+        let rv = served.resource_version();
+        let (changed, _) = notify::channel(rv);
+        Arc::new(Shared {
+            served: Mutex::new(served),
+            changed,
+            token,
+            addr,
+        })
+    }
+
+    /// The simulator (a panic elsewhere does not stop the server).
+    pub fn lock(&self) -> MutexGuard<'_, Served> {
+        self.served.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Wakes the watches: the store is at `rv`.
+    pub fn changed(&self, rv: u64) {
+        self.changed.send_if_modified(|old| {
+            let moved = *old != rv;
+            *old = rv;
+            moved
+        });
+    }
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+fn full(bytes: Vec<u8>) -> Body {
+    Full::new(Bytes::from(bytes)).boxed()
+}
+
+fn to_http(r: Response) -> hyper::Response<Body> {
+    let mut b = hyper::Response::builder()
+        .status(r.code)
+        .header("Content-Type", r.content_type.as_str())
+        .header("Cache-Control", "no-cache, private");
+    for w in &r.warnings {
+        let text = w.replace('"', "'");
+        let header = format!(
+            "299 - \"{}\"",
+            text.chars().filter(|c| !c.is_control()).collect::<String>()
+        );
+        b = b.header("Warning", header);
+    }
+    b.body(full(r.body)).unwrap_or_else(|_| {
+        let mut fallback = hyper::Response::new(full(b"internal error".to_vec()));
+        *fallback.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+        fallback
+    })
+}
+
+fn header(req: &hyper::Request<Incoming>, name: &str) -> String {
+    req.headers()
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// One HTTP request.
+async fn answer(
+    shared: Arc<Shared>,
+    req: hyper::Request<Incoming>,
+) -> Result<hyper::Response<Body>, Infallible> {
+    let started = Instant::now();
+    let authorized = header(&req, "authorization")
+        .strip_prefix("Bearer ")
+        .is_some_and(|t| t.trim() == shared.token);
+    let mut r = Request {
+        method: req.method().as_str().to_string(),
+        path: req.uri().path().to_string(),
+        query: super::query::parse_query(req.uri().query().unwrap_or_default()),
+        accept: header(&req, "accept"),
+        content_type: header(&req, "content-type"),
+        user_agent: header(&req, "user-agent"),
+        body: Vec::new(),
+    };
+    if !authorized {
+        tracing::info!(method = %r.method, path = %r.path, "401: no or wrong bearer token");
+        return Ok(to_http(status::error(401, "Unauthorized")));
+    }
+    match Limited::new(req.into_body(), MAX_BODY).collect().await {
+        Ok(b) => r.body = b.to_bytes().to_vec(),
+        Err(e) => {
+            return Ok(to_http(status::error(
+                413,
+                &format!("the request body could not be read: {e}"),
+            )));
+        }
+    }
+    let (outcome, rv) = {
+        let mut served = shared.lock();
+        let out = handler::handle(&mut served, &r, &shared.addr);
+        (out, served.resource_version())
+    };
+    shared.changed(rv);
+    Ok(match outcome {
+        Outcome::Reply(resp) => {
+            tracing::info!(
+                method = %r.method, path = %r.path, query = ?r.query, by = %r.actor(),
+                code = resp.code, ms = started.elapsed().as_millis() as u64, "request"
+            );
+            to_http(resp)
+        }
+        Outcome::Watch(spec) => {
+            tracing::info!(method = %r.method, path = %r.path, query = ?r.query, by = %r.actor(), "watch");
+            stream_watch(shared, *spec)
+        }
+    })
+}
+
+fn json_line(v: &serde_json::Value) -> Bytes {
+    let mut b = serde_json::to_vec(v).unwrap_or_default();
+    b.push(b'\n');
+    Bytes::from(b)
+}
+
+/// Streams a watch: its first lines, then each change, bookmarks, until the
+/// client goes, its timeout passes, or it falls behind the history.
+fn stream_watch(shared: Arc<Shared>, mut spec: WatchSpec) -> hyper::Response<Body> {
+    let (tx, rx) = mpsc::channel::<Bytes>(256);
+    let mut changes = shared.changed.subscribe();
+    let limit = spec
+        .opts
+        .timeout_seconds
+        .map_or(WATCH_DEFAULT, Duration::from_secs)
+        .min(WATCH_DEFAULT);
+    tokio::spawn(async move {
+        for l in std::mem::take(&mut spec.initial) {
+            if tx.send(json_line(&l)).await.is_err() {
+                return;
+            }
+        }
+        if spec.ended {
+            return;
+        }
+        let deadline = tokio::time::sleep(limit);
+        tokio::pin!(deadline);
+        let mut bookmarks = tokio::time::interval(BOOKMARK_EVERY);
+        bookmarks.tick().await;
+        loop {
+            let lines = {
+                let served = shared.lock();
+                watch::next(&served, &mut spec)
+            };
+            let (lines, end) = match lines {
+                Ok(l) => (l, false),
+                Err(gone) => (vec![gone], true),
+            };
+            for l in lines {
+                if tx.send(json_line(&l)).await.is_err() {
+                    return;
+                }
+            }
+            if end {
+                return;
+            }
+            tokio::select! {
+                r = changes.changed() => if r.is_err() { return },
+                _ = bookmarks.tick(), if spec.opts.bookmarks => {
+                    if tx.send(json_line(&watch::bookmark(&spec, spec.cursor))).await.is_err() {
+                        return;
+                    }
+                }
+                () = &mut deadline => return,
+                () = tx.closed() => return,
+            }
+        }
+    });
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
+    });
+    let body = StreamBody::new(stream).boxed();
+    hyper::Response::builder()
+        .status(200)
+        .header("Content-Type", "application/json")
+        .header("Cache-Control", "no-cache, private")
+        .body(body)
+        .unwrap_or_else(|_| hyper::Response::new(full(Vec::new())))
+}
+
+/// Moves the simulator in real time until the process ends.
+pub async fn clock(shared: Arc<Shared>) {
+    let mut every = tokio::time::interval(TICK);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last = Instant::now();
+    loop {
+        every.tick().await;
+        let now = Instant::now();
+        let rv = {
+            let mut served = shared.lock();
+            served.tick(now - last);
+            served.resource_version()
+        };
+        last = now;
+        shared.changed(rv);
+    }
+}
+
+/// Accepts connections until the task is dropped.
+pub async fn accept(listener: TcpListener, tls: Arc<rustls::ServerConfig>, shared: Arc<Shared>) {
+    let acceptor = TlsAcceptor::from(tls);
+    loop {
+        let (tcp, peer) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!("accept: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let acceptor = acceptor.clone();
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let stream = match acceptor.accept(tcp).await {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::info!("TLS handshake with {peer} failed: {e}");
+                    return;
+                }
+            };
+            let service = service_fn(move |req| answer(shared.clone(), req));
+            if let Err(e) = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await
+            {
+                tracing::debug!("connection from {peer}: {e}");
+            }
+        });
+    }
+}

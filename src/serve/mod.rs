@@ -1,0 +1,141 @@
+//! `ownerscope serve`: the simulator behind a Kubernetes API server that
+//! kubectl, kube-rs and client-go can use.
+//!
+//! The request logic is pure: [`handler::handle`] takes a [`Request`] and
+//! the [`state::Served`] simulator and answers an [`Outcome`] (a reply, or
+//! a watch to stream), so it is tested without sockets or TLS. [`http`] puts
+//! it behind hyper and rustls; [`tls`] makes the certificates and the
+//! kubeconfig.
+
+pub mod backend;
+pub mod discovery;
+pub mod handler;
+pub mod http;
+pub mod negotiate;
+pub mod openapi;
+pub mod patch;
+pub mod query;
+pub mod read;
+pub mod route;
+pub mod run;
+pub mod selector;
+pub mod state;
+pub mod status;
+pub mod table;
+pub mod tls;
+pub mod watch;
+pub mod write;
+
+use serde_json::Value;
+
+/// One HTTP request, as the handler needs it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Request {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// The path, without the query.
+    pub path: String,
+    /// Query parameters, percent-decoded, in order.
+    pub query: Vec<(String, String)>,
+    pub accept: String,
+    pub content_type: String,
+    pub user_agent: String,
+    pub body: Vec<u8>,
+}
+
+impl Request {
+    /// A request from a path with an optional `?query`.
+    #[must_use]
+    pub fn new(method: &str, path_and_query: &str) -> Request {
+        let (path, query) = path_and_query
+            .split_once('?')
+            .unwrap_or((path_and_query, ""));
+        Request {
+            method: method.to_string(),
+            path: path.to_string(),
+            query: query::parse_query(query),
+            accept: "application/json".into(),
+            ..Request::default()
+        }
+    }
+
+    /// The first value of a query parameter.
+    #[must_use]
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.query
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Who sent it, as the timeline names it: the program of the
+    /// User-Agent (`kubectl/v1.32.4 (linux/amd64) ...` -> `kubectl`).
+    #[must_use]
+    pub fn actor(&self) -> String {
+        let program = self
+            .user_agent
+            .split(['/', ' '])
+            .next()
+            .unwrap_or_default()
+            .trim();
+        let clean: String = program
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || "-_.".contains(*c))
+            .take(40)
+            .collect();
+        if clean.is_empty() {
+            "client".to_string()
+        } else {
+            clean
+        }
+    }
+}
+
+/// One answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    pub code: u16,
+    pub content_type: String,
+    pub body: Vec<u8>,
+    /// `Warning` headers (`299 - "text"`).
+    pub warnings: Vec<String>,
+}
+
+impl Response {
+    /// A JSON answer.
+    #[must_use]
+    pub fn json(code: u16, value: &Value) -> Response {
+        Response::typed(code, "application/json", value)
+    }
+
+    /// A JSON answer with a content type of its own (aggregated discovery,
+    /// tables say what they are).
+    #[must_use]
+    pub fn typed(code: u16, content_type: &str, value: &Value) -> Response {
+        Response {
+            code,
+            content_type: content_type.to_string(),
+            body: serde_json::to_vec(value).unwrap_or_default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The body as JSON, for tests.
+    #[must_use]
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+}
+
+/// What the handler decided.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Reply(Response),
+    /// Stream this watch.
+    Watch(Box<watch::WatchSpec>),
+}
+
+pub use state::Served;
+
+#[cfg(test)]
+mod tests;

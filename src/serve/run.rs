@@ -1,0 +1,185 @@
+//! `ownerscope serve`: load the scenario, make the credentials, listen on
+//! loopback, write the kubeconfig, say where everything is, and serve until
+//! interrupted.
+
+use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+use super::http::{self, Shared};
+use super::{Served, tls};
+use crate::sim::{Sim, scenario};
+
+/// What `serve` was asked for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServeOptions {
+    pub scenario: String,
+    /// 0: any free port.
+    pub port: u16,
+    pub kubeconfig_out: Option<PathBuf>,
+    /// Virtual seconds per real second.
+    pub speed: f64,
+    pub paused: bool,
+}
+
+/// The namespace most of the scenario's objects live in (the kubeconfig's
+/// default, so that `kubectl get pods` shows them), else `default`.
+fn main_namespace(sim: &Sim) -> String {
+    let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for ns in sim.objects().filter_map(crate::model::Object::namespace) {
+        *counts.entry(ns).or_default() += 1;
+    }
+    counts
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .map_or_else(|| "default".to_string(), |(ns, _)| ns.to_string())
+}
+
+/// Writes the kubeconfig privately (it holds the token), never through a
+/// link.
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    let _ = std::fs::remove_file(path);
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    f.write_all(text.as_bytes())
+}
+
+/// A server running on its own runtime.
+pub struct Started {
+    pub rt: tokio::runtime::Runtime,
+    pub shared: Arc<Shared>,
+    pub port: u16,
+    pub kubeconfig: PathBuf,
+    /// The kubeconfig is ours to remove on exit.
+    pub temporary: bool,
+    /// The scenario's name.
+    pub name: String,
+}
+
+impl Started {
+    /// `export KUBECONFIG=...`.
+    #[must_use]
+    pub fn export_line(&self) -> String {
+        format!("export KUBECONFIG={}", self.kubeconfig.display())
+    }
+
+    /// Stops serving; removes a temporary kubeconfig.
+    pub fn stop(self) {
+        if self.temporary {
+            let _ = std::fs::remove_file(&self.kubeconfig);
+        }
+        self.rt.shutdown_background();
+    }
+}
+
+/// Loads the scenario, makes the credentials, listens, writes the
+/// kubeconfig and starts the server and the clock.
+///
+/// # Errors
+/// The scenario does not load, the port cannot be bound, the kubeconfig
+/// cannot be written.
+pub fn start(opts: &ServeOptions) -> Result<Started, String> {
+    if !opts.speed.is_finite() || opts.speed <= 0.0 || opts.speed > 1000.0 {
+        return Err(format!(
+            "--speed {}: between 0 (excluded) and 1000",
+            opts.speed
+        ));
+    }
+    let sc = scenario::load(&opts.scenario).map_err(|e| e.to_string())?;
+    let name = sc.name.clone();
+    let sim = Sim::load(sc).map_err(|e| e.to_string())?;
+    let namespace = main_namespace(&sim);
+    let mut served = Served::new(sim);
+    served.speed = opts.speed;
+    served.paused = opts.paused;
+    let creds = tls::credentials()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the runtime: {e}"))?;
+    let listener = rt
+        .block_on(TcpListener::bind(("127.0.0.1", opts.port)))
+        .map_err(|e| format!("listening on 127.0.0.1:{}: {e}", opts.port))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| format!("the listening address: {e}"))?
+        .port();
+    let (kubeconfig, temporary) = match &opts.kubeconfig_out {
+        Some(p) => (p.clone(), false),
+        None => (
+            std::env::temp_dir().join(format!(
+                "ownerscope-serve-{}.kubeconfig",
+                std::process::id()
+            )),
+            true,
+        ),
+    };
+    let text = tls::kubeconfig(port, &creds.ca_pem, &creds.token, &namespace);
+    write_private(&kubeconfig, &text)
+        .map_err(|e| format!("writing {}: {e}", kubeconfig.display()))?;
+    let shared = Shared::new(served, creds.token.clone(), format!("127.0.0.1:{port}"));
+    rt.spawn(http::clock(Arc::clone(&shared)));
+    rt.spawn(http::accept(
+        listener,
+        creds.tls.clone(),
+        Arc::clone(&shared),
+    ));
+    Ok(Started {
+        rt,
+        shared,
+        port,
+        kubeconfig,
+        temporary,
+        name,
+    })
+}
+
+/// Serves until Ctrl-C or SIGTERM.
+///
+/// # Errors
+/// As [`start`].
+pub fn run(opts: &ServeOptions) -> Result<(), String> {
+    let _log = crate::logging::init_with(Some("info"));
+    let started = start(opts)?;
+    let mut out = std::io::stdout().lock();
+    let speed = if opts.paused {
+        "paused".to_string()
+    } else {
+        format!("{}x", opts.speed)
+    };
+    let _ = writeln!(
+        out,
+        "ownerscope serve: scenario {:?} on https://127.0.0.1:{} (time {speed}; Ctrl-C stops)",
+        started.name, started.port
+    );
+    let _ = writeln!(out, "{}", started.export_line());
+    let _ = out.flush();
+    drop(out);
+    started.rt.block_on(wait_for_stop());
+    tracing::info!("stopped");
+    started.stop();
+    Ok(())
+}
+
+async fn wait_for_stop() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
+}

@@ -1,0 +1,207 @@
+//! The served simulator: one [`Sim`] driven by real time (scaled, or
+//! paused), and a bounded history of its changes for watches to resume
+//! from (older resource versions answer 410 Gone, as a compacted etcd
+//! does).
+
+use std::collections::{BTreeSet, VecDeque};
+use std::time::Duration;
+
+use crate::model::Object;
+use crate::sim::{Change, Sim};
+
+/// How many changes a watch can resume across.
+pub const HISTORY: usize = 4096;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventKind {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Added => "ADDED",
+            EventKind::Modified => "MODIFIED",
+            EventKind::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One stored change, with the resource version it made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub rv: u64,
+    pub kind: EventKind,
+    pub object: Object,
+    /// The object before a modification (a watch with a selector sees an
+    /// object that leaves it as deleted).
+    pub old: Option<Object>,
+}
+
+/// The simulator and what watches need of its past.
+#[derive(Debug)]
+pub struct Served {
+    pub sim: Sim,
+    history: VecDeque<Event>,
+    /// Every change after this resource version is in `history`.
+    oldest: u64,
+    cap: usize,
+    /// Virtual seconds per real second.
+    pub speed: f64,
+    pub paused: bool,
+    carry: f64,
+}
+
+/// The namespaces a real cluster has, and every one the objects use:
+/// kubectl lists them, and creates into them.
+#[must_use]
+pub fn missing_namespaces(sim: &Sim) -> Vec<String> {
+    let have: BTreeSet<&str> = sim
+        .objects()
+        .filter(|o| o.kind == "Namespace" && o.group().is_empty())
+        .map(Object::name)
+        .collect();
+    let mut want: BTreeSet<&str> = ["default", "kube-system", "kube-public"].into();
+    want.extend(sim.objects().filter_map(Object::namespace));
+    want.into_iter()
+        .filter(|n| !have.contains(n))
+        .map(str::to_string)
+        .collect()
+}
+
+impl Served {
+    /// Serves `sim`, creating the namespaces its objects live in.
+    #[must_use]
+    pub fn new(mut sim: Sim) -> Served {
+        sim.set_user_actor("ownerscope serve");
+        for ns in missing_namespaces(&sim) {
+            sim.create(Object::new("v1", "Namespace", None, &ns));
+        }
+        sim.take_watch_changes();
+        let oldest = sim.resource_version();
+        Served {
+            sim,
+            history: VecDeque::new(),
+            oldest,
+            cap: HISTORY,
+            speed: 1.0,
+            paused: false,
+            carry: 0.0,
+        }
+    }
+
+    /// Keeps at most `cap` changes (tests make it small).
+    #[must_use]
+    pub fn with_history(mut self, cap: usize) -> Served {
+        self.cap = cap.max(1);
+        self
+    }
+
+    /// The store's resource version now.
+    #[must_use]
+    pub fn resource_version(&self) -> u64 {
+        self.sim.resource_version()
+    }
+
+    /// Moves the simulator's changes into the history. Returns whether
+    /// there were any.
+    pub fn pump(&mut self) -> bool {
+        let changes = self.sim.take_watch_changes();
+        let any = !changes.is_empty();
+        for ch in changes {
+            let (kind, object, old) = match ch {
+                Change::Added(o) => (EventKind::Added, o, None),
+                Change::Modified { old, new } => (EventKind::Modified, new, Some(old)),
+                Change::Deleted(o) => (EventKind::Deleted, o, None),
+            };
+            let rv = object
+                .metadata
+                .resource_version
+                .as_deref()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| self.sim.resource_version());
+            self.history.push_back(Event {
+                rv,
+                kind,
+                object,
+                old,
+            });
+            while self.history.len() > self.cap {
+                if let Some(e) = self.history.pop_front() {
+                    self.oldest = e.rv;
+                }
+            }
+        }
+        any
+    }
+
+    /// Lets `elapsed` real time pass on the virtual clock.
+    pub fn tick(&mut self, elapsed: Duration) {
+        if !self.paused {
+            self.carry += elapsed.as_secs_f64() * 1000.0 * self.speed;
+            let whole = self.carry.floor();
+            if whole >= 1.0 {
+                self.carry -= whole;
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                self.sim.advance(whole as u64);
+            }
+        }
+        self.pump();
+    }
+
+    /// The changes after resource version `rv`, or `Err(oldest)` when some
+    /// of them are no longer kept.
+    ///
+    /// # Errors
+    /// `rv` is older than the history reaches.
+    pub fn since(&self, rv: u64) -> Result<Vec<&Event>, u64> {
+        if rv < self.oldest {
+            return Err(self.oldest);
+        }
+        Ok(self.history.iter().filter(|e| e.rv > rv).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::scenario;
+
+    #[test]
+    fn history_is_bounded_and_says_when_it_is() {
+        let sim = Sim::new(&scenario::bundled("deployment").expect("bundled")).expect("sim");
+        let mut s = Served::new(sim).with_history(2);
+        assert!(
+            s.sim
+                .objects()
+                .any(|o| o.kind == "Namespace" && o.name() == "shop")
+        );
+        let start = s.resource_version();
+        assert!(s.since(start).expect("kept").is_empty());
+        for name in ["a", "b", "c"] {
+            s.sim
+                .create(Object::new("v1", "ConfigMap", Some("shop"), name));
+        }
+        s.pump();
+        assert_eq!(s.since(start), Err(start + 1));
+        let kept = s.since(start + 1).expect("kept");
+        assert_eq!(kept.len(), 2);
+        assert_eq!(kept[0].object.name(), "b");
+    }
+
+    #[test]
+    fn paused_time_does_not_pass() {
+        let sim = Sim::new(&scenario::bundled("deployment").expect("bundled")).expect("sim");
+        let mut s = Served::new(sim);
+        s.paused = true;
+        s.tick(Duration::from_secs(3));
+        assert_eq!(s.sim.now_ms(), 0);
+        s.paused = false;
+        s.speed = 2.0;
+        s.tick(Duration::from_millis(1500));
+        assert_eq!(s.sim.now_ms(), 3000);
+    }
+}

@@ -1,0 +1,376 @@
+//! The request logic without sockets: a request in, the answer out.
+
+use serde_json::{Value, json};
+
+use super::handler::handle;
+use super::state::Served;
+use super::{Outcome, Request, Response, watch};
+use crate::sim::{Sim, scenario};
+
+fn served() -> Served {
+    let sc = scenario::bundled("deployment").expect("bundled");
+    let mut s = Served::new(Sim::load(sc).expect("loads"));
+    s.paused = true;
+    s
+}
+
+fn send(s: &mut Served, req: &Request) -> Response {
+    match handle(s, req, "127.0.0.1:1") {
+        Outcome::Reply(r) => r,
+        Outcome::Watch(w) => panic!("a watch: {w:?}"),
+    }
+}
+
+fn get(s: &mut Served, path: &str) -> Response {
+    send(s, &Request::new("GET", path))
+}
+
+fn with_body(method: &str, path: &str, content_type: &str, body: &Value) -> Request {
+    Request {
+        content_type: content_type.into(),
+        body: serde_json::to_vec(body).expect("json"),
+        user_agent: "kubectl/v1.32.4 (linux/amd64) kubernetes/abc".into(),
+        ..Request::new(method, path)
+    }
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["items"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|i| i["metadata"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+const PODS: &str = "/api/v1/namespaces/shop/pods";
+const DEPLOY: &str = "/apis/apps/v1/namespaces/shop/deployments/web";
+
+#[test]
+fn lists_page_and_select() {
+    let mut s = served();
+    let first = get(&mut s, &format!("{PODS}?limit=2")).value();
+    assert_eq!(
+        names(&first),
+        ["web-7d9f8c6b5-4xk2p", "web-7d9f8c6b5-9wq7d"]
+    );
+    assert_eq!(first["metadata"]["remainingItemCount"], 1);
+    let token = first["metadata"]["continue"].as_str().expect("continue");
+    let second = get(&mut s, &format!("{PODS}?limit=2&continue={token}")).value();
+    assert_eq!(names(&second), ["web-7d9f8c6b5-lm5vz"]);
+    assert!(second["metadata"].get("continue").is_none());
+    let sel = get(
+        &mut s,
+        "/api/v1/pods?fieldSelector=metadata.name%3Dweb-7d9f8c6b5-9wq7d&labelSelector=app%3Dweb",
+    )
+    .value();
+    assert_eq!(names(&sel), ["web-7d9f8c6b5-9wq7d"]);
+    assert_eq!(
+        names(&get(&mut s, &format!("{PODS}?labelSelector=app%3Ddb")).value()),
+        Vec::<String>::new()
+    );
+    let bad = get(&mut s, &format!("{PODS}?fieldSelector=spec.nodeName%3Dx"));
+    assert_eq!(bad.code, 400);
+}
+
+#[test]
+fn tables_and_metadata_are_served_as_asked() {
+    let mut s = served();
+    let table = send(
+        &mut s,
+        &Request {
+            accept: "application/json;as=Table;v=v1;g=meta.k8s.io,application/json".into(),
+            ..Request::new("GET", PODS)
+        },
+    );
+    assert_eq!(table.content_type, super::negotiate::TABLE_TYPE);
+    let t = table.value();
+    assert_eq!(t["kind"], "Table");
+    assert_eq!(t["rows"][0]["cells"][0], "web-7d9f8c6b5-4xk2p");
+    assert_eq!(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+    let meta = send(
+        &mut s,
+        &Request {
+            accept: "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1".into(),
+            ..Request::new("GET", PODS)
+        },
+    )
+    .value();
+    assert_eq!(meta["kind"], "PartialObjectMetadataList");
+    assert!(meta["items"][0].get("spec").is_none());
+    let proto = send(
+        &mut s,
+        &Request {
+            accept: "application/vnd.kubernetes.protobuf".into(),
+            ..Request::new("GET", PODS)
+        },
+    );
+    assert_eq!(
+        (proto.code, proto.value()["reason"].clone()),
+        (406, json!("NotAcceptable"))
+    );
+}
+
+#[test]
+fn a_dry_run_answers_without_doing_and_is_on_the_timeline() {
+    let mut s = served();
+    let req = with_body(
+        "DELETE",
+        &format!("{DEPLOY}?dryRun=All"),
+        "application/json",
+        &json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"}),
+    );
+    let r = send(&mut s, &req);
+    assert_eq!(r.code, 200);
+    assert_eq!(
+        r.value()["metadata"]["finalizers"],
+        json!(["foregroundDeletion"])
+    );
+    let after = get(&mut s, DEPLOY).value();
+    assert!(after["metadata"].get("deletionTimestamp").is_none());
+    let last = s.sim.timeline().last().expect("entry");
+    assert_eq!(last.by, "kubectl");
+    assert!(last.to_text().contains("dryRun=All"), "{}", last.to_text());
+}
+
+#[test]
+fn preconditions_and_policies_come_from_body_or_query() {
+    let mut s = served();
+    let wrong = with_body(
+        "DELETE",
+        DEPLOY,
+        "application/json",
+        &json!({"preconditions": {"uid": "not-it"}}),
+    );
+    let r = send(&mut s, &wrong);
+    assert_eq!(r.code, 409);
+    assert_eq!(r.value()["reason"], "Conflict");
+    let bad = send(
+        &mut s,
+        &Request::new("DELETE", &format!("{DEPLOY}?propagationPolicy=Sideways")),
+    );
+    assert_eq!(bad.code, 422);
+    let orphan = send(
+        &mut s,
+        &Request::new("DELETE", &format!("{DEPLOY}?propagationPolicy=Orphan")),
+    );
+    assert_eq!(orphan.code, 200);
+    assert_eq!(orphan.value()["metadata"]["finalizers"], json!(["orphan"]));
+    let gone = send(
+        &mut s,
+        &Request::new("DELETE", "/api/v1/namespaces/shop/configmaps/none"),
+    );
+    assert_eq!(
+        (gone.code, gone.value()["message"].clone()),
+        (404, json!("configmaps \"none\" not found"))
+    );
+}
+
+#[test]
+fn a_removed_object_answers_with_a_success_status() {
+    let mut s = served();
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "c-"}});
+    let created = send(
+        &mut s,
+        &with_body(
+            "POST",
+            "/api/v1/namespaces/shop/configmaps",
+            "application/json",
+            &cm,
+        ),
+    );
+    assert_eq!(created.code, 201);
+    let name = created.value()["metadata"]["name"]
+        .as_str()
+        .expect("named")
+        .to_string();
+    assert!(name.starts_with("c-") && name.len() == 7, "{name}");
+    let r = send(
+        &mut s,
+        &Request::new(
+            "DELETE",
+            &format!("/api/v1/namespaces/shop/configmaps/{name}"),
+        ),
+    );
+    let v = r.value();
+    assert_eq!(
+        (r.code, v["kind"].clone(), v["status"].clone()),
+        (200, json!("Status"), json!("Success"))
+    );
+    let missing_ns = send(
+        &mut s,
+        &with_body(
+            "POST",
+            "/api/v1/namespaces/nowhere/configmaps",
+            "application/json",
+            &cm,
+        ),
+    );
+    assert_eq!(missing_ns.code, 404);
+    let wrong_kind = send(&mut s, &with_body("POST", PODS, "application/json", &cm));
+    assert_eq!(wrong_kind.code, 400);
+}
+
+#[test]
+fn watches_resume_select_and_expire() {
+    let mut s = served().with_history(3);
+    let list = get(&mut s, PODS).value();
+    let rv: u64 = list["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|v| v.parse().ok())
+        .expect("rv");
+    let Outcome::Watch(mut w) = handle(
+        &mut s,
+        &Request::new(
+            "GET",
+            &format!("{PODS}?watch=true&resourceVersion={rv}&labelSelector=app%3Dweb"),
+        ),
+        "x",
+    ) else {
+        panic!("not a watch");
+    };
+    assert!(w.initial.is_empty());
+    // A pod whose label changes leaves the selection: DELETED for this watch.
+    let patch = Request {
+        content_type: "application/merge-patch+json".into(),
+        body: br#"{"metadata":{"labels":{"app":"other"}}}"#.to_vec(),
+        ..Request::new("PATCH", &format!("{PODS}/web-7d9f8c6b5-4xk2p"))
+    };
+    assert_eq!(send(&mut s, &patch).code, 200);
+    let lines = watch::next(&s, &mut w).expect("in history");
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["type"], "DELETED");
+    assert_eq!(
+        watch::bookmark(&w, w.cursor)["object"]["metadata"]["resourceVersion"],
+        w.cursor.to_string()
+    );
+    // Too old: the history keeps three changes.
+    for name in ["a", "b", "c", "d"] {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}});
+        send(
+            &mut s,
+            &with_body(
+                "POST",
+                "/api/v1/namespaces/shop/configmaps",
+                "application/json",
+                &cm,
+            ),
+        );
+    }
+    let Outcome::Watch(old) = handle(
+        &mut s,
+        &Request::new("GET", &format!("{PODS}?watch=1&resourceVersion={rv}")),
+        "x",
+    ) else {
+        panic!("not a watch");
+    };
+    assert!(old.ended);
+    assert_eq!(old.initial[0]["type"], "ERROR");
+    assert_eq!(old.initial[0]["object"]["code"], 410);
+    assert_eq!(
+        watch::next(&s, &mut w).expect_err("fell behind")["object"]["reason"],
+        "Expired"
+    );
+    // From now: the current objects first.
+    let Outcome::Watch(fresh) = handle(
+        &mut s,
+        &Request::new("GET", &format!("{PODS}?watch=true")),
+        "x",
+    ) else {
+        panic!("not a watch");
+    };
+    assert_eq!(fresh.initial.len(), 3);
+    assert_eq!(fresh.initial[0]["type"], "ADDED");
+}
+
+#[test]
+fn what_is_not_served_says_so() {
+    let mut s = served();
+    let cases = [
+        ("GET", "/api/v1/namespaces/shop/widgets", 404),
+        ("GET", "/apis/nope.example.com/v1", 404),
+        ("DELETE", PODS, 405),
+        ("POST", "/version", 405),
+        ("GET", "/openapi/v2", 404),
+        ("PUT", &format!("{DEPLOY}/scale"), 405),
+        ("GET", "/api/v1/pods/web-7d9f8c6b5-4xk2p", 404),
+        ("GET", "/api/v1/namespaces/shop/namespaces", 404),
+        (
+            "GET",
+            "/apis/apps/v1/namespaces/shop/deployments?limit=x",
+            400,
+        ),
+        (
+            "GET",
+            &format!("{PODS}?watch=true&resourceVersion=abc"),
+            400,
+        ),
+    ];
+    for (method, path, code) in cases {
+        let r = send(&mut s, &Request::new(method, path));
+        assert_eq!(r.code, code, "{method} {path}: {:?}", r.value());
+        assert_eq!(r.value()["kind"], "Status", "{method} {path}");
+    }
+    let ssar = send(
+        &mut s,
+        &with_body(
+            "POST",
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            "application/json",
+            &json!({"spec": {"resourceAttributes": {"verb": "delete", "resource": "pods"}}}),
+        ),
+    );
+    assert_eq!(ssar.code, 201);
+    assert_eq!(ssar.value()["status"]["allowed"], true);
+    let proto = send(
+        &mut s,
+        &Request {
+            content_type: "application/vnd.kubernetes.protobuf".into(),
+            body: vec![0x6b, 0x38, 0, 0],
+            ..Request::new("POST", "/api/v1/namespaces/shop/configmaps")
+        },
+    );
+    assert_eq!(proto.code, 415);
+}
+
+#[test]
+fn hostile_requests_never_panic() {
+    let mut s = served();
+    let paths = [
+        "",
+        "/",
+        "//",
+        "/api/v1/namespaces//pods",
+        "/apis/apps/v1/namespaces/shop/deployments/web/x/y",
+        "/api/v1/namespaces/shop/pods/%ff",
+        "/apis/apps",
+        "/api/v1?watch=true",
+        "/api/v1/nodes/n/status",
+        "/api/v1/namespaces/shop/pods?limit=-1&continue=e30=",
+    ];
+    let bodies: [&[u8]; 5] = [b"", b"{", b"[]", b"null", br#"{"metadata":{"name":7}}"#];
+    let types = [
+        "application/json",
+        "application/json-patch+json",
+        "application/merge-patch+json",
+        "application/strategic-merge-patch+json",
+        "text/plain",
+    ];
+    for p in paths {
+        for m in ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] {
+            for b in bodies {
+                for t in types {
+                    let req = Request {
+                        content_type: t.into(),
+                        body: b.to_vec(),
+                        ..Request::new(m, p)
+                    };
+                    let _ = handle(&mut s, &req, "x");
+                }
+            }
+        }
+    }
+    assert!(s.sim.objects().any(|o| o.kind == "Deployment"));
+}

@@ -1,0 +1,349 @@
+//! POST, PUT, PATCH and DELETE on one object, through the simulator's own
+//! rules (its answers carry the API server's codes and messages). A dry run
+//! (`dryRun=All`) runs on a copy of the simulator: it answers what would
+//! happen, and only the request is put on the timeline.
+
+use serde_json::Value;
+
+use super::status::{self, object_error};
+use super::{Request, Response, patch, read};
+use crate::model::{KindInfo, Object};
+use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
+
+/// The object a request names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Named<'a> {
+    pub kind: &'a KindInfo,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl Named<'_> {
+    #[must_use]
+    pub fn key(&self) -> Key {
+        Key {
+            group: self.kind.group.clone(),
+            kind: self.kind.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+
+    fn error(&self, code: u16, message: &str) -> Response {
+        if code == 422 && message.contains(" is invalid: ") {
+            return status::invalid(message, &self.name, &self.kind.group);
+        }
+        object_error(
+            code,
+            message,
+            &self.name,
+            &self.kind.group,
+            &self.kind.plural,
+        )
+    }
+
+    /// `pods "x" not found`.
+    #[must_use]
+    pub fn not_found(&self) -> Response {
+        self.error(
+            404,
+            &format!("{} \"{}\" not found", self.kind.resource(), self.name),
+        )
+    }
+
+    fn answer(&self, resp: &ApiResponse, created: bool) -> Response {
+        let mut out = if !resp.is_success() {
+            self.error(resp.code, &resp.message)
+        } else {
+            let mut r = match &resp.object {
+                Some(o) => Response::json(resp.code, &read::object_value(o)),
+                None => Response::json(resp.code, &Value::Null),
+            };
+            if created {
+                r.code = 201;
+            }
+            r
+        };
+        out.warnings.clone_from(&resp.warnings);
+        out
+    }
+}
+
+/// `dryRun=All`, in the query or the body.
+fn dry_run(req: &Request, body: &Value) -> bool {
+    req.query.iter().any(|(k, v)| k == "dryRun" && v == "All")
+        || body["dryRun"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|v| v == "All"))
+}
+
+fn parse_body(req: &Request) -> Result<Value, Response> {
+    if req.body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Null);
+    }
+    let media = req
+        .content_type
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim();
+    if !media.is_empty()
+        && !media.eq_ignore_ascii_case("application/json")
+        && !media.ends_with("+json")
+    {
+        return Err(status::error(
+            415,
+            &format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json (got {media:?}; the ownerscope simulator does not read protobuf: kubectl create -f sends JSON)"
+            ),
+        ));
+    }
+    serde_json::from_slice(&req.body).map_err(|e| {
+        status::error(
+            400,
+            &format!("the body of the request could not be decoded as JSON: {e}"),
+        )
+    })
+}
+
+/// DELETE.
+pub fn delete(sim: &mut Sim, req: &Request, target: &Named) -> Response {
+    let body = match parse_body(req) {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let q = |k: &str| req.param(k).filter(|v| !v.is_empty());
+    let mut opts = DeleteOptions {
+        propagation_policy: body["propagationPolicy"]
+            .as_str()
+            .or_else(|| q("propagationPolicy"))
+            .map(str::to_string),
+        orphan_dependents: body["orphanDependents"]
+            .as_bool()
+            .or_else(|| q("orphanDependents").map(|v| v == "true")),
+        grace_period_seconds: body["gracePeriodSeconds"]
+            .as_i64()
+            .or_else(|| q("gracePeriodSeconds").and_then(|v| v.parse().ok())),
+        preconditions: Preconditions::default(),
+    };
+    if let Some(p) = body.get("preconditions").filter(|p| p.is_object()) {
+        opts.preconditions.uid = p["uid"].as_str().map(str::to_string);
+        opts.preconditions.resource_version = p["resourceVersion"].as_str().map(str::to_string);
+    }
+    let key = target.key();
+    if dry_run(req, &body) {
+        let mut copy = sim.clone();
+        let resp = copy.delete_key(&key, &opts);
+        let object = sim.get(&key).map_or_else(
+            || {
+                Object::new(
+                    &target.kind.api_version(),
+                    &target.kind.kind,
+                    target.namespace.as_deref(),
+                    &target.name,
+                )
+                .obj_ref()
+            },
+            Object::obj_ref,
+        );
+        sim.record_response(object, format!("{} dryRun=All", opts.describe()), &resp);
+        return deleted_answer(target, &resp);
+    }
+    let resp = sim.delete_key(&key, &opts);
+    deleted_answer(target, &resp)
+}
+
+fn deleted_answer(target: &Named, resp: &ApiResponse) -> Response {
+    if resp.is_success() && resp.removed {
+        let uid = resp.object.as_ref().map_or("", Object::uid);
+        let mut r = Response::json(
+            200,
+            &status::deleted(&target.name, &target.kind.group, &target.kind.plural, uid),
+        );
+        r.warnings.clone_from(&resp.warnings);
+        return r;
+    }
+    target.answer(resp, false)
+}
+
+/// Reads the object of a POST or PUT body, checked against the path.
+fn body_object(
+    req: &Request,
+    kind: &KindInfo,
+    namespace: Option<&str>,
+) -> Result<(Object, Value), Response> {
+    let body = parse_body(req)?;
+    if !body.is_object() {
+        return Err(status::error(
+            400,
+            "the body of the request must be an object",
+        ));
+    }
+    let api_version = body["apiVersion"].as_str().unwrap_or_default();
+    let body_kind = body["kind"].as_str().unwrap_or_default();
+    if api_version != kind.api_version() || body_kind != kind.kind {
+        return Err(status::error(
+            400,
+            &format!(
+                "the API version in the data ({api_version}) does not match the expected API version ({}), or the kind ({body_kind}) is not {}",
+                kind.api_version(),
+                kind.kind
+            ),
+        ));
+    }
+    let mut obj: Object = serde_json::from_value(body.clone())
+        .map_err(|e| status::error(400, &format!("the object could not be decoded: {e}")))?;
+    if kind.namespaced {
+        match (obj.namespace(), namespace) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(status::error(
+                    400,
+                    "the namespace of the provided object does not match the namespace sent on the request",
+                ));
+            }
+            _ => obj.metadata.namespace = namespace.map(str::to_string),
+        }
+    } else {
+        obj.metadata.namespace = None;
+    }
+    Ok((obj, body))
+}
+
+/// A name for `generateName`: the prefix and five characters, as upstream.
+fn generated(prefix: &str, seed: u64) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5851_F42D_4C95_7F2D;
+    let mut s = prefix.to_string();
+    for _ in 0..5 {
+        x ^= x >> 29;
+        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        #[allow(clippy::cast_possible_truncation)]
+        s.push(char::from(ALPHABET[(x % ALPHABET.len() as u64) as usize]));
+    }
+    s
+}
+
+/// POST.
+pub fn create(sim: &mut Sim, req: &Request, kind: &KindInfo, namespace: Option<&str>) -> Response {
+    let (mut obj, body) = match body_object(req, kind, namespace) {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
+    if obj.metadata.name.is_empty()
+        && let Some(prefix) = body["metadata"]["generateName"].as_str()
+    {
+        obj.metadata.name = generated(prefix, sim.resource_version());
+    }
+    if let Some(ns) = obj.namespace() {
+        let ns_key = Key {
+            group: String::new(),
+            kind: "Namespace".into(),
+            namespace: None,
+            name: ns.to_string(),
+        };
+        if sim.get(&ns_key).is_none() {
+            return object_error(
+                404,
+                &format!("namespaces \"{ns}\" not found"),
+                ns,
+                "",
+                "namespaces",
+            );
+        }
+    }
+    let target = Named {
+        kind,
+        namespace: obj.namespace().map(str::to_string),
+        name: obj.name().to_string(),
+    };
+    if dry_run(req, &body) {
+        let resp = sim.clone().create(obj.clone());
+        sim.record_response(obj.obj_ref(), "POST dryRun=All".into(), &resp);
+        return target.answer(&resp, true);
+    }
+    let resp = sim.create(obj);
+    target.answer(&resp, resp.is_success())
+}
+
+/// PUT.
+pub fn update(sim: &mut Sim, req: &Request, target: &Named) -> Response {
+    let (obj, body) = match body_object(req, target.kind, target.namespace.as_deref()) {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
+    if obj.name() != target.name {
+        return status::error(
+            400,
+            &format!(
+                "the name of the object ({}) does not match the name on the URL ({})",
+                obj.name(),
+                target.name
+            ),
+        );
+    }
+    if dry_run(req, &body) {
+        let resp = sim.clone().update(obj.clone());
+        sim.record_response(obj.obj_ref(), "PUT dryRun=All".into(), &resp);
+        return target.answer(&resp, false);
+    }
+    let resp = sim.update(obj);
+    target.answer(&resp, false)
+}
+
+/// What a patch does, short, for the timeline.
+fn describe_patch(content_type: &str, body: &[u8]) -> String {
+    let kind = if content_type.contains("json-patch") {
+        "json"
+    } else if content_type.contains("strategic") {
+        "strategic"
+    } else {
+        "merge"
+    };
+    let text: String = String::from_utf8_lossy(body)
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(160)
+        .collect();
+    format!("({kind}) {text}")
+}
+
+/// PATCH.
+pub fn patch(sim: &mut Sim, req: &Request, target: &Named) -> Response {
+    let key = target.key();
+    let Some(current) = sim.get(&key).cloned() else {
+        return target.not_found();
+    };
+    let mut doc = read::object_value(&current);
+    if let Err(f) = patch::apply(&req.content_type, &mut doc, &req.body) {
+        if f.code == 422 {
+            return status::rejected(&f.message);
+        }
+        return target.error(f.code, &f.message);
+    }
+    let mut new: Object = match serde_json::from_value(doc) {
+        Ok(o) => o,
+        Err(e) => return target.error(422, &format!("the patched object is not valid: {e}")),
+    };
+    if new.name() != current.name()
+        || new.namespace() != current.namespace()
+        || new.kind != current.kind
+        || new.api_version != current.api_version
+    {
+        return target.error(
+            422,
+            "a patch cannot change the object's apiVersion, kind, name or namespace",
+        );
+    }
+    // A resource version the patch did not set is no precondition.
+    if new.metadata.resource_version == current.metadata.resource_version {
+        new.metadata.resource_version = None;
+    }
+    let what = describe_patch(&req.content_type, &req.body);
+    if req.query.iter().any(|(k, v)| k == "dryRun" && v == "All") {
+        let resp = sim.clone().patch_key(&key, &what, |o| *o = new);
+        sim.record_response(current.obj_ref(), format!("PATCH {what} dryRun=All"), &resp);
+        return target.answer(&resp, false);
+    }
+    let resp = sim.patch_key(&key, &what, |o| *o = new);
+    target.answer(&resp, false)
+}
