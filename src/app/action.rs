@@ -23,6 +23,9 @@ pub enum Action {
     ExpandAll,
     CollapseAll,
     JumpOwner,
+    /// Go to what holds up the selected object's deletion (the blocker
+    /// that carries a finalizer, else the first blocking dependent).
+    GotoBlocker,
     NextTerminating,
     PrevTerminating,
     NextProblem,

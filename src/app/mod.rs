@@ -11,6 +11,7 @@ pub mod modal;
 mod nav;
 mod normal;
 pub mod rows;
+mod timeline;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
@@ -83,6 +84,13 @@ pub struct App {
     status: Option<SourceStatus>,
     controllers: BTreeMap<String, bool>,
     timeline: VecDeque<Happening>,
+    /// The number the next happening gets (the timeline's entries are
+    /// numbered as they arrive).
+    timeline_next: u64,
+    /// The timeline entry under the cursor, by number (`None`: the newest).
+    timeline_cursor: Option<u64>,
+    /// The timeline has the keys (Tab).
+    timeline_focus: bool,
     rows: Vec<Row>,
     expansion: Expansion,
     filters: Filters,
@@ -132,6 +140,9 @@ impl App {
             status: None,
             controllers: BTreeMap::new(),
             timeline: VecDeque::new(),
+            timeline_next: 0,
+            timeline_cursor: None,
+            timeline_focus: false,
             rows: Vec::new(),
             expansion: Expansion::new(true),
             filters: Filters::default(),
@@ -262,7 +273,11 @@ impl App {
     /// Which key table applies.
     #[must_use]
     pub fn mode(&self) -> Mode {
-        self.modals.last().map_or(Mode::Normal, Modal::mode)
+        match self.modals.last() {
+            Some(m) => m.mode(),
+            None if self.timeline_focus => Mode::Timeline,
+            None => Mode::Normal,
+        }
     }
 
     #[must_use]
@@ -360,6 +375,7 @@ impl App {
                         self.timeline.pop_front();
                     }
                     self.timeline.push_back(h);
+                    self.timeline_next += 1;
                     changed = true;
                 }
                 Update::Replied(r) => {
@@ -404,6 +420,7 @@ impl App {
         self.graph = graph;
         self.flashes.clear();
         self.timeline.clear();
+        self.timeline_cursor = None;
         if self.selected_key.is_none() {
             // First load: start on the first object rather than a group.
             let rows = rows::build(&self.index, &self.expansion, &self.filters);
@@ -577,6 +594,10 @@ impl App {
         }
         let cmds = match self.mode() {
             Mode::Normal => self.normal(action),
+            Mode::Timeline => {
+                self.in_timeline(action);
+                Vec::new()
+            }
             _ => self.in_modal(action),
         };
         self.compute_why();

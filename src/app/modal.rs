@@ -36,6 +36,20 @@ pub struct DeleteDialog {
     /// The backend's answer to "may this user do it?", asked as the dialog
     /// opens (`None` until answered).
     pub permission: Option<Permission>,
+    /// Read-only mode: the dialog previews, and confirming sends nothing.
+    pub read_only: bool,
+}
+
+impl DeleteDialog {
+    /// Why confirming sends nothing (read-only mode, or the server said
+    /// the user may not), if so.
+    #[must_use]
+    pub fn refusal(&self) -> Option<String> {
+        if self.read_only {
+            return Some("read-only mode (--read-only)".to_string());
+        }
+        self.permission.as_ref().and_then(Permission::denial)
+    }
 }
 
 /// Removing one finalizer: choose which, then type its name.
@@ -128,6 +142,8 @@ pub struct SearchInput {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
     Normal,
+    /// The timeline has the keys (no modal open).
+    Timeline,
     Search,
     Delete,
     FinalizerChoose,

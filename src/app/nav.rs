@@ -291,6 +291,36 @@ impl App {
         }
     }
 
+    /// Selects the object with this uid (its first position in the forest,
+    /// or its struck-through row if it was just deleted), opening the rows
+    /// above it. Returns whether it was found.
+    pub(super) fn select_uid(&mut self, uid: &str) -> bool {
+        let ghost = self.rows.iter().position(|r| match &r.node {
+            RowNode::Ghost { object } => object.uid == uid,
+            _ => false,
+        });
+        if let Some(i) = ghost {
+            self.select(i);
+            return true;
+        }
+        if self.graph.get(uid).is_none() {
+            return false;
+        }
+        let Some(id) = self.index.id(uid) else {
+            return false;
+        };
+        if self.selected_row().and_then(|r| r.id()) == Some(id) {
+            return true;
+        }
+        match self.find(true, true, |u| u == id) {
+            Some(f) => {
+                self.reveal(&f);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// `kind/name` contains the query, ignoring case.
     fn matches_query(&self, id: NodeId, lower_query: &str) -> bool {
         self.index.label(id).contains(lower_query)

@@ -13,6 +13,7 @@ pub mod theme;
 pub mod timeline;
 pub mod tree;
 pub mod why;
+pub mod wrap;
 
 use ratatui::Frame;
 

@@ -253,6 +253,26 @@ pub fn plan(
             ))
         })
         .collect();
+    // Waves numbered from 1 without gaps: a round of work that deleted
+    // nothing (a controller releasing a finalizer, an orphaning) is no wave
+    // a reader needs to count.
+    let waves: BTreeSet<u32> = entries
+        .iter()
+        .map(|e| e.0)
+        .filter(|w| *w != 0 && *w != u32::MAX)
+        .collect();
+    let number = |w: u32| {
+        waves
+            .iter()
+            .position(|x| *x == w)
+            .map_or(w, |i| u32::try_from(i + 1).unwrap_or(w))
+    };
+    for (w, e) in &mut entries {
+        *w = number(*w);
+        if let Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } = &mut e.outcome {
+            *wave = number(*wave);
+        }
+    }
     entries.sort_by(|a, b| {
         let ta = a.1.object.uid != target_uid;
         let tb = b.1.object.uid != target_uid;
