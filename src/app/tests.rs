@@ -925,3 +925,52 @@ fn enter_on_the_entry_of_a_deleted_object_says_it_is_gone() {
         app.message()
     );
 }
+
+/// Deleting an owner stuck on its own finalizer: its dependents are not
+/// deleted, nor forgotten: the preview lists them as waiting behind it.
+#[test]
+fn the_preview_lists_what_waits_behind_an_owners_own_finalizer() {
+    let (mut app, _b) = app_on("stuck-owner", false);
+    goto(&mut app, "database/orders");
+    app.update(Action::OpenDelete);
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("the delete dialog opens")
+    };
+    assert_eq!(d.policy, Policy::Background);
+    let mut parked: Vec<String> = d
+        .plan
+        .entries
+        .iter()
+        .filter_map(|e| match &e.outcome {
+            crate::model::preview::Outcome::Parked { behind, .. } => Some(format!(
+                "{}/{} behind {behind}",
+                e.object.kind, e.object.name
+            )),
+            _ => None,
+        })
+        .collect();
+    parked.sort();
+    assert_eq!(
+        parked,
+        vec![
+            "Secret/orders-credentials behind Database/orders",
+            "Service/orders-db behind Database/orders"
+        ]
+    );
+    assert!(
+        d.plan.summary().contains("2 waiting behind it"),
+        "{}",
+        d.plan.summary()
+    );
+    // In foreground they are deleted first, not parked.
+    app.update(Action::Foreground);
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("still open")
+    };
+    assert!(
+        d.plan
+            .entries
+            .iter()
+            .all(|e| !matches!(e.outcome, crate::model::preview::Outcome::Parked { .. }))
+    );
+}

@@ -20,12 +20,16 @@ fn who(e: &PlanEntry) -> Line<'static> {
 fn class(o: &Outcome) -> (u32, String) {
     match o {
         Outcome::Waiting { .. } => (0, "left Terminating, waiting".into()),
-        Outcome::Unsure { .. } => (
+        Outcome::Parked { .. } => (
             1,
+            "waiting behind an owner left Terminating (its own finalizer)".into(),
+        ),
+        Outcome::Unsure { .. } => (
+            2,
             "deleted unless an unseen dependent blocks it (partial view)".into(),
         ),
-        Outcome::Deleted { wave: 0 } => (2, "deleted now".into()),
-        Outcome::Deleted { wave } => (wave.saturating_add(2), format!("deleted in wave {wave}")),
+        Outcome::Deleted { wave: 0 } => (3, "deleted now".into()),
+        Outcome::Deleted { wave } => (wave.saturating_add(3), format!("deleted in wave {wave}")),
         Outcome::Orphaned { .. } => (
             u32::MAX - 1,
             "orphaned: keep running, lose the reference".into(),
@@ -56,7 +60,7 @@ pub fn items(plan: &Plan) -> Vec<Node> {
         .into_iter()
         .map(|(rank, label, entries)| {
             let style = match rank {
-                0 => theme::BAD,
+                0 | 1 => theme::BAD,
                 r if r >= u32::MAX - 1 => theme::WARN,
                 _ => theme::HEADING,
             };
@@ -94,6 +98,7 @@ fn entry(e: &PlanEntry) -> Node {
             references_removed.join(", ")
         )],
         Outcome::NeverCollected { reason } => vec![reason.clone()],
+        o @ Outcome::Parked { .. } => vec![o.parked_text()],
         Outcome::Unsure { unless, .. } => vec![unless.clone()],
         Outcome::Waiting { on } => on
             .iter()
