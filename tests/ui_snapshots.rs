@@ -269,3 +269,19 @@ fn the_blocker_chain_reads_in_full() {
         );
     }
 }
+
+/// An object not being deleted: its finalizer's controller may be offline,
+/// but nothing is held up, so no "c: bring it online" is offered; once it is
+/// Terminating, it is.
+#[test]
+fn no_controller_fix_is_offered_for_an_object_not_being_deleted() {
+    let mut s = Session::new("shop-demo", 160, 48, false).expect("demo loads");
+    s.keys("/configmap/web-cache<Enter>");
+    let live = words(&s.screen());
+    assert!(live.contains("controller OFFLINE"), "{live}");
+    assert!(!live.contains("c: bring"), "{live}");
+    s.keys("db<Enter>");
+    s.wait(Duration::from_secs(2));
+    let deleting = words(&s.screen());
+    assert!(deleting.contains("c: bring"), "{deleting}");
+}

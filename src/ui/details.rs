@@ -145,7 +145,11 @@ fn finalizer_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
         match app.controllers().get(f) {
             Some(false) => {
                 first.push(Span::styled("  controller OFFLINE", theme::BAD));
-                first.push(Span::styled(" (c: bring it online)", theme::DIM));
+                // Only where it holds something up: a finalizer acts once
+                // the object is deleted.
+                if obj.is_terminating() {
+                    first.push(Span::styled(" (c: bring it online)", theme::DIM));
+                }
             }
             Some(true) => first.push(Span::styled("  controller online", theme::GOOD)),
             None => {}
