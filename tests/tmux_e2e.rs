@@ -180,9 +180,11 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     s.keys(&["j", "j"]);
     s.wait_for("the cursor moved", LONG, |x| x.contains("Timeline 3/"));
     s.keys(&["g", "Enter"]);
-    s.wait_for("the ClusterRole selected from its timeline entry", LONG, |x| {
-        x.contains(">     ClusterRole/shop-reader") && x.contains("ClusterRole shop-reader")
-    });
+    s.wait_for(
+        "the ClusterRole selected from its timeline entry",
+        LONG,
+        |x| x.contains(">     ClusterRole/shop-reader") && x.contains("ClusterRole shop-reader"),
+    );
     // The ConfigMap's finalizer has no controller: bring it online.
     s.keys(&["c"]);
     s.wait_for("the controllers dialog", LONG, |x| {
