@@ -103,6 +103,9 @@ pub struct App {
     timeline_scope: TimelineScope,
     /// The last accepted search, for `n` and `N`.
     search: Option<String>,
+    /// The search's matches among the rows: (the selected one's place,
+    /// from 1, if it matches; how many).
+    search_hits: Option<(Option<usize>, usize)>,
     modals: Vec<Modal>,
     flashes: Flashes,
     /// Real time since start, advanced by [`App::tick`].
@@ -154,6 +157,7 @@ impl App {
             lower: LowerPane::Details,
             timeline_scope: TimelineScope::All,
             search: None,
+            search_hits: None,
             modals: Vec::new(),
             flashes: Flashes::default(),
             clock: Duration::ZERO,
@@ -257,6 +261,39 @@ impl App {
             Some(Modal::Search(s)) => Some(&s.query),
             _ => self.search.as_deref(),
         }
+    }
+
+    /// The search's matches among the rows shown: the selected row's place
+    /// among them (from 1, when it is one) and how many there are.
+    #[must_use]
+    pub fn search_hits(&self) -> Option<(Option<usize>, usize)> {
+        self.search_hits
+    }
+
+    /// Recounts the search's matches among the rows (after the query, the
+    /// rows or the selection changed).
+    fn count_hits(&mut self) {
+        let Some(q) = self.search_query().map(str::to_lowercase) else {
+            self.search_hits = None;
+            return;
+        };
+        if q.is_empty() {
+            self.search_hits = None;
+            return;
+        }
+        let mut n = 0;
+        let mut at = None;
+        for (i, r) in self.rows.iter().enumerate() {
+            if r.id()
+                .is_some_and(|id| self.index.label(id).contains(q.as_str()))
+            {
+                n += 1;
+                if i == self.selected {
+                    at = Some(n);
+                }
+            }
+        }
+        self.search_hits = Some((at, n));
     }
 
     /// The top of the modal stack.
@@ -398,6 +435,9 @@ impl App {
         if structure {
             self.rebuild();
             self.refresh_modals();
+            if self.search_hits.is_some() {
+                self.count_hits();
+            }
         }
         if structure || changed {
             self.refresh_why();
@@ -592,6 +632,7 @@ impl App {
         if self.too_small() && !matches!(action, Action::Quit | Action::Cancel) {
             return Vec::new();
         }
+        let searching = self.search_query().is_some() || self.search_hits.is_some();
         let cmds = match self.mode() {
             Mode::Normal => self.normal(action),
             Mode::Timeline => {
@@ -601,6 +642,9 @@ impl App {
             _ => self.in_modal(action),
         };
         self.compute_why();
+        if searching || self.search_query().is_some() {
+            self.count_hits();
+        }
         if self.opts.read_only && cmds.iter().any(Command::is_mutation) {
             self.error("read-only mode: refused");
             return cmds.into_iter().filter(|c| !c.is_mutation()).collect();

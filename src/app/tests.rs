@@ -974,3 +974,35 @@ fn the_preview_lists_what_waits_behind_an_owners_own_finalizer() {
             .all(|e| !matches!(e.outcome, crate::model::preview::Outcome::Parked { .. }))
     );
 }
+
+/// The search counts its matches and says which one is selected, as it is
+/// typed and as n/N move; Esc forgets it.
+#[test]
+fn search_counts_its_matches() {
+    let (mut app, _b) = demo();
+    app.update(Action::StartSearch);
+    for c in "pod/web".chars() {
+        app.update(Action::Input(c));
+    }
+    assert_eq!(app.search_hits(), Some((Some(1), 2)));
+    app.update(Action::Confirm);
+    assert_eq!(app.search_hits(), Some((Some(1), 2)));
+    app.update(Action::NextMatch);
+    assert_eq!(app.search_hits(), Some((Some(2), 2)));
+    assert!(selected_name(&app).starts_with("Pod/web-"));
+    app.update(Action::NextMatch);
+    assert_eq!(app.search_hits(), Some((Some(1), 2)), "wraps around");
+    app.update(Action::Top);
+    assert_eq!(
+        app.search_hits(),
+        Some((None, 2)),
+        "the selection is no match"
+    );
+    app.update(Action::Clear);
+    assert_eq!(app.search_hits(), None);
+    app.update(Action::StartSearch);
+    for c in "nothing-like-this".chars() {
+        app.update(Action::Input(c));
+    }
+    assert_eq!(app.search_hits(), Some((None, 0)));
+}

@@ -156,6 +156,11 @@ pub fn second_line(app: &App) -> Line<'_> {
         ];
         if s.failed {
             spans.push(Span::styled("  no match", theme::BAD));
+        } else if let Some(hits) = app.search_hits() {
+            spans.push(Span::styled(
+                format!("  {}", super::tree::hits_label(hits)),
+                theme::KEY,
+            ));
         }
         spans.push(Span::styled(
             "   Enter: keep · Esc: cancel · matches kind/name",
