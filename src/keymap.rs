@@ -137,6 +137,11 @@ pub const NORMAL: &[Binding] = &[
         5,
         "search",
     ),
+    b(
+        &[k(':')],
+        Action::OpenCommand,
+        "command line: q, ns NAME|all, scenario NAME, a kind (deploy, pods, rs, svc...)",
+    ),
     b(&[k('n')], Action::NextMatch, "next search match"),
     b(&[k('N')], Action::PrevMatch, "previous search match"),
     hint(
@@ -395,6 +400,17 @@ pub const SEARCH: &[Binding] = &[
     ),
 ];
 
+pub const COMMAND: &[Binding] = &[
+    b(&[code(KeyCode::Enter)], Action::Confirm, "run it"),
+    b(&[code(KeyCode::Tab)], Action::Complete, "complete the word"),
+    b(
+        &[code(KeyCode::Backspace)],
+        Action::Backspace,
+        "delete a character (on an empty line: nothing)",
+    ),
+    b(&[code(KeyCode::Esc)], Action::Cancel, "close, run nothing"),
+];
+
 pub const HELP: &[Binding] = &[
     LIST_MOVES[0],
     LIST_MOVES[1],
@@ -414,6 +430,7 @@ pub fn table(mode: Mode) -> &'static [Binding] {
         Mode::Normal => NORMAL,
         Mode::Timeline => TIMELINE,
         Mode::Search => SEARCH,
+        Mode::Command => COMMAND,
         Mode::Delete => DELETE,
         Mode::FinalizerChoose => FINALIZER_CHOOSE,
         Mode::FinalizerType => FINALIZER_TYPE,
@@ -433,7 +450,7 @@ pub fn refused_in_read_only(action: Action) -> bool {
 
 /// Modes where typed characters are text.
 fn types_text(mode: Mode) -> bool {
-    matches!(mode, Mode::Search | Mode::FinalizerType)
+    matches!(mode, Mode::Search | Mode::Command | Mode::FinalizerType)
 }
 
 /// The action of a key press in a mode, if any. Only presses should be
@@ -542,6 +559,7 @@ mod tests {
             Mode::Normal,
             Mode::Timeline,
             Mode::Search,
+            Mode::Command,
             Mode::Delete,
             Mode::FinalizerChoose,
             Mode::FinalizerType,

@@ -32,6 +32,10 @@ pub enum Action {
     PrevProblem,
     // Search and filters.
     StartSearch,
+    /// The `:` command line.
+    OpenCommand,
+    /// Complete the word being typed (the command line).
+    Complete,
     NextMatch,
     PrevMatch,
     OpenFilter,

@@ -391,6 +391,7 @@ impl App {
                 };
                 self.modals.push(Modal::Help { scroll });
             }
+            Modal::Command(c) => return self.in_command(c, action),
             Modal::Search(mut s) => match action {
                 Action::Input(c) => {
                     s.query.push(c);

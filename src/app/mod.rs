@@ -4,6 +4,7 @@
 //! backend commands; [`App::apply_all`] folds backend updates in. No I/O.
 
 pub mod action;
+pub mod command_line;
 mod dialogs;
 pub mod flash;
 pub mod index;

@@ -18,6 +18,7 @@ pub enum Modal {
     Pick(Picker),
     Controllers(ControllersDialog),
     Search(SearchInput),
+    Command(CommandInput),
     Help { scroll: u16 },
 }
 
@@ -138,6 +139,14 @@ pub struct SearchInput {
     pub failed: bool,
 }
 
+/// The `:` command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommandInput {
+    pub text: String,
+    /// Why the last Enter ran nothing.
+    pub error: Option<String>,
+}
+
 /// Which key table applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
@@ -145,6 +154,7 @@ pub enum Mode {
     /// The timeline has the keys (no modal open).
     Timeline,
     Search,
+    Command,
     Delete,
     FinalizerChoose,
     FinalizerType,
@@ -165,6 +175,7 @@ impl Modal {
             Modal::Pick(_) => Mode::Pick,
             Modal::Controllers(_) => Mode::Controllers,
             Modal::Search(_) => Mode::Search,
+            Modal::Command(_) => Mode::Command,
             Modal::Help { .. } => Mode::Help,
         }
     }

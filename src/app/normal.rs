@@ -31,6 +31,7 @@ impl App {
             Action::NextProblem => self.jump_flag(true, Flag::Problem),
             Action::PrevProblem => self.jump_flag(false, Flag::Problem),
             Action::StartSearch => self.start_search(),
+            Action::OpenCommand => self.open_command(),
             Action::NextMatch => self.next_match(true),
             Action::PrevMatch => self.next_match(false),
             Action::OpenFilter => self.open_filter(),
@@ -86,6 +87,7 @@ impl App {
             | Action::Foreground
             | Action::Orphan
             | Action::Input(_)
+            | Action::Complete
             | Action::Backspace => {}
         }
         Vec::new()

@@ -1006,3 +1006,70 @@ fn search_counts_its_matches() {
     }
     assert_eq!(app.search_hits(), Some((None, 0)));
 }
+
+fn type_command(app: &mut App, text: &str) -> Vec<Command> {
+    assert!(app.update(Action::OpenCommand).is_empty());
+    assert_eq!(app.mode(), Mode::Command);
+    for c in text.chars() {
+        assert!(app.update(Action::Input(c)).is_empty());
+    }
+    app.update(Action::Confirm)
+}
+
+/// The `:` command line of a k9s user: a kind alias searches that kind,
+/// `:ns` narrows to a namespace, `:scenario` loads one, `:q` quits; Tab
+/// completes; a mistake keeps the line open with what went wrong.
+#[test]
+fn the_command_line_speaks_k9s() {
+    let (mut app, _b) = demo();
+    assert!(type_command(&mut app, "deploy").is_empty());
+    assert_eq!(app.mode(), Mode::Normal);
+    assert_eq!(selected_name(&app), "Deployment/web");
+    assert!(type_command(&mut app, "pods").is_empty());
+    assert!(
+        selected_name(&app).starts_with("Pod/"),
+        "{}",
+        selected_name(&app)
+    );
+    let first = selected_name(&app);
+    app.update(Action::NextMatch);
+    assert!(selected_name(&app).starts_with("Pod/"));
+    assert_ne!(selected_name(&app), first, "n goes to the next pod");
+
+    // Tab completes a namespace; :ns narrows the tree to it.
+    app.update(Action::OpenCommand);
+    for c in "ns sh".chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Complete);
+    let Some(Modal::Command(c)) = app.modal() else {
+        panic!("open")
+    };
+    assert_eq!(c.text, "ns shop");
+    app.update(Action::Confirm);
+    assert_eq!(app.filters().scope, Scope::Namespace("shop".into()));
+    assert!(type_command(&mut app, "ns all").is_empty());
+    assert_eq!(app.filters().scope, Scope::All);
+
+    // A mistake: the line stays open and says why.
+    assert!(type_command(&mut app, "ns nowhere").is_empty());
+    let Some(Modal::Command(c)) = app.modal() else {
+        panic!("still open")
+    };
+    assert!(
+        c.error
+            .as_deref()
+            .is_some_and(|e| e.contains("no namespace nowhere"))
+    );
+    app.update(Action::Cancel);
+    assert!(type_command(&mut app, "frobnicate").is_empty());
+    assert_eq!(app.mode(), Mode::Command);
+    app.update(Action::Cancel);
+
+    assert_eq!(
+        type_command(&mut app, "scenario deployment"),
+        vec![Command::Sim(SimCommand::Load("deployment".into()))]
+    );
+    assert!(type_command(&mut app, "q").is_empty());
+    assert!(app.should_quit());
+}

@@ -72,6 +72,10 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
         ro,
     );
     section(&mut out, "Search (/)", keymap::SEARCH.iter(), ro);
+    section(&mut out, "Command line (:)", keymap::COMMAND.iter(), ro);
+    out.push(Line::from(Span::styled("  :q  :ns NAME|all  :scenario NAME  :deploy :pods :rs :sts :ds :job :cj :svc :cm :sec :pvc :pv ...", theme::DIM)));
+    out.push(Line::from(Span::styled("  k9s keys: Ctrl-d pages here (d deletes, behind a dialog); Shift-J scrolls the details (o jumps to the owner)", theme::DIM)));
+    out.push(Line::default());
     section(&mut out, "Controllers (c)", keymap::CONTROLLERS.iter(), ro);
     section(
         &mut out,

@@ -148,6 +148,27 @@ fn speed(s: f64) -> String {
 /// The message, the search being typed, or the key hints.
 #[must_use]
 pub fn second_line(app: &App) -> Line<'_> {
+    if let Some(Modal::Command(c)) = app.modal() {
+        let mut spans = vec![
+            Span::styled(":", theme::KEY),
+            Span::raw(c.text.clone()),
+            Span::styled("█", theme::DIM),
+        ];
+        match &c.error {
+            Some(e) => spans.push(Span::styled(format!("  {e}"), theme::BAD)),
+            None => {
+                let found = app.command_candidates(&c.text);
+                let shown: Vec<&str> = found.iter().take(8).map(String::as_str).collect();
+                let more = found.len().saturating_sub(shown.len());
+                let mut hint = format!("   Tab: {}", shown.join(" "));
+                if more > 0 {
+                    hint.push_str(&format!(" +{more}"));
+                }
+                spans.push(Span::styled(hint, theme::DIM));
+            }
+        }
+        return Line::from(spans);
+    }
     if let Some(Modal::Search(s)) = app.modal() {
         let mut spans = vec![
             Span::styled("/", theme::KEY),
