@@ -185,6 +185,14 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
         LONG,
         |x| x.contains(">     ClusterRole/shop-reader") && x.contains("ClusterRole shop-reader"),
     );
+    // The : command line, as in k9s: :deploy searches the Deployments.
+    s.text(":dep");
+    s.keys(&["Tab"]);
+    s.wait_for("the completed command", LONG, |x| x.contains(":deploy"));
+    s.keys(&["Enter"]);
+    s.wait_for("the Deployment selected by :deploy", LONG, |x| {
+        x.contains("/deployment/ 1/1 (n/N)") && x.contains(">   ▼ Deployment/web")
+    });
     // The ConfigMap's finalizer has no controller: bring it online.
     s.keys(&["c"]);
     s.wait_for("the controllers dialog", LONG, |x| {
