@@ -112,6 +112,11 @@ pub const NORMAL: &[Binding] = &[
         "jump to the owner (choose if several)",
     ),
     b(
+        &[k('b')],
+        Action::GotoBlocker,
+        "go to what holds up this deletion (the blocker)",
+    ),
+    b(
         &[k('t')],
         Action::NextTerminating,
         "next Terminating object",
@@ -131,6 +136,11 @@ pub const NORMAL: &[Binding] = &[
         b(&[k('/')], Action::StartSearch, "search kind/name"),
         5,
         "search",
+    ),
+    b(
+        &[k(':')],
+        Action::OpenCommand,
+        "command line: q, ns NAME|all, scenario NAME, a kind (deploy, pods, rs, svc...)",
     ),
     b(&[k('n')], Action::NextMatch, "next search match"),
     b(&[k('N')], Action::PrevMatch, "previous search match"),
@@ -156,7 +166,7 @@ pub const NORMAL: &[Binding] = &[
     b(
         &[code(KeyCode::Tab)],
         Action::SwitchPane,
-        "lower pane: details / timeline (narrow screens)",
+        "timeline: move into it, to scroll it and read an entry in full",
     ),
     b(
         &[k('J')],
@@ -208,6 +218,55 @@ pub const NORMAL: &[Binding] = &[
     sim(b(&[k('S')], Action::OpenScenarios, "pick another scenario")),
     hint(b(&[k('?')], Action::Help, "help"), 0, "help"),
     hint(b(&[k('q'), ctrl('c')], Action::Quit, "quit"), 7, "quit"),
+];
+
+/// The timeline, once Tab has moved the keys into it.
+pub const TIMELINE: &[Binding] = &[
+    b(
+        &[k('j'), code(KeyCode::Down)],
+        Action::Down,
+        "next (newer) entry",
+    ),
+    b(
+        &[k('k'), code(KeyCode::Up)],
+        Action::Up,
+        "previous (older) entry",
+    ),
+    b(
+        &[code(KeyCode::PageDown), ctrl('d')],
+        Action::PageDown,
+        "page down",
+    ),
+    b(
+        &[code(KeyCode::PageUp), ctrl('u')],
+        Action::PageUp,
+        "page up",
+    ),
+    b(&[k('g'), code(KeyCode::Home)], Action::Top, "oldest entry"),
+    b(
+        &[k('G'), code(KeyCode::End)],
+        Action::Bottom,
+        "newest entry, and follow what comes",
+    ),
+    b(
+        &[code(KeyCode::Enter)],
+        Action::Confirm,
+        "select this entry's object in the tree",
+    ),
+    b(
+        &[k('a')],
+        Action::ToggleTimelineScope,
+        "all objects / selected object only",
+    ),
+    b(
+        &[code(KeyCode::Tab)],
+        Action::SwitchPane,
+        "back to the tree (narrow screens: and its details)",
+    ),
+    b(&[code(KeyCode::Esc)], Action::Cancel, "back to the tree"),
+    b(&[k('m')], Action::ToggleMouse, "mouse capture on / off"),
+    b(&[k('?')], Action::Help, "help"),
+    b(&[k('q')], Action::Quit, "quit"),
 ];
 
 /// Shared by the list dialogs.
@@ -341,6 +400,17 @@ pub const SEARCH: &[Binding] = &[
     ),
 ];
 
+pub const COMMAND: &[Binding] = &[
+    b(&[code(KeyCode::Enter)], Action::Confirm, "run it"),
+    b(&[code(KeyCode::Tab)], Action::Complete, "complete the word"),
+    b(
+        &[code(KeyCode::Backspace)],
+        Action::Backspace,
+        "delete a character (on an empty line: nothing)",
+    ),
+    b(&[code(KeyCode::Esc)], Action::Cancel, "close, run nothing"),
+];
+
 pub const HELP: &[Binding] = &[
     LIST_MOVES[0],
     LIST_MOVES[1],
@@ -358,7 +428,9 @@ pub const HELP: &[Binding] = &[
 pub fn table(mode: Mode) -> &'static [Binding] {
     match mode {
         Mode::Normal => NORMAL,
+        Mode::Timeline => TIMELINE,
         Mode::Search => SEARCH,
+        Mode::Command => COMMAND,
         Mode::Delete => DELETE,
         Mode::FinalizerChoose => FINALIZER_CHOOSE,
         Mode::FinalizerType => FINALIZER_TYPE,
@@ -369,9 +441,16 @@ pub fn table(mode: Mode) -> &'static [Binding] {
     }
 }
 
+/// Actions read-only mode refuses (`d` still opens the delete dialog, to
+/// preview; confirming there sends nothing).
+#[must_use]
+pub fn refused_in_read_only(action: Action) -> bool {
+    matches!(action, Action::OpenRemoveFinalizer)
+}
+
 /// Modes where typed characters are text.
 fn types_text(mode: Mode) -> bool {
-    matches!(mode, Mode::Search | Mode::FinalizerType)
+    matches!(mode, Mode::Search | Mode::Command | Mode::FinalizerType)
 }
 
 /// The action of a key press in a mode, if any. Only presses should be
@@ -396,7 +475,7 @@ pub fn resolve(mode: Mode, key: KeyEvent) -> Option<Action> {
     if found.is_none() && is_ctrl && key.code == KeyCode::Char('c') {
         // Ctrl-C always gets you out of a dialog, and out of the program
         // from the tree.
-        return Some(if mode == Mode::Normal {
+        return Some(if matches!(mode, Mode::Normal | Mode::Timeline) {
             Action::Quit
         } else {
             Action::Cancel
@@ -478,7 +557,9 @@ mod tests {
     fn no_key_is_bound_twice_in_a_mode() {
         for mode in [
             Mode::Normal,
+            Mode::Timeline,
             Mode::Search,
+            Mode::Command,
             Mode::Delete,
             Mode::FinalizerChoose,
             Mode::FinalizerType,

@@ -152,6 +152,47 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
         stuck.contains("ConfigMap/web-cache"),
         "web waits on its ConfigMap: {stuck}"
     );
+    // The hint names the real blocker, and b goes there.
+    s.wait_for("the hint to go to the blocker", LONG, |x| {
+        x.contains("b: go to ConfigMap/web-cache, which holds this up")
+    });
+    s.keys(&["b"]);
+    s.wait_for("the ConfigMap selected", LONG, |x| {
+        x.contains("ConfigMap web-cache  -n shop") && x.contains(">       ConfigMap/web-cache")
+    });
+    // Tab moves the keys into the timeline; g goes to its oldest entry (the
+    // garbage collector's warning about the ClusterRole), shown in full.
+    s.keys(&["Tab", "g"]);
+    let timeline = s.wait_for("the oldest timeline entry in full", LONG, |x| {
+        x.contains("Timeline 1/")
+    });
+    let flat: String = timeline
+        .replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("does not exist in namespace \"\" (by garbage-collector-controller)"),
+        "{timeline}"
+    );
+    // j moves down; Enter selects the entry's object in the tree and gives
+    // the keys back.
+    s.keys(&["j", "j"]);
+    s.wait_for("the cursor moved", LONG, |x| x.contains("Timeline 3/"));
+    s.keys(&["g", "Enter"]);
+    s.wait_for(
+        "the ClusterRole selected from its timeline entry",
+        LONG,
+        |x| x.contains(">     ClusterRole/shop-reader") && x.contains("ClusterRole shop-reader"),
+    );
+    // The : command line, as in k9s: :deploy searches the Deployments.
+    s.text(":dep");
+    s.keys(&["Tab"]);
+    s.wait_for("the completed command", LONG, |x| x.contains(":deploy"));
+    s.keys(&["Enter"]);
+    s.wait_for("the Deployment selected by :deploy", LONG, |x| {
+        x.contains("/deployment/ 1/1 (n/N)") && x.contains(">   ▼ Deployment/web")
+    });
     // The ConfigMap's finalizer has no controller: bring it online.
     s.keys(&["c"]);
     s.wait_for("the controllers dialog", LONG, |x| {

@@ -23,6 +23,16 @@ fn settings() -> insta::Settings {
     s
 }
 
+/// The screen's words in order, borders dropped: a sentence wrapped over
+/// several rows of a pane reads as one.
+fn words(screen: &str) -> String {
+    screen
+        .replace(['│', '┌', '└', '┐', '┘'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn snap(name: &str, script: impl Fn(&mut Session)) {
     for (w, h) in SIZES {
         let mut s = Session::new("shop-demo", w, h, false).expect("demo loads");
@@ -98,13 +108,28 @@ fn narrow_timeline_and_filter() {
 }
 
 #[test]
-fn read_only_refusal_is_visible() {
-    let mut s = Session::new("shop-demo", 80, 24, true).expect("demo loads");
-    s.keys("/deployment/web<Enter>d");
-    let screen = s.screen();
-    assert!(screen.contains("read-only"), "{screen}");
-    assert!(!screen.contains("Delete Deployment"), "{screen}");
-    settings().bind(|| insta::assert_snapshot!("read_only_80x24", screen));
+fn read_only_previews_and_sends_nothing() {
+    for (w, h) in SIZES {
+        let mut s = Session::new("shop-demo", w, h, true).expect("demo loads");
+        // The hint bar greys the refused finalizer removal.
+        let tree = s.screen();
+        assert!(tree.contains("preview delete"), "{tree}");
+        s.keys("/deployment/web<Enter>df");
+        let screen = s.screen();
+        let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(screen.contains("Delete Deployment/web"), "{screen}");
+        assert!(
+            flat.contains("read-only mode (--read-only): nothing will be sent"),
+            "{screen}"
+        );
+        assert!(
+            flat.contains("left Terminating, waiting"),
+            "the preview: {screen}"
+        );
+        assert!(!flat.contains("Will send"), "{screen}");
+        assert!(!flat.contains("Enter/y delete"), "{screen}");
+        settings().bind(|| insta::assert_snapshot!(format!("read_only_{w}x{h}"), screen));
+    }
 }
 
 #[test]
@@ -171,4 +196,92 @@ fn delete_dialog_on_a_terminating_object() {
         let screen = s.screen().split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(screen.contains("Already Terminating."), "{screen}");
     });
+}
+
+/// The timeline's entry under the cursor is shown in full, however long:
+/// the garbage collector's OwnerRefInvalidNamespace warning, which a row
+/// of the timeline cuts even at 250 columns.
+#[test]
+fn timeline_entry_in_full() {
+    snap("timeline_entry", |s| {
+        s.wait(Duration::from_millis(600));
+        // Tab moves the keys into the timeline; g goes to its oldest entry.
+        s.keys("<Tab>g");
+        let flat = words(&s.screen());
+        for part in [
+            "Warning OwnerRefInvalidNamespace: ownerRef [v1/ConfigMap, namespace: , name: web-cache, uid:",
+            "does not exist in namespace \"\" (by garbage-collector-controller)",
+        ] {
+            assert!(flat.contains(part), "{part}: {flat}");
+        }
+    });
+}
+
+/// `job-orphan-default`: the point of the story is the API server's
+/// warning on a Job deleted with no policy; its timeline entry reads in
+/// full.
+#[test]
+fn job_orphan_default_warning_in_full() {
+    for (w, h) in SIZES {
+        let mut s = Session::new("job-orphan-default", w, h, false).expect("scenario loads");
+        s.wait(Duration::from_secs(3));
+        s.keys("<Tab>g");
+        let screen = s.screen();
+        let flat = words(&screen);
+        assert!(
+            flat.contains(
+                "DELETE -> 200 OK [Warning: child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning]"
+            ),
+            "{screen}"
+        );
+        settings().bind(|| insta::assert_snapshot!(format!("job_orphan_warning_{w}x{h}"), screen));
+    }
+}
+
+/// The blocker chain says why in full, at both sizes (at 80x24 after
+/// scrolling the details with J).
+#[test]
+fn the_blocker_chain_reads_in_full() {
+    for (w, h) in SIZES {
+        let mut s = Session::new("shop-demo", w, h, false).expect("demo loads");
+        s.keys("/deployment/web<Enter>df<Enter>");
+        s.wait(Duration::from_secs(6));
+        // The details pane only: at 160 columns it is right of the tree.
+        let from = if w >= 110 { 84 } else { 0 };
+        let mut seen = String::new();
+        for _ in 0..4 {
+            for line in s.screen().lines() {
+                seen.extend(line.chars().skip(from));
+                seen.push('\n');
+            }
+            s.keys("J");
+        }
+        let flat = words(&seen);
+        assert!(
+            flat.contains(
+                "finalizer example.com/cache-flush: its controller is OFFLINE: nothing removes it"
+            ),
+            "{w}x{h}: {seen}"
+        );
+        assert!(
+            flat.contains("b: go to ConfigMap/web-cache, which holds this up"),
+            "{seen}"
+        );
+    }
+}
+
+/// An object not being deleted: its finalizer's controller may be offline,
+/// but nothing is held up, so no "c: bring it online" is offered; once it is
+/// Terminating, it is.
+#[test]
+fn no_controller_fix_is_offered_for_an_object_not_being_deleted() {
+    let mut s = Session::new("shop-demo", 160, 48, false).expect("demo loads");
+    s.keys("/configmap/web-cache<Enter>");
+    let live = words(&s.screen());
+    assert!(live.contains("controller OFFLINE"), "{live}");
+    assert!(!live.contains("c: bring"), "{live}");
+    s.keys("db<Enter>");
+    s.wait(Duration::from_secs(2));
+    let deleting = words(&s.screen());
+    assert!(deleting.contains("c: bring"), "{deleting}");
 }

@@ -23,12 +23,19 @@ pub enum Action {
     ExpandAll,
     CollapseAll,
     JumpOwner,
+    /// Go to what holds up the selected object's deletion (the blocker
+    /// that carries a finalizer, else the first blocking dependent).
+    GotoBlocker,
     NextTerminating,
     PrevTerminating,
     NextProblem,
     PrevProblem,
     // Search and filters.
     StartSearch,
+    /// The `:` command line.
+    OpenCommand,
+    /// Complete the word being typed (the command line).
+    Complete,
     NextMatch,
     PrevMatch,
     OpenFilter,

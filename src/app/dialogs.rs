@@ -14,7 +14,7 @@ use super::{Action, App};
 
 /// How far the help scrolls (it is shorter than this; the drawing stops
 /// at its end).
-const HELP_SCROLL: u16 = 60;
+const HELP_SCROLL: u16 = 200;
 
 const READ_ONLY: &str = "read-only mode (--read-only): refused, nothing was sent";
 
@@ -40,7 +40,7 @@ impl App {
     #[must_use]
     pub fn permission_question(&self) -> Option<Command> {
         match self.modals.last()? {
-            Modal::Delete(d) if d.permission.is_none() => Some(d.command.clone()),
+            Modal::Delete(d) if d.permission.is_none() && !d.read_only => Some(d.command.clone()),
             Modal::Finalizer(f) if f.permission.is_none() => Some(Command::RemoveFinalizer {
                 target: f.target.clone(),
                 finalizer: f.finalizers.get(f.choice).cloned().unwrap_or_default(),
@@ -77,14 +77,13 @@ impl App {
             plan,
             scroll: 0,
             permission: None,
+            read_only: self.opts.read_only,
         }
     }
 
+    /// The delete dialog opens in read-only mode too: the preview is what
+    /// a read-only user wants most; confirming sends nothing.
     pub(super) fn open_delete(&mut self) {
-        if self.opts.read_only {
-            self.error(READ_ONLY);
-            return;
-        }
         let Some(obj) = self.selected_object() else {
             self.info("select an object to delete");
             return;
@@ -392,6 +391,7 @@ impl App {
                 };
                 self.modals.push(Modal::Help { scroll });
             }
+            Modal::Command(c) => return self.in_command(c, action),
             Modal::Search(mut s) => match action {
                 Action::Input(c) => {
                     s.query.push(c);
@@ -426,10 +426,8 @@ impl App {
                     _ => None,
                 };
                 match action {
-                    Action::Confirm
-                        if let Some(why) = d.permission.as_ref().and_then(Permission::denial) =>
-                    {
-                        self.error(format!("{why}; nothing was sent"));
+                    Action::Confirm if let Some(why) = d.refusal() => {
+                        self.error(format!("{why}: refused, nothing was sent"));
                     }
                     Action::Confirm => {
                         self.info(format!("sent: {} - watch the tree", d.command.describe()));

@@ -4,6 +4,7 @@
 //! backend commands; [`App::apply_all`] folds backend updates in. No I/O.
 
 pub mod action;
+pub mod command_line;
 mod dialogs;
 pub mod flash;
 pub mod index;
@@ -11,6 +12,7 @@ pub mod modal;
 mod nav;
 mod normal;
 pub mod rows;
+mod timeline;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
@@ -83,6 +85,13 @@ pub struct App {
     status: Option<SourceStatus>,
     controllers: BTreeMap<String, bool>,
     timeline: VecDeque<Happening>,
+    /// The number the next happening gets (the timeline's entries are
+    /// numbered as they arrive).
+    timeline_next: u64,
+    /// The timeline entry under the cursor, by number (`None`: the newest).
+    timeline_cursor: Option<u64>,
+    /// The timeline has the keys (Tab).
+    timeline_focus: bool,
     rows: Vec<Row>,
     expansion: Expansion,
     filters: Filters,
@@ -95,6 +104,9 @@ pub struct App {
     timeline_scope: TimelineScope,
     /// The last accepted search, for `n` and `N`.
     search: Option<String>,
+    /// The search's matches among the rows: (the selected one's place,
+    /// from 1, if it matches; how many).
+    search_hits: Option<(Option<usize>, usize)>,
     modals: Vec<Modal>,
     flashes: Flashes,
     /// Real time since start, advanced by [`App::tick`].
@@ -132,6 +144,9 @@ impl App {
             status: None,
             controllers: BTreeMap::new(),
             timeline: VecDeque::new(),
+            timeline_next: 0,
+            timeline_cursor: None,
+            timeline_focus: false,
             rows: Vec::new(),
             expansion: Expansion::new(true),
             filters: Filters::default(),
@@ -143,6 +158,7 @@ impl App {
             lower: LowerPane::Details,
             timeline_scope: TimelineScope::All,
             search: None,
+            search_hits: None,
             modals: Vec::new(),
             flashes: Flashes::default(),
             clock: Duration::ZERO,
@@ -248,6 +264,39 @@ impl App {
         }
     }
 
+    /// The search's matches among the rows shown: the selected row's place
+    /// among them (from 1, when it is one) and how many there are.
+    #[must_use]
+    pub fn search_hits(&self) -> Option<(Option<usize>, usize)> {
+        self.search_hits
+    }
+
+    /// Recounts the search's matches among the rows (after the query, the
+    /// rows or the selection changed).
+    fn count_hits(&mut self) {
+        let Some(q) = self.search_query().map(str::to_lowercase) else {
+            self.search_hits = None;
+            return;
+        };
+        if q.is_empty() {
+            self.search_hits = None;
+            return;
+        }
+        let mut n = 0;
+        let mut at = None;
+        for (i, r) in self.rows.iter().enumerate() {
+            if r.id()
+                .is_some_and(|id| self.index.label(id).contains(q.as_str()))
+            {
+                n += 1;
+                if i == self.selected {
+                    at = Some(n);
+                }
+            }
+        }
+        self.search_hits = Some((at, n));
+    }
+
     /// The top of the modal stack.
     #[must_use]
     pub fn modal(&self) -> Option<&Modal> {
@@ -262,7 +311,11 @@ impl App {
     /// Which key table applies.
     #[must_use]
     pub fn mode(&self) -> Mode {
-        self.modals.last().map_or(Mode::Normal, Modal::mode)
+        match self.modals.last() {
+            Some(m) => m.mode(),
+            None if self.timeline_focus => Mode::Timeline,
+            None => Mode::Normal,
+        }
     }
 
     #[must_use]
@@ -360,6 +413,7 @@ impl App {
                         self.timeline.pop_front();
                     }
                     self.timeline.push_back(h);
+                    self.timeline_next += 1;
                     changed = true;
                 }
                 Update::Replied(r) => {
@@ -382,6 +436,9 @@ impl App {
         if structure {
             self.rebuild();
             self.refresh_modals();
+            if self.search_hits.is_some() {
+                self.count_hits();
+            }
         }
         if structure || changed {
             self.refresh_why();
@@ -404,6 +461,7 @@ impl App {
         self.graph = graph;
         self.flashes.clear();
         self.timeline.clear();
+        self.timeline_cursor = None;
         if self.selected_key.is_none() {
             // First load: start on the first object rather than a group.
             let rows = rows::build(&self.index, &self.expansion, &self.filters);
@@ -575,11 +633,19 @@ impl App {
         if self.too_small() && !matches!(action, Action::Quit | Action::Cancel) {
             return Vec::new();
         }
+        let searching = self.search_query().is_some() || self.search_hits.is_some();
         let cmds = match self.mode() {
             Mode::Normal => self.normal(action),
+            Mode::Timeline => {
+                self.in_timeline(action);
+                Vec::new()
+            }
             _ => self.in_modal(action),
         };
         self.compute_why();
+        if searching || self.search_query().is_some() {
+            self.count_hits();
+        }
         if self.opts.read_only && cmds.iter().any(Command::is_mutation) {
             self.error("read-only mode: refused");
             return cmds.into_iter().filter(|c| !c.is_mutation()).collect();

@@ -18,6 +18,7 @@ pub enum Modal {
     Pick(Picker),
     Controllers(ControllersDialog),
     Search(SearchInput),
+    Command(CommandInput),
     Help { scroll: u16 },
 }
 
@@ -36,6 +37,20 @@ pub struct DeleteDialog {
     /// The backend's answer to "may this user do it?", asked as the dialog
     /// opens (`None` until answered).
     pub permission: Option<Permission>,
+    /// Read-only mode: the dialog previews, and confirming sends nothing.
+    pub read_only: bool,
+}
+
+impl DeleteDialog {
+    /// Why confirming sends nothing (read-only mode, or the server said
+    /// the user may not), if so.
+    #[must_use]
+    pub fn refusal(&self) -> Option<String> {
+        if self.read_only {
+            return Some("read-only mode (--read-only)".to_string());
+        }
+        self.permission.as_ref().and_then(Permission::denial)
+    }
 }
 
 /// Removing one finalizer: choose which, then type its name.
@@ -124,11 +139,22 @@ pub struct SearchInput {
     pub failed: bool,
 }
 
+/// The `:` command line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CommandInput {
+    pub text: String,
+    /// Why the last Enter ran nothing.
+    pub error: Option<String>,
+}
+
 /// Which key table applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Mode {
     Normal,
+    /// The timeline has the keys (no modal open).
+    Timeline,
     Search,
+    Command,
     Delete,
     FinalizerChoose,
     FinalizerType,
@@ -149,6 +175,7 @@ impl Modal {
             Modal::Pick(_) => Mode::Pick,
             Modal::Controllers(_) => Mode::Controllers,
             Modal::Search(_) => Mode::Search,
+            Modal::Command(_) => Mode::Command,
             Modal::Help { .. } => Mode::Help,
         }
     }

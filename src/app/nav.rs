@@ -8,7 +8,7 @@ use super::rows::{self, Only, RowKey, RowNode};
 use super::{App, Flag};
 
 /// Where a jump lands: the row and the rows above it to open.
-struct Found {
+pub(super) struct Found {
     key: RowKey,
     ancestors: Vec<RowKey>,
 }
@@ -120,7 +120,7 @@ impl App {
     }
 
     /// Opens the rows above `found` and selects it.
-    fn reveal(&mut self, found: &Found) {
+    pub(super) fn reveal(&mut self, found: &Found) {
         if self.filters.only == Only::All {
             for (i, k) in found.ancestors.iter().enumerate() {
                 self.expansion.set(*k, i == 0, true);
@@ -135,7 +135,12 @@ impl App {
     /// The next (or previous) object position after the selection whose
     /// uid satisfies `pred`, wrapping around. A filtered view looks at its
     /// rows only; otherwise the whole forest is searched.
-    fn find(&self, forward: bool, inclusive: bool, pred: impl Fn(NodeId) -> bool) -> Option<Found> {
+    pub(super) fn find(
+        &self,
+        forward: bool,
+        inclusive: bool,
+        pred: impl Fn(NodeId) -> bool,
+    ) -> Option<Found> {
         let cur = self.selected_key;
         // A flat scan first: a miss costs no walk.
         if !self.index.any(&pred) {
@@ -288,6 +293,36 @@ impl App {
         };
         if let Some(f) = self.find(true, true, |u| u == owner) {
             self.reveal(&f);
+        }
+    }
+
+    /// Selects the object with this uid (its first position in the forest,
+    /// or its struck-through row if it was just deleted), opening the rows
+    /// above it. Returns whether it was found.
+    pub(super) fn select_uid(&mut self, uid: &str) -> bool {
+        let ghost = self.rows.iter().position(|r| match &r.node {
+            RowNode::Ghost { object } => object.uid == uid,
+            _ => false,
+        });
+        if let Some(i) = ghost {
+            self.select(i);
+            return true;
+        }
+        if self.graph.get(uid).is_none() {
+            return false;
+        }
+        let Some(id) = self.index.id(uid) else {
+            return false;
+        };
+        if self.selected_row().and_then(|r| r.id()) == Some(id) {
+            return true;
+        }
+        match self.find(true, true, |u| u == id) {
+            Some(f) => {
+                self.reveal(&f);
+                true
+            }
+            None => false,
         }
     }
 

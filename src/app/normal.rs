@@ -2,7 +2,7 @@
 //! opening dialogs, and the simulator's time controls.
 
 use super::modal::Modal;
-use super::{Action, App, Filters, Flag, LowerPane, TimelineScope};
+use super::{Action, App, Filters, Flag, TimelineScope};
 use crate::backend::Command;
 
 impl App {
@@ -25,11 +25,13 @@ impl App {
             Action::ExpandAll => self.set_all(true),
             Action::CollapseAll => self.set_all(false),
             Action::JumpOwner => self.jump_owner(),
+            Action::GotoBlocker => self.goto_blocker(),
             Action::NextTerminating => self.jump_flag(true, Flag::Terminating),
             Action::PrevTerminating => self.jump_flag(false, Flag::Terminating),
             Action::NextProblem => self.jump_flag(true, Flag::Problem),
             Action::PrevProblem => self.jump_flag(false, Flag::Problem),
             Action::StartSearch => self.start_search(),
+            Action::OpenCommand => self.open_command(),
             Action::NextMatch => self.next_match(true),
             Action::PrevMatch => self.next_match(false),
             Action::OpenFilter => self.open_filter(),
@@ -40,12 +42,7 @@ impl App {
                     TimelineScope::Selected => TimelineScope::All,
                 };
             }
-            Action::SwitchPane => {
-                self.lower = match self.lower {
-                    LowerPane::Details => LowerPane::Timeline,
-                    LowerPane::Timeline => LowerPane::Details,
-                };
-            }
+            Action::SwitchPane => self.focus_timeline(),
             Action::ScrollDetailsDown => {
                 self.details_scroll = self.details_scroll.saturating_add(3)
             }
@@ -64,14 +61,7 @@ impl App {
             Action::OpenReset => self.open_reset(),
             Action::OpenScenarios => self.open_scenarios(),
             Action::Help => self.modals.push(Modal::Help { scroll: 0 }),
-            Action::ToggleMouse => {
-                self.mouse = !self.mouse;
-                self.info(if self.mouse {
-                    "mouse capture on: click selects, wheel scrolls (m: off)"
-                } else {
-                    "mouse capture off: the terminal selects and copies text (m: on)"
-                });
-            }
+            Action::ToggleMouse => self.normal_toggle_mouse(),
             Action::Quit => self.quit = true,
             Action::PauseResume | Action::Step | Action::Faster | Action::Slower => {
                 if !self.opts.is_simulator {
@@ -97,9 +87,38 @@ impl App {
             | Action::Foreground
             | Action::Orphan
             | Action::Input(_)
+            | Action::Complete
             | Action::Backspace => {}
         }
         Vec::new()
+    }
+
+    fn goto_blocker(&mut self) {
+        let target = self.why.as_ref().and_then(|w| {
+            w.held_by()
+                .map(|(b, _)| b)
+                .or_else(|| w.blockers.first().map(|b| b.object.clone()))
+        });
+        match target {
+            Some(b) => {
+                if !self.select_uid(&b.uid) {
+                    self.info(format!(
+                        "{}/{} is not in the tree (filtered out?)",
+                        b.kind, b.name
+                    ));
+                }
+            }
+            None => self.info("nothing holds this object up: no blocking dependent"),
+        }
+    }
+
+    pub(super) fn normal_toggle_mouse(&mut self) {
+        self.mouse = !self.mouse;
+        self.info(if self.mouse {
+            "mouse capture on: click selects, wheel scrolls (m: off)"
+        } else {
+            "mouse capture off: the terminal selects and copies text (m: on)"
+        });
     }
 
     fn clear(&mut self) {

@@ -149,12 +149,24 @@ fn an_object_without_finalizers_says_so() {
 fn read_only_refuses_every_mutation_visibly() {
     let (mut app, _b) = app_on("shop-demo", true);
     goto(&mut app, "deployment/web");
+    // d opens the dialog with its preview: what a read-only user wants to
+    // see; no permission is asked (nothing can be sent anyway).
     assert!(app.update(Action::OpenDelete).is_empty());
-    assert_eq!(app.mode(), Mode::Normal);
-    assert!(
-        app.message()
-            .is_some_and(|m| m.error && m.text.contains("read-only"))
-    );
+    assert_eq!(app.mode(), Mode::Delete);
+    assert_eq!(app.permission_question(), None);
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("the delete dialog opens")
+    };
+    assert!(!d.plan.entries.is_empty(), "with its preview");
+    assert_eq!(d.refusal().as_deref(), Some("read-only mode (--read-only)"));
+    // Another policy previews; confirming sends nothing and says so.
+    assert!(app.update(Action::Foreground).is_empty());
+    assert!(app.update(Action::Confirm).is_empty());
+    assert_eq!(app.mode(), Mode::Delete, "the preview stays open");
+    assert!(app.message().is_some_and(|m| m.error
+        && m.text.contains("read-only")
+        && m.text.contains("nothing was sent")));
+    assert!(app.update(Action::Cancel).is_empty());
     app.update(Action::Clear);
     goto(&mut app, "configmap/web-cache");
     assert!(app.update(Action::OpenRemoveFinalizer).is_empty());
@@ -791,4 +803,273 @@ fn the_selection_keeps_rows_of_context_below_it() {
         app.offset(),
         app.offset() + 8
     );
+}
+
+/// Foreground-deletes the demo's Deployment and lets the cascade run until
+/// only the ConfigMap's offline finalizer holds it.
+fn stuck_web() -> (App, SimBackend) {
+    let (mut app, mut b) = demo();
+    goto(&mut app, "deployment/web");
+    app.update(Action::OpenDelete);
+    app.update(Action::Foreground);
+    let cmds = app.update(Action::Confirm);
+    send(&mut app, &mut b, cmds);
+    for _ in 0..20 {
+        app.apply_all(b.poll(Duration::from_millis(500)));
+    }
+    goto(&mut app, "deployment/web");
+    (app, b)
+}
+
+#[test]
+fn b_on_a_stuck_owner_goes_to_the_blocker_that_holds_it() {
+    let (mut app, _b) = stuck_web();
+    assert!(app.update(Action::GotoBlocker).is_empty());
+    assert_eq!(selected_name(&app), "ConfigMap/web-cache");
+    // On an object nothing holds up, b says so and stays.
+    goto(&mut app, "service/web");
+    app.update(Action::GotoBlocker);
+    assert_eq!(selected_name(&app), "Service/web");
+    assert!(
+        app.message()
+            .is_some_and(|m| m.text.contains("nothing holds this object up"))
+    );
+}
+
+/// Tab moves the keys into the timeline; the cursor moves over entries,
+/// stays on its entry while new ones arrive, and Enter selects the entry's
+/// object in the tree and gives the keys back.
+#[test]
+fn the_timeline_is_a_list_whose_entry_enter_selects_in_the_tree() {
+    let (mut app, _b) = stuck_web();
+    goto(&mut app, "service/web");
+    assert!(app.update(Action::SwitchPane).is_empty());
+    assert_eq!(app.mode(), Mode::Timeline);
+    assert_eq!(app.lower_pane(), LowerPane::Timeline);
+    assert!(app.timeline_follows());
+    let entries = app.timeline_entries();
+    let n = entries.len();
+    assert!(n > 5, "the cascade left entries: {n}");
+    assert_eq!(app.timeline_position(&entries), Some(n - 1));
+    // Up to the newest entry about the ConfigMap.
+    let cm = entries
+        .iter()
+        .rposition(|(_, h)| h.object.name == "web-cache")
+        .expect("an entry about the ConfigMap");
+    for _ in cm..n - 1 {
+        app.update(Action::Up);
+    }
+    let entries = app.timeline_entries();
+    let at = app.timeline_position(&entries).expect("a cursor");
+    assert_eq!(entries[at].1.object.name, "web-cache");
+    let number = entries[at].0;
+    drop(entries);
+    // Tree keys do not move the tree meanwhile.
+    assert_eq!(selected_name(&app), "Service/web");
+    // New entries arrive: the cursor stays on its entry.
+    let before = app.timeline_entries().len();
+    app.apply_all(vec![crate::backend::Update::Happened(Happening {
+        t: 99.0,
+        object: app.timeline_entries()[0].1.object.clone(),
+        verb: "event".into(),
+        detail: "something new".into(),
+        by: "test".into(),
+        warning: false,
+    })]);
+    let entries = app.timeline_entries();
+    assert_eq!(entries.len(), before + 1);
+    let at = app.timeline_position(&entries).expect("a cursor");
+    assert_eq!(entries[at].0, number, "still on its entry");
+    drop(entries);
+    assert!(app.update(Action::Confirm).is_empty());
+    assert_eq!(selected_name(&app), "ConfigMap/web-cache");
+    assert_eq!(app.mode(), Mode::Normal, "the keys are back in the tree");
+    assert_eq!(app.lower_pane(), LowerPane::Details);
+    // Tab goes back to the same entry; G follows the newest again.
+    app.update(Action::SwitchPane);
+    let entries = app.timeline_entries();
+    assert_eq!(
+        app.timeline_position(&entries).map(|i| entries[i].0),
+        Some(number)
+    );
+    drop(entries);
+    app.update(Action::Bottom);
+    assert!(app.timeline_follows());
+    app.update(Action::Cancel);
+    assert_eq!(app.mode(), Mode::Normal);
+}
+
+#[test]
+fn enter_on_the_entry_of_a_deleted_object_says_it_is_gone() {
+    let (mut app, _b) = stuck_web();
+    app.update(Action::SwitchPane);
+    let entries = app.timeline_entries();
+    let pod = entries
+        .iter()
+        .rposition(|(_, h)| h.object.kind == "Pod" && h.verb == "deleted")
+        .expect("a deleted pod");
+    let n = entries.len();
+    drop(entries);
+    for _ in pod..n - 1 {
+        app.update(Action::Up);
+    }
+    // Long enough for the struck-through row to have gone.
+    app.tick(Duration::from_secs(60));
+    let before = selected_name(&app);
+    app.update(Action::Confirm);
+    assert_eq!(selected_name(&app), before, "the selection stays");
+    assert!(
+        app.message()
+            .is_some_and(|m| m.text.contains("is gone from the API server")),
+        "{:?}",
+        app.message()
+    );
+}
+
+/// Deleting an owner stuck on its own finalizer: its dependents are not
+/// deleted, nor forgotten: the preview lists them as waiting behind it.
+#[test]
+fn the_preview_lists_what_waits_behind_an_owners_own_finalizer() {
+    let (mut app, _b) = app_on("stuck-owner", false);
+    goto(&mut app, "database/orders");
+    app.update(Action::OpenDelete);
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("the delete dialog opens")
+    };
+    assert_eq!(d.policy, Policy::Background);
+    let mut parked: Vec<String> = d
+        .plan
+        .entries
+        .iter()
+        .filter_map(|e| match &e.outcome {
+            crate::model::preview::Outcome::Parked { behind, .. } => Some(format!(
+                "{}/{} behind {behind}",
+                e.object.kind, e.object.name
+            )),
+            _ => None,
+        })
+        .collect();
+    parked.sort();
+    assert_eq!(
+        parked,
+        vec![
+            "Secret/orders-credentials behind Database/orders",
+            "Service/orders-db behind Database/orders"
+        ]
+    );
+    assert!(
+        d.plan.summary().contains("2 waiting behind it"),
+        "{}",
+        d.plan.summary()
+    );
+    // In foreground they are deleted first, not parked.
+    app.update(Action::Foreground);
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("still open")
+    };
+    assert!(
+        d.plan
+            .entries
+            .iter()
+            .all(|e| !matches!(e.outcome, crate::model::preview::Outcome::Parked { .. }))
+    );
+}
+
+/// The search counts its matches and says which one is selected, as it is
+/// typed and as n/N move; Esc forgets it.
+#[test]
+fn search_counts_its_matches() {
+    let (mut app, _b) = demo();
+    app.update(Action::StartSearch);
+    for c in "pod/web".chars() {
+        app.update(Action::Input(c));
+    }
+    assert_eq!(app.search_hits(), Some((Some(1), 2)));
+    app.update(Action::Confirm);
+    assert_eq!(app.search_hits(), Some((Some(1), 2)));
+    app.update(Action::NextMatch);
+    assert_eq!(app.search_hits(), Some((Some(2), 2)));
+    assert!(selected_name(&app).starts_with("Pod/web-"));
+    app.update(Action::NextMatch);
+    assert_eq!(app.search_hits(), Some((Some(1), 2)), "wraps around");
+    app.update(Action::Top);
+    assert_eq!(
+        app.search_hits(),
+        Some((None, 2)),
+        "the selection is no match"
+    );
+    app.update(Action::Clear);
+    assert_eq!(app.search_hits(), None);
+    app.update(Action::StartSearch);
+    for c in "nothing-like-this".chars() {
+        app.update(Action::Input(c));
+    }
+    assert_eq!(app.search_hits(), Some((None, 0)));
+}
+
+fn type_command(app: &mut App, text: &str) -> Vec<Command> {
+    assert!(app.update(Action::OpenCommand).is_empty());
+    assert_eq!(app.mode(), Mode::Command);
+    for c in text.chars() {
+        assert!(app.update(Action::Input(c)).is_empty());
+    }
+    app.update(Action::Confirm)
+}
+
+/// The `:` command line of a k9s user: a kind alias searches that kind,
+/// `:ns` narrows to a namespace, `:scenario` loads one, `:q` quits; Tab
+/// completes; a mistake keeps the line open with what went wrong.
+#[test]
+fn the_command_line_speaks_k9s() {
+    let (mut app, _b) = demo();
+    assert!(type_command(&mut app, "deploy").is_empty());
+    assert_eq!(app.mode(), Mode::Normal);
+    assert_eq!(selected_name(&app), "Deployment/web");
+    assert!(type_command(&mut app, "pods").is_empty());
+    assert!(
+        selected_name(&app).starts_with("Pod/"),
+        "{}",
+        selected_name(&app)
+    );
+    let first = selected_name(&app);
+    app.update(Action::NextMatch);
+    assert!(selected_name(&app).starts_with("Pod/"));
+    assert_ne!(selected_name(&app), first, "n goes to the next pod");
+
+    // Tab completes a namespace; :ns narrows the tree to it.
+    app.update(Action::OpenCommand);
+    for c in "ns sh".chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Complete);
+    let Some(Modal::Command(c)) = app.modal() else {
+        panic!("open")
+    };
+    assert_eq!(c.text, "ns shop");
+    app.update(Action::Confirm);
+    assert_eq!(app.filters().scope, Scope::Namespace("shop".into()));
+    assert!(type_command(&mut app, "ns all").is_empty());
+    assert_eq!(app.filters().scope, Scope::All);
+
+    // A mistake: the line stays open and says why.
+    assert!(type_command(&mut app, "ns nowhere").is_empty());
+    let Some(Modal::Command(c)) = app.modal() else {
+        panic!("still open")
+    };
+    assert!(
+        c.error
+            .as_deref()
+            .is_some_and(|e| e.contains("no namespace nowhere"))
+    );
+    app.update(Action::Cancel);
+    assert!(type_command(&mut app, "frobnicate").is_empty());
+    assert_eq!(app.mode(), Mode::Command);
+    app.update(Action::Cancel);
+
+    assert_eq!(
+        type_command(&mut app, "scenario deployment"),
+        vec![Command::Sim(SimCommand::Load("deployment".into()))]
+    );
+    assert!(type_command(&mut app, "q").is_empty());
+    assert!(app.should_quit());
 }

@@ -757,12 +757,19 @@ impl Diagnosis {
             ));
         }
         if !self.finalizers.is_empty() {
-            out.push("Finalizers still present:".into());
+            out.push(if self.terminating_since.is_some() {
+                "Finalizers still present:".into()
+            } else {
+                "Finalizers (they act only once the object is deleted):".into()
+            });
             for f in &self.finalizers {
                 out.push(format!("  {}: {}", f.info.name, f.info.meaning));
                 out.push(format!("    removed by: {}", f.info.removed_by));
                 match f.controller_online {
                     Some(true) => out.push("    controller: online (simulated); it will remove it".into()),
+                    Some(false) if self.terminating_since.is_none() => out.push(
+                        "    controller: OFFLINE (simulated); a DELETE would leave the object Terminating until it is back online".into(),
+                    ),
                     Some(false) => out.push(
                         "    controller: OFFLINE (simulated); nothing removes it until it is back online or the finalizer is removed by hand".into(),
                     ),

@@ -105,6 +105,23 @@ pub fn write_all(dir: &Path) -> Result<Vec<String>, String> {
         "10-small-80x24.svg",
         "80x24: the tree over the details",
     )?;
+    // The timeline with the keys (Tab): the entry under the cursor in full.
+    let mut s = Session::new(crate::sim::scenario::DEMO, 132, 38, false)?;
+    s.wait(Duration::from_millis(600));
+    s.keys("<Tab>g");
+    save(
+        &mut s,
+        "11-timeline.svg",
+        "The timeline (Tab): the entry under the cursor in full; Enter selects its object",
+    )?;
+    // An owner stuck on its own finalizer: what waits behind it.
+    let mut s = Session::new("stuck-owner", 132, 38, false)?;
+    s.keys("/database/orders<Enter>d");
+    save(
+        &mut s,
+        "12-waits-behind.svg",
+        "Deleting an owner stuck on its own finalizer: what waits behind it",
+    )?;
     Ok(written)
 }
 

@@ -4,12 +4,12 @@
 //! and its events.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 
-use super::{small_tree, theme, why};
+use super::{small_tree, theme, why, wrap};
 use crate::app::{App, RowNode};
 use crate::model::badges::human_duration;
 use crate::model::finalizers;
@@ -25,48 +25,23 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
     }
     let inner = super::layout::pane(frame, area, title);
     let (Some(obj), Some(why)) = (app.selected_object(), app.why()) else {
-        frame.render_widget(Paragraph::new(lines(app)).wrap(Wrap { trim: false }), inner);
+        frame.render_widget(
+            Paragraph::new(wrap::wrap_lines(&lines(app), usize::from(inner.width)))
+                .scroll((app.details_scroll(), 0)),
+            inner,
+        );
         return;
     };
-    // The answer first and always in view; the blocker chain as a small
-    // tree; the rest scrolls.
-    let head = why::header(app, obj, why);
-    let head_h = wrapped_height(&head, inner.width).min(inner.height.saturating_sub(1));
-    let chain = why::blocker_items(why);
-    let chain_rows = u16::try_from(small_tree::rows(&chain)).unwrap_or(u16::MAX);
-    let chain_h = if chain.is_empty() {
-        0
-    } else {
-        // The chain before the identity: leave the rest a few rows.
-        chain_rows
-            .min(inner.height.saturating_sub(head_h).saturating_sub(4))
-            .max(1)
-    };
-    let [head_area, chain_area, rest_area] = Layout::vertical([
-        Constraint::Length(head_h),
-        Constraint::Length(chain_h),
-        Constraint::Min(0),
-    ])
-    .areas(inner);
-    frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
-    if chain_h > 0 {
-        small_tree::render(&chain, frame, chain_area, 0);
-    }
-    frame.render_widget(
-        Paragraph::new(object_lines(app, obj))
-            .wrap(Wrap { trim: false })
-            .scroll((app.details_scroll(), 0)),
-        rest_area,
-    );
-}
-
-/// Rows `lines` take when wrapped at `width` (an estimate: word wrapping
-/// may take a row more).
-#[must_use]
-pub fn wrapped_height(lines: &[Line], width: u16) -> u16 {
-    let w = usize::from(width.max(1));
-    let rows: usize = lines.iter().map(|l| l.width().div_ceil(w).max(1)).sum();
-    u16::try_from(rows).unwrap_or(u16::MAX)
+    // The answer first, then its blocker chain (a small tree), then the
+    // rest; all of it wrapped, so that nothing is cut, and scrolled
+    // together (J/K).
+    let mut all = wrap::wrap_lines(&why::header(app, obj, why), usize::from(inner.width));
+    all.extend(small_tree::lines(&why::blocker_items(why), inner.width));
+    all.extend(wrap::wrap_lines(
+        &object_lines(app, obj),
+        usize::from(inner.width),
+    ));
+    frame.render_widget(Paragraph::new(all).scroll((app.details_scroll(), 0)), inner);
 }
 
 fn kv<'a>(k: &'a str, v: impl Into<String>) -> Line<'a> {
@@ -170,7 +145,11 @@ fn finalizer_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
         match app.controllers().get(f) {
             Some(false) => {
                 first.push(Span::styled("  controller OFFLINE", theme::BAD));
-                first.push(Span::styled(" (c: bring it online)", theme::DIM));
+                // Only where it holds something up: a finalizer acts once
+                // the object is deleted.
+                if obj.is_terminating() {
+                    first.push(Span::styled(" (c: bring it online)", theme::DIM));
+                }
             }
             Some(true) => first.push(Span::styled("  controller online", theme::GOOD)),
             None => {}

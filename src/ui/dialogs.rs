@@ -5,9 +5,9 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::{preview, small_tree, theme};
+use super::{preview, small_tree, theme, wrap};
 use crate::app::App;
 use crate::app::modal::{ConfirmDialog, ControllersDialog, DeleteDialog, FinalizerDialog, Picker};
 use crate::backend::{Command, Permission};
@@ -79,50 +79,19 @@ fn policy_meaning(p: Policy) -> &'static str {
     }
 }
 
-/// The delete dialog: policy, preview, the request, the keys.
+/// The delete dialog: policy, preview, the request, the keys. Every line
+/// is wrapped to the dialog's width: what it would send is read in full.
 pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
     let items = preview::items(&d.plan);
-    // On an object already Terminating: what this second DELETE can and
-    // cannot change (R17), wrapped to the dialog's width.
-    let repeat = app
-        .graph()
-        .get(&d.target.uid)
-        .and_then(|o| crate::model::repeat_delete::explain(o, d.policy));
-    let repeat_rows = repeat.as_ref().map_or(0, |t| {
-        let w = usize::from(area.width.saturating_sub(6).clamp(1, 112));
-        u16::try_from(t.chars().count().div_ceil(w) + 1).unwrap_or(4)
-    });
-
-    let want = u16::try_from(small_tree::rows(&items))
-        .unwrap_or(u16::MAX)
-        .saturating_add(12)
-        .saturating_add(repeat_rows);
-    let popup = centered(
-        area,
-        area.width.saturating_sub(4).min(116),
-        want.min(area.height.saturating_sub(2)),
-    );
-    frame.render_widget(Clear, popup);
-    let block = frame_block(format!(" Delete {} ", d.target), theme::BAD);
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
-    let [policies, note, summary, plan_area, req, keys] = Layout::vertical([
-        Constraint::Length(4),
-        Constraint::Length(repeat_rows),
-        Constraint::Length(1),
-        Constraint::Min(3),
-        Constraint::Length(match d.permission {
-            Some(Permission::Allowed) => 2,
-            Some(Permission::Denied { .. }) => 4,
-            _ => 3,
-        }),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    let mut lines = vec![Line::from(Span::styled(
+    let popup_w = area.width.saturating_sub(4).min(116);
+    let w = usize::from(popup_w.saturating_sub(2));
+    let mut policy_lines: Vec<Line> = vec![Line::from(Span::styled(
         "Propagation policy (b / f / o or ↑ ↓):",
         theme::HEADING,
     ))];
+    let all_fit = Policy::ALL
+        .iter()
+        .all(|p| 4 + 11 + 10 + policy_meaning(*p).len() <= w);
     for p in Policy::ALL {
         let chosen = p == d.policy;
         let mark = if chosen { "(•) " } else { "( ) " };
@@ -136,20 +105,28 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
         if d.default_policy == Some(p) {
             spans.push(Span::styled("[default] ", theme::EDGE));
         }
-        spans.push(Span::styled(policy_meaning(p), theme::DIM));
+        // Where each meaning takes a row of its own, the chosen one's is
+        // enough: the rows go to the preview.
+        if chosen || all_fit {
+            spans.push(Span::styled(policy_meaning(p), theme::DIM));
+        }
         let line = Line::from(spans);
-        lines.push(if chosen {
+        let line = if chosen {
             line.style(theme::SELECTED)
         } else {
             line
-        });
+        };
+        policy_lines.extend(wrap::wrap_hanging(&line, w, 15));
     }
-    frame.render_widget(Paragraph::new(lines), policies);
-    if let Some(t) = repeat {
-        frame.render_widget(
-            Paragraph::new(Line::from(Span::styled(t, theme::WARN))).wrap(Wrap { trim: true }),
-            note,
-        );
+    // On an object already Terminating: what this second DELETE can and
+    // cannot change (R17).
+    let mut note_lines: Vec<Line> = Vec::new();
+    if let Some(t) = app
+        .graph()
+        .get(&d.target.uid)
+        .and_then(|o| crate::model::repeat_delete::explain(o, d.policy))
+    {
+        note_lines = wrap::wrap_line(&Line::from(Span::styled(t, theme::WARN)), w);
     }
     let mut s = vec![
         Span::styled("Preview: ", theme::HEADING),
@@ -158,23 +135,88 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
     if let Some(n) = &d.plan.policy_note {
         s.push(Span::styled(format!("  ({n})"), theme::DIM));
     }
-    frame.render_widget(Paragraph::new(Line::from(s)), summary);
-    small_tree::render(&items, frame, plan_area, d.scroll);
-    let mut req_lines: Vec<Line> = permission_line(d.permission.as_ref()).into_iter().collect();
-    req_lines.push(Line::from(vec![
-        Span::styled("Will send: ", theme::HEADING),
-        Span::raw(request(app, &d.command)),
-    ]));
-    frame.render_widget(Paragraph::new(req_lines).wrap(Wrap { trim: false }), req);
-    frame.render_widget(
-        Paragraph::new(keys_line(&[
+    let mut summary = wrap::wrap_line(&Line::from(s), w);
+    let waves = d.plan.entries.iter().any(|e| {
+        matches!(
+            e.outcome,
+            crate::model::preview::Outcome::Deleted { wave: 1.. }
+                | crate::model::preview::Outcome::Unsure { wave: 1.., .. }
+        )
+    });
+    if waves {
+        summary.extend(wrap::wrap_line(
+            &Line::from(Span::styled(WAVES, theme::DIM)),
+            w,
+        ));
+    }
+    let refusal = d.refusal();
+    let mut req_lines: Vec<Line> = Vec::new();
+    match &refusal {
+        Some(why) => {
+            req_lines.push(Line::from(Span::styled(
+                format!("✗ {why}: nothing will be sent"),
+                theme::BAD,
+            )));
+            req_lines.push(Line::from(vec![
+                Span::styled("The request would be: ", theme::DIM),
+                Span::raw(request(app, &d.command)),
+            ]));
+        }
+        None => {
+            req_lines.extend(permission_line(d.permission.as_ref()));
+            req_lines.push(Line::from(vec![
+                Span::styled("Will send: ", theme::HEADING),
+                Span::raw(request(app, &d.command)),
+            ]));
+        }
+    }
+    let req_lines = wrap::wrap_lines(&req_lines, w);
+    let keys = if refusal.is_some() {
+        keys_line(&[
+            ("Esc/n", "close"),
+            ("b/f/o", "preview another policy"),
+            ("PgDn/PgUp", "scroll preview"),
+        ])
+    } else {
+        keys_line(&[
             ("Enter/y", "delete"),
             ("Esc/n", "cancel, send nothing"),
             ("PgDn/PgUp", "scroll preview"),
-        ])),
-        keys,
-    );
+        ])
+    };
+    let keys = wrap::wrap_line(&keys, w);
+
+    let len = |v: &[Line]| u16::try_from(v.len()).unwrap_or(u16::MAX);
+    let fixed =
+        len(&policy_lines) + len(&note_lines) + len(&summary) + len(&req_lines) + len(&keys);
+    let tree_rows = u16::try_from(small_tree::rows(&items, popup_w.saturating_sub(2)))
+        .unwrap_or(u16::MAX)
+        .max(1);
+    let want = fixed.saturating_add(tree_rows).saturating_add(2);
+    let popup = centered(area, popup_w, want.min(area.height.saturating_sub(2)));
+    frame.render_widget(Clear, popup);
+    let block = frame_block(format!(" Delete {} ", d.target), theme::BAD);
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    let [policies, note, summary_area, plan_area, req, keys_area] = Layout::vertical([
+        Constraint::Length(len(&policy_lines)),
+        Constraint::Length(len(&note_lines)),
+        Constraint::Length(len(&summary)),
+        Constraint::Min(1),
+        Constraint::Length(len(&req_lines)),
+        Constraint::Length(len(&keys)),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(policy_lines), policies);
+    frame.render_widget(Paragraph::new(note_lines), note);
+    frame.render_widget(Paragraph::new(summary), summary_area);
+    small_tree::render(&items, frame, plan_area, d.scroll);
+    frame.render_widget(Paragraph::new(req_lines), req);
+    frame.render_widget(Paragraph::new(keys), keys_area);
 }
+
+/// What the preview's waves are, in one line.
+pub const WAVES: &str = "Waves: each is deleted once the wave before it is gone.";
 
 /// The backend's answer to "may this user do it?", when there is
 /// something to say (nothing when permitted).
@@ -198,18 +240,7 @@ fn permission_line(p: Option<&Permission>) -> Option<Line<'static>> {
 
 /// Choosing a finalizer, then typing its name.
 pub fn finalizer(app: &App, f: &FinalizerDialog, frame: &mut Frame, area: Rect) {
-    let popup = centered(
-        area,
-        area.width.saturating_sub(4).min(100),
-        area.height.saturating_sub(2).min(22),
-    );
-    frame.render_widget(Clear, popup);
-    let block = frame_block(
-        format!(" Remove a finalizer from {} ", f.target),
-        theme::BAD,
-    );
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
+    let w = area.width.saturating_sub(4).min(100);
     let mut lines: Vec<Line> = Vec::new();
     match &f.confirm {
         None => {
@@ -289,17 +320,24 @@ pub fn finalizer(app: &App, f: &FinalizerDialog, frame: &mut Frame, area: Rect) 
             ]));
         }
     }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    let lines = wrap::wrap_hanging_lines(&lines, usize::from(w.saturating_sub(2)), 2);
+    let h = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
+    let popup = centered(area, w, h);
+    frame.render_widget(Clear, popup);
+    let block = frame_block(
+        format!(" Remove a finalizer from {} ", f.target),
+        theme::BAD,
+    );
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// A yes/no confirmation.
 pub fn confirm(app: &App, c: &ConfirmDialog, frame: &mut Frame, area: Rect) {
-    let h = u16::try_from(c.lines.len()).unwrap_or(10) + 6;
-    let popup = centered(area, area.width.saturating_sub(4).min(90), h);
-    frame.render_widget(Clear, popup);
-    let block = frame_block(format!(" {} ", c.title), theme::WARN);
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
+    let w = area.width.saturating_sub(4).min(90);
     let mut lines: Vec<Line> = c.lines.iter().map(|l| Line::from(l.clone())).collect();
     lines.push(Line::from(vec![
         Span::styled("Will run: ", theme::HEADING),
@@ -307,49 +345,74 @@ pub fn confirm(app: &App, c: &ConfirmDialog, frame: &mut Frame, area: Rect) {
     ]));
     lines.push(Line::default());
     lines.push(keys_line(&[("Enter/y", "confirm"), ("Esc/n", "cancel")]));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    let lines = wrap::wrap_lines(&lines, usize::from(w.saturating_sub(2)));
+    let h = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
+    let popup = centered(area, w, h);
+    frame.render_widget(Clear, popup);
+    let block = frame_block(format!(" {} ", c.title), theme::WARN);
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
-/// A list to pick from.
+/// A list to pick from: one row per entry, cut with `…`, and the chosen
+/// entry's description in full.
 pub fn pick(p: &Picker, frame: &mut Frame, area: Rect) {
-    let n = u16::try_from(p.items.len()).unwrap_or(u16::MAX);
-    let popup = centered(
-        area,
-        area.width.saturating_sub(4).min(100),
-        n.saturating_add(5),
+    let w = area.width.saturating_sub(4).min(100);
+    let text_w = usize::from(w.saturating_sub(2));
+    let entry = |i: usize, it: &crate::app::modal::PickItem| {
+        let sel = i == p.choice;
+        let l = Line::from(vec![
+            Span::raw(if sel { "> " } else { "  " }),
+            Span::raw(if it.current { "• " } else { "  " }),
+            Span::styled(format!("{:<24}", it.label), theme::KIND),
+            Span::styled(format!(" {}", it.detail), theme::DIM),
+        ]);
+        if sel {
+            wrap::wrap_hanging(&l.style(theme::SELECTED), text_w, 29)
+        } else {
+            vec![wrap::cut(l, text_w)]
+        }
+    };
+    let rows: Vec<Vec<Line>> = p
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, it)| entry(i, it))
+        .collect();
+    let total: usize = rows.iter().map(Vec::len).sum();
+    let note = wrap::wrap_line(
+        &Line::from(Span::styled(p.note.clone(), theme::DIM)),
+        text_w,
     );
+    let keys = keys_line(&[("↑↓", "move"), ("Enter", "choose"), ("Esc", "close")]);
+    let note_h = u16::try_from(note.len() + 1).unwrap_or(2);
+    let want = u16::try_from(total)
+        .unwrap_or(u16::MAX)
+        .saturating_add(note_h)
+        .saturating_add(2);
+    let popup = centered(area, w, want);
     frame.render_widget(Clear, popup);
     let block = frame_block(format!(" {} ", p.title), theme::TITLE);
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
-    let [list, note] = Layout::vertical([Constraint::Min(1), Constraint::Length(2)]).areas(inner);
+    let [list, note_area] =
+        Layout::vertical([Constraint::Min(1), Constraint::Length(note_h)]).areas(inner);
+    // The first entry shown: the chosen one and those above it fit.
     let h = usize::from(list.height).max(1);
-    let start = p.choice.saturating_sub(h - 1);
-    let lines: Vec<Line> = p
-        .items
-        .iter()
-        .enumerate()
-        .skip(start)
-        .take(h)
-        .map(|(i, it)| {
-            let sel = i == p.choice;
-            let l = Line::from(vec![
-                Span::raw(if sel { "> " } else { "  " }),
-                Span::raw(if it.current { "• " } else { "  " }),
-                Span::styled(format!("{:<24}", it.label), theme::KIND),
-                Span::styled(format!(" {}", it.detail), theme::DIM),
-            ]);
-            if sel { l.style(theme::SELECTED) } else { l }
-        })
-        .collect();
+    let mut start = p.choice.min(rows.len().saturating_sub(1));
+    let mut used = rows.get(start).map_or(0, Vec::len);
+    while start > 0 && used + rows[start - 1].len() <= h {
+        start -= 1;
+        used += rows[start].len();
+    }
+    let lines: Vec<Line> = rows.into_iter().skip(start).flatten().take(h).collect();
     frame.render_widget(Paragraph::new(lines), list);
-    frame.render_widget(
-        Paragraph::new(vec![
-            Line::from(Span::styled(p.note.clone(), theme::DIM)),
-            keys_line(&[("↑↓", "move"), ("Enter", "choose"), ("Esc", "close")]),
-        ]),
-        note,
-    );
+    let mut bottom = note;
+    bottom.push(keys);
+    frame.render_widget(Paragraph::new(bottom), note_area);
 }
 
 /// The simulated controllers.
@@ -358,12 +421,7 @@ pub fn controllers(app: &App, c: &ControllersDialog, frame: &mut Frame, area: Re
         .status()
         .map(|s| s.controllers.clone())
         .unwrap_or_default();
-    let n = u16::try_from(list.len()).unwrap_or(20);
-    let popup = centered(area, area.width.saturating_sub(4).min(100), n * 2 + 6);
-    frame.render_widget(Clear, popup);
-    let block = frame_block(" Simulated controllers ".into(), theme::TITLE);
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
+    let w = area.width.saturating_sub(4).min(100);
     let mut lines: Vec<Line> = Vec::new();
     for (i, ctl) in list.iter().enumerate() {
         let sel = i == c.choice;
@@ -407,5 +465,23 @@ pub fn controllers(app: &App, c: &ControllersDialog, frame: &mut Frame, area: Re
         ("Space", "switch and stay"),
         ("Esc", "close"),
     ]));
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    let lines = wrap::wrap_lines(&lines, usize::from(w.saturating_sub(2)));
+    let h = u16::try_from(lines.len())
+        .unwrap_or(u16::MAX)
+        .saturating_add(2);
+    let popup = centered(area, w, h);
+    frame.render_widget(Clear, popup);
+    let block = frame_block(" Simulated controllers ".into(), theme::TITLE);
+    let inner = block.inner(popup);
+    frame.render_widget(block, popup);
+    // Keep the chosen controller in view on a short screen.
+    let chosen_row = lines
+        .iter()
+        .position(|l| l.style == theme::SELECTED)
+        .unwrap_or(0);
+    let scroll = chosen_row.saturating_sub(usize::from(inner.height.saturating_sub(3)));
+    frame.render_widget(
+        Paragraph::new(lines).scroll((u16::try_from(scroll).unwrap_or(0), 0)),
+        inner,
+    );
 }

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::dialogs::centered;
-use super::theme;
+use super::{theme, wrap};
 use crate::app::App;
 use crate::keymap::{self, Binding};
 
@@ -15,13 +15,29 @@ fn section<'a>(
     out: &mut Vec<Line<'a>>,
     title: &'a str,
     bindings: impl Iterator<Item = &'a Binding>,
+    read_only: bool,
 ) {
     out.push(Line::from(Span::styled(title, theme::HEADING)));
     for b in bindings {
-        out.push(Line::from(vec![
+        if read_only && keymap::refused_in_read_only(b.action) {
+            out.push(Line::from(vec![
+                Span::styled(format!("  {:<18}", keymap::keys_label(b)), theme::REFUSED),
+                Span::styled(b.desc, theme::REFUSED),
+                Span::styled("  (refused: read-only)", theme::DIM),
+            ]));
+            continue;
+        }
+        let mut spans = vec![
             Span::styled(format!("  {:<18}", keymap::keys_label(b)), theme::KEY),
             Span::raw(b.desc),
-        ]));
+        ];
+        if read_only && b.action == crate::app::Action::OpenDelete {
+            spans.push(Span::styled(
+                "  (read-only: preview only, nothing is sent)",
+                theme::DIM,
+            ));
+        }
+        out.push(Line::from(spans));
     }
     out.push(Line::default());
 }
@@ -30,32 +46,42 @@ fn section<'a>(
 #[must_use]
 pub fn lines(app: &App) -> Vec<Line<'static>> {
     let mut out = Vec::new();
+    let ro = app.read_only();
     section(
         &mut out,
         "Tree",
         keymap::NORMAL.iter().filter(|b| !b.sim_only),
+        ro,
     );
     if app.is_simulator() {
         section(
             &mut out,
             "Simulator",
             keymap::NORMAL.iter().filter(|b| b.sim_only),
+            ro,
         );
     }
-    section(&mut out, "Delete dialog", keymap::DELETE.iter());
+    section(&mut out, "Timeline (Tab)", keymap::TIMELINE.iter(), ro);
+    section(&mut out, "Delete dialog", keymap::DELETE.iter(), ro);
     section(
         &mut out,
         "Remove-finalizer dialog",
         keymap::FINALIZER_CHOOSE
             .iter()
             .chain(keymap::FINALIZER_TYPE),
+        ro,
     );
-    section(&mut out, "Search (/)", keymap::SEARCH.iter());
-    section(&mut out, "Controllers (c)", keymap::CONTROLLERS.iter());
+    section(&mut out, "Search (/)", keymap::SEARCH.iter(), ro);
+    section(&mut out, "Command line (:)", keymap::COMMAND.iter(), ro);
+    out.push(Line::from(Span::styled("  :q  :ns NAME|all  :scenario NAME  :deploy :pods :rs :sts :ds :job :cj :svc :cm :sec :pvc :pv ...", theme::DIM)));
+    out.push(Line::from(Span::styled("  k9s keys: Ctrl-d pages here (d deletes, behind a dialog); Shift-J scrolls the details (o jumps to the owner)", theme::DIM)));
+    out.push(Line::default());
+    section(&mut out, "Controllers (c)", keymap::CONTROLLERS.iter(), ro);
     section(
         &mut out,
         "Lists: scenarios, filter, owners",
         keymap::PICK.iter(),
+        ro,
     );
     out.push(Line::from(Span::styled("Mouse", theme::HEADING)));
     out.push(Line::from(
@@ -91,7 +117,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     if app.read_only() {
         out.push(Line::default());
         out.push(Line::from(Span::styled(
-            "Read-only mode: delete and finalizer removal are refused.",
+            "Read-only mode: d previews a delete and sends nothing; finalizer removal is refused.",
             theme::WARN,
         )));
     }
@@ -110,7 +136,8 @@ pub fn render(app: &App, scroll: u16, frame: &mut Frame, area: Rect) {
         .border_style(theme::TITLE)
         .title(Line::from(Span::styled(" Help ", theme::TITLE)))
         .title_bottom(Line::from(" j/k scroll · Esc or ? close ").right_aligned());
-    let lines = lines(app);
+    let lines =
+        wrap::wrap_hanging_lines(&lines(app), usize::from(popup.width.saturating_sub(2)), 20);
     let inner_h = popup.height.saturating_sub(2);
     let max = u16::try_from(lines.len())
         .unwrap_or(u16::MAX)

@@ -13,6 +13,7 @@ pub mod theme;
 pub mod timeline;
 pub mod tree;
 pub mod why;
+pub mod wrap;
 
 use ratatui::Frame;
 
@@ -51,7 +52,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             Modal::Pick(p) => dialogs::pick(p, frame, body),
             Modal::Controllers(c) => dialogs::controllers(app, c, frame, body),
             Modal::Help { scroll } => help::render(app, *scroll, frame, body),
-            Modal::Search(_) => {}
+            Modal::Search(_) | Modal::Command(_) => {}
         }
     }
 }

@@ -4,7 +4,7 @@
 
 use ratatui::text::{Line, Span};
 
-use super::small_tree::{self, Item, child_id};
+use super::small_tree::{self, Node};
 use super::theme;
 use crate::model::preview::{Outcome, Plan, PlanEntry, Wait};
 
@@ -20,12 +20,16 @@ fn who(e: &PlanEntry) -> Line<'static> {
 fn class(o: &Outcome) -> (u32, String) {
     match o {
         Outcome::Waiting { .. } => (0, "left Terminating, waiting".into()),
-        Outcome::Unsure { .. } => (
+        Outcome::Parked { .. } => (
             1,
+            "waiting behind an owner left Terminating (its own finalizer)".into(),
+        ),
+        Outcome::Unsure { .. } => (
+            2,
             "deleted unless an unseen dependent blocks it (partial view)".into(),
         ),
-        Outcome::Deleted { wave: 0 } => (2, "deleted now".into()),
-        Outcome::Deleted { wave } => (wave.saturating_add(2), format!("deleted in wave {wave}")),
+        Outcome::Deleted { wave: 0 } => (3, "deleted now".into()),
+        Outcome::Deleted { wave } => (wave.saturating_add(3), format!("deleted in wave {wave}")),
         Outcome::Orphaned { .. } => (
             u32::MAX - 1,
             "orphaned: keep running, lose the reference".into(),
@@ -42,7 +46,7 @@ fn class(o: &Outcome) -> (u32, String) {
 
 /// The preview's items: one group per outcome class.
 #[must_use]
-pub fn items(plan: &Plan) -> Vec<Item> {
+pub fn items(plan: &Plan) -> Vec<Node> {
     let mut classes: Vec<(u32, String, Vec<&PlanEntry>)> = Vec::new();
     for e in &plan.entries {
         let (rank, label) = class(&e.outcome);
@@ -54,21 +58,14 @@ pub fn items(plan: &Plan) -> Vec<Item> {
     classes.sort_by_key(|c| c.0);
     classes
         .into_iter()
-        .enumerate()
-        .map(|(gi, (rank, label, entries))| {
+        .map(|(rank, label, entries)| {
             let style = match rank {
-                0 => theme::BAD,
+                0 | 1 => theme::BAD,
                 r if r >= u32::MAX - 1 => theme::WARN,
                 _ => theme::HEADING,
             };
-            let gid = child_id(None, gi);
-            let children = entries
-                .iter()
-                .enumerate()
-                .map(|(ei, e)| entry(child_id(Some(&gid), ei), e))
-                .collect();
+            let children = entries.iter().map(|e| entry(e)).collect();
             small_tree::node(
-                gid,
                 Line::from(Span::styled(format!("{label} ({})", entries.len()), style)),
                 children,
             )
@@ -76,7 +73,7 @@ pub fn items(plan: &Plan) -> Vec<Item> {
         .collect()
 }
 
-fn entry(id: String, e: &PlanEntry) -> Item {
+fn entry(e: &PlanEntry) -> Node {
     let mut details: Vec<String> = match &e.outcome {
         Outcome::Deleted { .. } => Vec::new(),
         Outcome::Adopted {
@@ -101,6 +98,7 @@ fn entry(id: String, e: &PlanEntry) -> Item {
             references_removed.join(", ")
         )],
         Outcome::NeverCollected { reason } => vec![reason.clone()],
+        o @ Outcome::Parked { .. } => vec![o.parked_text()],
         Outcome::Unsure { unless, .. } => vec![unless.clone()],
         Outcome::Waiting { on } => on
             .iter()
@@ -109,19 +107,13 @@ fn entry(id: String, e: &PlanEntry) -> Item {
     };
     details.extend(e.then.clone());
     if details.is_empty() {
-        return small_tree::leaf(id, who(e));
+        return small_tree::leaf(who(e));
     }
     let kids = details
         .into_iter()
-        .enumerate()
-        .map(|(i, d)| {
-            small_tree::leaf(
-                child_id(Some(&id), i),
-                Line::from(Span::styled(d, theme::DIM)),
-            )
-        })
+        .map(|d| small_tree::leaf(Line::from(Span::styled(d, theme::DIM))))
         .collect();
-    small_tree::node(id, who(e), kids)
+    small_tree::node(who(e), kids)
 }
 
 fn wait_text(w: &Wait) -> String {

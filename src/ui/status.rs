@@ -7,16 +7,47 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme;
+use super::{theme, wrap};
 use crate::app::{App, Modal};
 use crate::backend::Connection;
 use crate::keymap;
 
-/// Draws both lines.
+/// A message longer than the bar takes at most this many rows, the first
+/// ones drawn over the bottom of the panes.
+const MESSAGE_ROWS: u16 = 6;
+
+/// Draws both lines. A message too long for its line is wrapped, and the
+/// rows it needs above the bar are drawn over the panes: an answer from
+/// the server is read in full.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let mut lines = vec![first_line(app, area.width)];
     if area.height > 1 {
-        lines.push(second_line(app));
+        let second = second_line(app);
+        let wrapped = wrap::wrap_line(&second, usize::from(area.width));
+        if app.message().is_some() && wrapped.len() > 1 {
+            // The bar grows upwards over the panes: its first line, then
+            // the message's rows.
+            let n = u16::try_from(wrapped.len())
+                .unwrap_or(MESSAGE_ROWS)
+                .min(MESSAGE_ROWS)
+                .min(area.y.saturating_add(1));
+            let over = Rect {
+                x: area.x,
+                y: area.y + 1 - n,
+                width: area.width,
+                height: n + 1,
+            };
+            let style = second.style;
+            for mut r in wrapped.into_iter().take(usize::from(n)) {
+                let pad = usize::from(area.width).saturating_sub(r.width());
+                r.spans.push(Span::raw(" ".repeat(pad)));
+                lines.push(r.style(style));
+            }
+            frame.render_widget(ratatui::widgets::Clear, over);
+            frame.render_widget(Paragraph::new(lines), over);
+            return;
+        }
+        lines.push(second);
     }
     frame.render_widget(Paragraph::new(lines), area);
 }
@@ -117,6 +148,27 @@ fn speed(s: f64) -> String {
 /// The message, the search being typed, or the key hints.
 #[must_use]
 pub fn second_line(app: &App) -> Line<'_> {
+    if let Some(Modal::Command(c)) = app.modal() {
+        let mut spans = vec![
+            Span::styled(":", theme::KEY),
+            Span::raw(c.text.clone()),
+            Span::styled("█", theme::DIM),
+        ];
+        match &c.error {
+            Some(e) => spans.push(Span::styled(format!("  {e}"), theme::BAD)),
+            None => {
+                let found = app.command_candidates(&c.text);
+                let shown: Vec<&str> = found.iter().take(8).map(String::as_str).collect();
+                let more = found.len().saturating_sub(shown.len());
+                let mut hint = format!("   Tab: {}", shown.join(" "));
+                if more > 0 {
+                    hint.push_str(&format!(" +{more}"));
+                }
+                spans.push(Span::styled(hint, theme::DIM));
+            }
+        }
+        return Line::from(spans);
+    }
     if let Some(Modal::Search(s)) = app.modal() {
         let mut spans = vec![
             Span::styled("/", theme::KEY),
@@ -125,6 +177,11 @@ pub fn second_line(app: &App) -> Line<'_> {
         ];
         if s.failed {
             spans.push(Span::styled("  no match", theme::BAD));
+        } else if let Some(hits) = app.search_hits() {
+            spans.push(Span::styled(
+                format!("  {}", super::tree::hits_label(hits)),
+                theme::KEY,
+            ));
         }
         spans.push(Span::styled(
             "   Enter: keep · Esc: cancel · matches kind/name",
@@ -138,23 +195,49 @@ pub fn second_line(app: &App) -> Line<'_> {
         }
         return Line::from(Span::styled(format!(" {}", m.text), theme::GOOD));
     }
-    let mut hints: Vec<(u8, &str, String)> = keymap::NORMAL
+    if app.mode() == crate::app::Mode::Timeline {
+        let mut spans = Vec::new();
+        for (key, what) in [
+            ("j/k", "move"),
+            ("Enter", "go to its object"),
+            ("a", "all / selected"),
+            ("G", "follow newest"),
+            ("Esc", "tree"),
+        ] {
+            spans.push(Span::styled(format!(" {key}"), theme::KEY));
+            spans.push(Span::raw(format!(" {what} ")));
+        }
+        return Line::from(spans);
+    }
+    let mut hints: Vec<(u8, &str, String, bool)> = keymap::NORMAL
         .iter()
         .filter(|b| !b.sim_only || app.is_simulator())
         .filter_map(|b| {
             let (order, h) = b.hint?;
+            let refused = app.read_only() && keymap::refused_in_read_only(b.action);
+            let h = if app.read_only() && b.action == crate::app::Action::OpenDelete {
+                "preview delete"
+            } else {
+                h
+            };
             Some((
                 order,
                 h,
                 b.keys.first().map(keymap::key_label).unwrap_or_default(),
+                refused,
             ))
         })
         .collect();
     hints.sort_by_key(|h| h.0);
     let mut spans = Vec::new();
-    for (_, h, key) in hints {
-        spans.push(Span::styled(format!(" {key}"), theme::KEY));
-        spans.push(Span::raw(format!(" {h} ")));
+    for (_, h, key, refused) in hints {
+        if refused {
+            spans.push(Span::styled(format!(" {key} {h}"), theme::REFUSED));
+            spans.push(Span::raw(" "));
+        } else {
+            spans.push(Span::styled(format!(" {key}"), theme::KEY));
+            spans.push(Span::raw(format!(" {h} ")));
+        }
     }
     Line::from(spans)
 }

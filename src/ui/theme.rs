@@ -22,6 +22,11 @@ pub const GOOD: Style = Style::new().fg(Color::Green);
 pub const STATUS: Style = Style::new().fg(Color::Black).bg(Color::Cyan);
 pub const STATUS_PAUSED: Style = Style::new().fg(Color::Black).bg(Color::Yellow);
 pub const ERROR_LINE: Style = Style::new().fg(Color::White).bg(Color::Red);
+/// An action refused here (read-only mode): greyed and struck through,
+/// next to a READ-ONLY that says why.
+pub const REFUSED: Style = Style::new()
+    .fg(Color::DarkGray)
+    .add_modifier(Modifier::CROSSED_OUT);
 pub const KEY: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD);
 
 /// The colour of a badge (its text is what it means).

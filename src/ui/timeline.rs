@@ -7,57 +7,80 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::theme;
+use super::{theme, wrap};
 use crate::app::{App, TimelineScope};
 use crate::backend::Happening;
 
-/// Draws the timeline pane, newest at the bottom. `tabs`: the narrow
-/// layout, where it shares its place with the details.
-pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
+/// Entries kept in view below the one under the cursor.
+const CONTEXT: usize = 3;
+
+/// Draws the timeline pane, newest at the bottom: one row per entry, cut
+/// with `…`, and the entry under the cursor (the newest, unless Tab moved
+/// the keys here) in full. `tabs`: the narrow layout, where it shares its
+/// place with the details.
+pub fn render(app: &App, frame: &mut Frame, area: Rect, _tabs: bool) {
     let selected = app
         .selected_row()
         .and_then(|r| app.row_uid(r).map(str::to_string));
-    let only = match (app.timeline_scope(), &selected) {
-        (TimelineScope::Selected, Some(uid)) => Some(uid.clone()),
-        _ => None,
-    };
+    let entries = app.timeline_entries();
+    let at = app.timeline_position(&entries);
+    let focused = app.timeline_focused();
     let mut title = vec![Span::styled(" Timeline ", theme::TITLE)];
-    let scope = match (&only, app.selected_object()) {
-        (Some(_), Some(o)) => format!("· only {}/{} (a: all) ", o.kind, o.name()),
+    if let Some(i) = at {
+        title.push(Span::styled(
+            format!("{}/{} ", i + 1, entries.len()),
+            theme::DIM,
+        ));
+    }
+    let scope = match (app.timeline_scope(), app.selected_object()) {
+        (TimelineScope::Selected, Some(o)) => format!("· only {}/{} (a: all) ", o.kind, o.name()),
         _ => "· all (a: selected only) ".to_string(),
     };
     title.push(Span::styled(scope, theme::DIM));
-    if tabs {
-        title.push(Span::styled("· Tab: details ", theme::DIM));
+    if focused {
+        title.push(Span::styled("· Enter: go to its object ", theme::KEY));
+    } else {
+        title.push(Span::styled("· Tab: move in ", theme::DIM));
     }
     let inner = super::layout::pane(frame, area, title);
-    let h = usize::from(inner.height);
-    let mut picked: Vec<&Happening> = app
-        .timeline()
-        .rev()
-        .filter(|x| only.as_ref().is_none_or(|u| x.object.uid == *u))
-        .take(h)
-        .collect();
-    picked.reverse();
-    if picked.is_empty() {
-        let msg = if only.is_some() {
+    let Some(at) = at else {
+        let msg = if app.timeline_scope() == TimelineScope::Selected {
             "nothing happened to this object yet"
         } else {
             "nothing happened yet: delete something (d)"
         };
         frame.render_widget(Paragraph::new(msg).style(theme::DIM), inner);
         return;
+    };
+    let w = usize::from(inner.width);
+    let h = usize::from(inner.height);
+    let mut full = wrap::wrap_hanging(&line(entries[at].1, selected.as_deref()), w, 9);
+    full.truncate(h.max(1));
+    if focused {
+        full = full
+            .into_iter()
+            .map(|l| l.patch_style(theme::SELECTED))
+            .collect();
     }
-    let lines: Vec<Line> = picked
-        .into_iter()
-        .map(|x| line(x, selected.as_deref()))
-        .collect();
+    let n = entries.len();
+    let mut after = (n - 1 - at).min(CONTEXT);
+    let room = h.saturating_sub(full.len());
+    let before = at.min(room.saturating_sub(after));
+    if before == at {
+        after = (n - 1 - at).min(room - before);
+    } else {
+        after = after.min(room);
+    }
+    let one = |(_, x): &(u64, &Happening)| wrap::cut(line(x, selected.as_deref()), w);
+    let mut lines: Vec<Line> = entries[at - before..at].iter().map(one).collect();
+    lines.extend(full);
+    lines.extend(entries[at + 1..=at + after].iter().map(one));
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// `   12.4s  updated  ReplicaSet/web-1  +finalizer foregroundDeletion (by gc)`
 #[must_use]
-pub fn line<'a>(x: &'a Happening, selected: Option<&str>) -> Line<'a> {
+pub fn line(x: &Happening, selected: Option<&str>) -> Line<'static> {
     let mine = selected == Some(x.object.uid.as_str());
     let text_style = if x.warning { theme::WARN } else { Style::new() };
     let obj_style = if mine {

@@ -76,8 +76,21 @@ fn title(app: &App) -> String {
     if !f.is_empty() {
         t.push_str(&format!(" · {f}"));
     }
+    if let (Some(q), Some(hits)) = (app.search_query(), app.search_hits()) {
+        t.push_str(&format!(" · /{q} {} (n/N)", hits_label(hits)));
+    }
     t.push(' ');
     t
+}
+
+/// `3/12`, or `-/12` when the selection is not a match, or `no match`.
+#[must_use]
+pub fn hits_label((at, n): (Option<usize>, usize)) -> String {
+    match (at, n) {
+        (_, 0) => "no match".to_string(),
+        (Some(i), n) => format!("{i}/{n}"),
+        (None, n) => format!("-/{n}"),
+    }
 }
 
 /// One row: highlight symbol, indentation, open/closed symbol, the object

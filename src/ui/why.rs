@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::small_tree::{self, Item, child_id};
+use super::small_tree::{self, Node};
 use super::theme;
 use crate::app::App;
 use crate::model::Object;
@@ -115,6 +115,21 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
         .finalizers
         .iter()
         .any(|f| f != crate::model::FOREGROUND && f != crate::model::ORPHAN);
+    let blocker = why
+        .held_by()
+        .map(|(b, _)| b)
+        .or_else(|| why.blockers.first().map(|b| b.object.clone()));
+    if obj.is_terminating()
+        && let Some(b) = &blocker
+    {
+        out.push(Line::from(vec![
+            Span::styled("  ▶ b", theme::KEY),
+            Span::raw(format!(
+                ": go to {}/{}, which holds this up",
+                b.kind, b.name
+            )),
+        ]));
+    }
     if obj.is_terminating() && !app.read_only() {
         if own {
             out.push(Line::from(vec![
@@ -125,7 +140,7 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
             out.push(Line::from(vec![
                 Span::styled("  ▶ F", theme::KEY),
                 Span::raw(format!(
-                    ": remove {f} from {}/{}, which holds this up (skips its cleanup)",
+                    ": remove {f} from {}/{} (skips its cleanup)",
                     b.kind, b.name
                 )),
             ]));
@@ -133,7 +148,10 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
     }
     if !why.blockers.is_empty() {
         out.push(Line::from(Span::styled(
-            format!("Waiting on {} blocking dependent(s):", why.blockers.len()),
+            format!(
+                "Waiting on {}:",
+                crate::model::wording::count(why.blockers.len(), "blocking dependent")
+            ),
             theme::HEADING,
         )));
     }
@@ -143,18 +161,10 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
 /// The blocker chain: what a foreground deletion waits on, down to what
 /// holds each of them.
 #[must_use]
-pub fn blocker_items(why: &Diagnosis) -> Vec<Item> {
-    let mut items: Vec<Item> = why
-        .blockers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| blocker(child_id(None, i), b))
-        .collect();
+pub fn blocker_items(why: &Diagnosis) -> Vec<Node> {
+    let mut items: Vec<Node> = why.blockers.iter().map(blocker).collect();
     if why.more_blockers > 0 {
-        items.push(small_tree::leaf(
-            child_id(None, items.len()),
-            more_line(why.more_blockers),
-        ));
+        items.push(small_tree::leaf(more_line(why.more_blockers)));
     }
     items
 }
@@ -170,7 +180,7 @@ fn more_line(n: usize) -> Line<'static> {
     ))
 }
 
-fn blocker(id: String, b: &Blocker) -> Item {
+fn blocker(b: &Blocker) -> Node {
     let mut kids: Vec<(Line<'static>, Option<&Blocker>)> = Vec::new();
     for f in &b.finalizers {
         let (who, style) = match f.controller_online {
@@ -213,18 +223,14 @@ fn blocker(id: String, b: &Blocker) -> Item {
         Span::raw(format!("/{}", b.object.name)),
         Span::styled(format!(": {}", b.state), theme::BAD),
     ]);
-    let children: Vec<Item> = kids
+    let children: Vec<Node> = kids
         .into_iter()
-        .enumerate()
-        .map(|(i, (line, nested))| {
-            let cid = child_id(Some(&id), i);
-            match nested {
-                Some(n) => blocker(cid, n),
-                None => small_tree::leaf(cid, line),
-            }
+        .map(|(line, nested)| match nested {
+            Some(n) => blocker(n),
+            None => small_tree::leaf(line),
         })
         .collect();
-    small_tree::node(id, label, children)
+    small_tree::node(label, children)
 }
 
 /// A Terminating namespace: phase, conditions, what is left and what

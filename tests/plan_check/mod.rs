@@ -117,6 +117,17 @@ pub fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) ->
                     ));
                 }
             }
+            // Untouched while its owner waits on its own finalizer.
+            (Some(Outcome::Parked { .. }), Some(o)) => {
+                let same = !o.is_terminating()
+                    && o.metadata.owner_references == before.metadata.owner_references;
+                if !same {
+                    errors.push(format!(
+                        "{ctx}: {who} predicted untouched behind its Terminating owner, but it changed: {:?}",
+                        o.metadata
+                    ));
+                }
+            }
             (Some(Outcome::NeverCollected { .. }), Some(o)) => {
                 if o.is_terminating() {
                     errors.push(format!(
@@ -168,5 +179,58 @@ pub fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) ->
             }
         }
     }
+    errors.extend(parked_then(&ctx, &plan, &after));
     errors
+}
+
+/// What waits behind an owner left Terminating is deleted by the garbage
+/// collector once that owner (and any owner between) goes: remove the
+/// finalizers of what is Terminating by hand, settle, again until nothing
+/// changes, and check (when no other owner keeps it).
+fn parked_then(ctx: &str, plan: &preview::Plan, after: &Sim) -> Vec<String> {
+    let parked: Vec<(&str, &str, bool)> = plan
+        .entries
+        .iter()
+        .filter_map(|e| match &e.outcome {
+            Outcome::Parked {
+                behind,
+                other_owners,
+                ..
+            } => Some((
+                e.object.uid.as_str(),
+                behind.as_str(),
+                other_owners.is_empty(),
+            )),
+            _ => None,
+        })
+        .collect();
+    if parked.is_empty() {
+        return Vec::new();
+    }
+    let mut released = after.clone();
+    for _ in 0..20 {
+        let stuck: Vec<Object> = released
+            .objects()
+            .filter(|o| o.is_terminating() && !o.metadata.finalizers.is_empty())
+            .cloned()
+            .collect();
+        if stuck.is_empty() {
+            break;
+        }
+        for o in &stuck {
+            for f in &o.metadata.finalizers {
+                released.remove_finalizer_key(&Key::of(o), Some(o.uid()), f);
+            }
+        }
+        released.settle(released.now_ms() + LIMIT_MS);
+    }
+    parked
+        .iter()
+        .filter(|(uid, _, collected)| *collected && released.objects().any(|o| o.uid() == *uid))
+        .map(|(uid, behind, _)| {
+            format!(
+                "{ctx}: {uid} predicted deleted once {behind} is gone, still there after it went"
+            )
+        })
+        .collect()
 }

@@ -117,6 +117,18 @@ pub enum Outcome {
     /// Deleted in foreground in that wave as far as can be seen; but kinds
     /// that could not be listed may hold a dependent that blocks it.
     Unsure { wave: u32, unless: String },
+    /// Untouched for now: an owner up its chain, `behind`, is left
+    /// Terminating, and the garbage collector deletes a dependent only once
+    /// its owners are gone (a background delete parked behind the owner's
+    /// own finalizer). `other_owners`: owners not being deleted, which keep
+    /// it then.
+    Parked {
+        behind: String,
+        /// Its owner that waits behind `behind` in turn, if not `behind`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        via: Option<String>,
+        other_owners: Vec<String>,
+    },
 }
 
 /// One affected object.
@@ -219,6 +231,7 @@ pub fn plan(
     p.collect_closure(target);
     p.delete(target_uid, policy);
     p.run();
+    let parked = p.parked();
     let partial = Partial::of(graph.kinds());
     let unseen_short = {
         let u = graph.kinds().unlisted();
@@ -232,7 +245,10 @@ pub fn plan(
         .items
         .values()
         .filter_map(|i| {
-            let mut outcome = p.outcome(i)?;
+            let mut outcome = match p.outcome(i) {
+                Some(o) => o,
+                None => parked.get(i.obj.uid())?.clone(),
+            };
             // An owner that waited in foreground went once its visible
             // blocking dependents were gone; one of a kind that could not
             // be listed would hold it.
@@ -261,6 +277,26 @@ pub fn plan(
             ))
         })
         .collect();
+    // Waves numbered from 1 without gaps: a round of work that deleted
+    // nothing (a controller releasing a finalizer, an orphaning) is no wave
+    // a reader needs to count.
+    let waves: BTreeSet<u32> = entries
+        .iter()
+        .map(|e| e.0)
+        .filter(|w| *w != 0 && *w != u32::MAX)
+        .collect();
+    let number = |w: u32| {
+        waves
+            .iter()
+            .position(|x| *x == w)
+            .map_or(w, |i| u32::try_from(i + 1).unwrap_or(w))
+    };
+    for (w, e) in &mut entries {
+        *w = number(*w);
+        if let Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } = &mut e.outcome {
+            *wave = number(*wave);
+        }
+    }
     entries.sort_by(|a, b| {
         let ta = a.1.object.uid != target_uid;
         let tb = b.1.object.uid != target_uid;
@@ -1091,6 +1127,116 @@ impl Planner<'_> {
         None
     }
 
+    /// Objects left alone by this delete whose owner, or an owner up their
+    /// chain, is left Terminating: the garbage collector deletes nothing
+    /// while its owner is still there, so they wait behind it. Once it is
+    /// gone, what no other owner keeps is deleted in turn.
+    fn parked(&self) -> HashMap<Uid, Outcome> {
+        // Every object below a Terminating one, through references the
+        // garbage collector resolves, that this delete leaves alone.
+        let roots = self.sorted_where(|i| i.state == State::Terminating);
+        let mut candidates: Vec<Uid> = Vec::new();
+        let mut seen: HashSet<Uid> = HashSet::new();
+        let mut queue: VecDeque<Uid> = roots.iter().cloned().collect();
+        while let Some(uid) = queue.pop_front() {
+            for d in self.referrers(&uid) {
+                let Some(item) = self.items.get(&d) else {
+                    continue;
+                };
+                if item.state != State::Alive
+                    || self.outcome(item).is_some()
+                    || !seen.insert(d.clone())
+                {
+                    continue;
+                }
+                candidates.push(d.clone());
+                queue.push_back(d);
+            }
+        }
+        // Whether an owner reference holds the object once the Terminating
+        // owners and what goes with them are gone.
+        let owners_of = |uid: &Uid| -> Vec<(Uid, String, RefStatus)> {
+            self.graph
+                .owners(uid)
+                .into_iter()
+                .map(|(r, st)| (r.uid.clone(), format!("{}/{}", r.kind, r.name), st))
+                .collect()
+        };
+        let goes = |owner: &Uid, st: &RefStatus, doomed: &HashSet<Uid>| match st {
+            RefStatus::Resolves { .. } => {
+                doomed.contains(owner)
+                    || self
+                        .items
+                        .get(owner)
+                        .is_some_and(|o| o.state == State::Terminating)
+            }
+            // A dangling reference holds nothing.
+            RefStatus::OwnerAbsent | RefStatus::UidMismatch { .. } => true,
+            _ => false,
+        };
+        let mut doomed: HashSet<Uid> = HashSet::new();
+        loop {
+            let before = doomed.len();
+            for c in &candidates {
+                if !doomed.contains(c) && owners_of(c).iter().all(|(o, _, st)| goes(o, st, &doomed))
+                {
+                    doomed.insert(c.clone());
+                }
+            }
+            if doomed.len() == before {
+                break;
+            }
+        }
+        // Which Terminating owner each one waits behind, and through whom.
+        let mut behind: HashMap<Uid, (String, Option<String>)> = HashMap::new();
+        let mut queue: VecDeque<(Uid, String, Option<String>)> = roots
+            .iter()
+            .filter_map(|u| {
+                self.items
+                    .get(u)
+                    .map(|i| (u.clone(), name_of(&i.obj), None))
+            })
+            .collect();
+        while let Some((uid, root, via)) = queue.pop_front() {
+            for d in self.referrers(&uid) {
+                if !seen.contains(&d) || behind.contains_key(&d) {
+                    continue;
+                }
+                let resolves = self
+                    .graph
+                    .owners(&d)
+                    .iter()
+                    .any(|(r, st)| r.uid == uid && matches!(st, RefStatus::Resolves { .. }));
+                if !resolves {
+                    continue;
+                }
+                behind.insert(d.clone(), (root.clone(), via.clone()));
+                if doomed.contains(&d) {
+                    let me = self.items.get(&d).map(|i| name_of(&i.obj));
+                    queue.push_back((d, root.clone(), me));
+                }
+            }
+        }
+        behind
+            .into_iter()
+            .map(|(uid, (root, via))| {
+                let other_owners = owners_of(&uid)
+                    .into_iter()
+                    .filter(|(o, _, st)| !goes(o, st, &doomed))
+                    .map(|(_, name, _)| name)
+                    .collect();
+                (
+                    uid,
+                    Outcome::Parked {
+                        behind: root,
+                        via,
+                        other_owners,
+                    },
+                )
+            })
+            .collect()
+    }
+
     fn waits(&self, item: &Item) -> Vec<Wait> {
         let obj = &item.obj;
         let mut out = Vec::new();
@@ -1141,6 +1287,36 @@ impl Planner<'_> {
     }
 }
 
+impl Outcome {
+    /// For [`Outcome::Parked`]: `untouched while Database/orders is
+    /// Terminating; deleted by the garbage collector once it is gone`.
+    #[must_use]
+    pub fn parked_text(&self) -> String {
+        let Outcome::Parked {
+            behind,
+            via,
+            other_owners,
+        } = self
+        else {
+            return String::new();
+        };
+        let gone = match via {
+            None => "it is gone".to_string(),
+            Some(v) => format!("its owner {v} is gone in turn"),
+        };
+        if other_owners.is_empty() {
+            format!(
+                "untouched while {behind} is Terminating; deleted by the garbage collector once {gone}"
+            )
+        } else {
+            format!(
+                "untouched while {behind} is Terminating; once {gone}, still owned by {}",
+                other_owners.join(", ")
+            )
+        }
+    }
+}
+
 impl Plan {
     /// The policy the API server will apply.
     #[must_use]
@@ -1174,6 +1350,7 @@ impl Plan {
             )
         });
         let waiting = self.count(|o| matches!(o, Outcome::Waiting { .. }));
+        let parked = self.count(|o| matches!(o, Outcome::Parked { .. }));
         let unsure = self.count(|o| matches!(o, Outcome::Unsure { .. }));
         let mut parts = Vec::new();
         if !self.partial.is_partial() {
@@ -1202,6 +1379,9 @@ impl Plan {
         }
         if waiting > 0 {
             parts.push(format!("{waiting} left waiting"));
+        }
+        if parked > 0 {
+            parts.push(format!("{parked} waiting behind it"));
         }
         parts.join(", ")
     }
@@ -1266,6 +1446,9 @@ impl Plan {
                     format!(
                         "deleted? (wave {wave:>2}) {who}: unless an unseen dependent blocks: {unless}"
                     )
+                }
+                Outcome::Parked { .. } => {
+                    format!("waits behind       {who}: {}", e.outcome.parked_text())
                 }
             };
             match &e.then {
