@@ -52,6 +52,7 @@ impl TerminalEvents {
     /// Events, with SIGTERM, SIGINT, SIGHUP and SIGQUIT watched.
     #[must_use]
     pub fn watching_signals() -> Self {
+        watch_terminal();
         TerminalEvents {
             signal: tui::watch_signals().ok(),
         }
@@ -73,6 +74,29 @@ impl TerminalEvents {
     }
 }
 
+/// Ends the process when its terminal hangs up (the window closed, the
+/// tmux server killed). crossterm's reader then sees an endless end of file
+/// and spins inside its poll, where neither the loop nor a signal is looked
+/// at again; a hung-up terminal is no longer a terminal (its ioctls fail),
+/// which a thread of its own notices. There is nothing left to restore.
+fn watch_terminal() {
+    use std::io::IsTerminal;
+    if !io::stdin().is_terminal() {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("terminal-watch".into())
+        .spawn(|| {
+            loop {
+                std::thread::sleep(Duration::from_millis(250));
+                if !io::stdin().is_terminal() {
+                    tracing::warn!("the terminal hung up: exiting");
+                    std::process::exit(129);
+                }
+            }
+        });
+}
+
 impl Events for TerminalEvents {
     fn set_mouse(&mut self, on: bool) {
         use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
@@ -84,7 +108,13 @@ impl Events for TerminalEvents {
     }
 
     fn next(&mut self, timeout: Duration) -> io::Result<Option<Event>> {
+        use std::io::IsTerminal;
         self.stopped()?;
+        // A terminal that hung up (its window closed, its tmux server
+        // killed) reads as an endless end of file: stop, rather than spin.
+        if !io::stdin().is_terminal() {
+            return Err(io::Error::other("the terminal is gone"));
+        }
         // Short waits, so that a signal is seen within a frame or two.
         if event::poll(timeout.min(POLL_EVERY))? {
             event::read().map(Some)

@@ -374,3 +374,26 @@ fn a_large_file_shows_its_progress_and_ctrl_c_cancels_the_load() {
     assert_terminal_usable(&s);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A terminal that goes away (its window closed: here the tmux session
+/// killed) ends the UI; it used to spin on an endless end of file, a core
+/// busy for good.
+#[test]
+fn the_ui_ends_when_its_terminal_hangs_up() {
+    let s = Session::start("e2e-hangup", 100, 30, BIN);
+    s.wait_for("the UI", LONG, |x| x.contains("SIMULATOR shop-demo"));
+    let pid = s.format("#{pane_pid}").trim().to_string();
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+    tmux(&["kill-session", "-t", &s.0]);
+    let started = Instant::now();
+    while std::path::Path::new(&format!("/proc/{pid}/status")).exists()
+        && std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .is_ok_and(|st| !st.contains("State:\tZ"))
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the UI (pid {pid}) still runs 10 s after its terminal hung up"
+        );
+        sleep(Duration::from_millis(100));
+    }
+}
