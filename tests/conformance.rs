@@ -1459,19 +1459,6 @@ objects:
     metadata: {name: c, namespace: n, finalizers: [example.com/f]}
 "#;
 
-fn namespace_condition(sim: &Sim, kind: &str) -> (String, String) {
-    let ns = sim.must("Namespace", "", "n");
-    let c = ns
-        .value_at(&["status", "conditions"])
-        .and_then(|v| v.as_array())
-        .and_then(|cs| cs.iter().find(|c| c["type"] == kind).cloned())
-        .unwrap_or_else(|| panic!("condition {kind}: {:?}", ns.status));
-    (
-        c["status"].as_str().unwrap_or_default().to_string(),
-        c["message"].as_str().unwrap_or_default().to_string(),
-    )
-}
-
 #[test]
 fn s20_namespace_deletion_pods_first_then_content_then_finalizers() {
     let mut sim = sim(NAMESPACE_CONTENT);
@@ -1509,14 +1496,14 @@ fn s20_namespace_deletion_pods_first_then_content_then_finalizers() {
     );
     // R59: the conditions count what remains.
     assert_eq!(
-        namespace_condition(&sim, "NamespaceContentRemaining"),
+        namespace_condition(&sim, "n", "NamespaceContentRemaining"),
         (
             "True".into(),
             "Some resources are remaining: configmaps. has 1 resource instances".into()
         )
     );
     assert_eq!(
-        namespace_condition(&sim, "NamespaceFinalizersRemaining"),
+        namespace_condition(&sim, "n", "NamespaceFinalizersRemaining"),
         (
             "True".into(),
             "Some content in the namespace has finalizers remaining: example.com/f in 1 resource instances".into()
@@ -1848,7 +1835,7 @@ steps:
     assert!(!sim.exists("ConfigMap", "n", "c"));
     assert!(sim.terminating("Namespace", "", "n"));
     assert_eq!(
-        namespace_condition(&sim, "NamespaceDeletionDiscoveryFailure"),
+        namespace_condition(&sim, "n", "NamespaceDeletionDiscoveryFailure"),
         (
             "True".into(),
             "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request".into()

@@ -42,19 +42,6 @@ objects:
     )
 }
 
-fn condition(sim: &ownerscope::sim::Sim, kind: &str) -> (String, String) {
-    let ns = sim.must("Namespace", "", "n");
-    let c = ns
-        .value_at(&["status", "conditions"])
-        .and_then(|v| v.as_array())
-        .and_then(|cs| cs.iter().find(|c| c["type"] == kind).cloned())
-        .unwrap_or_else(|| panic!("condition {kind}: {:?}", ns.status));
-    (
-        c["status"].as_str().unwrap_or_default().to_string(),
-        c["message"].as_str().unwrap_or_default().to_string(),
-    )
-}
-
 #[test]
 fn an_owner_waiting_in_foreground_goes_with_its_namespace_its_held_dependent_stays() {
     let mut sim = sim(&namespace("[kubernetes]"));
@@ -94,13 +81,13 @@ fn an_owner_waiting_in_foreground_goes_with_its_namespace_its_held_dependent_sta
     sim.advance(30_000);
     assert!(sim.terminating("ConfigMap", "n", "d"));
     assert!(sim.terminating("Namespace", "", "n"));
-    let (status, message) = condition(&sim, "NamespaceContentRemaining");
+    let (status, message) = namespace_condition(&sim, "n", "NamespaceContentRemaining");
     assert_eq!(status, "True");
     assert_eq!(
         message,
         "Some resources are remaining: configmaps. has 1 resource instances"
     );
-    let (status, message) = condition(&sim, "NamespaceFinalizersRemaining");
+    let (status, message) = namespace_condition(&sim, "n", "NamespaceFinalizersRemaining");
     assert_eq!(status, "True");
     assert_eq!(
         message,

@@ -112,21 +112,8 @@ impl SimBackend {
             });
         }
         let entries = &self.sim.timeline()[self.timeline_seen..];
-        for e in entries {
-            let warning = match &e.what {
-                What::Event { .. } => true,
-                What::Response { code, .. } => !(200..300).contains(code),
-                _ => false,
-            };
-            self.out.push(Update::Happened(Happening {
-                t: e.seconds(),
-                object: e.object.clone(),
-                verb: e.verb().to_string(),
-                detail: e.detail(),
-                by: e.by.clone(),
-                warning,
-            }));
-        }
+        self.out
+            .extend(entries.iter().map(|e| Update::Happened(happening(e))));
         self.timeline_seen = self.sim.timeline().len();
     }
 
@@ -145,6 +132,25 @@ impl SimBackend {
         self.carry = 0.0;
         self.push_reset();
         Ok(())
+    }
+}
+
+/// A timeline entry as the UI's timeline shows it; warnings are Events and
+/// refused requests.
+#[must_use]
+pub fn happening(e: &crate::sim::timeline::Entry) -> Happening {
+    let warning = match &e.what {
+        What::Event { .. } => true,
+        What::Response { code, .. } => !(200..300).contains(code),
+        _ => false,
+    };
+    Happening {
+        t: e.seconds(),
+        object: e.object.clone(),
+        verb: e.verb().to_string(),
+        detail: e.detail(),
+        by: e.by.clone(),
+        warning,
     }
 }
 

@@ -13,12 +13,10 @@ use super::run::Started;
 use super::state::EventKind;
 use crate::backend::simulated::SPEEDS;
 use crate::backend::{
-    Backend, Clock, Command, Connection, ControllerInfo, Happening, Reply, SimCommand,
-    SourceStatus, Update,
+    Backend, Clock, Command, Connection, ControllerInfo, Reply, SimCommand, SourceStatus, Update,
 };
 use crate::sim::DeleteOptions;
 use crate::sim::api::{Key, Preconditions};
-use crate::sim::timeline::What;
 
 /// The UI's view of a served simulator.
 pub struct ServedBackend {
@@ -81,21 +79,13 @@ impl ServedBackend {
         }
         self.cursor = Some(served.resource_version());
         let timeline = served.sim.timeline();
-        for e in timeline.get(self.timeline_seen..).unwrap_or_default() {
-            let warning = match &e.what {
-                What::Event { .. } => true,
-                What::Response { code, .. } => !(200..300).contains(code),
-                _ => false,
-            };
-            self.out.push(Update::Happened(Happening {
-                t: e.seconds(),
-                object: e.object.clone(),
-                verb: e.verb().to_string(),
-                detail: e.detail(),
-                by: e.by.clone(),
-                warning,
-            }));
-        }
+        self.out.extend(
+            timeline
+                .get(self.timeline_seen..)
+                .unwrap_or_default()
+                .iter()
+                .map(|e| Update::Happened(crate::backend::simulated::happening(e))),
+        );
         self.timeline_seen = timeline.len();
         let status = SourceStatus {
             kind: "SIMULATOR".into(),

@@ -235,12 +235,7 @@ pub fn create(sim: &mut Sim, req: &Request, kind: &KindInfo, namespace: Option<&
         obj.metadata.name = generated(prefix, sim.resource_version());
     }
     if let Some(ns) = obj.namespace() {
-        let ns_key = Key {
-            group: String::new(),
-            kind: "Namespace".into(),
-            namespace: None,
-            name: ns.to_string(),
-        };
+        let ns_key = Key::namespace(ns);
         if sim.get(&ns_key).is_none() {
             return object_error(
                 404,

@@ -197,6 +197,17 @@ pub struct Key {
 }
 
 impl Key {
+    /// The key of the Namespace `name`.
+    #[must_use]
+    pub fn namespace(name: &str) -> Key {
+        Key {
+            group: String::new(),
+            kind: "Namespace".into(),
+            namespace: None,
+            name: name.to_string(),
+        }
+    }
+
     #[must_use]
     pub fn of(o: &Object) -> Key {
         Key {
@@ -577,12 +588,7 @@ impl ApiServer {
         }
         // R57: no new content in a terminating namespace.
         if let Some(ns) = obj.namespace() {
-            let ns_key = Key {
-                group: String::new(),
-                kind: "Namespace".into(),
-                namespace: None,
-                name: ns.to_string(),
-            };
+            let ns_key = Key::namespace(ns);
             if self.get(&ns_key).is_some_and(Object::is_terminating) && !restore {
                 return ApiResponse::err(
                     403,
@@ -782,12 +788,7 @@ impl ApiServer {
     /// The namespace `/finalize` subresource: sets `spec.finalizers`; the
     /// namespace goes when both lists are empty (R58.7).
     pub fn finalize_namespace(&mut self, name: &str, spec_finalizers: Vec<String>) -> ApiResponse {
-        let key = Key {
-            group: String::new(),
-            kind: "Namespace".into(),
-            namespace: None,
-            name: name.to_string(),
-        };
+        let key = Key::namespace(name);
         let Some(old) = self.get(&key).cloned() else {
             return self.not_found(&key);
         };

@@ -624,12 +624,7 @@ impl Sim {
     }
 
     fn run_namespace(&mut self, name: &str) {
-        let key = Key {
-            group: String::new(),
-            kind: "Namespace".into(),
-            namespace: None,
-            name: name.to_string(),
-        };
+        let key = Key::namespace(name);
         let Some(ns) = self.api.get(&key).cloned() else {
             return;
         };
@@ -731,12 +726,7 @@ impl Sim {
                     // R58: the controller removes its own entry only; a
                     // namespace with another spec finalizer stays
                     // Terminating holding just that one.
-                    let key = Key {
-                        group: String::new(),
-                        kind: "Namespace".into(),
-                        namespace: None,
-                        name: name.clone(),
-                    };
+                    let key = Key::namespace(&name);
                     let rest: Vec<String> = self
                         .api
                         .get(&key)

@@ -801,17 +801,7 @@ fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
         .enumerate()
         .map(|(i, gv)| (format!("settings.unavailableApis[{i}]"), gv.as_str()));
     for (field, gv) in apis {
-        if !is_aggregated_group_version(gv) {
-            return Err(LoadError {
-                file: file.to_string(),
-                line: doc.line_of(&field),
-                field,
-                message: format!(
-                    "{} is not a group/version of an API group (such as metrics.k8s.io/v1beta1)",
-                    quoted_value(gv)
-                ),
-            });
-        }
+        check_group_version(file, doc, field, gv)?;
     }
     let mut s = Scenario {
         name: header.name,
@@ -842,9 +832,26 @@ fn is_aggregated_group_version(gv: &str) -> bool {
     })
 }
 
-/// A value from a file, for an error message: quoted, escapes visible.
-fn quoted_value(s: &str) -> String {
-    format!("{s:?}")
+/// An error naming the field unless `gv` is a group version an
+/// aggregated API could have.
+fn check_group_version(
+    file: &str,
+    doc: &Document,
+    field: String,
+    gv: &str,
+) -> Result<(), LoadError> {
+    if is_aggregated_group_version(gv) {
+        return Ok(());
+    }
+    Err(LoadError {
+        file: file.to_string(),
+        line: doc.line_of(&field),
+        field,
+        // Debug-quoted: escapes in a hostile file stay visible.
+        message: format!(
+            "{gv:?} is not a group/version of an API group (such as metrics.k8s.io/v1beta1)"
+        ),
+    })
 }
 
 fn kind_info(k: &KindDecl) -> KindInfo {
@@ -945,18 +952,12 @@ fn step_from(
         });
     }
     if let Some(s) = d.api {
-        if !is_aggregated_group_version(&s.group_version) {
-            let field = format!("{path}.api.groupVersion");
-            return Err(LoadError {
-                file: file.to_string(),
-                line: doc.line_of(&field),
-                field,
-                message: format!(
-                    "{} is not a group/version of an API group (such as metrics.k8s.io/v1beta1)",
-                    quoted_value(&s.group_version)
-                ),
-            });
-        }
+        check_group_version(
+            file,
+            doc,
+            format!("{path}.api.groupVersion"),
+            &s.group_version,
+        )?;
         actions.push(StepAction::Api {
             group_version: s.group_version,
             available: s.available,

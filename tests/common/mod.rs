@@ -204,3 +204,17 @@ pub fn configmap(ns: &str, name: &str, refs: Vec<OwnerReference>) -> Object {
     o.metadata.owner_references = refs;
     o
 }
+
+/// The condition `kind` of Namespace `name`: (status, message).
+pub fn namespace_condition(sim: &Sim, name: &str, kind: &str) -> (String, String) {
+    let ns = sim.must("Namespace", "", name);
+    let c = ns
+        .value_at(&["status", "conditions"])
+        .and_then(|v| v.as_array())
+        .and_then(|cs| cs.iter().find(|c| c["type"] == kind).cloned())
+        .unwrap_or_else(|| panic!("condition {kind}: {:?}", ns.status));
+    (
+        c["status"].as_str().unwrap_or_default().to_string(),
+        c["message"].as_str().unwrap_or_default().to_string(),
+    )
+}
