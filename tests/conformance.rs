@@ -1846,6 +1846,17 @@ steps:
             .strings_at(&["spec", "finalizers"]),
         strings(&["kubernetes"])
     );
+    // `why` names the cause, not "about to go".
+    let d = ownerscope::model::diagnosis::diagnose(
+        sim.graph(),
+        &sim.uid_of("Namespace", "", "n"),
+        sim.now(),
+        &sim.controller_map(),
+    );
+    assert_eq!(
+        d.causes,
+        vec!["the namespace controller does not finalize Namespace/n while discovery fails: Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request".to_string()]
+    );
     // Discovery recovers (the step at 120 s): the namespace goes.
     sim.advance(90_000);
     assert!(

@@ -640,6 +640,18 @@ fn causes(d: &Diagnosis) -> Vec<String> {
                 objs.join(", ")
             ));
         }
+        // R58.6: a group whose discovery fails (often an aggregated API
+        // whose backend is down) keeps the namespace however empty it is.
+        if let Some(c) = ns
+            .conditions
+            .iter()
+            .find(|c| c.kind == "NamespaceDeletionDiscoveryFailure" && c.status == "True")
+        {
+            out.push(format!(
+                "the namespace controller does not finalize {who} while discovery fails: {}",
+                c.message
+            ));
+        }
         if ns.remaining_by_finalizer.is_empty() && !ns.remaining.is_empty() {
             out.push(format!(
                 "the namespace controller is still deleting {}",
