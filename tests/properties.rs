@@ -318,7 +318,7 @@ fn check_foreground_order(
         }
         match ch {
             Change::Added(o) | Change::Modified { new: o, .. } => {
-                state.insert(o.metadata.uid.clone(), o.clone());
+                state.insert(o.metadata.uid.clone(), ownerscope::model::Object::clone(o));
             }
             Change::Deleted(o) => {
                 state.remove(&o.metadata.uid);

@@ -15,6 +15,7 @@ pub mod rows;
 mod timeline;
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -451,7 +452,7 @@ impl App {
         self.apply_all(vec![update])
     }
 
-    fn reset(&mut self, objects: Vec<Object>, kinds: KindTable) {
+    fn reset(&mut self, objects: Vec<Arc<Object>>, kinds: KindTable) {
         let mut graph = OwnershipGraph::new(kinds);
         for o in objects {
             graph.upsert(o);

@@ -518,7 +518,7 @@ fn with_several_finalizers_one_is_chosen_first() {
     goto(&mut app, "configmap/web-cache");
     let mut cm = app.selected_object().expect("cm").clone();
     cm.metadata.finalizers.push("example.com/second".into());
-    app.apply(Update::Upsert(cm.clone()));
+    app.apply(Update::Upsert(cm.clone().into()));
     app.update(Action::OpenRemoveFinalizer);
     assert_eq!(app.mode(), Mode::FinalizerChoose);
     app.update(Action::Down);
@@ -614,7 +614,7 @@ fn a_large_cascade_root_answer_is_refreshed_at_a_bounded_rate() {
     }
     let mut app = App::new(Options::default());
     app.apply(Update::Reset {
-        objects: objects.clone(),
+        objects: objects.iter().cloned().map(Into::into).collect(),
         kinds: KindTable::builtin(),
     });
     goto(&mut app, "root");

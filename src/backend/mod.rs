@@ -4,6 +4,7 @@
 
 pub mod simulated;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use jiff::Timestamp;
@@ -161,17 +162,16 @@ pub struct Clock {
     pub speed: f64,
 }
 
-/// An update from the backend. Moved once from backend to UI, so the
-/// object variants are not boxed.
-#[allow(clippy::large_enum_variant)]
+/// An update from the backend. Objects are shared with the source (the
+/// simulator's store): the UI's mirror holds the same copies.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Update {
     /// Everything, replacing what the UI had (start, reset, relist).
     Reset {
-        objects: Vec<Object>,
+        objects: Vec<Arc<Object>>,
         kinds: KindTable,
     },
-    Upsert(Object),
+    Upsert(Arc<Object>),
     Remove(Uid),
     Happened(Happening),
     Replied(Reply),

@@ -66,7 +66,7 @@ impl SimBackend {
     fn push_reset(&mut self) {
         self.sim.take_watch_changes();
         self.out.push(Update::Reset {
-            objects: self.sim.objects().cloned().collect(),
+            objects: self.sim.shared_objects().cloned().collect(),
             kinds: self.sim.kinds().clone(),
         });
         // What happened while the scenario loaded (the garbage collector's
@@ -108,7 +108,7 @@ impl SimBackend {
         for ch in self.sim.take_watch_changes() {
             self.out.push(match ch {
                 Change::Added(o) | Change::Modified { new: o, .. } => Update::Upsert(o),
-                Change::Deleted(o) => Update::Remove(o.metadata.uid),
+                Change::Deleted(o) => Update::Remove(o.metadata.uid.clone()),
             });
         }
         let entries = &self.sim.timeline()[self.timeline_seen..];
@@ -128,10 +128,20 @@ impl SimBackend {
 
     fn load(&mut self, scenario: &Scenario) -> Result<(), String> {
         let sim = Sim::new(scenario).map_err(|e| e.to_string())?;
+        self.replace(sim);
+        Ok(())
+    }
+
+    fn restart(&mut self) -> Result<(), String> {
+        let sim = self.sim.restarted().map_err(|e| e.to_string())?;
+        self.replace(sim);
+        Ok(())
+    }
+
+    fn replace(&mut self, sim: Sim) {
         self.sim = sim;
         self.carry = 0.0;
         self.push_reset();
-        Ok(())
     }
 }
 
@@ -206,8 +216,7 @@ impl Backend for SimBackend {
                         self.sim.set_controller(finalizer, *online)
                     }
                     SimCommand::Reset => {
-                        let sc = self.sim.scenario().clone();
-                        if let Err(e) = self.load(&sc) {
+                        if let Err(e) = self.restart() {
                             self.out.push(Update::Replied(Reply {
                                 command: cmd.clone(),
                                 code: 0,
@@ -298,6 +307,37 @@ mod tests {
         b.send(Command::Sim(SimCommand::Resume));
         b.poll(Duration::from_secs(60));
         assert_eq!(b.sim().objects().count(), 0);
+    }
+
+    #[test]
+    fn a_reset_starts_the_same_scenario_over_with_the_same_seed() {
+        let sc = scenario::bundled("deployment").expect("bundled");
+        let mut b = SimBackend::new(&sc).expect("loads");
+        let Some(Update::Reset { objects: first, .. }) = b.poll(Duration::ZERO).into_iter().next()
+        else {
+            panic!("a reset first");
+        };
+        let dep = b
+            .sim()
+            .objects()
+            .find(|o| o.kind == "Deployment")
+            .expect("deployment")
+            .obj_ref();
+        b.send(Command::Delete {
+            target: dep,
+            policy: Policy::Background,
+        });
+        b.poll(Duration::from_secs(60));
+        assert_eq!(b.sim().objects().count(), 0);
+        b.send(Command::Sim(SimCommand::Reset));
+        let Some(Update::Reset { objects: again, .. }) = b.poll(Duration::ZERO).into_iter().next()
+        else {
+            panic!("a reset after the reset command");
+        };
+        // The same objects, uids and resource versions included, and the
+        // same clock.
+        assert_eq!(again, first);
+        assert_eq!(b.sim().now_ms(), 0);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
@@ -60,7 +61,7 @@ pub struct ClusterBackend {
     resources: Vec<Resource>,
     kinds: KindTable,
     state: Vec<ResState>,
-    objects: HashMap<Uid, Object>,
+    objects: HashMap<Uid, Arc<Object>>,
     events_failure: Option<(String, bool)>,
     initial_sent: bool,
     pending_events: Vec<Happening>,
@@ -222,10 +223,13 @@ impl ClusterBackend {
         }
         if self.initial_sent {
             let t = self.t();
-            for h in convert::changes(old, &obj, t) {
+            for h in convert::changes(old.map(|o| &**o), &obj, t) {
                 self.out.push(Update::Happened(h));
             }
-            self.out.push(Update::Upsert(obj.clone()));
+        }
+        let obj = Arc::new(obj);
+        if self.initial_sent {
+            self.out.push(Update::Upsert(Arc::clone(&obj)));
         }
         self.objects.insert(uid, obj);
     }
@@ -313,7 +317,7 @@ impl ClusterBackend {
             return;
         }
         self.initial_sent = true;
-        let mut objects: Vec<Object> = self.objects.values().cloned().collect();
+        let mut objects: Vec<Arc<Object>> = self.objects.values().cloned().collect();
         objects.sort_by(|a, b| a.metadata.uid.cmp(&b.metadata.uid));
         // What could not be listed goes with the kinds, so that the model
         // reasons with it (an owner of such a kind is unverified, not gone).

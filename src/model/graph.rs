@@ -7,6 +7,7 @@
 //! answer at once.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -85,8 +86,10 @@ type NameKey = String;
 pub struct OwnershipGraph {
     kinds: KindTable,
     /// In uid order, so that whatever walks every object (the simulator's
-    /// controllers) does so in the same order every run.
-    objects: BTreeMap<Uid, Object>,
+    /// controllers) does so in the same order every run. Shared: the
+    /// simulator's store, its change log and the UI's mirror hold the same
+    /// copy of an object (a change replaces it, never edits it in place).
+    objects: BTreeMap<Uid, Arc<Object>>,
     by_name: HashMap<NameKey, Uid>,
     /// referenced uid -> uids of objects with a reference to it
     referrers: HashMap<Uid, BTreeSet<Uid>>,
@@ -133,7 +136,8 @@ impl OwnershipGraph {
     }
 
     /// Adds or replaces an object (by uid).
-    pub fn upsert(&mut self, obj: Object) {
+    pub fn upsert(&mut self, obj: impl Into<Arc<Object>>) {
+        let obj: Arc<Object> = obj.into();
         let uid = obj.metadata.uid.clone();
         if let Some(old) = self.objects.remove(&uid) {
             self.unindex(&old);
@@ -154,7 +158,7 @@ impl OwnershipGraph {
     }
 
     /// Removes an object; returns it if it was there.
-    pub fn remove(&mut self, uid: &str) -> Option<Object> {
+    pub fn remove(&mut self, uid: &str) -> Option<Arc<Object>> {
         let old = self.objects.remove(uid)?;
         self.unindex(&old);
         Some(old)
@@ -177,6 +181,12 @@ impl OwnershipGraph {
 
     #[must_use]
     pub fn get(&self, uid: &str) -> Option<&Object> {
+        self.objects.get(uid).map(|o| &**o)
+    }
+
+    /// The stored copy itself, to share it instead of copying it.
+    #[must_use]
+    pub fn get_shared(&self, uid: &str) -> Option<&Arc<Object>> {
         self.objects.get(uid)
     }
 
@@ -191,10 +201,15 @@ impl OwnershipGraph {
     ) -> Option<&Object> {
         self.by_name
             .get(&name_key(group, kind, namespace, name))
-            .and_then(|u| self.objects.get(u))
+            .and_then(|u| self.get(u))
     }
 
     pub fn objects(&self) -> impl Iterator<Item = &Object> {
+        self.objects.values().map(|o| &**o)
+    }
+
+    /// Every stored copy, in uid order, to share them instead of copying.
+    pub fn shared_objects(&self) -> impl Iterator<Item = &Arc<Object>> {
         self.objects.values()
     }
 

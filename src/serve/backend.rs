@@ -73,7 +73,7 @@ impl ServedBackend {
             }
             // First call, or fell behind the history: start over.
             None | Some(Err(_)) => self.out.push(Update::Reset {
-                objects: served.sim.objects().cloned().collect(),
+                objects: served.sim.shared_objects().cloned().collect(),
                 kinds: served.sim.kinds().clone(),
             }),
         }

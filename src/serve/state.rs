@@ -4,6 +4,7 @@
 //! does).
 
 use std::collections::{BTreeSet, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::model::Object;
@@ -35,10 +36,10 @@ impl EventKind {
 pub struct Event {
     pub rv: u64,
     pub kind: EventKind,
-    pub object: Object,
+    pub object: Arc<Object>,
     /// The object before a modification (a watch with a selector sees an
     /// object that leaves it as deleted).
-    pub old: Option<Object>,
+    pub old: Option<Arc<Object>>,
 }
 
 /// The simulator and what watches need of its past.

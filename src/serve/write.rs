@@ -155,7 +155,7 @@ pub fn delete(sim: &mut Sim, req: &Request, target: &Named) -> Response {
 
 fn deleted_answer(target: &Named, resp: &ApiResponse) -> Response {
     if resp.is_success() && resp.removed {
-        let uid = resp.object.as_ref().map_or("", Object::uid);
+        let uid = resp.object.as_ref().map_or("", |o| o.uid());
         let mut r = Response::json(
             200,
             &status::deleted(&target.name, &target.kind.group, &target.kind.plural, uid),

@@ -4,6 +4,7 @@
 //! [`Change`] for the watchers (garbage collector, controllers, timeline).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
@@ -30,19 +31,19 @@ pub struct ApiResponse {
     pub warnings: Vec<String>,
     /// The object returned, when the server returns one.
     #[serde(skip)]
-    pub object: Option<Object>,
+    pub object: Option<Arc<Object>>,
     /// Whether the request removed the object from the store.
     #[serde(skip)]
     pub removed: bool,
 }
 
 impl ApiResponse {
-    fn ok(object: Object) -> Self {
+    fn ok(object: impl Into<Arc<Object>>) -> Self {
         ApiResponse {
             code: 200,
             message: String::new(),
             warnings: Vec::new(),
-            object: Some(object),
+            object: Some(object.into()),
             removed: false,
         }
     }
@@ -69,14 +70,13 @@ impl ApiResponse {
     }
 }
 
-/// A change to the store, as a watcher sees it. Moved once from the store
-/// to each watcher, so the variants are not boxed.
-#[allow(clippy::large_enum_variant)]
+/// A change to the store, as a watcher sees it. It shares the stored
+/// copies: a change costs a reference count, not a copy of the object.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Change {
-    Added(Object),
-    Modified { old: Object, new: Object },
-    Deleted(Object),
+    Added(Arc<Object>),
+    Modified { old: Arc<Object>, new: Arc<Object> },
+    Deleted(Arc<Object>),
 }
 
 impl Change {
@@ -359,12 +359,20 @@ impl ApiServer {
     /// namespace is ignored, as the request path would have none.
     #[must_use]
     pub fn get(&self, key: &Key) -> Option<&Object> {
+        self.get_shared(key).map(|o| &**o)
+    }
+
+    /// As [`ApiServer::get`], the stored copy itself.
+    #[must_use]
+    pub fn get_shared(&self, key: &Key) -> Option<&Arc<Object>> {
         let namespace = if self.store.kinds().namespaced(&key.group, &key.kind) == Some(false) {
             None
         } else {
             key.namespace.as_deref()
         };
-        self.store.find(&key.group, &key.kind, namespace, &key.name)
+        self.store
+            .find(&key.group, &key.kind, namespace, &key.name)
+            .and_then(|o| self.store.get_shared(o.uid()))
     }
 
     fn kind_info(&self, group: &str, kind: &str) -> Option<&KindInfo> {
@@ -420,26 +428,27 @@ impl ApiServer {
         self.rv.to_string()
     }
 
-    fn index(&mut self, obj: Object) {
+    fn index(&mut self, obj: impl Into<Arc<Object>>) {
         self.store.upsert(obj);
     }
 
-    fn remove_stored(&mut self, uid: &str) -> Option<Object> {
+    fn remove_stored(&mut self, uid: &str) -> Option<Arc<Object>> {
         let obj = self.store.remove(uid)?;
         // As on a real server, the deletion has a resource version of its
         // own: a watch's DELETED event carries it.
-        let mut gone = obj.clone();
+        let mut gone = Object::clone(&obj);
         gone.metadata.resource_version = Some(self.next_rv());
-        self.changes.push(Change::Deleted(gone));
+        self.changes.push(Change::Deleted(Arc::new(gone)));
         Some(obj)
     }
 
-    fn store_update(&mut self, old: Object, mut new: Object) -> Object {
+    fn store_update(&mut self, old: Arc<Object>, mut new: Object) -> Arc<Object> {
         new.metadata.resource_version = Some(self.next_rv());
-        self.index(new.clone());
+        let new = Arc::new(new);
+        self.index(Arc::clone(&new));
         self.changes.push(Change::Modified {
             old,
-            new: new.clone(),
+            new: Arc::clone(&new),
         });
         new
     }
@@ -664,8 +673,9 @@ impl ApiServer {
                 ..ApiResponse::err(201, "")
             };
         }
-        self.index(obj.clone());
-        self.changes.push(Change::Added(obj.clone()));
+        let obj = Arc::new(obj);
+        self.index(Arc::clone(&obj));
+        self.changes.push(Change::Added(Arc::clone(&obj)));
         ApiResponse {
             code: 201,
             warnings,
@@ -676,7 +686,7 @@ impl ApiServer {
     /// PUT (and, through [`ApiServer::patch`], PATCH). Applies R19, R21-R23.
     pub fn update(&mut self, mut obj: Object, caller: &Caller) -> ApiResponse {
         let key = Key::of(&obj);
-        let Some(old) = self.get(&key).cloned() else {
+        let Some(old) = self.get_shared(&key).cloned() else {
             return self.not_found(&key);
         };
         if !obj.metadata.uid.is_empty() && obj.metadata.uid != old.metadata.uid {
@@ -741,7 +751,7 @@ impl ApiServer {
                 ..ApiResponse::ok(obj)
             };
         }
-        if obj == old {
+        if obj == *old {
             return ApiResponse {
                 warnings,
                 ..ApiResponse::ok(old)
@@ -789,10 +799,10 @@ impl ApiServer {
     /// namespace goes when both lists are empty (R58.7).
     pub fn finalize_namespace(&mut self, name: &str, spec_finalizers: Vec<String>) -> ApiResponse {
         let key = Key::namespace(name);
-        let Some(old) = self.get(&key).cloned() else {
+        let Some(old) = self.get_shared(&key).cloned() else {
             return self.not_found(&key);
         };
-        let mut new = old.clone();
+        let mut new = Object::clone(&old);
         new.set_at(&["spec", "finalizers"], Value::from(spec_finalizers));
         if self.should_delete_during_update(&new) {
             self.remove_stored(old.uid());
@@ -807,12 +817,12 @@ impl ApiServer {
 
     /// Updates `status` (the status subresource: metadata untouched).
     pub fn update_status(&mut self, key: &Key, status: Value) -> ApiResponse {
-        let Some(old) = self.get(key).cloned() else {
+        let Some(old) = self.get_shared(key).cloned() else {
             return self.not_found(key);
         };
-        let mut new = old.clone();
+        let mut new = Object::clone(&old);
         new.status = status;
-        if new == old {
+        if new == *old {
             return ApiResponse::ok(old);
         }
         let stored = self.store_update(old, new);
@@ -904,7 +914,7 @@ impl ApiServer {
                 ),
             );
         }
-        let Some(obj) = self.get(key).cloned() else {
+        let Some(obj) = self.get_shared(key).cloned() else {
             return self.not_found(key);
         };
         let resource = self.resource_name(obj.group(), &obj.kind);
@@ -984,8 +994,8 @@ impl ApiServer {
     /// R75: the first DELETE of a CRD ignores any propagation policy: it
     /// adds the cleanup finalizer and the Terminating condition; the CRD
     /// finalizer controller deletes the instances, then lets it go.
-    fn delete_crd(&mut self, obj: Object) -> ApiResponse {
-        let mut new = obj.clone();
+    fn delete_crd(&mut self, obj: Arc<Object>) -> ApiResponse {
+        let mut new = Object::clone(&obj);
         new.metadata
             .finalizers
             .retain(|f| f != ORPHAN && f != FOREGROUND);
@@ -1007,7 +1017,7 @@ impl ApiServer {
         opts.orphan_dependents.is_some() || opts.propagation_policy.is_some()
     }
 
-    fn delete_object(&mut self, obj: Object, opts: &DeleteOptions) -> ApiResponse {
+    fn delete_object(&mut self, obj: Arc<Object>, opts: &DeleteOptions) -> ApiResponse {
         let grace = Self::grace_period(&obj, opts);
         let now = self.now;
         if let Some(ts) = obj.metadata.deletion_timestamp {
@@ -1017,7 +1027,7 @@ impl ApiServer {
                 if grace >= pending {
                     return ApiResponse::ok(obj);
                 }
-                let mut new = obj.clone();
+                let mut new = Object::clone(&obj);
                 let start = ts - SignedDuration::from_secs(pending);
                 let mut new_ts = start + SignedDuration::from_secs(grace);
                 let mut new_grace = grace;
@@ -1036,11 +1046,11 @@ impl ApiServer {
             if !Self::names_policy(opts) {
                 return ApiResponse::ok(obj);
             }
-            let mut new = obj.clone();
+            let mut new = Object::clone(&obj);
             new.metadata.finalizers = self.gc_finalizers(&obj, opts);
             return self.finish_delete(obj, new);
         }
-        let mut new = obj.clone();
+        let mut new = Object::clone(&obj);
         new.metadata.finalizers = self.gc_finalizers(&obj, opts);
         if grace > 0 {
             // R15
@@ -1077,21 +1087,21 @@ impl ApiServer {
 
     /// Stores `new` after a repeat DELETE, or removes the object when no
     /// finalizer and no grace is left.
-    fn finish_delete(&mut self, old: Object, new: Object) -> ApiResponse {
+    fn finish_delete(&mut self, old: Arc<Object>, new: Object) -> ApiResponse {
         if new.metadata.finalizers.is_empty()
             && new.metadata.deletion_grace_period_seconds.unwrap_or(0) == 0
         {
             self.remove_stored(old.uid());
             return Self::removed_status(new);
         }
-        if new == old {
+        if new == *old {
             return ApiResponse::ok(old);
         }
         let stored = self.store_update(old, new);
         ApiResponse::ok(stored)
     }
 
-    fn removed_status(obj: Object) -> ApiResponse {
+    fn removed_status(obj: impl Into<Arc<Object>>) -> ApiResponse {
         ApiResponse {
             removed: true,
             ..ApiResponse::ok(obj)
@@ -1099,11 +1109,11 @@ impl ApiServer {
     }
 
     /// R56: namespaces.
-    fn delete_namespace(&mut self, obj: Object, opts: &DeleteOptions) -> ApiResponse {
+    fn delete_namespace(&mut self, obj: Arc<Object>, opts: &DeleteOptions) -> ApiResponse {
         if obj.is_terminating() {
             return ApiResponse::ok(obj);
         }
-        let mut new = obj.clone();
+        let mut new = Object::clone(&obj);
         new.metadata.deletion_timestamp = Some(self.now);
         new.set_at(&["status", "phase"], Value::from("Terminating"));
         if Self::names_policy(opts) {

@@ -136,6 +136,21 @@ impl Sim {
         Self::start(Arc::new(scenario.clone()), seed, Objects::Copied)
     }
 
+    /// The same scenario from its start again, with the same seed (a
+    /// reset): the scenario kept is shared, not copied. For a simulator
+    /// that kept its scenario ([`Sim::new`], [`Sim::resettable`]), not one
+    /// whose objects moved into the store ([`Sim::load`]).
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn restarted(&self) -> Result<Sim, LoadError> {
+        Self::start(
+            Arc::clone(&self.scenario),
+            self.settings.seed,
+            Objects::Copied,
+        )
+    }
+
     /// As [`Sim::new`], taking the scenario: it is kept (not copied) to
     /// reset from.
     ///
@@ -251,8 +266,8 @@ impl Sim {
         // The initial list, in the order the file gives: watchers see every
         // object, the timeline does not. One object's copy at a time.
         for uid in &order {
-            if let Some(obj) = sim.api.get_uid(uid) {
-                let ch = Change::Added(obj.clone());
+            if let Some(obj) = sim.api.graph().get_shared(uid) {
+                let ch = Change::Added(Arc::clone(obj));
                 sim.react(&ch);
             }
         }
@@ -304,6 +319,11 @@ impl Sim {
     /// Every object, in uid order.
     pub fn objects(&self) -> impl Iterator<Item = &Object> {
         self.api.objects()
+    }
+
+    /// Every stored copy, in uid order, to share instead of copying.
+    pub fn shared_objects(&self) -> impl Iterator<Item = &Arc<Object>> {
+        self.api.graph().shared_objects()
     }
 
     /// The ownership graph of the current state.
@@ -555,7 +575,7 @@ impl Sim {
         if !self.gc.unobserved.remove(uid) {
             return;
         }
-        if let Some(obj) = self.api.get_uid(uid).cloned() {
+        if let Some(obj) = self.api.graph().get_shared(uid).cloned() {
             self.gc.observe(&Change::Added(obj), &self.api);
         }
         self.after_dispatch();
@@ -1289,7 +1309,7 @@ impl Sim {
         let obj_ref = resp
             .object
             .as_ref()
-            .map_or_else(|| object.obj_ref(), Object::obj_ref);
+            .map_or_else(|| object.obj_ref(), |o| o.obj_ref());
         self.respond(obj_ref, "POST".into(), &resp);
         self.dispatch();
         resp

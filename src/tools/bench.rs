@@ -174,7 +174,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     let mut app = App::new(Options::default());
     let t = Instant::now();
     app.apply(Update::Reset {
-        objects,
+        objects: objects.into_iter().map(Into::into).collect(),
         kinds: KindTable::builtin(),
     });
     report.add("load: graph, index and rows", t.elapsed(), "once".into());
@@ -306,7 +306,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
                     p.metadata.deletion_timestamp = Some(jiff::Timestamp::UNIX_EPOCH);
                 }
                 let t = Instant::now();
-                app.apply(Update::Upsert(p));
+                app.apply(Update::Upsert(p.into()));
                 t.elapsed()
             })
             .collect();

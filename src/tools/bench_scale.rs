@@ -285,7 +285,7 @@ fn ui_ticks(objects: &[Object], runs: usize) -> Result<[Duration; 5], CmdError> 
     let objects = mid_cascade(objects);
     let mut app = App::new(Options::default());
     app.apply(Update::Reset {
-        objects: objects.clone(),
+        objects: objects.iter().cloned().map(Into::into).collect(),
         kinds: KindTable::builtin(),
     });
     let mut terminal =
@@ -324,7 +324,7 @@ fn measure(
             p.metadata.deletion_grace_period_seconds = Some(29);
         }
         let t = Instant::now();
-        app.apply(Update::Upsert(p));
+        app.apply(Update::Upsert(p.into()));
         events.push(t.elapsed());
         // A frame at 60 fps: the clock moves, the answer may be refreshed.
         app.tick(Duration::from_millis(16));

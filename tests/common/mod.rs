@@ -184,7 +184,7 @@ pub fn assert_removed(resp: &ApiResponse) {
 /// A successful DELETE that left the object Terminating; returns it.
 pub fn assert_pending(resp: &ApiResponse, code: u16) -> Object {
     assert_eq!((resp.code, resp.removed), (code, false), "{resp:?}");
-    let o = resp.object.clone().expect("the object is returned");
+    let o = Object::clone(resp.object.as_ref().expect("the object is returned"));
     assert!(o.metadata.deletion_timestamp.is_some(), "{o:?}");
     o
 }

@@ -233,12 +233,14 @@ impl Live {
                     self.resets += 1;
                     self.graph = OwnershipGraph::new(kinds);
                     for o in objects {
-                        self.history.push((o.metadata.uid.clone(), Some(o.clone())));
+                        self.history
+                            .push((o.metadata.uid.clone(), Some(Object::clone(&o))));
                         self.graph.upsert(o);
                     }
                 }
                 Update::Upsert(o) => {
-                    self.history.push((o.metadata.uid.clone(), Some(o.clone())));
+                    self.history
+                        .push((o.metadata.uid.clone(), Some(Object::clone(&o))));
                     self.graph.upsert(o);
                 }
                 Update::Remove(uid) => {
