@@ -5,10 +5,17 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Explore Kubernetes ownership and troubleshoot stuck deletions, on a live
 /// cluster or on the bundled garbage-collection simulator.
 #[derive(Debug, Parser)]
-#[command(name = "ownerscope", version, about)]
+///
+/// Without a command it opens the UI, taking the UI's flags as `ui` does
+/// (`ownerscope --live -n shop`, `ownerscope -A --live --read-only`, as
+/// `k9s -n shop` works); alone it opens the bundled demo.
+#[command(name = "ownerscope", version, about, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The UI's flags, when no command is given.
+    #[command(flatten)]
+    pub ui: UiArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -61,6 +68,30 @@ pub struct LiveArgs {
     /// error instead of hanging.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     pub request_timeout: std::time::Duration,
+    /// The kubeconfig cluster to use (instead of the context's).
+    #[arg(long, value_name = "NAME", requires = "live")]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use (instead of the context's).
+    #[arg(long, value_name = "NAME", requires = "live")]
+    pub user: Option<String>,
+    /// The address of the API server (instead of the cluster's).
+    #[arg(short = 's', long, value_name = "URL", requires = "live")]
+    pub server: Option<String>,
+    /// A bearer token (instead of the user's credentials).
+    #[arg(long, value_name = "TOKEN", requires = "live", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Act as this user (impersonation, as kubectl's --as).
+    #[arg(long = "as", value_name = "USER", requires = "live")]
+    pub impersonate: Option<String>,
+    /// Act as a member of this group (repeat for several; with --as).
+    #[arg(long = "as-group", value_name = "GROUP", requires = "impersonate")]
+    pub impersonate_groups: Vec<String>,
+    /// A CA certificate file to verify the server with.
+    #[arg(long, value_name = "PATH", requires = "live")]
+    pub certificate_authority: Option<std::path::PathBuf>,
+    /// Do not verify the server's certificate (insecure).
+    #[arg(long, requires = "live", conflicts_with = "certificate_authority")]
+    pub insecure_skip_tls_verify: bool,
 }
 
 /// `30s`, `2m`, `1h`, `500ms` or bare seconds; `0` means no limit.
@@ -102,6 +133,17 @@ impl LiveArgs {
             namespace: namespace.map(str::to_string),
             all_namespaces: self.all_namespaces,
             read_only,
+            overrides: crate::cluster::config::Overrides {
+                cluster: self.cluster.clone(),
+                user: self.user.clone(),
+                server: self.server.clone(),
+                token: self.token.clone(),
+                impersonate: self.impersonate.clone(),
+                impersonate_groups: self.impersonate_groups.clone(),
+                certificate_authority: self.certificate_authority.clone(),
+                insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+            },
+            selector: None,
         }
     }
 }
@@ -113,6 +155,22 @@ pub struct SnapshotArgs {
     /// Namespace to snapshot (default: the context's namespace).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
+    /// Only objects whose labels match (kubectl's syntax: `app=web`,
+    /// `tier!=db`, `env in (a,b)`, `!legacy`); the server filters. Owners
+    /// outside the selection are not in the snapshot: references to them
+    /// are unverified, never gone.
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = parse_selector)]
+    pub selector: Option<String>,
+}
+
+/// `-l/--selector`: kubectl's label selector syntax, checked here so that a
+/// typo is an error before anything is read.
+///
+/// # Errors
+/// The requirement that does not parse.
+pub fn parse_selector(s: &str) -> Result<String, String> {
+    crate::model::selector::Selector::parse(s)?;
+    Ok(s.trim().to_string())
 }
 
 #[derive(Debug, Args)]
@@ -198,7 +256,7 @@ pub struct OutputArgs {
     pub output: Output,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct UiArgs {
     /// A bundled scenario name or a scenario/manifest/List file.
     #[arg(conflicts_with = "live")]
@@ -211,6 +269,11 @@ pub struct UiArgs {
     /// Namespace scope with --live (default: the context's namespace).
     #[arg(short = 'n', long = "namespace", requires = "live")]
     pub namespace: Option<String>,
+    /// With --live: watch only objects whose labels match (kubectl's
+    /// syntax); the server filters. Owners outside the selection show as
+    /// unverified, never gone.
+    #[arg(short = 'l', long, value_name = "SELECTOR", requires = "live", value_parser = parse_selector)]
+    pub selector: Option<String>,
     /// Leave the mouse to the terminal (select and copy text); `m` toggles.
     #[arg(long)]
     pub no_mouse: bool,
@@ -230,14 +293,29 @@ pub struct UiArgs {
 
 #[derive(Debug, Args)]
 pub struct TreeArgs {
-    /// A bundled scenario name or a scenario/manifest/List file.
-    #[arg(required_unless_present = "live", conflicts_with = "live")]
+    /// A bundled scenario name or a scenario/manifest/List file (not with
+    /// --live).
+    #[arg(required_unless_present = "live", value_name = "SCENARIO")]
     pub scenario: Option<String>,
+    /// One object's tree (KIND/NAME, or KIND NAME): its dependents down and
+    /// its owners up, as `kubectl tree` shows it.
+    #[arg(value_name = "KIND/NAME")]
+    pub object: Option<String>,
+    /// The name, when the kind and the name are given apart.
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// Namespace scope with --live (default: the context's namespace).
-    #[arg(short = 'n', long = "namespace", requires = "live")]
+    /// Namespace scope with --live (default: the context's namespace); the
+    /// object's namespace with KIND/NAME.
+    #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
+    /// Only objects whose labels match (kubectl's syntax: `app=web`,
+    /// `tier!=db`, `env in (a,b)`, `!legacy`); with --live the server
+    /// filters. An owner outside the selection is not drawn: its
+    /// dependents are roots marked `?unverified`, never `owner-gone`.
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = parse_selector)]
+    pub selector: Option<String>,
     /// Show the state after running the scenario's steps up to this many
     /// seconds.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]

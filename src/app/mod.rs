@@ -458,6 +458,10 @@ impl App {
         }
         self.index = ForestIndex::build(&graph);
         self.expansion = Expansion::new(graph.len() <= OPEN_ALL_BELOW);
+        if cluster_group_opens_closed(&self.index) {
+            self.expansion
+                .set(rows::RowKey::group(None), true, false);
+        }
         self.graph = graph;
         self.flashes.clear();
         self.timeline.clear();
@@ -702,3 +706,23 @@ enum Flag {
 mod proptests;
 #[cfg(test)]
 mod tests;
+
+/// Whether the cluster-scoped group opens collapsed: when there are
+/// workloads to open on and it holds more than Namespaces (with `-A`, a
+/// cluster's RBAC and APIService roots; in one namespace it only holds that
+/// Namespace, which says whether it is being deleted, and stays open).
+fn cluster_group_opens_closed(index: &ForestIndex) -> bool {
+    let mut namespaced = false;
+    let mut other_cluster_kinds = false;
+    for r in index.roots() {
+        if r.cluster_scoped {
+            other_cluster_kinds |= r.kind != "Namespace";
+        } else {
+            namespaced = true;
+        }
+        if namespaced && other_cluster_kinds {
+            return true;
+        }
+    }
+    false
+}
