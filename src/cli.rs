@@ -9,7 +9,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Without a command it opens the UI, taking the UI's flags as `ui` does
 /// (`ownerscope --live -n shop`, `ownerscope -A --live --read-only`, as
 /// `k9s -n shop` works); alone it opens the bundled demo.
-#[command(name = "ownerscope", version, about, args_conflicts_with_subcommands = true)]
+#[command(
+    name = "ownerscope",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -291,6 +296,29 @@ pub struct UiArgs {
     pub kubeconfig_out: Option<std::path::PathBuf>,
 }
 
+impl UiArgs {
+    /// What clap cannot say once a scenario is given: `-n` and `-l` are
+    /// for a live cluster.
+    ///
+    /// # Errors
+    /// `-n` or `-l` without `--live`.
+    pub fn check(&self) -> Result<(), String> {
+        if self.live.live {
+            return Ok(());
+        }
+        if self.selector.is_some() {
+            return Err(
+                "-l/--selector needs --live (on a scenario: `ownerscope tree SCENARIO -l ...`)"
+                    .into(),
+            );
+        }
+        if self.namespace.is_some() {
+            return Err("-n/--namespace needs --live".into());
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct TreeArgs {
     /// A bundled scenario name or a scenario/manifest/List file (not with
@@ -436,5 +464,131 @@ pub fn seconds_to_ms(s: f64) -> u64 {
         ms
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("ownerscope").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_uis_flags_work_without_the_ui_command() {
+        let cli = parse(&["--live", "-n", "shop"]).expect("parses");
+        assert!(cli.command.is_none());
+        assert!(cli.ui.live.live);
+        assert_eq!(cli.ui.namespace.as_deref(), Some("shop"));
+        let cli = parse(&["-A", "--live", "--read-only"]).expect("parses");
+        assert!(cli.ui.live.all_namespaces && cli.ui.read_only);
+        // Alone: the demo; a scenario name: that scenario.
+        let cli = parse(&[]).expect("parses");
+        assert!(cli.command.is_none() && cli.ui.scenario.is_none() && !cli.ui.live.live);
+        let cli = parse(&["stuck-owner"]).expect("parses");
+        assert_eq!(cli.ui.scenario.as_deref(), Some("stuck-owner"));
+        // The subcommands are untouched, and do not mix with the UI's flags.
+        assert!(matches!(
+            parse(&["tree", "shop-demo"]).expect("parses").command,
+            Some(Command::Tree(_))
+        ));
+        assert!(parse(&["--live", "tree", "shop-demo"]).is_err());
+        assert!(parse(&["-n", "shop"]).is_err(), "-n needs --live");
+    }
+
+    #[test]
+    fn kubectls_connection_flags_parse() {
+        let cli = parse(&[
+            "tree",
+            "--live",
+            "--as",
+            "jane",
+            "--as-group",
+            "devs",
+            "--as-group",
+            "ops",
+            "--token",
+            "t0k",
+            "-s",
+            "https://10.0.0.1:6443",
+            "--user",
+            "u",
+            "--cluster",
+            "c",
+            "--certificate-authority",
+            "/ca.crt",
+            "-l",
+            "app=web,tier!=db",
+        ])
+        .expect("parses");
+        let Some(Command::Tree(t)) = cli.command else {
+            panic!("tree");
+        };
+        let o = t.live.options(None, true).overrides;
+        assert_eq!(o.impersonate.as_deref(), Some("jane"));
+        assert_eq!(o.impersonate_groups, ["devs", "ops"]);
+        assert_eq!(o.token.as_deref(), Some("t0k"));
+        assert_eq!(o.server.as_deref(), Some("https://10.0.0.1:6443"));
+        assert_eq!(
+            (o.user.as_deref(), o.cluster.as_deref()),
+            (Some("u"), Some("c"))
+        );
+        assert_eq!(t.selector.as_deref(), Some("app=web,tier!=db"));
+        assert!(
+            !format!("{o:?}").contains("t0k"),
+            "a token is never printed"
+        );
+        // kubectl refuses these too.
+        assert!(
+            parse(&[
+                "tree",
+                "--live",
+                "--insecure-skip-tls-verify",
+                "--certificate-authority",
+                "x"
+            ])
+            .is_err()
+        );
+        assert!(
+            parse(&["tree", "--live", "--as-group", "devs"]).is_err(),
+            "--as-group needs --as"
+        );
+        assert!(
+            parse(&["tree", "shop-demo", "--token", "t"]).is_err(),
+            "needs --live"
+        );
+        assert!(parse(&["tree", "shop-demo", "-l", "app in (a"]).is_err());
+        for args in [
+            &["ui", "shop-demo", "-l", "app=web"][..],
+            &["ui", "-n", "x"],
+            &["-l", "a=b"],
+        ] {
+            let refused = match parse(args) {
+                Err(_) => true,
+                Ok(
+                    Cli {
+                        command: Some(Command::Ui(u)),
+                        ..
+                    }
+                    | Cli { ui: u, .. },
+                ) => u.check().is_err(),
+            };
+            assert!(refused, "{args:?}: -n and -l need --live");
+        }
+        let cli = parse(&["--live", "-l", "app=web"]).expect("parses");
+        assert!(cli.ui.check().is_ok());
+    }
+
+    #[test]
+    fn tree_takes_an_object_as_kubectl_does() {
+        for args in [
+            &["tree", "shop-demo", "deploy/web"][..],
+            &["tree", "shop-demo", "deploy", "web"],
+            &["tree", "--live", "deployment.v1.apps/web"],
+            &["tree", "--live", "deploy", "web"],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}");
+        }
     }
 }

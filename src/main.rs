@@ -44,6 +44,7 @@ fn main() -> ExitCode {
 
 /// The UI on a live cluster, on a served simulator, or on a scenario.
 fn open_ui(a: &ownerscope::cli::UiArgs) -> commands::CmdResult {
+    a.check().map_err(commands::CmdError)?;
     if a.live.live {
         commands::live::ui_backend(a).and_then(|b| ownerscope::runtime::start_with(Box::new(b), a))
     } else if a.serve {

@@ -459,8 +459,7 @@ impl App {
         self.index = ForestIndex::build(&graph);
         self.expansion = Expansion::new(graph.len() <= OPEN_ALL_BELOW);
         if cluster_group_opens_closed(&self.index) {
-            self.expansion
-                .set(rows::RowKey::group(None), true, false);
+            self.expansion.set(rows::RowKey::group(None), true, false);
         }
         self.graph = graph;
         self.flashes.clear();
@@ -707,22 +706,21 @@ mod proptests;
 #[cfg(test)]
 mod tests;
 
-/// Whether the cluster-scoped group opens collapsed: when there are
-/// workloads to open on and it holds more than Namespaces (with `-A`, a
-/// cluster's RBAC and APIService roots; in one namespace it only holds that
-/// Namespace, which says whether it is being deleted, and stays open).
+/// Above this many roots the cluster-scoped group opens collapsed when
+/// there are namespaces to open on (with `-A`, a cluster's RBAC and
+/// APIService roots number in the hundreds); a few stay in view.
+pub const CLUSTER_GROUP_OPEN_UP_TO: usize = 20;
+
+/// Whether the cluster-scoped group opens collapsed.
 fn cluster_group_opens_closed(index: &ForestIndex) -> bool {
     let mut namespaced = false;
-    let mut other_cluster_kinds = false;
+    let mut cluster = 0usize;
     for r in index.roots() {
         if r.cluster_scoped {
-            other_cluster_kinds |= r.kind != "Namespace";
+            cluster += 1;
         } else {
             namespaced = true;
         }
-        if namespaced && other_cluster_kinds {
-            return true;
-        }
     }
-    false
+    namespaced && cluster > CLUSTER_GROUP_OPEN_UP_TO
 }

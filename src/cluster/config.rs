@@ -73,8 +73,7 @@ impl Overrides {
     pub fn apply(&self, kc: &mut Kubeconfig, context: &str) -> Result<(), ClusterError> {
         if self.certificate_authority.is_some() && self.insecure_skip_tls_verify {
             return Err(ClusterError(
-                "specifying a root certificates file with the insecure flag is not allowed"
-                    .into(),
+                "specifying a root certificates file with the insecure flag is not allowed".into(),
             ));
         }
         let ctx = kc
@@ -288,4 +287,93 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connected, ClusterError> {
         guard,
         selector: opts.selector.clone().filter(|s| !s.trim().is_empty()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kubeconfig() -> Kubeconfig {
+        Kubeconfig::from_yaml(
+            "apiVersion: v1\nkind: Config\nclusters:\n- {name: prod, cluster: {server: 'https://prod:6443', certificate-authority-data: Zm9v}}\n- {name: stage, cluster: {server: 'https://stage:6443'}}\nusers:\n- {name: admin, user: {client-certificate-data: Zm9v, client-key-data: Zm9v}}\n- {name: dev, user: {token: old}}\ncontexts:\n- {name: p, context: {cluster: prod, user: admin}}\ncurrent-context: p\n",
+        )
+        .expect("kubeconfig")
+    }
+
+    fn cluster<'a>(kc: &'a Kubeconfig, name: &str) -> &'a Cluster {
+        kc.clusters
+            .iter()
+            .find(|c| c.name == name)
+            .and_then(|c| c.cluster.as_ref())
+            .expect("cluster")
+    }
+
+    fn user<'a>(kc: &'a Kubeconfig, name: &str) -> &'a AuthInfo {
+        kc.auth_infos
+            .iter()
+            .find(|u| u.name == name)
+            .and_then(|u| u.auth_info.as_ref())
+            .expect("user")
+    }
+
+    #[test]
+    fn overrides_change_the_contexts_cluster_and_user_as_kubectl_does() {
+        let mut kc = kubeconfig();
+        Overrides {
+            server: Some("https://other:6443".into()),
+            insecure_skip_tls_verify: true,
+            impersonate: Some("jane".into()),
+            impersonate_groups: vec!["devs".into()],
+            token: Some("t0k".into()),
+            ..Overrides::default()
+        }
+        .apply(&mut kc, "p")
+        .expect("applies");
+        let c = cluster(&kc, "prod");
+        assert_eq!(c.server.as_deref(), Some("https://other:6443"));
+        assert_eq!(c.insecure_skip_tls_verify, Some(true));
+        assert!(c.certificate_authority_data.is_none());
+        let u = user(&kc, "admin");
+        assert!(
+            u.client_certificate_data.is_none(),
+            "the token replaces the certificate"
+        );
+        assert!(u.token.is_some());
+        assert_eq!(u.impersonate.as_deref(), Some("jane"));
+        assert_eq!(
+            u.impersonate_groups.as_deref(),
+            Some(&["devs".to_string()][..])
+        );
+        // Nothing else changes.
+        assert_eq!(
+            cluster(&kc, "stage").server.as_deref(),
+            Some("https://stage:6443")
+        );
+
+        // --cluster and --user pick other entries, and the overrides go there.
+        let mut kc = kubeconfig();
+        Overrides {
+            cluster: Some("stage".into()),
+            user: Some("dev".into()),
+            certificate_authority: Some("/ca.crt".into()),
+            impersonate: Some("bob".into()),
+            ..Overrides::default()
+        }
+        .apply(&mut kc, "p")
+        .expect("applies");
+        assert_eq!(
+            cluster(&kc, "stage").certificate_authority.as_deref(),
+            Some("/ca.crt")
+        );
+        assert!(cluster(&kc, "prod").certificate_authority.is_none());
+        assert_eq!(user(&kc, "dev").impersonate.as_deref(), Some("bob"));
+        assert!(user(&kc, "admin").impersonate.is_none());
+
+        let both = Overrides {
+            certificate_authority: Some("/ca.crt".into()),
+            insecure_skip_tls_verify: true,
+            ..Overrides::default()
+        };
+        assert!(both.apply(&mut kubeconfig(), "p").is_err());
+    }
 }

@@ -113,3 +113,32 @@ pub fn positionals(
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positionals_read_as_kubectl_takes_them() {
+        let ok = |live, a: [Option<&str>; 3]| positionals(live, a).expect("reads");
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(ok(false, [Some("demo"), None, None]), (s("demo"), None));
+        assert_eq!(
+            ok(false, [Some("demo"), Some("deploy/web"), None]),
+            (s("demo"), s("deploy/web"))
+        );
+        assert_eq!(
+            ok(false, [Some("demo"), Some("deploy"), Some("web")]),
+            (s("demo"), s("deploy/web"))
+        );
+        assert_eq!(
+            ok(true, [Some("deploy"), Some("web"), None]),
+            (None, s("deploy/web"))
+        );
+        assert_eq!(ok(true, [Some("cm/x"), None, None]), (None, s("cm/x")));
+        assert_eq!(ok(true, [None, None, None]), (None, None));
+        assert!(positionals(true, [Some("demo"), Some("deploy"), Some("web")]).is_err());
+        assert!(positionals(true, [Some("demo"), Some("deploy/web"), None]).is_err());
+        assert!(positionals(false, [Some("demo"), Some("deploy/web"), Some("x")]).is_err());
+    }
+}

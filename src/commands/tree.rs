@@ -47,12 +47,15 @@ pub fn run(args: &TreeArgs) -> CmdResult {
         if let Some(at) = args.at {
             sim.advance(seconds_to_ms(at));
         }
-        let selected = selector.as_ref().map(|(s, typed)| sim.graph().select(s, typed));
+        let selected = selector
+            .as_ref()
+            .map(|(s, typed)| sim.graph().select(s, typed));
         let graph = selected.as_ref().unwrap_or_else(|| sim.graph());
         let groups = match &object {
             Some(typed) => {
                 let target = super::parse_target(typed, args.namespace.as_deref())?;
-                let key = resolve_target(graph.kinds(), graph.objects(), &target).map_err(CmdError)?;
+                let key =
+                    resolve_target(graph.kinds(), graph.objects(), &target).map_err(CmdError)?;
                 let obj = graph
                     .find(&key.group, &key.kind, key.namespace.as_deref(), &key.name)
                     .ok_or_else(|| CmdError(key.not_found()))?;

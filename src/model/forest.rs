@@ -139,7 +139,17 @@ pub fn focus(graph: &OwnershipGraph, uid: &str, now: Timestamp) -> Vec<ForestGro
         let node = if top == uid {
             build_node(graph, &top, None, now, &mut path, &mut seen, &mut budget)
         } else {
-            build_above(graph, &top, None, uid, &above, now, &mut path, &mut seen, &mut budget)
+            build_above(
+                graph,
+                &top,
+                None,
+                uid,
+                &above,
+                now,
+                &mut path,
+                &mut seen,
+                &mut budget,
+            )
         };
         groups.entry(ns).or_default().push(node);
     }
@@ -378,8 +388,18 @@ mod tests {
     fn focus_shows_the_owners_branch_and_every_dependent() {
         let mut g = OwnershipGraph::new(KindTable::builtin());
         g.upsert(obj("Deployment", "web", "1", &[]));
-        g.upsert(obj("ReplicaSet", "web-a", "2", &[("Deployment", "web", "1")]));
-        g.upsert(obj("ReplicaSet", "web-b", "3", &[("Deployment", "web", "1")]));
+        g.upsert(obj(
+            "ReplicaSet",
+            "web-a",
+            "2",
+            &[("Deployment", "web", "1")],
+        ));
+        g.upsert(obj(
+            "ReplicaSet",
+            "web-b",
+            "3",
+            &[("Deployment", "web", "1")],
+        ));
         g.upsert(obj("Pod", "web-a-1", "4", &[("ReplicaSet", "web-a", "2")]));
         g.upsert(obj("Pod", "web-a-2", "5", &[("ReplicaSet", "web-a", "2")]));
         g.upsert(obj("Pod", "web-b-1", "6", &[("ReplicaSet", "web-b", "3")]));

@@ -126,7 +126,10 @@ impl OwnershipGraph {
         let mut kinds = self.kinds.clone();
         kinds.mark_selection(typed);
         let mut g = OwnershipGraph::new(kinds);
-        for o in self.objects().filter(|o| selector.matches(&o.metadata.labels)) {
+        for o in self
+            .objects()
+            .filter(|o| selector.matches(&o.metadata.labels))
+        {
             g.upsert(o.clone());
         }
         g

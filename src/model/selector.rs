@@ -187,8 +187,7 @@ fn valid_key(k: &str) -> bool {
 /// value too).
 fn valid_value(v: &str) -> bool {
     v.len() <= 63
-        && v
-            .chars()
+        && v.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
