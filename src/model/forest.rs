@@ -93,8 +93,12 @@ pub fn build(graph: &OwnershipGraph, now: Timestamp) -> Vec<ForestGroup> {
             None => break,
         }
     }
-    // Namespaces first, cluster-scoped last: with -A a cluster's hundreds of
-    // RBAC and APIService roots would otherwise come before any workload.
+    in_order(groups)
+}
+
+/// Namespaces first, cluster-scoped last: with -A a cluster's hundreds of
+/// RBAC and APIService roots would otherwise come before any workload.
+fn in_order(groups: BTreeMap<Option<String>, Vec<ForestNode>>) -> Vec<ForestGroup> {
     let mut out: Vec<ForestGroup> = groups
         .into_iter()
         .map(|(namespace, roots)| ForestGroup { namespace, roots })
@@ -102,6 +106,24 @@ pub fn build(graph: &OwnershipGraph, now: Timestamp) -> Vec<ForestGroup> {
     let cluster_first = out.first().is_some_and(|g| g.namespace.is_none());
     out.rotate_left(usize::from(cluster_first));
     out
+}
+
+/// A node's object and badges (of the edge it is shown under, and its own).
+fn head(
+    graph: &OwnershipGraph,
+    uid: &str,
+    edge: Option<&OwnerReference>,
+    now: Timestamp,
+) -> (ObjRef, Vec<Badge>) {
+    let object = graph
+        .get(uid)
+        .map(super::object::Object::obj_ref)
+        .unwrap_or_default();
+    let mut badges = edge.map(edge_badges).unwrap_or_default();
+    if let Some(obj) = graph.get(uid) {
+        badges.extend(object_badges(graph, obj, now));
+    }
+    (object, badges)
 }
 
 /// The tree of one object, as `kubectl tree KIND/NAME` shows it: its
@@ -153,13 +175,7 @@ pub fn focus(graph: &OwnershipGraph, uid: &str, now: Timestamp) -> Vec<ForestGro
         };
         groups.entry(ns).or_default().push(node);
     }
-    let mut out: Vec<ForestGroup> = groups
-        .into_iter()
-        .map(|(namespace, roots)| ForestGroup { namespace, roots })
-        .collect();
-    let cluster_first = out.first().is_some_and(|g| g.namespace.is_none());
-    out.rotate_left(usize::from(cluster_first));
-    out
+    in_order(groups)
 }
 
 /// An owner above the focused object: only the children on the way down
@@ -176,14 +192,7 @@ fn build_above(
     seen: &mut HashSet<Uid>,
     budget: &mut usize,
 ) -> ForestNode {
-    let object = graph
-        .get(owner)
-        .map(super::object::Object::obj_ref)
-        .unwrap_or_default();
-    let mut badges = edge.as_ref().map(edge_badges).unwrap_or_default();
-    if let Some(obj) = graph.get(owner) {
-        badges.extend(object_badges(graph, obj, now));
-    }
+    let (object, badges) = head(graph, owner, edge.as_ref(), now);
     if path.contains(owner) || path.len() >= MAX_TREE_DEPTH {
         return ForestNode {
             object,
@@ -225,14 +234,7 @@ fn build_node(
 ) -> ForestNode {
     *budget = budget.saturating_sub(1);
     let drawn_before = !seen.insert(uid.clone());
-    let object = graph
-        .get(uid)
-        .map(super::object::Object::obj_ref)
-        .unwrap_or_default();
-    let mut badges = edge.as_ref().map(edge_badges).unwrap_or_default();
-    if let Some(obj) = graph.get(uid) {
-        badges.extend(object_badges(graph, obj, now));
-    }
+    let (object, mut badges) = head(graph, uid, edge.as_ref(), now);
     if path.contains(uid) {
         badges.push(Badge::Cycle);
         return ForestNode {
