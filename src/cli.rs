@@ -5,10 +5,22 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Explore Kubernetes ownership and troubleshoot stuck deletions, on a live
 /// cluster or on the bundled garbage-collection simulator.
 #[derive(Debug, Parser)]
-#[command(name = "ownerscope", version, about)]
+///
+/// Without a command it opens the UI, taking the UI's flags as `ui` does
+/// (`ownerscope --live -n shop`, `ownerscope -A --live --read-only`, as
+/// `k9s -n shop` works); alone it opens the bundled demo.
+#[command(
+    name = "ownerscope",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// The UI's flags, when no command is given.
+    #[command(flatten)]
+    pub ui: UiArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -61,6 +73,30 @@ pub struct LiveArgs {
     /// error instead of hanging.
     #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     pub request_timeout: std::time::Duration,
+    /// The kubeconfig cluster to use (instead of the context's).
+    #[arg(long, value_name = "NAME", requires = "live")]
+    pub cluster: Option<String>,
+    /// The kubeconfig user to use (instead of the context's).
+    #[arg(long, value_name = "NAME", requires = "live")]
+    pub user: Option<String>,
+    /// The address of the API server (instead of the cluster's).
+    #[arg(short = 's', long, value_name = "URL", requires = "live")]
+    pub server: Option<String>,
+    /// A bearer token (instead of the user's credentials).
+    #[arg(long, value_name = "TOKEN", requires = "live", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Act as this user (impersonation, as kubectl's --as).
+    #[arg(long = "as", value_name = "USER", requires = "live")]
+    pub impersonate: Option<String>,
+    /// Act as a member of this group (repeat for several; with --as).
+    #[arg(long = "as-group", value_name = "GROUP", requires = "impersonate")]
+    pub impersonate_groups: Vec<String>,
+    /// A CA certificate file to verify the server with.
+    #[arg(long, value_name = "PATH", requires = "live")]
+    pub certificate_authority: Option<std::path::PathBuf>,
+    /// Do not verify the server's certificate (insecure).
+    #[arg(long, requires = "live", conflicts_with = "certificate_authority")]
+    pub insecure_skip_tls_verify: bool,
 }
 
 /// `30s`, `2m`, `1h`, `500ms` or bare seconds; `0` means no limit.
@@ -102,6 +138,17 @@ impl LiveArgs {
             namespace: namespace.map(str::to_string),
             all_namespaces: self.all_namespaces,
             read_only,
+            overrides: crate::cluster::config::Overrides {
+                cluster: self.cluster.clone(),
+                user: self.user.clone(),
+                server: self.server.clone(),
+                token: self.token.clone(),
+                impersonate: self.impersonate.clone(),
+                impersonate_groups: self.impersonate_groups.clone(),
+                certificate_authority: self.certificate_authority.clone(),
+                insecure_skip_tls_verify: self.insecure_skip_tls_verify,
+            },
+            selector: None,
         }
     }
 }
@@ -113,6 +160,22 @@ pub struct SnapshotArgs {
     /// Namespace to snapshot (default: the context's namespace).
     #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
+    /// Only objects whose labels match (kubectl's syntax: `app=web`,
+    /// `tier!=db`, `env in (a,b)`, `!legacy`); the server filters. Owners
+    /// outside the selection are not in the snapshot: references to them
+    /// are unverified, never gone.
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = parse_selector)]
+    pub selector: Option<String>,
+}
+
+/// `-l/--selector`: kubectl's label selector syntax, checked here so that a
+/// typo is an error before anything is read.
+///
+/// # Errors
+/// The requirement that does not parse.
+pub fn parse_selector(s: &str) -> Result<String, String> {
+    crate::model::selector::Selector::parse(s)?;
+    Ok(s.trim().to_string())
 }
 
 #[derive(Debug, Args)]
@@ -198,7 +261,7 @@ pub struct OutputArgs {
     pub output: Output,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct UiArgs {
     /// A bundled scenario name or a scenario/manifest/List file.
     #[arg(conflicts_with = "live")]
@@ -211,6 +274,11 @@ pub struct UiArgs {
     /// Namespace scope with --live (default: the context's namespace).
     #[arg(short = 'n', long = "namespace", requires = "live")]
     pub namespace: Option<String>,
+    /// With --live: watch only objects whose labels match (kubectl's
+    /// syntax); the server filters. Owners outside the selection show as
+    /// unverified, never gone.
+    #[arg(short = 'l', long, value_name = "SELECTOR", requires = "live", value_parser = parse_selector)]
+    pub selector: Option<String>,
     /// Leave the mouse to the terminal (select and copy text); `m` toggles.
     #[arg(long)]
     pub no_mouse: bool,
@@ -228,16 +296,54 @@ pub struct UiArgs {
     pub kubeconfig_out: Option<std::path::PathBuf>,
 }
 
+impl UiArgs {
+    /// What clap cannot say once a scenario is given: `-n` and `-l` are
+    /// for a live cluster.
+    ///
+    /// # Errors
+    /// `-n` or `-l` without `--live`.
+    pub fn check(&self) -> Result<(), String> {
+        if self.live.live {
+            return Ok(());
+        }
+        if self.selector.is_some() {
+            return Err(
+                "-l/--selector needs --live (on a scenario: `ownerscope tree SCENARIO -l ...`)"
+                    .into(),
+            );
+        }
+        if self.namespace.is_some() {
+            return Err("-n/--namespace needs --live".into());
+        }
+        Ok(())
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct TreeArgs {
-    /// A bundled scenario name or a scenario/manifest/List file.
-    #[arg(required_unless_present = "live", conflicts_with = "live")]
+    /// A bundled scenario name or a scenario/manifest/List file (not with
+    /// --live).
+    #[arg(required_unless_present = "live", value_name = "SCENARIO")]
     pub scenario: Option<String>,
+    /// One object's tree (KIND/NAME, or KIND NAME): its dependents down and
+    /// its owners up, as `kubectl tree` shows it.
+    #[arg(value_name = "KIND/NAME")]
+    pub object: Option<String>,
+    /// The name, when the kind and the name are given apart.
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// Namespace scope with --live (default: the context's namespace).
-    #[arg(short = 'n', long = "namespace", requires = "live")]
+    /// Namespace scope with --live (default: the context's namespace); the
+    /// object's namespace with KIND/NAME.
+    #[arg(short = 'n', long = "namespace")]
     pub namespace: Option<String>,
+    /// Only objects whose labels match (kubectl's syntax: `app=web`,
+    /// `tier!=db`, `env in (a,b)`, `!legacy`); with --live the server
+    /// filters. An owner outside the selection is not drawn: its
+    /// dependents are roots marked `?unverified`, never `owner-gone`.
+    #[arg(short = 'l', long, value_name = "SELECTOR", value_parser = parse_selector)]
+    pub selector: Option<String>,
     /// Show the state after running the scenario's steps up to this many
     /// seconds.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
@@ -358,5 +464,131 @@ pub fn seconds_to_ms(s: f64) -> u64 {
         ms
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("ownerscope").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_uis_flags_work_without_the_ui_command() {
+        let cli = parse(&["--live", "-n", "shop"]).expect("parses");
+        assert!(cli.command.is_none());
+        assert!(cli.ui.live.live);
+        assert_eq!(cli.ui.namespace.as_deref(), Some("shop"));
+        let cli = parse(&["-A", "--live", "--read-only"]).expect("parses");
+        assert!(cli.ui.live.all_namespaces && cli.ui.read_only);
+        // Alone: the demo; a scenario name: that scenario.
+        let cli = parse(&[]).expect("parses");
+        assert!(cli.command.is_none() && cli.ui.scenario.is_none() && !cli.ui.live.live);
+        let cli = parse(&["stuck-owner"]).expect("parses");
+        assert_eq!(cli.ui.scenario.as_deref(), Some("stuck-owner"));
+        // The subcommands are untouched, and do not mix with the UI's flags.
+        assert!(matches!(
+            parse(&["tree", "shop-demo"]).expect("parses").command,
+            Some(Command::Tree(_))
+        ));
+        assert!(parse(&["--live", "tree", "shop-demo"]).is_err());
+        assert!(parse(&["-n", "shop"]).is_err(), "-n needs --live");
+    }
+
+    #[test]
+    fn kubectls_connection_flags_parse() {
+        let cli = parse(&[
+            "tree",
+            "--live",
+            "--as",
+            "jane",
+            "--as-group",
+            "devs",
+            "--as-group",
+            "ops",
+            "--token",
+            "t0k",
+            "-s",
+            "https://10.0.0.1:6443",
+            "--user",
+            "u",
+            "--cluster",
+            "c",
+            "--certificate-authority",
+            "/ca.crt",
+            "-l",
+            "app=web,tier!=db",
+        ])
+        .expect("parses");
+        let Some(Command::Tree(t)) = cli.command else {
+            panic!("tree");
+        };
+        let o = t.live.options(None, true).overrides;
+        assert_eq!(o.impersonate.as_deref(), Some("jane"));
+        assert_eq!(o.impersonate_groups, ["devs", "ops"]);
+        assert_eq!(o.token.as_deref(), Some("t0k"));
+        assert_eq!(o.server.as_deref(), Some("https://10.0.0.1:6443"));
+        assert_eq!(
+            (o.user.as_deref(), o.cluster.as_deref()),
+            (Some("u"), Some("c"))
+        );
+        assert_eq!(t.selector.as_deref(), Some("app=web,tier!=db"));
+        assert!(
+            !format!("{o:?}").contains("t0k"),
+            "a token is never printed"
+        );
+        // kubectl refuses these too.
+        assert!(
+            parse(&[
+                "tree",
+                "--live",
+                "--insecure-skip-tls-verify",
+                "--certificate-authority",
+                "x"
+            ])
+            .is_err()
+        );
+        assert!(
+            parse(&["tree", "--live", "--as-group", "devs"]).is_err(),
+            "--as-group needs --as"
+        );
+        assert!(
+            parse(&["tree", "shop-demo", "--token", "t"]).is_err(),
+            "needs --live"
+        );
+        assert!(parse(&["tree", "shop-demo", "-l", "app in (a"]).is_err());
+        for args in [
+            &["ui", "shop-demo", "-l", "app=web"][..],
+            &["ui", "-n", "x"],
+            &["-l", "a=b"],
+        ] {
+            let refused = match parse(args) {
+                Err(_) => true,
+                Ok(
+                    Cli {
+                        command: Some(Command::Ui(u)),
+                        ..
+                    }
+                    | Cli { ui: u, .. },
+                ) => u.check().is_err(),
+            };
+            assert!(refused, "{args:?}: -n and -l need --live");
+        }
+        let cli = parse(&["--live", "-l", "app=web"]).expect("parses");
+        assert!(cli.ui.check().is_ok());
+    }
+
+    #[test]
+    fn tree_takes_an_object_as_kubectl_does() {
+        for args in [
+            &["tree", "shop-demo", "deploy/web"][..],
+            &["tree", "shop-demo", "deploy", "web"],
+            &["tree", "--live", "deployment.v1.apps/web"],
+            &["tree", "--live", "deploy", "web"],
+        ] {
+            assert!(parse(args).is_ok(), "{args:?}");
+        }
     }
 }

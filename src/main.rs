@@ -21,23 +21,11 @@ fn main() -> ExitCode {
         Some(Command::Plan(a)) => commands::plan::run(a),
         Some(Command::Snapshot(a)) => commands::snapshot::run(a),
         Some(Command::Serve(a)) => commands::serve::run(a),
-        Some(Command::Ui(a)) if a.live.live => commands::live::ui_backend(a)
-            .and_then(|b| ownerscope::runtime::start_with(Box::new(b), a)),
-        Some(Command::Ui(a)) if a.serve => commands::serve::ui_backend(a)
-            .and_then(|b| ownerscope::runtime::start_with(Box::new(b), a)),
-        Some(Command::Ui(a)) => ownerscope::runtime::start(a),
+        Some(Command::Ui(a)) => open_ui(a),
         Some(Command::Screenshots(a)) => ownerscope::tools::screenshots::run(Some(&a.dir)),
         Some(Command::Bench(a)) => ownerscope::tools::bench::run(a),
-        None => ownerscope::runtime::start(&ownerscope::cli::UiArgs {
-            scenario: None,
-            read_only: false,
-            live: ownerscope::cli::LiveArgs::default(),
-            namespace: None,
-            no_mouse: false,
-            serve: false,
-            port: 0,
-            kubeconfig_out: None,
-        }),
+        // `ownerscope --live -n shop` as `ownerscope ui --live -n shop`.
+        None => open_ui(&cli.ui),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -51,5 +39,17 @@ fn main() -> ExitCode {
             );
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The UI on a live cluster, on a served simulator, or on a scenario.
+fn open_ui(a: &ownerscope::cli::UiArgs) -> commands::CmdResult {
+    a.check().map_err(commands::CmdError)?;
+    if a.live.live {
+        commands::live::ui_backend(a).and_then(|b| ownerscope::runtime::start_with(Box::new(b), a))
+    } else if a.serve {
+        commands::serve::ui_backend(a).and_then(|b| ownerscope::runtime::start_with(Box::new(b), a))
+    } else {
+        ownerscope::runtime::start(a)
     }
 }

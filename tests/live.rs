@@ -1395,3 +1395,134 @@ fn a_stalled_etcd_is_seen() {
     live.wait("connected again", LONG, connected);
     rt.block_on(delete_namespace(&client, &ns));
 }
+
+/// Issue 10 §4: names, flags and selections as a kubectl user types them.
+#[test]
+fn kubectl_names_flags_and_selections() {
+    let _g = shared();
+    let rt = rt();
+    let ns = rt.block_on(async { namespace(&admin_client().await, "kubectl-names").await });
+    let admin = env().admin.to_str().expect("path").to_string();
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: owner}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: other, labels: {app: db}}\n",
+        ),
+    );
+    let owner_uid = kubectl(
+        &[
+            "get",
+            "-n",
+            &ns,
+            "configmap",
+            "owner",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ],
+        None,
+    );
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(&format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dep\n  labels: {{app: web}}\n  ownerReferences: [{{apiVersion: v1, kind: ConfigMap, name: owner, uid: {owner_uid}}}]\n"
+        )),
+    );
+    // `ownerscope COMMAND --live --kubeconfig ADMIN ARGS...`
+    let live = |args: &[&str]| {
+        let mut all = vec![args[0], "--live", "--kubeconfig", admin.as_str()];
+        all.extend_from_slice(&args[1..]);
+        let o = ownerscope(&all);
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+
+    // -l: the server filters; an owner outside the selection is unverified.
+    let (ok, out, err) = live(&["tree", "-n", &ns, "-l", "app=web"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("ConfigMap/dep"), "{out}");
+    assert!(
+        !out.contains("ConfigMap/other") && !out.contains("owner-gone"),
+        "{out}"
+    );
+    assert!(out.contains("?unverified(ConfigMap/owner)"), "{out}");
+    let (ok, out, _) = live(&["tree", "-n", &ns, "-l", "app=web", "-o", "json"]);
+    assert!(ok);
+    let v: Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(
+        v["partial"]["unlisted"][0]["resource"], "objects outside -l app=web",
+        "{v}"
+    );
+    // A selection with nothing in it says so as kubectl does.
+    let (ok, out, err) = live(&["tree", "-n", &ns, "-l", "app=nothing"]);
+    assert!(ok, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert_eq!(err.trim(), format!("No resources found in {ns} namespace."));
+    let (ok, _, err) = live(&["tree", "-n", &ns, "-l", "app in (a"]);
+    assert!(!ok && err.contains("unable to parse requirement"), "{err}");
+
+    // tree KIND NAME: the owners up, the dependents down, nothing else.
+    let (ok, out, err) = live(&["tree", "-n", &ns, "cm", "dep"]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        format!("namespace {ns}\n  ConfigMap/owner\n  └─ ConfigMap/dep\n")
+    );
+    let (ok, out, _) = live(&["tree", "-n", &ns, "configmaps.v1./owner"]);
+    assert!(
+        ok && out.contains("└─ ConfigMap/dep") && !out.contains("other"),
+        "{out}"
+    );
+
+    // Cluster-scoped objects whatever -n is.
+    let (ok, out, err) = live(&["why", "-n", &ns, "clusterrole/admin"]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("ClusterRole/admin"), "{out}");
+    let (ok, out, err) = live(&["why", "-n", "default", "namespace", &ns]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with(&format!("Namespace/{ns}")), "{out}");
+
+    // -A: workloads first, the cluster-scoped group last.
+    let (ok, out, err) = live(&["tree", "-A", "-o", "json"]);
+    assert!(ok, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("json");
+    let groups = v["groups"].as_array().expect("groups");
+    assert!(groups[0]["namespace"].is_string(), "{}", groups[0]);
+    assert!(groups.last().expect("a group")["namespace"].is_null());
+
+    // kubectl's connection flags.
+    let (ok, _, err) = live(&["tree", "-n", &ns, "--as", "restricted"]);
+    assert!(!ok && err.contains("User \"restricted\""), "{err}");
+    let (ok, _, err) = live(&[
+        "tree",
+        "-n",
+        &ns,
+        "--as",
+        "restricted",
+        "--as-group",
+        "system:masters",
+    ]);
+    assert!(ok, "a member of system:masters may list: {err}");
+    let (ok, _, err) = live(&["tree", "-n", &ns, "--token", "ownerscope-restricted-token"]);
+    assert!(!ok && err.contains("User \"restricted\""), "{err}");
+    assert!(!err.contains("ownerscope-restricted-token"), "{err}");
+    let (ok, _, err) = live(&["tree", "-n", &ns, "-s", "https://127.0.0.1:1"]);
+    assert!(
+        !ok && err.contains("Connection refused"),
+        "the flag's server is the one asked: {err}"
+    );
+    let (ok, out, err) = live(&["tree", "-n", &ns, "--insecure-skip-tls-verify"]);
+    assert!(ok && out.contains("ConfigMap/other"), "{err}");
+    let (ok, _, err) = live(&[
+        "tree",
+        "-n",
+        &ns,
+        "--certificate-authority",
+        "/no/such/ca.crt",
+    ]);
+    assert!(!ok && err.contains("/no/such/ca.crt"), "{err}");
+    let (ok, _, err) = live(&["tree", "-n", &ns, "--cluster", "no-such-cluster"]);
+    assert!(!ok && err.contains("no-such-cluster"), "{err}");
+}

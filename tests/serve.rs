@@ -143,6 +143,7 @@ impl Server {
             namespace: Some(ns.to_string()),
             all_namespaces: false,
             read_only: false,
+            ..LiveOptions::default()
         }
     }
 

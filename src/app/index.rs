@@ -15,10 +15,12 @@ use crate::model::{Object, OwnershipGraph};
 /// A dense id, valid while the object exists.
 pub type NodeId = u32;
 
-/// Display order of roots: (namespace or "" for cluster-scoped, kind, name,
-/// uid). Cluster-scoped roots sort first.
+/// Display order of roots: (cluster-scoped, namespace or "" for
+/// cluster-scoped, kind, name, uid). Cluster-scoped roots sort last: the
+/// tree opens on workloads, not on a cluster's hundreds of RBAC roots.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RootKey {
+    pub cluster_scoped: bool,
     pub namespace: String,
     pub kind: String,
     pub name: String,
@@ -178,6 +180,7 @@ impl ForestIndex {
         let id = self.alloc(uid);
         self.forget(id);
         let key = (!resolving).then(|| RootKey {
+            cluster_scoped: obj.namespace().is_none(),
             namespace: obj.namespace().unwrap_or_default().to_string(),
             kind: obj.kind.clone(),
             name: obj.name().to_string(),
@@ -245,6 +248,7 @@ impl ForestIndex {
         let o = graph.get(uid)?;
         let id = *self.ids.get(uid)?;
         Some(RootKey {
+            cluster_scoped: o.namespace().is_none(),
             namespace: o.namespace().unwrap_or_default().to_string(),
             kind: o.kind.clone(),
             name: o.name().to_string(),

@@ -459,6 +459,9 @@ impl App {
         }
         self.index = ForestIndex::build(&graph);
         self.expansion = Expansion::new(graph.len() <= OPEN_ALL_BELOW);
+        if cluster_group_opens_closed(&self.index) {
+            self.expansion.set(rows::RowKey::group(None), true, false);
+        }
         self.graph = graph;
         self.flashes.clear();
         self.timeline.clear();
@@ -703,3 +706,22 @@ enum Flag {
 mod proptests;
 #[cfg(test)]
 mod tests;
+
+/// Above this many roots the cluster-scoped group opens collapsed when
+/// there are namespaces to open on (with `-A`, a cluster's RBAC and
+/// APIService roots number in the hundreds); a few stay in view.
+pub const CLUSTER_GROUP_OPEN_UP_TO: usize = 20;
+
+/// Whether the cluster-scoped group opens collapsed.
+fn cluster_group_opens_closed(index: &ForestIndex) -> bool {
+    let mut namespaced = false;
+    let mut cluster = 0usize;
+    for r in index.roots() {
+        if r.cluster_scoped {
+            cluster += 1;
+        } else {
+            namespaced = true;
+        }
+    }
+    namespaced && cluster > CLUSTER_GROUP_OPEN_UP_TO
+}

@@ -461,31 +461,31 @@ mod tests {
         assert_eq!(
             names(&ix, &rows),
             vec![
-                "<cluster>:1",
-                " ns",
                 "a:2",
                 " d",
                 "  c",
                 "  r",
                 "   p",
                 " e",
-                "  c"
+                "  c",
+                "<cluster>:1",
+                " ns"
             ]
         );
         let mut exp = Expansion::new(true);
-        exp.set(rows[3].key, false, false);
+        exp.set(rows[1].key, false, false);
         let rows2 = build(&ix, &exp, &Filters::default());
         assert_eq!(
             names(&ix, &rows2),
-            vec!["<cluster>:1", " ns", "a:2", " d", " e", "  c"]
+            vec!["a:2", " d", " e", "  c", "<cluster>:1", " ns"]
         );
         let closed = build(&ix, &Expansion::new(false), &Filters::default());
         assert_eq!(
             names(&ix, &closed),
-            vec!["<cluster>:1", " ns", "a:2", " d", " e"]
+            vec!["a:2", " d", " e", "<cluster>:1", " ns"]
         );
         // The two rows of the shared ConfigMap have different keys.
-        assert_ne!(rows[4].key, rows[8].key);
+        assert_ne!(rows[2].key, rows[6].key);
     }
 
     #[test]
@@ -520,7 +520,7 @@ mod tests {
             false
         });
         let uids: Vec<&str> = seen.iter().map(|(u, _)| u.as_str()).collect();
-        assert_eq!(uids, vec!["ns", "d", "c", "r", "p", "e", "c"]);
-        assert_eq!(seen[4].1, 3, "p has the group, d and r above it");
+        assert_eq!(uids, vec!["d", "c", "r", "p", "e", "c", "ns"]);
+        assert_eq!(seen[3].1, 3, "p has the group, d and r above it");
     }
 }

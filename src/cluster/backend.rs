@@ -113,7 +113,7 @@ impl ClusterBackend {
             rt: Some(rt),
             state: resources.iter().map(|_| ResState::default()).collect(),
             resources,
-            kinds: discovered.kinds,
+            kinds: conn.viewed_kinds(discovered.kinds),
             conn,
             tx,
             rx,

@@ -36,6 +36,9 @@ pub struct Scoped {
     pub namespace: Option<String>,
     /// `metadata.name=<ns>` for the namespace itself in a namespace scope.
     pub field_selector: Option<String>,
+    /// `-l/--selector` (not on the namespace itself in a namespace scope:
+    /// it is the scope, shown whatever its labels).
+    pub label_selector: Option<String>,
     /// Full objects (spec and status) rather than metadata only.
     pub full: bool,
 }
@@ -81,11 +84,13 @@ pub fn in_scope_reading(conn: &Connected, resources: &[Resource], pods: bool) ->
             }
             (Scope::Namespace(_), false) => continue,
         };
+        let label_selector = conn.selector.clone().filter(|_| field_selector.is_none());
         out.push(Scoped {
             resource: r.clone(),
             client: conn.client.clone(),
             namespace,
             field_selector,
+            label_selector,
             full: is_namespace_kind || needs_fields(&r.ar.group, &r.ar.kind, pods),
         });
     }
@@ -103,6 +108,9 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
         let mut lp = ListParams::default().limit(PAGE);
         if let Some(f) = &s.field_selector {
             lp = lp.fields(f);
+        }
+        if let Some(l) = &s.label_selector {
+            lp = lp.labels(l);
         }
         if let Some(t) = &token {
             lp = lp.continue_token(t);
@@ -138,6 +146,18 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
 /// are reported in [`Snapshot::missing`].
 pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
     let discovered = discover(&conn.client).await?;
+    list_discovered(conn, discovered).await
+}
+
+/// Lists what `discovered` found, in the connection's scope.
+///
+/// # Errors
+/// None today beyond the caller's; per-resource failures are reported in
+/// [`Snapshot::missing`].
+pub async fn list_discovered(
+    conn: &Connected,
+    discovered: super::discovery::Discovered,
+) -> Result<Snapshot, ClusterError> {
     let scoped = in_scope_reading(conn, &discovered.resources, true);
     type Listed = (String, String, String, Result<Vec<Object>, kube::Error>);
     let results: Vec<Listed> = stream::iter(scoped)
@@ -150,7 +170,7 @@ pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
         .await;
     let mut objects = Vec::new();
     let mut missing = Vec::new();
-    let mut kinds = discovered.kinds;
+    let mut kinds = conn.viewed_kinds(discovered.kinds);
     for (name, group, kind, r) in results {
         match r {
             Ok(objs) => objects.extend(objs),

@@ -82,6 +82,9 @@ pub async fn watch_resource(res: usize, s: Scoped, tx: Sender<Msg>) {
     if let Some(f) = &s.field_selector {
         cfg = cfg.fields(f);
     }
+    if let Some(l) = &s.label_selector {
+        cfg = cfg.labels(l);
+    }
     let ar = s.resource.ar.clone();
     if s.full {
         let stream = watcher::watcher(s.api(), cfg).default_backoff();

@@ -18,7 +18,8 @@ use crate::sim::scenario::Target;
 /// # Errors
 /// Kubeconfig problems; the server unreachable.
 pub fn ui_backend(args: &crate::cli::UiArgs) -> Result<cluster::ClusterBackend, CmdError> {
-    let opts = args.live.options(args.namespace.as_deref(), args.read_only);
+    let mut opts = args.live.options(args.namespace.as_deref(), args.read_only);
+    opts.selector.clone_from(&args.selector);
     cluster::ClusterBackend::start(&opts).map_err(|e| CmdError(e.to_string()))
 }
 
@@ -35,7 +36,29 @@ impl LiveView {
     /// # Errors
     /// Kubeconfig problems; the server unreachable.
     pub fn read(live: &LiveArgs, namespace: Option<&str>) -> Result<LiveView, CmdError> {
-        let opts = live.options(namespace, true);
+        Self::read_for(live, namespace, None, None)
+    }
+
+    /// As [`LiveView::read`], with a label selector (the server filters),
+    /// and for one object typed as `KIND/NAME`: when its kind is
+    /// cluster-scoped it is found whatever `-n` is, as kubectl finds it, and
+    /// the scope widens to where its dependents can be (a Namespace: that
+    /// namespace; any other cluster-scoped object: every namespace).
+    ///
+    /// # Errors
+    /// As [`LiveView::read`].
+    pub fn read_for(
+        live: &LiveArgs,
+        namespace: Option<&str>,
+        selector: Option<&str>,
+        target: Option<&str>,
+    ) -> Result<LiveView, CmdError> {
+        let mut opts = live.options(namespace, true);
+        opts.selector = selector.map(str::to_string);
+        let target = match target {
+            Some(t) => Some(super::parse_target(t, namespace)?),
+            None => None,
+        };
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -43,8 +66,14 @@ impl LiveView {
         let limit = live.request_timeout;
         let answer = rt.block_on(async {
             let work = async {
-                let conn = cluster::connect(&opts).await?;
-                let snap = cluster::list_once(&conn).await?;
+                let mut conn = cluster::connect(&opts).await?;
+                let discovered = cluster::discovery::discover(&conn.client).await?;
+                if let Some(t) = &target
+                    && let Some(scope) = scope_for(&discovered.kinds, t, &conn.scope)
+                {
+                    conn.scope = scope;
+                }
+                let snap = cluster::list::list_discovered(&conn, discovered).await?;
                 Ok::<_, cluster::ClusterError>((conn, snap))
             };
             if limit == std::time::Duration::MAX {
@@ -155,6 +184,31 @@ impl LiveView {
                 CmdError(format!("{}{partial}", key.not_found()))
             })
     }
+}
+
+/// The scope to list for `target` when its kind is cluster-scoped and the
+/// scope is one namespace: a Namespace's own contents, any other
+/// cluster-scoped object's whole cluster (its dependents may be in any
+/// namespace). `None`: keep the scope.
+fn scope_for(
+    kinds: &crate::model::KindTable,
+    target: &Target,
+    scope: &cluster::Scope,
+) -> Option<cluster::Scope> {
+    if *scope == cluster::Scope::All {
+        return None;
+    }
+    let hits = kinds.resolve(&target.kind);
+    let [info] = hits.as_slice() else {
+        return None;
+    };
+    if info.namespaced {
+        return None;
+    }
+    if info.group.is_empty() && info.kind == "Namespace" {
+        return Some(cluster::Scope::Namespace(target.name.clone()));
+    }
+    Some(cluster::Scope::All)
 }
 
 fn humanize(d: std::time::Duration) -> String {

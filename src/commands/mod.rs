@@ -76,3 +76,69 @@ pub fn parse_target(typed: &str, namespace: Option<&str>) -> Result<Target, CmdE
         name: name.to_string(),
     })
 }
+
+/// The positional arguments of `why` and `tree`: a scenario (not with
+/// `--live`), then the object as `KIND/NAME` or `KIND NAME`.
+/// Returns the scenario and the object typed as `KIND/NAME`.
+///
+/// # Errors
+/// Too many or misplaced arguments, said with what is expected.
+pub fn positionals(
+    live: bool,
+    args: [Option<&str>; 3],
+) -> Result<(Option<String>, Option<String>), CmdError> {
+    let object = |a: Option<&str>, b: Option<&str>| match (a, b) {
+        (None, None) => Ok(None),
+        (Some(o), None) => Ok(Some(o.to_string())),
+        // `deployment web`, as kubectl takes it.
+        (Some(k), Some(n)) if !k.contains('/') && !n.contains('/') => Ok(Some(format!("{k}/{n}"))),
+        _ => Err(()),
+    };
+    let [first, second, third] = args;
+    let answer = if live {
+        if third.is_some() {
+            Err(())
+        } else {
+            object(first, second).map(|o| (None, o))
+        }
+    } else {
+        object(second, third).map(|o| (first.map(str::to_string), o))
+    };
+    answer.map_err(|()| {
+        CmdError(if live {
+            "with --live, give only the object (KIND/NAME or KIND NAME), no scenario".into()
+        } else {
+            "expected a scenario and an object (KIND/NAME or KIND NAME), or --live and an object"
+                .into()
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positionals_read_as_kubectl_takes_them() {
+        let ok = |live, a: [Option<&str>; 3]| positionals(live, a).expect("reads");
+        let s = |x: &str| Some(x.to_string());
+        assert_eq!(ok(false, [Some("demo"), None, None]), (s("demo"), None));
+        assert_eq!(
+            ok(false, [Some("demo"), Some("deploy/web"), None]),
+            (s("demo"), s("deploy/web"))
+        );
+        assert_eq!(
+            ok(false, [Some("demo"), Some("deploy"), Some("web")]),
+            (s("demo"), s("deploy/web"))
+        );
+        assert_eq!(
+            ok(true, [Some("deploy"), Some("web"), None]),
+            (None, s("deploy/web"))
+        );
+        assert_eq!(ok(true, [Some("cm/x"), None, None]), (None, s("cm/x")));
+        assert_eq!(ok(true, [None, None, None]), (None, None));
+        assert!(positionals(true, [Some("demo"), Some("deploy"), Some("web")]).is_err());
+        assert!(positionals(true, [Some("demo"), Some("deploy/web"), None]).is_err());
+        assert!(positionals(false, [Some("demo"), Some("deploy/web"), Some("x")]).is_err());
+    }
+}

@@ -11,7 +11,12 @@ use crate::model::preview;
 /// The scenario does not load; the object does not exist.
 pub fn run(args: &PlanArgs) -> CmdResult {
     if args.live.live {
-        let view = super::live::LiveView::read(&args.live, args.namespace.as_deref())?;
+        let view = super::live::LiveView::read_for(
+            &args.live,
+            args.namespace.as_deref(),
+            None,
+            Some(&args.delete),
+        )?;
         let uid = view.find(
             &args.delete,
             args.namespace.as_deref(),

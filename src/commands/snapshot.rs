@@ -20,7 +20,12 @@ pub fn run(args: &SnapshotArgs) -> CmdResult {
             "snapshot reads a live cluster: add --live (with -n NAMESPACE or -A)".into(),
         ));
     }
-    let view = LiveView::read(&args.live, args.namespace.as_deref())?;
+    let view = LiveView::read_for(
+        &args.live,
+        args.namespace.as_deref(),
+        args.selector.as_deref(),
+        None,
+    )?;
     let mut out = super::out::Out::new();
     out.line(&to_scenario(&view))?;
     out.flush()

@@ -1,42 +1,97 @@
 //! `ownerscope tree`: the ownership forest of a scenario.
 
-use super::out::Out;
-use super::{CmdResult, load_sim};
+use super::out::{self, Out};
+use super::{CmdError, CmdResult, load_sim};
 use crate::cli::{Output, TreeArgs, seconds_to_ms};
+use crate::model::selector::Selector;
 use crate::model::{Partial, forest};
+use crate::sim::engine::resolve_target;
 
 /// Prints the forest as text or JSON.
 ///
 /// # Errors
 /// The scenario does not load.
 pub fn run(args: &TreeArgs) -> CmdResult {
+    let (scenario, object) = super::positionals(
+        args.live.live,
+        [
+            args.scenario.as_deref(),
+            args.object.as_deref(),
+            args.name.as_deref(),
+        ],
+    )?;
+    let selector = match &args.selector {
+        Some(s) => Some((Selector::parse(s).map_err(CmdError)?, s.as_str())),
+        None => None,
+    };
+    let mut scope = String::new();
     let (groups, partial) = if args.live.live {
-        let view = super::live::LiveView::read(&args.live, args.namespace.as_deref())?;
+        let view = super::live::LiveView::read_for(
+            &args.live,
+            args.namespace.as_deref(),
+            args.selector.as_deref(),
+            object.as_deref(),
+        )?;
+        scope = view.conn.scope.namespace().unwrap_or_default().to_string();
         let graph = view.graph();
-        (
-            forest::build(&graph, view.now()),
-            Partial::of(graph.kinds()),
-        )
+        let groups = match &object {
+            Some(typed) => {
+                let uid = view.find(typed, args.namespace.as_deref(), args.live.all_namespaces)?;
+                forest::focus(&graph, &uid, view.now())
+            }
+            None => forest::build(&graph, view.now()),
+        };
+        (groups, Partial::of(graph.kinds()))
     } else {
-        let mut sim = load_sim(args.scenario.as_deref().unwrap_or_default(), None)?;
+        let mut sim = load_sim(scenario.as_deref().unwrap_or_default(), None)?;
         if let Some(at) = args.at {
             sim.advance(seconds_to_ms(at));
         }
-        let graph = sim.graph();
-        let answer = (forest::build(graph, sim.now()), Partial::of(graph.kinds()));
+        let selected = selector
+            .as_ref()
+            .map(|(s, typed)| sim.graph().select(s, typed));
+        let graph = selected.as_ref().unwrap_or_else(|| sim.graph());
+        let groups = match &object {
+            Some(typed) => {
+                let target = super::parse_target(typed, args.namespace.as_deref())?;
+                let key =
+                    resolve_target(graph.kinds(), graph.objects(), &target).map_err(CmdError)?;
+                let obj = graph
+                    .find(&key.group, &key.kind, key.namespace.as_deref(), &key.name)
+                    .ok_or_else(|| CmdError(key.not_found()))?;
+                forest::focus(graph, obj.uid(), sim.now())
+            }
+            None => forest::build(graph, sim.now()),
+        };
+        let answer = (groups, Partial::of(graph.kinds()));
         super::leave_to_exit(sim);
         answer
     };
+    if args.out.output == Output::Text && is_empty(&groups, &scope) {
+        // As kubectl says it, on stderr; the exit status is 0.
+        if scope.is_empty() {
+            eprintln!("No resources found");
+        } else {
+            eprintln!("No resources found in {} namespace.", out::one_line(&scope));
+        }
+        return Ok(());
+    }
     let mut out = Out::new();
     match args.out.output {
         Output::Json => out.json(&serde_json::json!({"groups": groups, "partial": partial}))?,
         Output::Text => {
-            if partial.is_partial() {
-                let names: Vec<&str> = partial
-                    .unlisted
-                    .iter()
-                    .map(|u| u.resource.as_str())
-                    .collect();
+            let (selection, unlisted): (Vec<_>, Vec<_>) = partial
+                .unlisted
+                .iter()
+                .partition(|u| u.kind == crate::model::kinds::ANY_KIND);
+            for u in selection {
+                out.line(&format!(
+                    "{}: owners outside it are not drawn; their dependents show them as ?unverified, not gone",
+                    u.resource.replace("objects outside ", "selection ")
+                ))?;
+            }
+            if !unlisted.is_empty() {
+                let names: Vec<&str> = unlisted.iter().map(|u| u.resource.as_str()).collect();
                 out.line(&format!(
                     "partial view: you cannot list {}: owners of those kinds show as ?unverified, not gone",
                     names.join(", ")
@@ -46,4 +101,17 @@ pub fn run(args: &TreeArgs) -> CmdResult {
         }
     }
     out.flush()
+}
+
+/// Nothing to show: no object at all, or in one namespace nothing but the
+/// Namespace itself.
+fn is_empty(groups: &[forest::ForestGroup], scope: &str) -> bool {
+    groups.iter().all(|g| {
+        g.roots.is_empty()
+            || (g.namespace.is_none()
+                && !scope.is_empty()
+                && g.roots.iter().all(|r| {
+                    r.object.kind == "Namespace" && r.object.name == scope && r.children.is_empty()
+                }))
+    })
 }

@@ -11,22 +11,28 @@ use crate::model::diagnosis;
 /// # Errors
 /// The scenario does not load; the object does not exist.
 pub fn run(args: &WhyArgs) -> CmdResult {
+    let (scenario, object) = super::positionals(
+        args.live.live,
+        [
+            Some(args.scenario.as_str()),
+            args.object.as_deref(),
+            args.name.as_deref(),
+        ],
+    )?;
+    let Some(object) = object else {
+        return Err(CmdError(
+            "expected a scenario and an object (KIND/NAME or KIND NAME), or --live and an object"
+                .into(),
+        ));
+    };
     if args.live.live {
-        let typed = match (&args.object, &args.name) {
-            (None, _) => args.scenario.clone(),
-            // `why --live deployment web`
-            (Some(name), None) if !args.scenario.contains('/') && !name.contains('/') => {
-                format!("{}/{name}", args.scenario)
-            }
-            _ => {
-                return Err(CmdError(
-                    "with --live, give only the object (KIND/NAME or KIND NAME), no scenario"
-                        .into(),
-                ));
-            }
-        };
-        let typed = &typed;
-        let view = super::live::LiveView::read(&args.live, args.namespace.as_deref())?;
+        let typed = &object;
+        let view = super::live::LiveView::read_for(
+            &args.live,
+            args.namespace.as_deref(),
+            None,
+            Some(typed),
+        )?;
         let uid = view.find(typed, args.namespace.as_deref(), args.live.all_namespaces)?;
         let d = diagnosis::diagnose(
             &view.graph(),
@@ -36,19 +42,8 @@ pub fn run(args: &WhyArgs) -> CmdResult {
         );
         return print_diagnosis(&d, args.out.output);
     }
-    let object = match (&args.object, &args.name) {
-        (Some(o), None) => o.clone(),
-        // `why demo deployment web`
-        (Some(kind), Some(name)) if !kind.contains('/') => format!("{kind}/{name}"),
-        _ => {
-            return Err(CmdError(
-                "expected a scenario and an object (KIND/NAME or KIND NAME), or --live and an object"
-                    .into(),
-            ));
-        }
-    };
     let object = &object;
-    let mut sim = load_sim(&args.scenario, None)?;
+    let mut sim = load_sim(scenario.as_deref().unwrap_or_default(), None)?;
     if let Some(at) = args.at {
         sim.advance(seconds_to_ms(at));
     }

@@ -93,11 +93,134 @@ pub fn build(graph: &OwnershipGraph, now: Timestamp) -> Vec<ForestGroup> {
             None => break,
         }
     }
-    // Cluster-scoped first, as `kubectl tree` lists it before namespaces.
-    groups
+    in_order(groups)
+}
+
+/// Namespaces first, cluster-scoped last: with -A a cluster's hundreds of
+/// RBAC and APIService roots would otherwise come before any workload.
+fn in_order(groups: BTreeMap<Option<String>, Vec<ForestNode>>) -> Vec<ForestGroup> {
+    let mut out: Vec<ForestGroup> = groups
         .into_iter()
         .map(|(namespace, roots)| ForestGroup { namespace, roots })
-        .collect()
+        .collect();
+    let cluster_first = out.first().is_some_and(|g| g.namespace.is_none());
+    out.rotate_left(usize::from(cluster_first));
+    out
+}
+
+/// A node's object and badges (of the edge it is shown under, and its own).
+fn head(
+    graph: &OwnershipGraph,
+    uid: &str,
+    edge: Option<&OwnerReference>,
+    now: Timestamp,
+) -> (ObjRef, Vec<Badge>) {
+    let object = graph
+        .get(uid)
+        .map(super::object::Object::obj_ref)
+        .unwrap_or_default();
+    let mut badges = edge.map(edge_badges).unwrap_or_default();
+    if let Some(obj) = graph.get(uid) {
+        badges.extend(object_badges(graph, obj, now));
+    }
+    (object, badges)
+}
+
+/// The tree of one object, as `kubectl tree KIND/NAME` shows it: its
+/// dependents down and, above it, its owners up to their roots (each owner
+/// shows only the branch that leads to the object).
+#[must_use]
+pub fn focus(graph: &OwnershipGraph, uid: &str, now: Timestamp) -> Vec<ForestGroup> {
+    // Every owner above the object, through any chain.
+    let mut above: HashSet<Uid> = HashSet::new();
+    let mut stack = vec![uid.to_string()];
+    while let Some(u) = stack.pop() {
+        for o in graph.resolved_owners(&u) {
+            if o != uid && above.insert(o.clone()) {
+                stack.push(o);
+            }
+        }
+    }
+    let mut tops: Vec<Uid> = above
+        .iter()
+        .filter(|a| graph.resolved_owners(a).iter().all(|o| !above.contains(o)))
+        .cloned()
+        .collect();
+    if tops.is_empty() {
+        tops.push(uid.to_string());
+    }
+    tops.sort_by(|a, b| graph.sort_key(a).cmp(&graph.sort_key(b)));
+    let mut groups: BTreeMap<Option<String>, Vec<ForestNode>> = BTreeMap::new();
+    let mut seen: HashSet<Uid> = HashSet::new();
+    let mut budget = node_budget(graph.len());
+    for top in tops {
+        let ns = graph
+            .get(&top)
+            .and_then(|o| o.namespace().map(str::to_string));
+        let mut path = Vec::new();
+        let node = if top == uid {
+            build_node(graph, &top, None, now, &mut path, &mut seen, &mut budget)
+        } else {
+            build_above(
+                graph,
+                &top,
+                None,
+                uid,
+                &above,
+                now,
+                &mut path,
+                &mut seen,
+                &mut budget,
+            )
+        };
+        groups.entry(ns).or_default().push(node);
+    }
+    in_order(groups)
+}
+
+/// An owner above the focused object: only the children on the way down
+/// to it; the object itself with all its dependents.
+#[allow(clippy::too_many_arguments)]
+fn build_above(
+    graph: &OwnershipGraph,
+    owner: &Uid,
+    edge: Option<OwnerReference>,
+    target: &str,
+    above: &HashSet<Uid>,
+    now: Timestamp,
+    path: &mut Vec<Uid>,
+    seen: &mut HashSet<Uid>,
+    budget: &mut usize,
+) -> ForestNode {
+    let (object, badges) = head(graph, owner, edge.as_ref(), now);
+    if path.contains(owner) || path.len() >= MAX_TREE_DEPTH {
+        return ForestNode {
+            object,
+            edge,
+            badges,
+            children: Vec::new(),
+        };
+    }
+    path.push(owner.clone());
+    let children = graph
+        .dependents(owner)
+        .into_iter()
+        .filter(|(d, _)| d == target || above.contains(d))
+        .map(|(d, r)| {
+            if d == target {
+                build_node(graph, &d, Some(r), now, path, seen, budget)
+            } else {
+                build_above(graph, &d, Some(r), target, above, now, path, seen, budget)
+            }
+        })
+        .collect();
+    path.pop();
+    ForestNode {
+        object,
+        edge,
+        badges,
+        children,
+    }
 }
 
 fn build_node(
@@ -111,14 +234,7 @@ fn build_node(
 ) -> ForestNode {
     *budget = budget.saturating_sub(1);
     let drawn_before = !seen.insert(uid.clone());
-    let object = graph
-        .get(uid)
-        .map(super::object::Object::obj_ref)
-        .unwrap_or_default();
-    let mut badges = edge.as_ref().map(edge_badges).unwrap_or_default();
-    if let Some(obj) = graph.get(uid) {
-        badges.extend(object_badges(graph, obj, now));
-    }
+    let (object, mut badges) = head(graph, uid, edge.as_ref(), now);
     if path.contains(uid) {
         badges.push(Badge::Cycle);
         return ForestNode {
@@ -268,6 +384,37 @@ mod tests {
         let text = to_text(&f);
         assert_eq!(text.matches("ConfigMap/c").count(), 2, "{text}");
         assert!(text.contains("shared:2"), "{text}");
+    }
+
+    #[test]
+    fn focus_shows_the_owners_branch_and_every_dependent() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        g.upsert(obj("Deployment", "web", "1", &[]));
+        g.upsert(obj(
+            "ReplicaSet",
+            "web-a",
+            "2",
+            &[("Deployment", "web", "1")],
+        ));
+        g.upsert(obj(
+            "ReplicaSet",
+            "web-b",
+            "3",
+            &[("Deployment", "web", "1")],
+        ));
+        g.upsert(obj("Pod", "web-a-1", "4", &[("ReplicaSet", "web-a", "2")]));
+        g.upsert(obj("Pod", "web-a-2", "5", &[("ReplicaSet", "web-a", "2")]));
+        g.upsert(obj("Pod", "web-b-1", "6", &[("ReplicaSet", "web-b", "3")]));
+        g.upsert(obj("Deployment", "other", "7", &[]));
+        let text = to_text(&focus(&g, "2", Timestamp::UNIX_EPOCH));
+        assert_eq!(
+            text,
+            "namespace shop\n  Deployment/web\n  └─ ReplicaSet/web-a  <ctrl block>\n     \
+             ├─ Pod/web-a-1  <ctrl block>\n     └─ Pod/web-a-2  <ctrl block>\n"
+        );
+        // A root: just its own tree.
+        let text = to_text(&focus(&g, "7", Timestamp::UNIX_EPOCH));
+        assert_eq!(text, "namespace shop\n  Deployment/other\n");
     }
 
     #[test]

@@ -121,6 +121,23 @@ impl OwnershipGraph {
         &self.kinds
     }
 
+    /// Only the objects a label selector matches (`-l app=web`), with the
+    /// selection marked in the kinds: an owner outside it is unverified,
+    /// never gone, and counts drawn from it are lower bounds.
+    #[must_use]
+    pub fn select(&self, selector: &super::selector::Selector, typed: &str) -> OwnershipGraph {
+        let mut kinds = self.kinds.clone();
+        kinds.mark_selection(typed);
+        let mut g = OwnershipGraph::new(kinds);
+        for o in self
+            .objects()
+            .filter(|o| selector.matches(&o.metadata.labels))
+        {
+            g.upsert(o.clone());
+        }
+        g
+    }
+
     pub fn kinds_mut(&mut self) -> &mut KindTable {
         &mut self.kinds
     }

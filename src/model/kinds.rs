@@ -73,6 +73,10 @@ pub struct Unlisted {
     pub kind: String,
 }
 
+/// The group and kind of an [`Unlisted`] that stands for part of every
+/// kind (a label selection).
+pub const ANY_KIND: &str = "*";
+
 /// Why a group version is unlisted when its discovery fails (the error an
 /// unavailable aggregated API gives).
 pub const DISCOVERY_FAILED: &str = "the server is currently unable to handle the request";
@@ -592,12 +596,30 @@ impl KindTable {
         &self.unlisted
     }
 
-    /// Why `group`/`kind` could not be listed, if it could not.
+    /// Why `group`/`kind` could not be listed, if it could not (a label
+    /// selection hides part of every kind).
     #[must_use]
     pub fn unlisted_kind(&self, group: &str, kind: &str) -> Option<&Unlisted> {
         self.unlisted
             .iter()
             .find(|u| u.group == group && u.kind == kind)
+            .or_else(|| {
+                self.unlisted
+                    .iter()
+                    .find(|u| u.group == ANY_KIND && u.kind == ANY_KIND)
+            })
+    }
+
+    /// Only objects matching a label selector (`-l app=web`) are seen:
+    /// every kind is partly unseen, so an owner outside the selection is
+    /// unverified (never gone) and a dependent outside it may exist.
+    pub fn mark_selection(&mut self, selector: &str) {
+        self.mark_unlisted(Unlisted {
+            resource: format!("objects outside -l {selector}"),
+            reason: "not selected by the label selector".to_string(),
+            group: ANY_KIND.to_string(),
+            kind: ANY_KIND.to_string(),
+        });
     }
 
     /// The unlisted resources' names, for one line: `configmaps, secrets`.

@@ -6,6 +6,10 @@
 //! LabelSelector selects everything, a missing one nothing; a malformed one
 //! (unknown operator, In with no values) selects nothing, as the controllers
 //! treat a selector that fails to convert.
+//!
+//! Also the string form kubectl's `-l/--selector` and the `labelSelector`
+//! query parameter take (apimachinery `labels.Parse`): `app=web`,
+//! `tier!=db`, `env in (a,b)`, `env notin (c)`, `legacy`, `!legacy`.
 
 use std::collections::BTreeMap;
 
@@ -38,6 +42,13 @@ pub enum Selector {
     Nothing,
     /// Every requirement must hold; none: everything.
     All(Vec<Requirement>),
+}
+
+/// The empty string form: everything.
+impl Default for Selector {
+    fn default() -> Self {
+        Selector::All(Vec::new())
+    }
 }
 
 impl Selector {
@@ -90,6 +101,48 @@ impl Selector {
         }
     }
 
+    /// Parses the string form: `app=web,tier!=db,env in (a,b),!legacy`
+    /// (`=` and `==` are `in` one value, `!=` is `notin` one value); an
+    /// empty string selects everything.
+    ///
+    /// # Errors
+    /// A requirement that does not parse, said as the API server says it.
+    pub fn parse(s: &str) -> Result<Selector, String> {
+        let mut reqs = Vec::new();
+        if s.trim().is_empty() {
+            return Ok(Selector::All(reqs));
+        }
+        for part in split_top(s) {
+            let p = part.trim();
+            let bad = || format!("unable to parse requirement: {p:?}");
+            let one = |k: &str, v: &str| (k.trim().to_string(), vec![v.trim().to_string()]);
+            let req = if let Some(k) = p.strip_prefix('!') {
+                Requirement::DoesNotExist(k.trim().to_string())
+            } else if let Some((k, v)) = p.split_once("!=") {
+                let (k, v) = one(k, v);
+                Requirement::NotIn(k, v)
+            } else if let Some((k, v)) = p.split_once("==").or_else(|| p.split_once('=')) {
+                let (k, v) = one(k, v);
+                Requirement::In(k, v)
+            } else if let Some((k, v)) = p.split_once(" notin ") {
+                Requirement::NotIn(k.trim().into(), values(v).ok_or_else(bad)?)
+            } else if let Some((k, v)) = p.split_once(" in ") {
+                Requirement::In(k.trim().into(), values(v).ok_or_else(bad)?)
+            } else {
+                Requirement::Exists(p.to_string())
+            };
+            let (key, vals): (&String, &[String]) = match &req {
+                Requirement::In(k, v) | Requirement::NotIn(k, v) => (k, v),
+                Requirement::Exists(k) | Requirement::DoesNotExist(k) => (k, &[]),
+            };
+            if !valid_key(key) || vals.iter().any(|v| !valid_value(v)) {
+                return Err(bad());
+            }
+            reqs.push(req);
+        }
+        Ok(Selector::All(reqs))
+    }
+
     /// Selects every object (an empty LabelSelector).
     #[must_use]
     pub fn is_everything(&self) -> bool {
@@ -100,6 +153,53 @@ impl Selector {
     pub fn is_nothing(&self) -> bool {
         matches!(self, Selector::Nothing)
     }
+}
+
+/// Splits on commas outside parentheses.
+fn split_top(s: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    parts.push(cur);
+    parts
+}
+
+fn valid_key(k: &str) -> bool {
+    !k.is_empty()
+        && k.len() <= 316
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c))
+}
+
+/// A label value: at most 63 characters of `[A-Za-z0-9._-]` (empty is a
+/// value too).
+fn valid_value(v: &str) -> bool {
+    v.len() <= 63
+        && v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+}
+
+fn values(list: &str) -> Option<Vec<String>> {
+    let inner = list.trim().strip_prefix('(')?.strip_suffix(')')?;
+    Some(
+        inner
+            .split(',')
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+            .collect(),
+    )
 }
 
 fn string_map(v: &Value) -> Option<BTreeMap<String, String>> {
@@ -132,6 +232,29 @@ fn expression(e: &Value) -> Option<Requirement> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_string_form_matches_as_upstream() {
+        let l = labels(&[("app", "web"), ("tier", "front")]);
+        let yes = [
+            "",
+            "app=web",
+            "app==web,tier",
+            "app in (web, db)",
+            "tier notin (db)",
+            "!legacy",
+            "app!=db",
+        ];
+        for s in yes {
+            assert!(Selector::parse(s).expect(s).matches(&l), "{s}");
+        }
+        for s in ["app=db", "legacy", "app notin (web)", "!app", "app in (db)"] {
+            assert!(!Selector::parse(s).expect(s).matches(&l), "{s}");
+        }
+        for bad in ["a in b", "a b=c", "app=we b", "=x", "app in (a b)"] {
+            assert!(Selector::parse(bad).is_err(), "{bad}");
+        }
+    }
 
     fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs

@@ -3,7 +3,8 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 
-use super::selector::{FieldSelector, LabelSelector};
+use super::selector::FieldSelector;
+use crate::model::selector::Selector;
 
 /// `a=b&c=%2Fd` -> `[("a","b"),("c","/d")]`; `+` is a space.
 #[must_use]
@@ -45,7 +46,7 @@ pub fn decode(s: &str) -> String {
 /// What a list or watch asks for.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ListOptions {
-    pub labels: LabelSelector,
+    pub labels: Selector,
     pub fields: FieldSelector,
     pub limit: Option<usize>,
     /// Where the previous page stopped: the `namespace/name` of its last item.
@@ -66,7 +67,7 @@ impl ListOptions {
     pub fn from_query(q: &[(String, String)]) -> Result<ListOptions, String> {
         let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         let mut o = ListOptions {
-            labels: LabelSelector::parse(get("labelSelector").unwrap_or(""))?,
+            labels: Selector::parse(get("labelSelector").unwrap_or(""))?,
             fields: FieldSelector::parse(get("fieldSelector").unwrap_or(""))?,
             ..ListOptions::default()
         };

@@ -63,7 +63,7 @@ pub fn in_scope(o: &Object, kind: &KindInfo, namespace: Option<&str>, opts: &Lis
     o.group() == kind.group
         && o.kind == kind.kind
         && namespace.is_none_or(|ns| o.namespace() == Some(ns))
-        && opts.labels.matches(o)
+        && opts.labels.matches(&o.metadata.labels)
         && opts.fields.matches(o)
 }
 

@@ -112,6 +112,7 @@ pub fn options(kubeconfig: &Path, ns: &str) -> LiveOptions {
         namespace: Some(ns.to_string()),
         all_namespaces: false,
         read_only: false,
+        ..LiveOptions::default()
     }
 }
 
