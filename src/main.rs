@@ -21,8 +21,7 @@ fn main() -> ExitCode {
         Some(Command::Plan(a)) => commands::plan::run(a),
         Some(Command::Snapshot(a)) => commands::snapshot::run(a),
         Some(Command::Serve(a)) => commands::serve::run(a),
-        Some(Command::Ui(a)) if a.live.live => commands::live::ui_backend(a)
-            .and_then(|b| ownerscope::runtime::start_with(Box::new(b), a)),
+        Some(Command::Ui(a)) if a.live.live => ownerscope::runtime::start_live(a),
         Some(Command::Ui(a)) if a.serve => commands::serve::ui_backend(a)
             .and_then(|b| ownerscope::runtime::start_with(Box::new(b), a)),
         Some(Command::Ui(a)) => ownerscope::runtime::start(a),

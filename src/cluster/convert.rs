@@ -230,12 +230,18 @@ pub fn event_happening(
         .or_else(|| str_at(&v, &["eventTime"]))
         .or_else(|| str_at(&v, &["metadata", "creationTimestamp"]))
         .and_then(|s| s.parse::<Timestamp>().ok());
-    let t = when.map_or(0.0, |w| w.duration_since(started).as_secs_f64().max(0.0));
+    // Its own time, before the session's start too (negative).
+    let t = when
+        .unwrap_or_else(Timestamp::now)
+        .duration_since(started)
+        .as_secs_f64();
     let reason = str_at(&v, &["reason"]).unwrap_or("Event");
     let message = str_at(&v, &["message"]).unwrap_or_default();
     let count = v.get("count").and_then(Value::as_i64).unwrap_or(1);
     let by = str_at(&v, &["source", "component"])
-        .or_else(|| str_at(&v, &["reportingComponent"]))
+        .filter(|c| !c.is_empty())
+        .or_else(|| str_at(&v, &["reportingComponent"]).filter(|c| !c.is_empty()))
+        .or_else(|| str_at(&v, &["reportingController"]).filter(|c| !c.is_empty()))
         .unwrap_or("unknown")
         .to_string();
     Some(Happening {
@@ -255,13 +261,38 @@ pub fn event_happening(
 /// Timeline entries for what changed between two versions of an object
 /// seen by the watch (`None`: just created).
 #[must_use]
-pub fn changes(old: Option<&Object>, new: &Object, t: f64) -> Vec<Happening> {
+/// Who last changed an object and when, as its managedFields record it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The field manager: `kubectl-client-side-apply`, `kube-controller-manager`...
+    pub manager: String,
+    pub at: Timestamp,
+}
+
+/// The newest managedFields entry (by time) that names its manager.
+#[must_use]
+pub fn last_change(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Option<Change> {
+    meta.managed_fields
+        .as_ref()?
+        .iter()
+        .filter_map(|m| {
+            let manager = m.manager.as_ref().filter(|s| !s.is_empty())?;
+            let at = m.time.as_ref()?.0;
+            Some(Change {
+                manager: manager.clone(),
+                at,
+            })
+        })
+        .max_by_key(|c| c.at)
+}
+
+pub fn changes(old: Option<&Object>, new: &Object, t: f64, by: &str) -> Vec<Happening> {
     let entry = |verb: &str, detail: String| Happening {
         t,
         object: new.obj_ref(),
         verb: verb.into(),
         detail,
-        by: "cluster".into(),
+        by: by.into(),
         warning: false,
     };
     let Some(old) = old else {
@@ -270,7 +301,10 @@ pub fn changes(old: Option<&Object>, new: &Object, t: f64) -> Vec<Happening> {
     let mut out = Vec::new();
     let (o, n) = (&old.metadata, &new.metadata);
     if o.deletion_timestamp.is_none() && n.deletion_timestamp.is_some() {
-        out.push(entry(
+        // A DELETE leaves no managedFields entry: who sent it is unknown.
+        out.push(Happening {
+            by: "cluster".into(),
+            ..entry(
             "deleting",
             if n.finalizers.is_empty() {
                 "deletionTimestamp set".into()
@@ -280,7 +314,8 @@ pub fn changes(old: Option<&Object>, new: &Object, t: f64) -> Vec<Happening> {
                     n.finalizers.join(", ")
                 )
             },
-        ));
+            )
+        });
     }
     for f in &o.finalizers {
         if !n.finalizers.contains(f) {

@@ -218,10 +218,18 @@ impl OwnershipGraph {
         } else {
             None
         };
+        let unlisted = self.kinds.unlisted_kind(group, &r.kind);
         if let Some(found) = self.find(group, &r.kind, ns, &r.name) {
             return if found.uid() == r.uid {
                 RefStatus::Resolves {
                     owner: r.uid.clone(),
+                }
+            } else if let Some(u) = unlisted {
+                // What is seen of a kind not synced may be an older
+                // object of that name: the owner may exist all the same.
+                RefStatus::Unverified {
+                    resource: u.resource.clone(),
+                    reason: u.reason.clone(),
                 }
             } else {
                 RefStatus::UidMismatch {
@@ -229,7 +237,7 @@ impl OwnershipGraph {
                 }
             };
         }
-        if let Some(u) = self.kinds.unlisted_kind(group, &r.kind) {
+        if let Some(u) = unlisted {
             return RefStatus::Unverified {
                 resource: u.resource.clone(),
                 reason: u.reason.clone(),

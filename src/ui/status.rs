@@ -52,38 +52,53 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// The source, the clock and the counts.
+/// The source, the clock and the counts. What must never be lost comes
+/// whole: the stale marker, the partial marker, the counts, the filter,
+/// `READ-ONLY`; the source's name and the reason the connection is lost
+/// share the room that is left, cut with `…`.
 #[must_use]
 pub fn first_line(app: &App, width: u16) -> Line<'_> {
+    let width = usize::from(width);
     let mut style = theme::STATUS;
-    let mut parts: Vec<String> = Vec::new();
-    // Said last, cut to the room left: the counts, READ-ONLY and the stale
-    // marker are never lost to a long reason.
+    // (long form, short form) of each part that stays.
+    let mut kept: Vec<(String, String)> = Vec::new();
+    let mut name = String::from(" connecting…");
     let mut reason: Option<String> = None;
-    match app.status() {
-        Some(s) => {
-            parts.push(format!(" {} {}", s.kind, s.name));
-            if let Some(c) = &s.clock {
-                #[allow(clippy::cast_precision_loss)]
-                let t = c.now_ms as f64 / 1000.0;
-                let state = if c.paused {
-                    style = theme::STATUS_PAUSED;
-                    "PAUSED"
-                } else {
-                    "RUNNING"
-                };
-                parts.push(format!("t={t:.1}s x{} {state}", speed(c.speed)));
-            }
-            if let Connection::Lost(why) = &s.connection {
+    if let Some(s) = app.status() {
+        name = format!(" {} {}", s.kind, s.name);
+        if let Some(c) = &s.clock {
+            #[allow(clippy::cast_precision_loss)]
+            let t = c.now_ms as f64 / 1000.0;
+            let state = if c.paused {
+                style = theme::STATUS_PAUSED;
+                "PAUSED"
+            } else {
+                "RUNNING"
+            };
+            let clock = format!("t={t:.1}s x{} {state}", speed(c.speed));
+            kept.push((clock.clone(), clock));
+        }
+        match &s.connection {
+            Connection::Lost(why) => {
                 style = theme::ERROR_LINE;
-                parts.push("CONNECTION LOST (tree is stale)".into());
+                kept.push((
+                    "CONNECTION LOST (tree is stale)".into(),
+                    "LOST (stale)".into(),
+                ));
                 reason = Some(why.clone());
             }
-            if !s.missing_kinds.is_empty() {
-                parts.push(partial_label(&s.missing_kinds));
+            Connection::Syncing => {
+                style = theme::STATUS_STALE;
+                kept.push(syncing_label(&s.syncing));
             }
+            Connection::Connected => {}
         }
-        None => parts.push(" connecting…".into()),
+        if !s.missing_kinds.is_empty() {
+            kept.push((
+                partial_label(&s.missing_kinds),
+                format!("PARTIAL {}", s.missing_kinds.len()),
+            ));
+        }
     }
     let ix = app.index();
     let counts = [
@@ -91,50 +106,104 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
         (ix.terminating_count(), "Terminating", "Term"),
         (ix.problem_count(), "problems", "prob"),
     ];
-    let f = app.filters().label();
-    let long = |sep: &str, short: bool| {
-        let mut p = parts.clone();
-        let c: Vec<String> = counts
+    let count = |short: bool, sep: &str| {
+        counts
             .iter()
             .map(|(n, l, s)| format!("{n} {}", if short { s } else { l }))
-            .collect();
-        p.push(c.join(if short { " " } else { " · " }));
-        if !f.is_empty() {
-            p.push(format!("filter: {f}"));
-        }
-        if app.read_only() {
-            p.push("READ-ONLY".into());
-        }
-        p.join(sep)
+            .collect::<Vec<_>>()
+            .join(sep)
     };
-    let full = long(" │ ", false);
-    let mut text = if full.chars().count() <= usize::from(width) {
-        full
-    } else {
-        let mid = long("  ", false);
-        if mid.chars().count() <= usize::from(width) {
-            mid
-        } else {
-            long(" ", true)
+    kept.push((count(false, " · "), count(true, " ")));
+    let f = app.filters().label();
+    if !f.is_empty() {
+        let filter = format!("filter: {f}");
+        kept.push((filter.clone(), filter));
+    }
+    if app.read_only() {
+        kept.push(("READ-ONLY".into(), "READ-ONLY".into()));
+    }
+    let join = |short: bool, sep: &str| {
+        kept.iter()
+            .map(|(l, s)| if short { s.as_str() } else { l.as_str() })
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    // The widest form of what stays that leaves the name a little room.
+    let min_name = name.chars().count().min(12);
+    let mut sep = " │ ";
+    let mut middle = join(false, sep);
+    for (short, s) in [(false, "  "), (true, " ")] {
+        if len(&middle) + len(sep) + min_name <= width {
+            break;
         }
+        sep = s;
+        middle = join(short, sep);
+    }
+    let room = width.saturating_sub(len(&middle) + len(sep));
+    // The reason takes at most half of the room when the name wants it.
+    let name_len = len(&name);
+    let reason_room = reason.as_ref().map_or(0, |r| {
+        let want = len(r) + len(sep);
+        want.min(room.saturating_sub(name_len).max(room / 2))
+    });
+    let name = cut(&name, room.saturating_sub(reason_room));
+    let mut text = if name.is_empty() {
+        middle
+    } else {
+        format!("{name}{sep}{middle}")
     };
     if let Some(why) = reason {
-        let room = usize::from(width).saturating_sub(text.chars().count() + 3);
-        let why: String = if why.chars().count() <= room {
-            why
-        } else if room > 1 {
-            let mut cut: String = why.chars().take(room - 1).collect();
-            cut.push('…');
-            cut
-        } else {
-            String::new()
-        };
+        let why = cut(&why, width.saturating_sub(len(&text) + len(sep)));
         if !why.is_empty() {
-            text.push_str(" │ ");
+            text.push_str(sep);
             text.push_str(&why);
         }
     }
     Line::from(text).style(style)
+}
+
+fn len(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// `s` in at most `room` characters, cut with `…`; empty when no room is
+/// worth it.
+fn cut(s: &str, room: usize) -> String {
+    if len(s) <= room {
+        s.to_string()
+    } else if room > 1 {
+        let mut c: String = s.chars().take(room - 1).collect();
+        c.push('…');
+        c
+    } else {
+        String::new()
+    }
+}
+
+/// `SYNCING replicasets.apps, pods +3 (tree is stale)` and its short form.
+#[must_use]
+pub fn syncing_label(kinds: &[String]) -> (String, String) {
+    if kinds.is_empty() {
+        return (
+            "RECONNECTING (tree is stale)".into(),
+            "RECONNECTING (stale)".into(),
+        );
+    }
+    (
+        format!("SYNCING {} (tree is stale)", few(kinds)),
+        format!("SYNCING {} (stale)", kinds.len()),
+    )
+}
+
+/// The first two names and how many more: `configmaps, secrets +22`.
+#[must_use]
+pub fn few(kinds: &[String]) -> String {
+    match kinds {
+        [] => String::new(),
+        [a] => a.clone(),
+        [a, b] => format!("{a}, {b}"),
+        [a, b, rest @ ..] => format!("{a}, {b} +{}", rest.len()),
+    }
 }
 
 fn speed(s: f64) -> String {
@@ -246,12 +315,7 @@ pub fn second_line(app: &App) -> Line<'_> {
 /// configmaps, secrets +22` (the details and dialogs say the rest where it
 /// changes an answer).
 fn partial_label(kinds: &[String]) -> String {
-    match kinds {
-        [] => String::new(),
-        [a] => format!("PARTIAL: cannot list {a}"),
-        [a, b] => format!("PARTIAL: cannot list {a}, {b}"),
-        [a, b, rest @ ..] => format!("PARTIAL: cannot list {a}, {b} +{}", rest.len()),
-    }
+    format!("PARTIAL: cannot list {}", few(kinds))
 }
 
 #[cfg(test)]
@@ -291,6 +355,7 @@ mod lost_tests {
             )),
             clock: None,
             missing_kinds: Vec::new(),
+            syncing: Vec::new(),
             controllers: Vec::new(),
         }));
         let line = first_line(&app, 120);
