@@ -762,3 +762,5 @@ enum Flag {
 mod proptests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod sync_tests;

@@ -241,7 +241,6 @@ pub fn event_happening(
     let by = str_at(&v, &["source", "component"])
         .filter(|c| !c.is_empty())
         .or_else(|| str_at(&v, &["reportingComponent"]).filter(|c| !c.is_empty()))
-        .or_else(|| str_at(&v, &["reportingController"]).filter(|c| !c.is_empty()))
         .unwrap_or("unknown")
         .to_string();
     Some(Happening {
@@ -397,5 +396,38 @@ mod kept_tests {
         let (a, b) = kept_fields("", "Secret", &json!({"x": 1}), &json!({"y": 2}));
         assert_eq!((a, b), (Value::Null, Value::Null));
         assert!(needs_fields("", "Pod", true) && !needs_fields("", "Pod", false));
+    }
+
+    #[test]
+    fn events_keep_their_own_time_and_name_their_reporter() {
+        let started: Timestamp = "2024-05-01T10:00:00Z".parse().expect("time");
+        let ev: k8s_openapi::api::core::v1::Event = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "e", "namespace": "shop", "uid": "e1"},
+            "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"},
+            "reason": "Killing", "message": "Stopping container",
+            "eventTime": "2024-05-01T09:55:00.000000Z",
+            "source": {}, "reportingComponent": "kubelet-x", "reportingInstance": "node-1",
+        }))
+        .expect("event");
+        let h = super::event_happening(&ev, started).expect("happening");
+        assert!((h.t - -300.0).abs() < 1e-6, "{}", h.t);
+        assert_eq!(h.by, "kubelet-x");
+    }
+
+    #[test]
+    fn the_newest_managed_fields_entry_names_the_change() {
+        let meta: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
+            serde_json::from_value(serde_json::json!({
+                "name": "x",
+                "managedFields": [
+                    {"manager": "kubectl-create", "operation": "Update", "time": "2024-05-01T10:00:00Z"},
+                    {"manager": "my-operator", "operation": "Update", "time": "2024-05-01T10:05:00Z"},
+                    {"manager": "", "operation": "Update", "time": "2024-05-01T10:09:00Z"},
+                ],
+            }))
+            .expect("meta");
+        let c = super::last_change(&meta).expect("change");
+        assert_eq!(c.manager, "my-operator");
+        assert_eq!(c.at, "2024-05-01T10:05:00Z".parse::<Timestamp>().expect("t"));
     }
 }

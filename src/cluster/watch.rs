@@ -302,16 +302,38 @@ pub async fn probe(client: Client, tx: Sender<Msg>, recovered: tokio::sync::watc
 /// How long one probe waits.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// A TLS failure said as a person would: rustls names an unknown issuer
-/// `invalid peer certificate: UnknownIssuer`, which after a server's new
-/// CA is the whole story.
+/// A TLS failure said as a person would: rustls says `invalid peer
+/// certificate: UnknownIssuer` (or `BadSignature`, for a new CA of the
+/// same name), which after a server's new CA is the whole story.
 #[must_use]
 pub fn plain_reason(message: &str) -> String {
-    if message.contains("UnknownIssuer") {
+    let tls = ["UnknownIssuer", "BadSignature"]
+        .iter()
+        .any(|w| message.contains(&format!("invalid peer certificate: {w}")));
+    if tls {
+        let said = message
+            .find("invalid peer certificate")
+            .map_or(message, |i| &message[i..]);
         format!(
-            "certificate signed by unknown authority: the server's certificate is not signed by the kubeconfig's CA (reload it: Ctrl-r) [{message}]"
+            "certificate signed by unknown authority: the server's certificate does not verify against the kubeconfig's CA (a new CA? Ctrl-r reads the kubeconfig again) [{said}]"
         )
     } else {
         message.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_certificate_from_another_ca_is_said_plainly() {
+        for said in [
+            "not ready: ServiceError: client error (Connect): invalid peer certificate: BadSignature",
+            "ServiceError: invalid peer certificate: UnknownIssuer",
+        ] {
+            let r = super::plain_reason(said);
+            assert!(r.starts_with("certificate signed by unknown authority"), "{r}");
+            assert!(r.contains("Ctrl-r") && r.contains("invalid peer certificate"), "{r}");
+        }
+        assert_eq!(super::plain_reason("Connection refused"), "Connection refused");
     }
 }

@@ -80,6 +80,9 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
         }
         match &s.connection {
             Connection::Lost(why) => {
+                // The reason names the server and the context: the name
+                // gives it its room.
+                name = format!(" {}", s.kind);
                 style = theme::ERROR_LINE;
                 kept.push((
                     "CONNECTION LOST (tree is stale)".into(),
@@ -377,5 +380,123 @@ mod lost_tests {
             crate::ui::theme::ERROR_LINE,
             "styled as a warning"
         );
+    }
+}
+
+#[cfg(test)]
+mod stale_tests {
+    use super::first_line;
+    use crate::app::{App, Options};
+    use crate::backend::{Connection, SourceStatus, Update};
+
+    fn app(connection: Connection, syncing: usize) -> App {
+        let mut app = App::new(Options {
+            read_only: true,
+            ..Options::default()
+        });
+        app.apply(Update::Status(SourceStatus {
+            kind: "CLUSTER".into(),
+            name: format!(
+                "a-very-long-context-name-from-a-cloud-provider @ https://{}.example.com:6443 · all namespaces",
+                "x".repeat(60)
+            ),
+            scope: "all namespaces".into(),
+            connection,
+            clock: None,
+            missing_kinds: vec!["secrets".into()],
+            syncing: (0..syncing).map(|i| format!("kind{i}")).collect(),
+            controllers: Vec::new(),
+        }));
+        app
+    }
+
+    fn text(app: &App, width: u16) -> String {
+        first_line(app, width)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect()
+    }
+
+    #[test]
+    fn syncing_kinds_are_named_and_a_long_name_gives_way() {
+        let a = app(Connection::Syncing, 5);
+        let wide = text(&a, 200);
+        assert!(wide.chars().count() <= 200, "{wide}");
+        assert!(
+            wide.contains("SYNCING kind0, kind1 +3 (tree is stale)"),
+            "{wide}"
+        );
+        for must in ["PARTIAL: cannot list secrets", "0 objects", "READ-ONLY", " CLUSTER a-very"] {
+            assert!(wide.contains(must), "{must}: {wide}");
+        }
+        assert!(wide.contains('…'), "the name is cut: {wide}");
+        // Narrow: the short forms, all still there.
+        let narrow = text(&a, 80);
+        assert!(narrow.chars().count() <= 80, "{narrow}");
+        for must in ["SYNCING 5 (stale)", "PARTIAL 1", "0 obj", "READ-ONLY"] {
+            assert!(narrow.contains(must), "{must}: {narrow}");
+        }
+        assert_eq!(first_line(&a, 80).style, crate::ui::theme::STATUS_STALE);
+    }
+
+    #[test]
+    fn when_lost_the_reason_takes_the_name_s_room() {
+        let a = app(
+            Connection::Lost(
+                "https://10.0.0.1:6443 (context prod): certificate signed by unknown authority".into(),
+            ),
+            0,
+        );
+        let t = text(&a, 230);
+        assert!(t.starts_with(" CLUSTER │ CONNECTION LOST (tree is stale)"), "{t}");
+        assert!(
+            t.ends_with("https://10.0.0.1:6443 (context prod): certificate signed by unknown authority"),
+            "{t}"
+        );
+        let narrow = text(&a, 70);
+        for must in ["LOST (stale)", "0 obj", "READ-ONLY"] {
+            assert!(narrow.contains(must), "{must}: {narrow}");
+        }
+        assert_eq!(first_line(&a, 70).style, crate::ui::theme::ERROR_LINE);
+    }
+
+    #[test]
+    fn connected_shows_no_marker() {
+        let a = app(Connection::Connected, 0);
+        let t = text(&a, 200);
+        assert!(!t.contains("STALE") && !t.contains("SYNCING") && !t.contains("LOST"), "{t}");
+    }
+
+    #[test]
+    fn the_stale_tree_is_marked_on_screen() {
+        use ratatui::Terminal;
+        use ratatui::backend::TestBackend;
+        let mut a = app(Connection::Syncing, 3);
+        let pod: crate::model::Object = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-2-a", "namespace": "shop", "uid": "p1",
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": "web-2", "uid": "rs-2", "controller": true}]},
+        }))
+        .expect("pod");
+        a.apply(Update::Reset {
+            objects: vec![pod],
+            kinds: crate::model::KindTable::builtin(),
+        });
+        a.apply(Update::Unlisted(vec![crate::model::Unlisted {
+            resource: "replicasets.apps".into(),
+            reason: "not synced: its watch has not listed yet".into(),
+            group: "apps".into(),
+            kind: "ReplicaSet".into(),
+        }]));
+        a.set_screen(100, 16);
+        a.set_viewport(crate::ui::layout::tree_rows(ratatui::layout::Rect::new(0, 0, 100, 16)));
+        let mut term = Terminal::new(TestBackend::new(100, 16)).expect("terminal");
+        term.draw(|f| crate::ui::render(&a, f)).expect("draw");
+        let screen = format!("{}", term.backend());
+        insta::assert_snapshot!("stale_tree_syncing", screen);
+        let top = term.backend().buffer().cell((25, 0)).expect("cell").style();
+        assert_eq!(top.bg, Some(ratatui::style::Color::Yellow), "the marker is styled");
     }
 }
