@@ -492,7 +492,9 @@ pub fn start_live(args: &UiArgs) -> CmdResult {
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
                 drop(guard);
-                return Err(CmdError("the connecting thread ended without an answer".into()));
+                return Err(CmdError(
+                    "the connecting thread ended without an answer".into(),
+                ));
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
         }

@@ -992,8 +992,8 @@ fn the_ui_loop_deletes_on_the_live_backend_with_keys() {
         vec![owner_ref("v1", "ConfigMap", "owner", &owner, true)],
         &[],
     ));
-    let mut backend =
-        ownerscope::cluster::ClusterBackend::start(&options(&env().admin, &ns), LONG).expect("backend");
+    let mut backend = ownerscope::cluster::ClusterBackend::start(&options(&env().admin, &ns), LONG)
+        .expect("backend");
     let mut app = App::new(Options {
         read_only: false,
         scenarios: Vec::new(),

@@ -452,7 +452,9 @@ impl App {
     /// marks may have changed.
     fn set_unlisted(&mut self, unlisted: Vec<crate::model::Unlisted>) -> bool {
         let kinds = |u: &[crate::model::Unlisted]| -> std::collections::HashSet<(String, String)> {
-            u.iter().map(|x| (x.group.clone(), x.kind.clone())).collect()
+            u.iter()
+                .map(|x| (x.group.clone(), x.kind.clone()))
+                .collect()
         };
         let before = kinds(self.graph.kinds().unlisted());
         let after = kinds(&unlisted);
@@ -466,12 +468,13 @@ impl App {
             .graph
             .objects()
             .filter(|o| {
-                o.metadata.owner_references.iter().any(|r| {
-                    moved.contains(&(
-                        crate::model::group_of(&r.api_version).to_string(),
-                        r.kind.clone(),
-                    ))
-                })
+                moved.contains(&(o.group().to_string(), o.kind.clone()))
+                    || o.metadata.owner_references.iter().any(|r| {
+                        moved.contains(&(
+                            crate::model::group_of(&r.api_version).to_string(),
+                            r.kind.clone(),
+                        ))
+                    })
             })
             .map(|o| (o.uid().to_string(), owner_uids(Some(o))))
             .collect();
@@ -761,6 +764,6 @@ enum Flag {
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod sync_tests;
+#[cfg(test)]
+mod tests;

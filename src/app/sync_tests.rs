@@ -6,7 +6,13 @@ use super::*;
 use crate::backend::{Connection, Happening, SourceStatus, Update};
 use crate::model::{KindTable, Object, RefStatus, Unlisted};
 
-fn object(api: &str, kind: &str, name: &str, uid: &str, owner: Option<(&str, &str, &str, &str)>) -> Object {
+fn object(
+    api: &str,
+    kind: &str,
+    name: &str,
+    uid: &str,
+    owner: Option<(&str, &str, &str, &str)>,
+) -> Object {
     let refs: Vec<serde_json::Value> = owner
         .map(|(api, kind, name, uid)| {
             serde_json::json!({"apiVersion": api, "kind": kind, "name": name, "uid": uid, "controller": true})
@@ -39,8 +45,20 @@ fn after_restart() -> App {
     app.apply(Update::Reset {
         objects: vec![
             object("apps/v1", "ReplicaSet", "web-1", "rs-old", None),
-            object("v1", "Pod", "web-1-a", "p1", Some(("apps/v1", "ReplicaSet", "web-1", "rs-new"))),
-            object("v1", "Pod", "web-2-a", "p2", Some(("apps/v1", "ReplicaSet", "web-2", "rs-2"))),
+            object(
+                "v1",
+                "Pod",
+                "web-1-a",
+                "p1",
+                Some(("apps/v1", "ReplicaSet", "web-1", "rs-new")),
+            ),
+            object(
+                "v1",
+                "Pod",
+                "web-2-a",
+                "p2",
+                Some(("apps/v1", "ReplicaSet", "web-2", "rs-2")),
+            ),
         ],
         kinds: KindTable::builtin(),
     });
@@ -50,10 +68,18 @@ fn after_restart() -> App {
 #[test]
 fn an_owner_of_a_kind_not_synced_is_unverified_and_judged_again_once_synced() {
     let mut app = after_restart();
-    assert_eq!(app.index().problem_count(), 2, "complete view: both are problems");
+    assert_eq!(
+        app.index().problem_count(),
+        2,
+        "complete view: both are problems"
+    );
 
     assert!(app.apply(Update::Unlisted(vec![syncing_replicasets()])));
-    assert_eq!(app.index().problem_count(), 0, "no conclusion from a kind not synced");
+    assert_eq!(
+        app.index().problem_count(),
+        0,
+        "no conclusion from a kind not synced"
+    );
     for uid in ["p1", "p2"] {
         let owners = app.graph().owners(uid);
         assert!(
@@ -106,10 +132,16 @@ fn the_timeline_is_in_time_order_and_the_cursor_keeps_its_entry() {
     // An Event from between them arrives late.
     app.apply(Update::Happened(happened(7.0, "c")));
     let entries = app.timeline_entries();
-    let names: Vec<&str> = entries.iter().map(|(_, h)| h.object.name.as_str()).collect();
+    let names: Vec<&str> = entries
+        .iter()
+        .map(|(_, h)| h.object.name.as_str())
+        .collect();
     assert_eq!(names, ["a", "b", "c", "d"]);
     let at = app.timeline_position(&entries).expect("cursor");
-    assert_eq!(entries[at].1.object.name, "b", "the cursor stays on its entry");
+    assert_eq!(
+        entries[at].1.object.name, "b",
+        "the cursor stays on its entry"
+    );
 }
 
 #[test]
@@ -121,7 +153,10 @@ fn reconnect_is_a_command_on_a_cluster_and_a_word_in_the_simulator() {
         ..Options::default()
     });
     assert!(sim.update(Action::Reconnect).is_empty());
-    assert!(sim.message().is_some_and(|m| m.text.contains("nothing to reconnect")));
+    assert!(
+        sim.message()
+            .is_some_and(|m| m.text.contains("nothing to reconnect"))
+    );
 }
 
 #[test]

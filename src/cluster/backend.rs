@@ -372,10 +372,10 @@ impl ClusterBackend {
             s.uids.insert(uid.clone());
         }
         let old = self.objects.get(&uid);
-        if old.is_some_and(|o| {
-            o.metadata.resource_version.is_some()
-                && o.metadata.resource_version == obj.metadata.resource_version
-        }) {
+        // Unchanged: nothing to tell. Compared whole, not by
+        // resourceVersion: a server restarted on other state (a restored
+        // etcd, `serve` on another file) can reuse a resourceVersion.
+        if old == Some(&obj) {
             return;
         }
         if self.initial_sent {
@@ -526,7 +526,10 @@ impl ClusterBackend {
     fn reconnect(&mut self) {
         let Some(rt) = &self.rt else { return };
         if self.reconnecting {
-            return self.reply_now(Command::Reconnect, "a reconnect is already under way".into());
+            return self.reply_now(
+                Command::Reconnect,
+                "a reconnect is already under way".into(),
+            );
         }
         self.reconnecting = true;
         let opts = self.opts.clone();

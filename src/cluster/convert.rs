@@ -270,7 +270,9 @@ pub struct Change {
 
 /// The newest managedFields entry (by time) that names its manager.
 #[must_use]
-pub fn last_change(meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta) -> Option<Change> {
+pub fn last_change(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> Option<Change> {
     meta.managed_fields
         .as_ref()?
         .iter()
@@ -304,15 +306,15 @@ pub fn changes(old: Option<&Object>, new: &Object, t: f64, by: &str) -> Vec<Happ
         out.push(Happening {
             by: "cluster".into(),
             ..entry(
-            "deleting",
-            if n.finalizers.is_empty() {
-                "deletionTimestamp set".into()
-            } else {
-                format!(
-                    "deletionTimestamp set; finalizers: {}",
-                    n.finalizers.join(", ")
-                )
-            },
+                "deleting",
+                if n.finalizers.is_empty() {
+                    "deletionTimestamp set".into()
+                } else {
+                    format!(
+                        "deletionTimestamp set; finalizers: {}",
+                        n.finalizers.join(", ")
+                    )
+                },
             )
         });
     }
@@ -428,6 +430,9 @@ mod kept_tests {
             .expect("meta");
         let c = super::last_change(&meta).expect("change");
         assert_eq!(c.manager, "my-operator");
-        assert_eq!(c.at, "2024-05-01T10:05:00Z".parse::<Timestamp>().expect("t"));
+        assert_eq!(
+            c.at,
+            "2024-05-01T10:05:00Z".parse::<Timestamp>().expect("t")
+        );
     }
 }

@@ -280,10 +280,7 @@ pub async fn probe(client: Client, tx: Sender<Msg>, recovered: tokio::sync::watc
     loop {
         let now = match tokio::time::timeout(PROBE_TIMEOUT, ready(&client)).await {
             Ok(r) => r.map_err(|m| plain_reason(&m)),
-            Err(_) => Err(format!(
-                "no answer within {}s",
-                PROBE_TIMEOUT.as_secs()
-            )),
+            Err(_) => Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs())),
         };
         let ok = now.is_ok();
         if !ok || up != Some(true) {
@@ -331,9 +328,18 @@ mod tests {
             "ServiceError: invalid peer certificate: UnknownIssuer",
         ] {
             let r = super::plain_reason(said);
-            assert!(r.starts_with("certificate signed by unknown authority"), "{r}");
-            assert!(r.contains("Ctrl-r") && r.contains("invalid peer certificate"), "{r}");
+            assert!(
+                r.starts_with("certificate signed by unknown authority"),
+                "{r}"
+            );
+            assert!(
+                r.contains("Ctrl-r") && r.contains("invalid peer certificate"),
+                "{r}"
+            );
         }
-        assert_eq!(super::plain_reason("Connection refused"), "Connection refused");
+        assert_eq!(
+            super::plain_reason("Connection refused"),
+            "Connection refused"
+        );
     }
 }

@@ -218,7 +218,13 @@ impl OwnershipGraph {
         } else {
             None
         };
-        let unlisted = self.kinds.unlisted_kind(group, &r.kind);
+        // An owner of a kind not seen now (not listable, not synced) may
+        // exist unseen; a dependent of such a kind may be stale (gone, or
+        // pointing elsewhere by now): neither is a conclusion.
+        let unlisted = self
+            .kinds
+            .unlisted_kind(group, &r.kind)
+            .or_else(|| self.kinds.unlisted_kind(dependent.group(), &dependent.kind));
         if let Some(found) = self.find(group, &r.kind, ns, &r.name) {
             return if found.uid() == r.uid {
                 RefStatus::Resolves {

@@ -87,10 +87,7 @@ impl Connecting {
                 format!("connecting to {server} ({context})"),
                 "Discovering the resource types it serves",
             ),
-            None => (
-                "connecting".to_string(),
-                "Reading the kubeconfig",
-            ),
+            None => ("connecting".to_string(), "Reading the kubeconfig"),
         };
         let waited = if self.limit == Duration::MAX {
             format!("{:.1} s", self.elapsed.as_secs_f64())
@@ -157,10 +154,7 @@ mod tests {
         assert_eq!(c.lines()[0], "connecting");
         c.server = Some(("https://127.0.0.1:6443".into(), "prod".into()));
         assert_eq!(c.lines()[0], "connecting to https://127.0.0.1:6443 (prod)");
-        assert_eq!(
-            c.lines()[3],
-            "1.5 s (gives up after 5s: --request-timeout)"
-        );
+        assert_eq!(c.lines()[3], "1.5 s (gives up after 5s: --request-timeout)");
         c.limit = Duration::MAX;
         assert_eq!(c.lines()[3], "1.5 s");
     }

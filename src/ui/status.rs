@@ -427,7 +427,12 @@ mod stale_tests {
             wide.contains("SYNCING kind0, kind1 +3 (tree is stale)"),
             "{wide}"
         );
-        for must in ["PARTIAL: cannot list secrets", "0 objects", "READ-ONLY", " CLUSTER a-very"] {
+        for must in [
+            "PARTIAL: cannot list secrets",
+            "0 objects",
+            "READ-ONLY",
+            " CLUSTER a-very",
+        ] {
             assert!(wide.contains(must), "{must}: {wide}");
         }
         assert!(wide.contains('…'), "the name is cut: {wide}");
@@ -444,14 +449,20 @@ mod stale_tests {
     fn when_lost_the_reason_takes_the_name_s_room() {
         let a = app(
             Connection::Lost(
-                "https://10.0.0.1:6443 (context prod): certificate signed by unknown authority".into(),
+                "https://10.0.0.1:6443 (context prod): certificate signed by unknown authority"
+                    .into(),
             ),
             0,
         );
         let t = text(&a, 230);
-        assert!(t.starts_with(" CLUSTER │ CONNECTION LOST (tree is stale)"), "{t}");
         assert!(
-            t.ends_with("https://10.0.0.1:6443 (context prod): certificate signed by unknown authority"),
+            t.starts_with(" CLUSTER │ CONNECTION LOST (tree is stale)"),
+            "{t}"
+        );
+        assert!(
+            t.ends_with(
+                "https://10.0.0.1:6443 (context prod): certificate signed by unknown authority"
+            ),
             "{t}"
         );
         let narrow = text(&a, 70);
@@ -465,7 +476,10 @@ mod stale_tests {
     fn connected_shows_no_marker() {
         let a = app(Connection::Connected, 0);
         let t = text(&a, 200);
-        assert!(!t.contains("STALE") && !t.contains("SYNCING") && !t.contains("LOST"), "{t}");
+        assert!(
+            !t.contains("STALE") && !t.contains("SYNCING") && !t.contains("LOST"),
+            "{t}"
+        );
     }
 
     #[test]
@@ -491,12 +505,18 @@ mod stale_tests {
             kind: "ReplicaSet".into(),
         }]));
         a.set_screen(100, 16);
-        a.set_viewport(crate::ui::layout::tree_rows(ratatui::layout::Rect::new(0, 0, 100, 16)));
+        a.set_viewport(crate::ui::layout::tree_rows(ratatui::layout::Rect::new(
+            0, 0, 100, 16,
+        )));
         let mut term = Terminal::new(TestBackend::new(100, 16)).expect("terminal");
         term.draw(|f| crate::ui::render(&a, f)).expect("draw");
         let screen = format!("{}", term.backend());
         insta::assert_snapshot!("stale_tree_syncing", screen);
         let top = term.backend().buffer().cell((25, 0)).expect("cell").style();
-        assert_eq!(top.bg, Some(ratatui::style::Color::Yellow), "the marker is styled");
+        assert_eq!(
+            top.bg,
+            Some(ratatui::style::Color::Yellow),
+            "the marker is styled"
+        );
     }
 }

@@ -33,7 +33,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     let stale = stale(app);
     let mut block = Block::new()
         .borders(Borders::TOP)
-        .border_style(if stale.is_some() { theme::WARN } else { theme::DIM })
+        .border_style(if stale.is_some() {
+            theme::WARN
+        } else {
+            theme::DIM
+        })
         .title(Line::from(title).style(theme::TITLE));
     if let Some(s) = stale {
         block = block.title(Line::from(Span::styled(s, theme::STALE)));
