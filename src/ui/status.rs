@@ -131,12 +131,13 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
             .collect::<Vec<_>>()
             .join(sep)
     };
-    // The widest form of what stays that leaves the name a little room.
-    let min_name = name.chars().count().min(12);
+    // The widest form of what stays that leaves the name whole (it may
+    // hold what the user copies: `export KUBECONFIG=...`); the name is
+    // cut only when even the short forms leave it too little room.
     let mut sep = " │ ";
     let mut middle = join(false, sep);
     for (short, s) in [(false, "  "), (true, " ")] {
-        if len(&middle) + len(sep) + min_name <= width {
+        if len(&name) + len(sep) + len(&middle) <= width {
             break;
         }
         sep = s;
@@ -421,27 +422,30 @@ mod stale_tests {
     #[test]
     fn syncing_kinds_are_named_and_a_long_name_gives_way() {
         let a = app(Connection::Syncing, 5);
-        let wide = text(&a, 200);
-        assert!(wide.chars().count() <= 200, "{wide}");
+        let whole = text(&a, 400);
         assert!(
-            wide.contains("SYNCING kind0, kind1 +3 (tree is stale)"),
-            "{wide}"
+            whole.contains(".example.com:6443 · all namespaces │ SYNCING"),
+            "{whole}"
         );
         for must in [
+            "SYNCING kind0, kind1 +3 (tree is stale)",
             "PARTIAL: cannot list secrets",
             "0 objects",
             "READ-ONLY",
-            " CLUSTER a-very",
         ] {
-            assert!(wide.contains(must), "{must}: {wide}");
+            assert!(whole.contains(must), "{must}: {whole}");
         }
-        assert!(wide.contains('…'), "the name is cut: {wide}");
+        // Less room: the short forms first, the name kept whole.
+        let wide = text(&a, 230);
+        assert!(wide.chars().count() <= 230, "{wide}");
+        assert!(wide.contains("all namespaces SYNCING 5 (stale)"), "{wide}");
         // Narrow: the short forms, all still there.
         let narrow = text(&a, 80);
         assert!(narrow.chars().count() <= 80, "{narrow}");
         for must in ["SYNCING 5 (stale)", "PARTIAL 1", "0 obj", "READ-ONLY"] {
             assert!(narrow.contains(must), "{must}: {narrow}");
         }
+        assert!(narrow.contains('…'), "then the name is cut: {narrow}");
         assert_eq!(first_line(&a, 80).style, crate::ui::theme::STATUS_STALE);
     }
 
