@@ -214,6 +214,11 @@ pub const NORMAL: &[Binding] = &[
         3,
         "controllers",
     ),
+    b(
+        &[ctrl('r')],
+        Action::Reconnect,
+        "live cluster: reconnect, reading the kubeconfig again (a new CA or token), and relist",
+    ),
     sim(b(&[k('R')], Action::OpenReset, "reset the scenario")),
     sim(b(&[k('S')], Action::OpenScenarios, "pick another scenario")),
     hint(b(&[k('?')], Action::Help, "help"), 0, "help"),

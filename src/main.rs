@@ -46,7 +46,7 @@ fn main() -> ExitCode {
 fn open_ui(a: &ownerscope::cli::UiArgs) -> commands::CmdResult {
     a.check().map_err(commands::CmdError)?;
     if a.live.live {
-        commands::live::ui_backend(a).and_then(|b| ownerscope::runtime::start_with(Box::new(b), a))
+        ownerscope::runtime::start_live(a)
     } else if a.serve {
         commands::serve::ui_backend(a).and_then(|b| ownerscope::runtime::start_with(Box::new(b), a))
     } else {

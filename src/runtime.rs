@@ -440,8 +440,93 @@ fn load_showing_progress<B: ratatui::backend::Backend>(
     }
 }
 
-/// `ownerscope ui --live`: the UI on a backend built elsewhere (the live
-/// cluster's). The App cannot tell which backend it has.
+/// `ownerscope ui --live`: the terminal first, showing "connecting to
+/// SERVER (CONTEXT)" while the cluster is reached on a thread of its own;
+/// then the UI on the live backend. A server that does not answer within
+/// `--request-timeout` ends it with an error saying so (the terminal is
+/// restored first); q, Esc or Ctrl-c cancel the wait.
+///
+/// # Errors
+/// The kubeconfig, the server, or the terminal.
+pub fn start_live(args: &UiArgs) -> CmdResult {
+    use crossterm::event::{KeyCode, KeyModifiers};
+    let _log = logging::init();
+    let _ = color_eyre::install();
+    let (opts, limit) = crate::commands::live::ui_options(args);
+    let (mut terminal, guard) = tui::init().map_err(|e| CmdError(format!("terminal: {e}")))?;
+    let mut events = TerminalEvents::watching_signals();
+    let server = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let told = std::sync::Arc::clone(&server);
+    std::thread::Builder::new()
+        .name("connect".into())
+        .spawn(move || {
+            let started = crate::cluster::ClusterBackend::start_reporting(
+                &opts,
+                limit,
+                move |server: &str, context: &str| {
+                    if let Ok(mut s) = told.lock() {
+                        *s = Some((server.to_string(), context.to_string()));
+                    }
+                },
+            );
+            let _ = tx.send(started);
+        })
+        .map_err(|e| CmdError(format!("connecting thread: {e}")))?;
+    let started = Instant::now();
+    let backend = loop {
+        let view = ui::loading::Connecting {
+            server: server.lock().ok().and_then(|s| s.clone()),
+            elapsed: started.elapsed(),
+            limit,
+        };
+        if let Err(e) = terminal.draw(|f| ui::loading::render_connecting(&view, f, f.area())) {
+            drop(guard);
+            return Err(CmdError(format!("terminal: {e}")));
+        }
+        match rx.recv_timeout(Duration::from_millis(1)) {
+            Ok(Ok(b)) => break b,
+            Ok(Err(e)) => {
+                drop(guard);
+                return Err(CmdError(e.to_string()));
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                drop(guard);
+                return Err(CmdError(
+                    "the connecting thread ended without an answer".into(),
+                ));
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        let ev = match events.next(Duration::from_millis(100)) {
+            Ok(ev) => ev,
+            Err(e) => {
+                drop(guard);
+                return Err(CmdError(e.to_string()));
+            }
+        };
+        if let Some(Event::Key(k)) = ev
+            && k.kind == KeyEventKind::Press
+            && (matches!(k.code, KeyCode::Char('q') | KeyCode::Esc)
+                || (k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL)))
+        {
+            drop(guard);
+            return Ok(());
+        }
+    };
+    let mut backend: Box<dyn Backend> = Box::new(backend);
+    let mut app = App::new(Options {
+        read_only: args.read_only,
+        scenarios: Vec::new(),
+        is_simulator: false,
+    });
+    app.set_mouse(!args.no_mouse);
+    let result = run(&mut terminal, &mut app, backend.as_mut(), &mut events);
+    drop(guard);
+    result.map_err(|e| CmdError(format!("{e:#}")))
+}
+
+/// `ownerscope ui --serve`: the UI on a backend built elsewhere. The App cannot tell which backend it has.
 ///
 /// # Errors
 /// The terminal cannot be used.

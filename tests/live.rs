@@ -601,7 +601,7 @@ fn restricted_user_sees_a_partial_tree_and_a_clear_403() {
         let mut terminal =
             ratatui::Terminal::new(ratatui::backend::TestBackend::new(140, 40)).expect("terminal");
         let mut backend =
-            ownerscope::cluster::ClusterBackend::start(&options(&env().restricted, &ns))
+            ownerscope::cluster::ClusterBackend::start(&options(&env().restricted, &ns), LONG)
                 .expect("backend");
         let t = std::time::Instant::now();
         while app.graph().get(&uid).is_none() {
@@ -992,8 +992,8 @@ fn the_ui_loop_deletes_on_the_live_backend_with_keys() {
         vec![owner_ref("v1", "ConfigMap", "owner", &owner, true)],
         &[],
     ));
-    let mut backend =
-        ownerscope::cluster::ClusterBackend::start(&options(&env().admin, &ns)).expect("backend");
+    let mut backend = ownerscope::cluster::ClusterBackend::start(&options(&env().admin, &ns), LONG)
+        .expect("backend");
     let mut app = App::new(Options {
         read_only: false,
         scenarios: Vec::new(),

@@ -1057,3 +1057,116 @@ fn bad_arguments_are_refused_plainly() {
     let (code, err) = run(&["ui", "--serve", "--live"]);
     assert_eq!(code, Some(2), "{err}");
 }
+
+/// Issue 10, section 2, on a server restarted on the same port with a new
+/// CA and a changed state (its ReplicaSet renamed): the lost reason names
+/// the server, the context and the certificate error, `Ctrl-r`'s
+/// reconnect reads the kubeconfig again, and while the kinds relist in
+/// whatever order, no state ever shows a dangling owner (a Pod listed
+/// before its new ReplicaSet is unverified, not `owner-gone`); the status
+/// says connected only once every kind has listed.
+#[test]
+fn a_restart_with_a_new_ca_is_said_and_reconnect_relists_without_false_conclusions() {
+    use ownerscope::backend::{Backend as _, Command as BackendCommand, Connection};
+    let dir = std::env::temp_dir().join(format!("ownerscope-newca-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let first = include_str!("../assets/scenarios/deployment.yaml");
+    let second = first
+        .replace("name: web-7d9f8c6b5\n", "name: web-5c4b3a2f1\n")
+        .replace(
+            "kind: ReplicaSet, name: web-7d9f8c6b5,",
+            "kind: ReplicaSet, name: web-5c4b3a2f1,",
+        );
+    assert_ne!(first, second);
+    let (a, b, kc) = (
+        dir.join("a.yaml"),
+        dir.join("b.yaml"),
+        dir.join("kubeconfig"),
+    );
+    std::fs::write(&a, first).expect("a");
+    std::fs::write(&b, &second).expect("b");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port()
+        .to_string();
+    let flags = [
+        "--paused",
+        "--port",
+        &port,
+        "--kubeconfig-out",
+        kc.to_str().expect("path"),
+    ];
+    let server = Server::start(a.to_str().expect("path"), &flags);
+    let opts = LiveOptions {
+        all_namespaces: true,
+        ..server.options("default")
+    };
+    let mut live = Live::start(&opts);
+    live.wait("connected, the first ReplicaSet shown", LONG, |l| {
+        l.connected() && l.find("ReplicaSet", "web-7d9f8c6b5").is_some()
+    });
+
+    drop(server);
+    live.wait("the connection lost", LONG, |l| !l.connected());
+    let server = Server::start(b.to_str().expect("path"), &flags);
+    live.wait("the certificate error said", LONG, |l| {
+        l.status.as_ref().is_some_and(|s| {
+            matches!(&s.connection, Connection::Lost(m)
+                if m.contains(&format!("https://127.0.0.1:{port}"))
+                    && m.contains("(context ")
+                    && m.contains("certificate signed by unknown authority"))
+        })
+    });
+
+    live.backend.send(BackendCommand::Reconnect);
+    let mut dangling: Vec<String> = Vec::new();
+    let mut saw_syncing = false;
+    live.wait("converged on the restarted server", LONG, |l| {
+        for o in l.graph.objects() {
+            for (r, st) in l.graph.owners(o.uid()) {
+                if st.is_dangling() {
+                    dangling.push(format!(
+                        "{}/{} -> {}/{}: {}",
+                        o.kind,
+                        o.name(),
+                        r.kind,
+                        r.name,
+                        st.label()
+                    ));
+                }
+            }
+        }
+        if let Some(s) = &l.status
+            && s.connection == Connection::Syncing
+        {
+            assert!(!s.syncing.is_empty(), "syncing names its kinds");
+            saw_syncing = true;
+        }
+        l.connected()
+            && l.find("ReplicaSet", "web-5c4b3a2f1").is_some()
+            && l.find("ReplicaSet", "web-7d9f8c6b5").is_none()
+    });
+    assert!(
+        dangling.is_empty(),
+        "a false conclusion was shown: {dangling:?}"
+    );
+    assert!(
+        saw_syncing,
+        "the relist was shown as syncing before connected"
+    );
+    assert!(
+        live.replies
+            .iter()
+            .any(|r| r.command == BackendCommand::Reconnect && r.is_success()),
+        "{:?}",
+        live.replies
+    );
+    // Connected means every kind listed: each Pod resolves to the new owner.
+    for o in live.graph.objects().filter(|o| o.kind == "Pod") {
+        let owners = live.graph.owners(o.uid());
+        assert!(owners.iter().all(|(_, s)| s.resolves()), "{owners:?}");
+    }
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -75,5 +75,7 @@ pub enum Action {
     Help,
     /// Mouse capture on/off (off: the terminal selects and copies text).
     ToggleMouse,
+    /// Read the kubeconfig again and relist (a live cluster).
+    Reconnect,
     Quit,
 }

@@ -10,7 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::rows::fnv;
-use crate::model::{Object, OwnershipGraph};
+use crate::model::{Object, OwnershipGraph, RefStatus};
 
 /// A dense id, valid while the object exists.
 pub type NodeId = u32;
@@ -171,10 +171,12 @@ impl ForestIndex {
         let mut resolving = false;
         let mut problem = false;
         for r in &obj.metadata.owner_references {
-            if graph.classify(obj, r).resolves() {
-                resolving = true;
-            } else {
-                problem = true;
+            match graph.classify(obj, r) {
+                RefStatus::Resolves { .. } => resolving = true,
+                // Of a kind not seen (not listable, not synced): not known
+                // to be wrong, so not counted as a problem.
+                RefStatus::Unverified { .. } => {}
+                _ => problem = true,
             }
         }
         let id = self.alloc(uid);

@@ -410,11 +410,11 @@ impl App {
                     }
                 }
                 Update::Happened(h) => {
-                    if self.timeline.len() >= TIMELINE_CAP {
-                        self.timeline.pop_front();
-                    }
-                    self.timeline.push_back(h);
-                    self.timeline_next += 1;
+                    self.add_happening(h);
+                    changed = true;
+                }
+                Update::Unlisted(u) => {
+                    structure |= self.set_unlisted(u);
                     changed = true;
                 }
                 Update::Replied(r) => {
@@ -445,6 +445,69 @@ impl App {
             self.refresh_why();
         }
         structure || changed
+    }
+
+    /// Takes in what the source cannot see now; objects whose owners are
+    /// of a kind that came or went are judged again (an owner of a kind
+    /// not synced is unverified, not gone). Returns whether the tree's
+    /// marks may have changed.
+    fn set_unlisted(&mut self, unlisted: Vec<crate::model::Unlisted>) -> bool {
+        let kinds = |u: &[crate::model::Unlisted]| -> std::collections::HashSet<(String, String)> {
+            u.iter()
+                .map(|x| (x.group.clone(), x.kind.clone()))
+                .collect()
+        };
+        let before = kinds(self.graph.kinds().unlisted());
+        let after = kinds(&unlisted);
+        self.graph.kinds_mut().set_unlisted(unlisted);
+        let moved: std::collections::HashSet<_> =
+            before.symmetric_difference(&after).cloned().collect();
+        if moved.is_empty() {
+            return false;
+        }
+        let touched: Vec<(String, Vec<String>)> = self
+            .graph
+            .objects()
+            .filter(|o| {
+                moved.contains(&(o.group().to_string(), o.kind.clone()))
+                    || o.metadata.owner_references.iter().any(|r| {
+                        moved.contains(&(
+                            crate::model::group_of(&r.api_version).to_string(),
+                            r.kind.clone(),
+                        ))
+                    })
+            })
+            .map(|o| (o.uid().to_string(), owner_uids(Some(o))))
+            .collect();
+        for (uid, owners) in &touched {
+            self.index.touch(&self.graph, uid, owners);
+        }
+        true
+    }
+
+    /// Adds a timeline entry in time order (a live source's Events carry
+    /// their own times, older ones arrive late); the cursor stays on its
+    /// entry.
+    fn add_happening(&mut self, h: crate::backend::Happening) {
+        if self.timeline.len() >= TIMELINE_CAP {
+            self.timeline.pop_front();
+        }
+        let at = self
+            .timeline
+            .iter()
+            .rposition(|x| x.t <= h.t)
+            .map_or(0, |i| i + 1);
+        let first = self
+            .timeline_next
+            .saturating_sub(self.timeline.len() as u64);
+        let number = first + at as u64;
+        if let Some(c) = &mut self.timeline_cursor
+            && *c >= number
+        {
+            *c += 1;
+        }
+        self.timeline.insert(at, h);
+        self.timeline_next += 1;
     }
 
     /// Convenience for one update.
@@ -704,6 +767,8 @@ enum Flag {
 
 #[cfg(test)]
 mod proptests;
+#[cfg(test)]
+mod sync_tests;
 #[cfg(test)]
 mod tests;
 

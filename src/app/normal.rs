@@ -62,6 +62,14 @@ impl App {
             Action::OpenScenarios => self.open_scenarios(),
             Action::Help => self.modals.push(Modal::Help { scroll: 0 }),
             Action::ToggleMouse => self.normal_toggle_mouse(),
+            Action::Reconnect => {
+                if self.opts.is_simulator {
+                    self.info("nothing to reconnect: the simulator runs in this process");
+                    return Vec::new();
+                }
+                self.info("reconnecting: reading the kubeconfig again…");
+                return vec![Command::Reconnect];
+            }
             Action::Quit => self.quit = true,
             Action::PauseResume | Action::Step | Action::Faster | Action::Slower => {
                 if !self.opts.is_simulator {

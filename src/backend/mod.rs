@@ -10,7 +10,7 @@ use std::time::Duration;
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::model::{KindTable, ObjRef, Object, Policy, Uid};
+use crate::model::{KindTable, ObjRef, Object, Policy, Uid, Unlisted};
 
 /// A mutation the user asked for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -20,6 +20,10 @@ pub enum Command {
     Delete { target: ObjRef, policy: Policy },
     /// Remove one finalizer, failing if the object changed meanwhile.
     RemoveFinalizer { target: ObjRef, finalizer: String },
+    /// Read the kubeconfig again, connect anew and relist everything (a
+    /// rotated certificate, a renewed token, a server that moved). The
+    /// tree is kept, marked stale, until the new lists are in.
+    Reconnect,
     /// Simulator only.
     Sim(SimCommand),
 }
@@ -43,6 +47,7 @@ impl Command {
             Command::RemoveFinalizer { target, finalizer } => {
                 format!("remove finalizer {finalizer} from {target}")
             }
+            Command::Reconnect => "reconnect (kubeconfig read again)".into(),
             Command::Sim(c) => c.describe(),
         }
     }
@@ -131,9 +136,24 @@ pub struct ControllerInfo {
 /// Connection to the source.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum Connection {
+    /// The server answers and every kind's watch has (re)listed: the tree
+    /// is current.
     Connected,
-    /// Lost; the tree is stale. The message says why.
+    /// The server answers, but some kinds' watches have not (re)listed yet
+    /// ([`SourceStatus::syncing`] names them): the tree is stale, and no
+    /// conclusion is drawn from those kinds.
+    Syncing,
+    /// Lost; the tree is stale. The message says why, naming the server
+    /// and the context.
     Lost(String),
+}
+
+impl Connection {
+    /// Whether the tree may be out of date.
+    #[must_use]
+    pub fn is_stale(&self) -> bool {
+        !matches!(self, Connection::Connected)
+    }
 }
 
 /// What the status bar shows about the source.
@@ -150,6 +170,9 @@ pub struct SourceStatus {
     pub clock: Option<Clock>,
     /// Kinds that could not be listed: the tree is partial.
     pub missing_kinds: Vec<String>,
+    /// Kinds whose watch has not (re)listed since it started or last
+    /// failed: what the tree shows of them may be out of date.
+    pub syncing: Vec<String>,
     pub controllers: Vec<ControllerInfo>,
 }
 
@@ -176,6 +199,10 @@ pub enum Update {
     Happened(Happening),
     Replied(Reply),
     Status(SourceStatus),
+    /// The kinds that cannot be seen now (forbidden, failing, or whose
+    /// watch has not (re)listed), replacing the view's: no `owner-gone` or
+    /// `will be deleted` is concluded from them until they are seen again.
+    Unlisted(Vec<Unlisted>),
 }
 
 /// Whether the source would accept a command from this user, asked before

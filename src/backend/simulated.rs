@@ -87,6 +87,7 @@ impl SimBackend {
                 speed: SPEEDS[self.speed_index],
             }),
             missing_kinds: Vec::new(),
+            syncing: Vec::new(),
             controllers: self
                 .sim
                 .controllers()
@@ -186,6 +187,12 @@ impl Backend for SimBackend {
                     .remove_finalizer_key(&key, Some(&target.uid), finalizer);
                 self.reply(cmd, &resp);
             }
+            Command::Reconnect => self.out.push(Update::Replied(Reply {
+                command: cmd.clone(),
+                code: 0,
+                message: "nothing to reconnect: the simulator runs in this process".into(),
+                warnings: Vec::new(),
+            })),
             Command::Sim(s) => {
                 match s {
                     SimCommand::Pause => self.paused = true,

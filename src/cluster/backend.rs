@@ -15,18 +15,21 @@ use super::actions;
 use super::config::{Connected, LiveOptions, connect};
 use super::discovery::{Resource, discover};
 use super::list::in_scope;
-use super::watch::{Msg, probe, watch_events, watch_resource};
+use super::watch::{Msg, NewClient, probe, watch_events, watch_resource};
 use super::{ClusterError, convert};
 use crate::backend::{
     Backend, Command, Connection, Happening, Permission, Reply, SourceStatus, Update,
 };
-use crate::model::{KindTable, Object, Uid, group_of};
+use crate::model::{KindTable, Object, Uid, Unlisted, group_of};
 
 const CHANNEL: usize = 1024;
 /// The first tree is sent when every resource has answered, or after this.
 const INITIAL_WAIT: Duration = Duration::from_secs(20);
 const PERMISSION_TTL: Duration = Duration::from_secs(30);
 const REVIEW_TIMEOUT: Duration = Duration::from_secs(5);
+/// A managedFields entry at most this many seconds from a change (its
+/// times are whole seconds, clocks differ a little) names who made it.
+const MANAGER_FRESH: f64 = 5.0;
 /// At most this many messages are handled per `poll`.
 const DRAIN_MAX: usize = 20_000;
 
@@ -46,16 +49,57 @@ where
 
 #[derive(Default)]
 struct ResState {
+    /// A list has completed at least once.
     listed: bool,
+    /// A list has completed since the watch last (re)started: what the
+    /// tree shows of this kind is current.
+    synced: bool,
     uids: HashSet<Uid>,
     /// The last failure, until the next successful list.
     failure: Option<(String, bool)>,
 }
 
+impl ResState {
+    /// Not seen at all: forbidden, or failing before any list.
+    fn missing(&self) -> bool {
+        matches!(&self.failure, Some((_, forbidden)) if *forbidden || !self.listed)
+    }
+
+    /// Seen once, but its watch has not (re)listed since.
+    fn syncing(&self) -> bool {
+        !self.synced && !self.missing()
+    }
+}
+
+/// Why a kind whose watch has not (re)listed cannot be trusted, for the
+/// details and dialogs (`unverified (replicasets.apps: ...)`).
+fn syncing_reason(failure: Option<&(String, bool)>) -> String {
+    match failure {
+        Some((m, _)) => format!("not synced: its watch failed and has not listed again ({m})"),
+        None => "not synced: its watch has not listed yet".into(),
+    }
+}
+
+/// The background tasks of one connection, ended on reconnect.
+struct Tasks(Vec<tokio::task::JoinHandle<()>>);
+
+impl Drop for Tasks {
+    fn drop(&mut self) {
+        for t in &self.0 {
+            t.abort();
+        }
+    }
+}
+
 /// The live backend.
 pub struct ClusterBackend {
     rt: Option<Runtime>,
+    opts: LiveOptions,
+    timeout: Duration,
     conn: Connected,
+    tasks: Tasks,
+    /// A reconnect is under way.
+    reconnecting: bool,
     tx: mpsc::Sender<Msg>,
     rx: mpsc::Receiver<Msg>,
     resources: Vec<Resource>,
@@ -63,21 +107,42 @@ pub struct ClusterBackend {
     state: Vec<ResState>,
     objects: HashMap<Uid, Arc<Object>>,
     events_failure: Option<(String, bool)>,
+    /// Event uid -> resourceVersion already in the timeline.
+    events_seen: HashMap<String, String>,
+    /// What the UI was last told it cannot see.
+    unlisted_sent: Vec<Unlisted>,
     initial_sent: bool,
     pending_events: Vec<Happening>,
     started_at: Instant,
-    connection: Connection,
+    started: Timestamp,
+    /// The health probe's last answer.
+    health: Result<(), String>,
     last_status: Option<SourceStatus>,
     permissions: HashMap<(String, String), (Instant, Permission)>,
     out: Vec<Update>,
 }
 
 impl ClusterBackend {
-    /// Connects, discovers and starts watching.
+    /// Connects, discovers and starts watching; gives up after `timeout`
+    /// (kubectl's `--request-timeout`) when the server does not answer.
     ///
     /// # Errors
     /// Kubeconfig problems, or discovery failing (server unreachable).
-    pub fn start(opts: &LiveOptions) -> Result<Self, ClusterError> {
+    pub fn start(opts: &LiveOptions, timeout: Duration) -> Result<Self, ClusterError> {
+        Self::start_reporting(opts, timeout, |_, _| {})
+    }
+
+    /// As [`ClusterBackend::start`]; `connecting(server, context)` is
+    /// called once the kubeconfig is read, before the server is asked
+    /// anything (the UI shows it while it waits).
+    ///
+    /// # Errors
+    /// As [`ClusterBackend::start`].
+    pub fn start_reporting(
+        opts: &LiveOptions,
+        timeout: Duration,
+        connecting: impl FnOnce(&str, &str) + Send + 'static,
+    ) -> Result<Self, ClusterError> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("ownerscope-cluster")
@@ -85,32 +150,40 @@ impl ClusterBackend {
             .build()
             .map_err(|e| ClusterError(format!("starting the runtime: {e}")))?;
         let opts2 = opts.clone();
-        let (conn, discovered) = run_sync(
+        let where_to = std::sync::Arc::new(std::sync::Mutex::new(String::from("the cluster")));
+        let where_to2 = where_to.clone();
+        let answer = run_sync(
             &rt,
             async move {
                 let conn = connect(&opts2).await?;
+                if let Ok(mut w) = where_to2.lock() {
+                    *w = format!("{} ({})", conn.server, conn.context);
+                }
+                connecting(&conn.server, &conn.context);
                 let d = discover(&conn.client).await?;
                 Ok::<_, ClusterError>((conn, d))
             },
-            Duration::from_secs(60),
-        )
-        .ok_or_else(|| ClusterError("the cluster did not answer discovery within 60s".into()))??;
+            timeout,
+        );
+        let Some(answer) = answer else {
+            rt.shutdown_background();
+            return Err(ClusterError(format!(
+                "no answer from {} within {} (--request-timeout)",
+                where_to.lock().map(|w| w.clone()).unwrap_or_default(),
+                super::humanize(timeout)
+            )));
+        };
+        let (conn, discovered) = answer?;
         let scoped = in_scope(&conn, &discovered.resources);
         let (tx, rx) = mpsc::channel(CHANNEL);
         let started = Timestamp::now();
         let resources: Vec<Resource> = scoped.iter().map(|s| s.resource.clone()).collect();
-        for (i, s) in scoped.into_iter().enumerate() {
-            rt.spawn(watch_resource(i, s, tx.clone()));
-        }
-        rt.spawn(watch_events(
-            conn.client.clone(),
-            conn.scope.clone(),
-            started,
-            tx.clone(),
-        ));
-        rt.spawn(probe(conn.client.clone(), tx.clone()));
         let mut b = ClusterBackend {
             rt: Some(rt),
+            opts: opts.clone(),
+            timeout,
+            tasks: Tasks(Vec::new()),
+            reconnecting: false,
             state: resources.iter().map(|_| ResState::default()).collect(),
             resources,
             kinds: conn.viewed_kinds(discovered.kinds),
@@ -119,16 +192,45 @@ impl ClusterBackend {
             rx,
             objects: HashMap::new(),
             events_failure: None,
+            events_seen: HashMap::new(),
+            unlisted_sent: Vec::new(),
             initial_sent: false,
             pending_events: Vec::new(),
             started_at: Instant::now(),
-            connection: Connection::Connected,
+            started,
+            health: Ok(()),
             last_status: None,
             permissions: HashMap::new(),
             out: Vec::new(),
         };
+        b.spawn_tasks();
         b.push_status();
         Ok(b)
+    }
+
+    /// Starts the watches, the Events watch and the health probe on the
+    /// current client (again after a reconnect: the old ones end).
+    fn spawn_tasks(&mut self) {
+        let Some(rt) = &self.rt else { return };
+        let (recovered_tx, recovered) = tokio::sync::watch::channel(0u64);
+        let mut tasks = Vec::new();
+        let scoped = in_scope(&self.conn, &self.resources);
+        for (i, s) in scoped.into_iter().enumerate() {
+            tasks.push(rt.spawn(watch_resource(i, s, self.tx.clone(), recovered.clone())));
+        }
+        tasks.push(rt.spawn(watch_events(
+            self.conn.client.clone(),
+            self.conn.scope.clone(),
+            self.started,
+            self.tx.clone(),
+        )));
+        tasks.push(rt.spawn(probe(
+            self.conn.client.clone(),
+            self.tx.clone(),
+            recovered_tx,
+        )));
+        // The old tasks are aborted as their handles drop.
+        self.tasks = Tasks(tasks);
     }
 
     /// How many requests the read-only guard refused (`None` when not
@@ -154,10 +256,8 @@ impl ClusterBackend {
             .resources
             .iter()
             .zip(&self.state)
-            .filter_map(|(r, s)| match &s.failure {
-                Some((msg, forbidden)) if *forbidden || !s.listed => Some((r.name(), msg.clone())),
-                _ => None,
-            })
+            .filter(|(_, s)| s.missing())
+            .filter_map(|(r, s)| Some((r.name(), s.failure.as_ref()?.0.clone())))
             .collect();
         if let Some((msg, true)) = &self.events_failure {
             out.push(("events".into(), msg.clone()));
@@ -165,8 +265,65 @@ impl ClusterBackend {
         out
     }
 
+    /// Kinds whose watch has not (re)listed since it started or failed.
+    #[must_use]
+    pub fn syncing(&self) -> Vec<String> {
+        self.resources
+            .iter()
+            .zip(&self.state)
+            .filter(|(_, s)| s.syncing())
+            .map(|(r, _)| r.name())
+            .collect()
+    }
+
+    /// Everything the model must not draw a conclusion from: kinds not
+    /// seen at all and kinds not synced, with why.
+    fn unlisted(&self) -> Vec<Unlisted> {
+        let mut out: Vec<Unlisted> = self
+            .resources
+            .iter()
+            .zip(&self.state)
+            .filter_map(|(r, s)| {
+                let reason = if s.missing() {
+                    s.failure.as_ref()?.0.clone()
+                } else if s.syncing() {
+                    syncing_reason(s.failure.as_ref())
+                } else {
+                    return None;
+                };
+                Some(Unlisted {
+                    resource: r.name(),
+                    reason,
+                    group: r.ar.group.clone(),
+                    kind: r.ar.kind.clone(),
+                })
+            })
+            .collect();
+        out.sort_by(|a, b| a.resource.cmp(&b.resource));
+        out
+    }
+
     fn t(&self) -> f64 {
         self.started_at.elapsed().as_secs_f64()
+    }
+
+    /// Seconds from the session's start to `at` (negative before it), the
+    /// timeline's clock.
+    fn t_of(&self, at: Timestamp) -> f64 {
+        at.duration_since(self.started).as_secs_f64()
+    }
+
+    fn connection(&self) -> Connection {
+        match &self.health {
+            Err(why) => Connection::Lost(format!(
+                "{} (context {}): {why}",
+                self.conn.server, self.conn.context
+            )),
+            Ok(()) if self.reconnecting || self.state.iter().any(ResState::syncing) => {
+                Connection::Syncing
+            }
+            Ok(()) => Connection::Connected,
+        }
     }
 
     fn status(&self) -> SourceStatus {
@@ -181,9 +338,10 @@ impl ClusterBackend {
                 self.conn.scope.label()
             ),
             scope: self.conn.scope.label(),
-            connection: self.connection.clone(),
+            connection: self.connection(),
             clock: None,
             missing_kinds: self.missing().into_iter().map(|(k, _)| k).collect(),
+            syncing: self.syncing(),
             controllers: Vec::new(),
         }
     }
@@ -209,21 +367,30 @@ impl ClusterBackend {
         self.state.iter().all(|s| s.listed || s.failure.is_some())
     }
 
-    fn upsert(&mut self, res: usize, obj: Object) {
+    fn upsert(&mut self, res: usize, obj: Object, change: Option<&convert::Change>) {
         let uid = obj.metadata.uid.clone();
         if let Some(s) = self.state.get_mut(res) {
             s.uids.insert(uid.clone());
         }
         let old = self.objects.get(&uid);
-        if old.is_some_and(|o| {
-            o.metadata.resource_version.is_some()
-                && o.metadata.resource_version == obj.metadata.resource_version
-        }) {
+        // Unchanged: nothing to tell. Compared whole, not by
+        // resourceVersion: a server restarted on other state (a restored
+        // etcd, `serve` on another file) can reuse a resourceVersion.
+        if old.map(|o| &**o) == Some(&obj) {
             return;
         }
         if self.initial_sent {
+            // The change's own time and manager where managedFields has
+            // them (a finalizer removed by a controller, a label by
+            // kubectl), else now and `cluster`.
+            // The manager is named when its managedFields entry is as new
+            // as the change (an entry seconds old is this change's; an
+            // old one is someone else's earlier work).
             let t = self.t();
-            for h in convert::changes(old.map(|o| &**o), &obj, t) {
+            let by = change
+                .filter(|c| (t - self.t_of(c.at)).abs() <= MANAGER_FRESH)
+                .map_or("cluster", |c| c.manager.as_str());
+            for h in convert::changes(old.map(|o| &**o), &obj, t, by) {
                 self.out.push(Update::Happened(h));
             }
         }
@@ -266,15 +433,20 @@ impl ClusterBackend {
                     self.remove(res, &uid);
                 }
                 for o in objects {
-                    self.upsert(res, o);
+                    self.upsert(res, o, None);
                 }
                 if let Some(s) = self.state.get_mut(res) {
                     s.listed = true;
+                    s.synced = true;
                     s.failure = None;
                 }
             }
-            Msg::Applied { res, object } => {
-                self.upsert(res, object);
+            Msg::Applied {
+                res,
+                object,
+                change,
+            } => {
+                self.upsert(res, object, change.as_ref());
                 if let Some(s) = self.state.get_mut(res)
                     && s.listed
                 {
@@ -290,9 +462,17 @@ impl ClusterBackend {
                 tracing::debug!("watch {res}: {message}");
                 if let Some(s) = self.state.get_mut(res) {
                     s.failure = Some((message, forbidden));
+                    // The watch starts over with a list: until it is in,
+                    // what is shown of this kind may be out of date.
+                    s.synced = false;
                 }
             }
-            Msg::Event(h) => {
+            Msg::Event { uid, rv, h } => {
+                // A watch that started over lists every Event again.
+                if self.events_seen.get(&uid) == Some(&rv) {
+                    return;
+                }
+                self.events_seen.insert(uid, rv);
                 if self.initial_sent {
                     self.out.push(Update::Happened(h));
                 } else {
@@ -302,13 +482,9 @@ impl ClusterBackend {
             Msg::EventsFailed { message, forbidden } => {
                 self.events_failure = Some((message, forbidden));
             }
-            Msg::Health(r) => {
-                self.connection = match r {
-                    Ok(()) => Connection::Connected,
-                    Err(m) => Connection::Lost(m),
-                };
-            }
+            Msg::Health(r) => self.health = r,
             Msg::Replied(r) => self.out.push(Update::Replied(r)),
+            Msg::Reconnected(r) => self.reconnected(r),
         }
     }
 
@@ -321,22 +497,90 @@ impl ClusterBackend {
         objects.sort_by(|a, b| a.metadata.uid.cmp(&b.metadata.uid));
         // What could not be listed goes with the kinds, so that the model
         // reasons with it (an owner of such a kind is unverified, not gone).
+        // Kinds not listed yet (the wait ran out) are not synced: the same.
         let mut kinds = self.kinds.clone();
-        for (r, s) in self.resources.iter().zip(&self.state) {
-            if let Some((msg, forbidden)) = &s.failure
-                && (*forbidden || !s.listed)
-            {
-                kinds.mark_unlisted(crate::model::Unlisted {
-                    resource: r.name(),
-                    reason: msg.clone(),
-                    group: r.ar.group.clone(),
-                    kind: r.ar.kind.clone(),
-                });
-            }
+        self.unlisted_sent = self.unlisted();
+        for u in &self.unlisted_sent {
+            kinds.mark_unlisted(u.clone());
         }
         self.out.push(Update::Reset { objects, kinds });
-        for h in std::mem::take(&mut self.pending_events) {
+        let mut events = std::mem::take(&mut self.pending_events);
+        events.sort_by(|a, b| a.t.total_cmp(&b.t));
+        for h in events {
             self.out.push(Update::Happened(h));
+        }
+    }
+
+    /// Tells the UI when what it cannot see changed (a watch failed, or
+    /// listed again).
+    fn push_unlisted(&mut self) {
+        if !self.initial_sent {
+            return;
+        }
+        let now = self.unlisted();
+        if now != self.unlisted_sent {
+            self.unlisted_sent = now.clone();
+            self.out.push(Update::Unlisted(now));
+        }
+    }
+
+    /// `Ctrl-r`: the kubeconfig is read again and a new client built; the
+    /// watches then start over on it. The kinds found at start are kept
+    /// (a new CRD needs a restart).
+    fn reconnect(&mut self) {
+        let Some(rt) = &self.rt else { return };
+        if self.reconnecting {
+            return self.reply_now(
+                Command::Reconnect,
+                "a reconnect is already under way".into(),
+            );
+        }
+        self.reconnecting = true;
+        let opts = self.opts.clone();
+        let tx = self.tx.clone();
+        let timeout = self.timeout;
+        rt.spawn(async move {
+            let work = connect(&opts);
+            let r = if timeout == Duration::MAX {
+                work.await.map(NewClient).map_err(|e| e.0)
+            } else {
+                match tokio::time::timeout(timeout, work).await {
+                    Ok(r) => r.map(NewClient).map_err(|e| e.0),
+                    Err(_) => Err(format!(
+                        "the kubeconfig was not read within {} (--request-timeout)",
+                        super::humanize(timeout)
+                    )),
+                }
+            };
+            let _ = tx.send(Msg::Reconnected(Box::new(r))).await;
+        });
+    }
+
+    fn reconnected(&mut self, r: Box<Result<NewClient, String>>) {
+        self.reconnecting = false;
+        match *r {
+            Ok(NewClient(conn)) => {
+                let message = format!(
+                    "reading the kubeconfig again: {} (context {}); relisting {} kinds",
+                    conn.server,
+                    conn.context,
+                    self.resources.len()
+                );
+                self.conn = conn;
+                for s in &mut self.state {
+                    s.synced = false;
+                }
+                self.health = Ok(());
+                self.permissions.clear();
+                self.spawn_tasks();
+                self.out.push(Update::Replied(Reply {
+                    command: Command::Reconnect,
+                    code: 200,
+                    message,
+                    warnings: Vec::new(),
+                }));
+            }
+            Err(m) => self.reply_now(Command::Reconnect, m),
         }
     }
 
@@ -344,6 +588,7 @@ impl ClusterBackend {
         let target = match cmd {
             Command::Delete { target, .. } | Command::RemoveFinalizer { target, .. } => target,
             Command::Sim(_) => return Err("simulator controls do nothing on a live cluster".into()),
+            Command::Reconnect => return Err("not a request on an object".into()),
         };
         self.kinds
             .get(group_of(&target.api_version), &target.kind)
@@ -367,6 +612,9 @@ impl Drop for ClusterBackend {
 
 impl Backend for ClusterBackend {
     fn send(&mut self, cmd: Command) {
+        if cmd == Command::Reconnect {
+            return self.reconnect();
+        }
         let ar = match self.target_resource(&cmd) {
             Ok(ar) => ar,
             Err(m) => return self.reply_now(cmd, m),
@@ -397,7 +645,7 @@ impl Backend for ClusterBackend {
                     let _ = tx.send(Msg::Replied(r)).await;
                 });
             }
-            Command::Sim(_) => {}
+            Command::Sim(_) | Command::Reconnect => {}
         }
     }
 
@@ -409,6 +657,7 @@ impl Backend for ClusterBackend {
             }
         }
         self.maybe_send_initial();
+        self.push_unlisted();
         self.push_status();
         std::mem::take(&mut self.out)
     }

@@ -230,12 +230,17 @@ pub fn event_happening(
         .or_else(|| str_at(&v, &["eventTime"]))
         .or_else(|| str_at(&v, &["metadata", "creationTimestamp"]))
         .and_then(|s| s.parse::<Timestamp>().ok());
-    let t = when.map_or(0.0, |w| w.duration_since(started).as_secs_f64().max(0.0));
+    // Its own time, before the session's start too (negative).
+    let t = when
+        .unwrap_or_else(Timestamp::now)
+        .duration_since(started)
+        .as_secs_f64();
     let reason = str_at(&v, &["reason"]).unwrap_or("Event");
     let message = str_at(&v, &["message"]).unwrap_or_default();
     let count = v.get("count").and_then(Value::as_i64).unwrap_or(1);
     let by = str_at(&v, &["source", "component"])
-        .or_else(|| str_at(&v, &["reportingComponent"]))
+        .filter(|c| !c.is_empty())
+        .or_else(|| str_at(&v, &["reportingComponent"]).filter(|c| !c.is_empty()))
         .unwrap_or("unknown")
         .to_string();
     Some(Happening {
@@ -255,13 +260,40 @@ pub fn event_happening(
 /// Timeline entries for what changed between two versions of an object
 /// seen by the watch (`None`: just created).
 #[must_use]
-pub fn changes(old: Option<&Object>, new: &Object, t: f64) -> Vec<Happening> {
+/// Who last changed an object and when, as its managedFields record it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The field manager: `kubectl-client-side-apply`, `kube-controller-manager`...
+    pub manager: String,
+    pub at: Timestamp,
+}
+
+/// The newest managedFields entry (by time) that names its manager.
+#[must_use]
+pub fn last_change(
+    meta: &k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
+) -> Option<Change> {
+    meta.managed_fields
+        .as_ref()?
+        .iter()
+        .filter_map(|m| {
+            let manager = m.manager.as_ref().filter(|s| !s.is_empty())?;
+            let at = m.time.as_ref()?.0;
+            Some(Change {
+                manager: manager.clone(),
+                at,
+            })
+        })
+        .max_by_key(|c| c.at)
+}
+
+pub fn changes(old: Option<&Object>, new: &Object, t: f64, by: &str) -> Vec<Happening> {
     let entry = |verb: &str, detail: String| Happening {
         t,
         object: new.obj_ref(),
         verb: verb.into(),
         detail,
-        by: "cluster".into(),
+        by: by.into(),
         warning: false,
     };
     let Some(old) = old else {
@@ -270,17 +302,21 @@ pub fn changes(old: Option<&Object>, new: &Object, t: f64) -> Vec<Happening> {
     let mut out = Vec::new();
     let (o, n) = (&old.metadata, &new.metadata);
     if o.deletion_timestamp.is_none() && n.deletion_timestamp.is_some() {
-        out.push(entry(
-            "deleting",
-            if n.finalizers.is_empty() {
-                "deletionTimestamp set".into()
-            } else {
-                format!(
-                    "deletionTimestamp set; finalizers: {}",
-                    n.finalizers.join(", ")
-                )
-            },
-        ));
+        // A DELETE leaves no managedFields entry: who sent it is unknown.
+        out.push(Happening {
+            by: "cluster".into(),
+            ..entry(
+                "deleting",
+                if n.finalizers.is_empty() {
+                    "deletionTimestamp set".into()
+                } else {
+                    format!(
+                        "deletionTimestamp set; finalizers: {}",
+                        n.finalizers.join(", ")
+                    )
+                },
+            )
+        });
     }
     for f in &o.finalizers {
         if !n.finalizers.contains(f) {
@@ -362,5 +398,41 @@ mod kept_tests {
         let (a, b) = kept_fields("", "Secret", &json!({"x": 1}), &json!({"y": 2}));
         assert_eq!((a, b), (Value::Null, Value::Null));
         assert!(needs_fields("", "Pod", true) && !needs_fields("", "Pod", false));
+    }
+
+    #[test]
+    fn events_keep_their_own_time_and_name_their_reporter() {
+        let started: Timestamp = "2024-05-01T10:00:00Z".parse().expect("time");
+        let ev: k8s_openapi::api::core::v1::Event = serde_json::from_value(serde_json::json!({
+            "metadata": {"name": "e", "namespace": "shop", "uid": "e1"},
+            "involvedObject": {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"},
+            "reason": "Killing", "message": "Stopping container",
+            "eventTime": "2024-05-01T09:55:00.000000Z",
+            "source": {}, "reportingComponent": "kubelet-x", "reportingInstance": "node-1",
+        }))
+        .expect("event");
+        let h = super::event_happening(&ev, started).expect("happening");
+        assert!((h.t - -300.0).abs() < 1e-6, "{}", h.t);
+        assert_eq!(h.by, "kubelet-x");
+    }
+
+    #[test]
+    fn the_newest_managed_fields_entry_names_the_change() {
+        let meta: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta =
+            serde_json::from_value(serde_json::json!({
+                "name": "x",
+                "managedFields": [
+                    {"manager": "kubectl-create", "operation": "Update", "time": "2024-05-01T10:00:00Z"},
+                    {"manager": "my-operator", "operation": "Update", "time": "2024-05-01T10:05:00Z"},
+                    {"manager": "", "operation": "Update", "time": "2024-05-01T10:09:00Z"},
+                ],
+            }))
+            .expect("meta");
+        let c = super::last_change(&meta).expect("change");
+        assert_eq!(c.manager, "my-operator");
+        assert_eq!(
+            c.at,
+            "2024-05-01T10:05:00Z".parse::<Timestamp>().expect("t")
+        );
     }
 }

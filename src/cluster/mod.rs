@@ -64,6 +64,17 @@ pub fn error_message(e: &kube::Error) -> String {
     }
 }
 
+/// `30s`, `2m`: a `--request-timeout` as typed.
+#[must_use]
+pub fn humanize(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    if s >= 60.0 && s % 60.0 == 0.0 {
+        format!("{}m", s / 60.0)
+    } else {
+        format!("{s}s")
+    }
+}
+
 /// The HTTP status of a kube error; 0 when no answer came (network, refused
 /// locally).
 #[must_use]

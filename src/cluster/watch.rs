@@ -18,8 +18,8 @@ use kube::runtime::watcher::{self, Event};
 use kube::{Api, Client};
 use tokio::sync::mpsc::Sender;
 
-use super::config::Scope;
-use super::convert::{event_happening, from_dynamic, from_partial};
+use super::config::{Connected, Scope};
+use super::convert::{Change, event_happening, from_dynamic, from_partial, last_change};
 use super::error_message;
 use super::list::Scoped;
 use crate::backend::{Happening, Reply};
@@ -36,6 +36,8 @@ pub enum Msg {
     Applied {
         res: usize,
         object: Object,
+        /// Who made the change and when, as managedFields records it.
+        change: Option<Change>,
     },
     Deleted {
         res: usize,
@@ -47,7 +49,12 @@ pub enum Msg {
         message: String,
         forbidden: bool,
     },
-    Event(Happening),
+    /// An Event (`uid` at `rv`: the backend drops one already shown).
+    Event {
+        uid: String,
+        rv: String,
+        h: Happening,
+    },
     EventsFailed {
         message: String,
         forbidden: bool,
@@ -55,6 +62,17 @@ pub enum Msg {
     /// The health probe: `Ok` when the server answers.
     Health(Result<(), String>),
     Replied(Reply),
+    /// A reconnect read the kubeconfig again: the new client, or why not.
+    Reconnected(Box<Result<NewClient, String>>),
+}
+
+/// The connection a reconnect made (a kube client says nothing in Debug).
+pub struct NewClient(pub Connected);
+
+impl std::fmt::Debug for NewClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.0.server, self.0.context)
+    }
 }
 
 /// Seconds between health probes.
@@ -76,8 +94,24 @@ fn forbidden(e: &watcher::Error) -> (String, bool) {
     }
 }
 
-/// Watches one resource until the channel closes.
-pub async fn watch_resource(res: usize, s: Scoped, tx: Sender<Msg>) {
+/// The first wait before a failed watch lists again; it doubles up to
+/// [`RETRY_MAX`] and starts over after a list that completes.
+pub const RETRY_FIRST: Duration = Duration::from_millis(500);
+pub const RETRY_MAX: Duration = Duration::from_secs(15);
+
+/// Watches one resource until the channel closes. After any failure the
+/// watcher starts over with a full list (kube's watcher would resume the
+/// watch from its resourceVersion with no sign of when it is back): a kind
+/// counts as synced again only when that list is in. Waits between tries
+/// grow, and end at once when the health probe sees the server answer
+/// again (`recovered` changes), so no kind lags behind a restart by a
+/// backoff.
+pub async fn watch_resource(
+    res: usize,
+    s: Scoped,
+    tx: Sender<Msg>,
+    mut recovered: tokio::sync::watch::Receiver<u64>,
+) {
     let mut cfg = watcher::Config::default();
     if let Some(f) = &s.field_selector {
         cfg = cfg.fields(f);
@@ -86,24 +120,58 @@ pub async fn watch_resource(res: usize, s: Scoped, tx: Sender<Msg>) {
         cfg = cfg.labels(l);
     }
     let ar = s.resource.ar.clone();
-    if s.full {
-        let stream = watcher::watcher(s.api(), cfg).default_backoff();
-        pump(res, stream, |o| from_dynamic(&ar, o), &tx).await;
-    } else {
-        let stream = watcher::watcher(s.api_metadata(), cfg).default_backoff();
-        pump(res, stream, |o| from_partial(&ar, o), &tx).await;
+    let mut wait = RETRY_FIRST;
+    loop {
+        let ended = if s.full {
+            let stream = watcher::watcher(s.api(), cfg.clone());
+            pump(res, stream, |o| from_dynamic(&ar, o), &tx).await
+        } else {
+            let stream = watcher::watcher(s.api_metadata(), cfg.clone());
+            pump(res, stream, |o| from_partial(&ar, o), &tx).await
+        };
+        match ended {
+            Ended::Closed => return,
+            Ended::Failed { listed } => {
+                if listed {
+                    wait = RETRY_FIRST;
+                }
+                recovered.borrow_and_update();
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    _ = recovered.changed() => {}
+                }
+                wait = (wait * 2).min(RETRY_MAX);
+            }
+        }
     }
 }
 
+/// How a watch stream ended.
+enum Ended {
+    /// The backend is gone.
+    Closed,
+    /// It failed (the failure was sent); `listed`: a list had completed
+    /// before.
+    Failed { listed: bool },
+}
+
 /// Turns one resource's watch stream into messages: the initial list is
-/// buffered between `Init` and `InitDone` and sent whole, then each change;
-/// errors are sent and the stream's backoff retries.
-async fn pump<K, S>(res: usize, stream: S, convert: impl Fn(&K) -> Option<Object>, tx: &Sender<Msg>)
+/// buffered between `Init` and `InitDone` and sent whole, then each change
+/// with the manager that made it (managedFields); the first error is sent
+/// and ends the stream.
+async fn pump<K, S>(
+    res: usize,
+    stream: S,
+    convert: impl Fn(&K) -> Option<Object>,
+    tx: &Sender<Msg>,
+) -> Ended
 where
+    K: kube::Resource,
     S: futures::Stream<Item = Result<Event<K>, watcher::Error>>,
 {
     pin_mut!(stream);
     let mut buf = Vec::new();
+    let mut listed = false;
     while let Some(ev) = stream.next().await {
         let msg = match ev {
             Ok(Event::Init) => {
@@ -114,12 +182,19 @@ where
                 buf.extend(convert(&o));
                 continue;
             }
-            Ok(Event::InitDone) => Msg::Listed {
-                res,
-                objects: std::mem::take(&mut buf),
-            },
+            Ok(Event::InitDone) => {
+                listed = true;
+                Msg::Listed {
+                    res,
+                    objects: std::mem::take(&mut buf),
+                }
+            }
             Ok(Event::Apply(o)) => match convert(&o) {
-                Some(object) => Msg::Applied { res, object },
+                Some(object) => Msg::Applied {
+                    res,
+                    change: last_change(o.meta()),
+                    object,
+                },
                 None => continue,
             },
             Ok(Event::Delete(o)) => match convert(&o) {
@@ -128,17 +203,22 @@ where
             },
             Err(e) => {
                 let (message, forbidden) = forbidden(&e);
-                Msg::Failed {
+                let msg = Msg::Failed {
                     res,
                     message,
                     forbidden,
+                };
+                if tx.send(msg).await.is_err() {
+                    return Ended::Closed;
                 }
+                return Ended::Failed { listed };
             }
         };
         if tx.send(msg).await.is_err() {
-            return;
+            return Ended::Closed;
         }
     }
+    Ended::Failed { listed }
 }
 
 /// Watches core/v1 Events in scope, sending each new or repeated one.
@@ -149,8 +229,6 @@ pub async fn watch_events(client: Client, scope: Scope, started: Timestamp, tx: 
     };
     let stream = watcher::watcher(api, watcher::Config::default()).default_backoff();
     pin_mut!(stream);
-    // uid -> resourceVersion already reported.
-    let mut seen: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     while let Some(ev) = stream.next().await {
         let e = match ev {
             Ok(Event::InitApply(e) | Event::Apply(e)) => e,
@@ -169,12 +247,8 @@ pub async fn watch_events(client: Client, scope: Scope, started: Timestamp, tx: 
         };
         let uid = e.metadata.uid.clone().unwrap_or_default();
         let rv = e.metadata.resource_version.clone().unwrap_or_default();
-        if seen.get(&uid) == Some(&rv) {
-            continue;
-        }
-        seen.insert(uid, rv);
         if let Some(h) = event_happening(&e, started)
-            && tx.send(Msg::Event(h)).await.is_err()
+            && tx.send(Msg::Event { uid, rv, h }).await.is_err()
         {
             return;
         }
@@ -199,23 +273,76 @@ async fn ready(client: &Client) -> Result<(), String> {
     }
 }
 
-/// Probes the server; sends on every change of state, and on every change
-/// of the reason it is lost (a refused connection that becomes a
-/// certificate error is said as soon as it is seen).
-pub async fn probe(client: Client, tx: Sender<Msg>) {
-    let mut last: Option<Result<(), String>> = None;
+/// Probes the server. Every failed probe is sent, so the reason shown is
+/// the latest (a refused connection that becomes a certificate error is
+/// said as soon as it is seen); a success is sent when it follows a
+/// failure, and then `recovered` ticks, so that the watches waiting to
+/// retry list at once.
+pub async fn probe(client: Client, tx: Sender<Msg>, recovered: tokio::sync::watch::Sender<u64>) {
+    let mut up: Option<bool> = None;
     loop {
-        let now = match tokio::time::timeout(Duration::from_secs(3), ready(&client)).await {
-            Ok(r) => r,
-            Err(_) => Err("the API server did not answer within 3s".into()),
+        let now = match tokio::time::timeout(PROBE_TIMEOUT, ready(&client)).await {
+            Ok(r) => r.map_err(|m| plain_reason(&m)),
+            Err(_) => Err(format!("no answer within {}s", PROBE_TIMEOUT.as_secs())),
         };
-        let changed = last.as_ref() != Some(&now);
-        if changed {
-            last = Some(now.clone());
+        let ok = now.is_ok();
+        if !ok || up != Some(true) {
             if tx.send(Msg::Health(now)).await.is_err() {
                 return;
             }
+            if ok && up == Some(false) {
+                recovered.send_modify(|n| *n += 1);
+            }
         }
+        up = Some(ok);
         tokio::time::sleep(PROBE_EVERY).await;
+    }
+}
+
+/// How long one probe waits.
+pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// A TLS failure said as a person would: rustls says `invalid peer
+/// certificate: UnknownIssuer` (or `BadSignature`, for a new CA of the
+/// same name), which after a server's new CA is the whole story.
+#[must_use]
+pub fn plain_reason(message: &str) -> String {
+    let tls = ["UnknownIssuer", "BadSignature"]
+        .iter()
+        .any(|w| message.contains(&format!("invalid peer certificate: {w}")));
+    if tls {
+        let said = message
+            .find("invalid peer certificate")
+            .map_or(message, |i| &message[i..]);
+        format!(
+            "certificate signed by unknown authority: the server's certificate does not verify against the kubeconfig's CA (a new CA? Ctrl-r reads the kubeconfig again) [{said}]"
+        )
+    } else {
+        message.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_certificate_from_another_ca_is_said_plainly() {
+        for said in [
+            "not ready: ServiceError: client error (Connect): invalid peer certificate: BadSignature",
+            "ServiceError: invalid peer certificate: UnknownIssuer",
+        ] {
+            let r = super::plain_reason(said);
+            assert!(
+                r.starts_with("certificate signed by unknown authority"),
+                "{r}"
+            );
+            assert!(
+                r.contains("Ctrl-r") && r.contains("invalid peer certificate"),
+                "{r}"
+            );
+        }
+        assert_eq!(
+            super::plain_reason("Connection refused"),
+            "Connection refused"
+        );
     }
 }

@@ -12,15 +12,14 @@ use crate::model::{OwnershipGraph, Uid};
 use crate::sim::engine::resolve_target;
 use crate::sim::scenario::Target;
 
-/// The live backend for `ui --live` (watching, with `--read-only` enforced
-/// at the request level), ready to hand to the UI as a `Box<dyn Backend>`.
-///
-/// # Errors
-/// Kubeconfig problems; the server unreachable.
-pub fn ui_backend(args: &crate::cli::UiArgs) -> Result<cluster::ClusterBackend, CmdError> {
+/// What `ui --live` connects with: kubectl's flags, `-l`, `--read-only`
+/// (enforced at the request level) and `--request-timeout` (how long to
+/// wait for the server before the UI gives up with an error).
+#[must_use]
+pub fn ui_options(args: &crate::cli::UiArgs) -> (cluster::LiveOptions, std::time::Duration) {
     let mut opts = args.live.options(args.namespace.as_deref(), args.read_only);
     opts.selector.clone_from(&args.selector);
-    cluster::ClusterBackend::start(&opts).map_err(|e| CmdError(e.to_string()))
+    (opts, args.live.request_timeout)
 }
 
 /// A cluster read once.
@@ -88,7 +87,7 @@ impl LiveView {
             rt.shutdown_background();
             return Err(CmdError(format!(
                 "no answer from the cluster within {} (--request-timeout)",
-                humanize(limit)
+                cluster::humanize(limit)
             )));
         };
         let (conn, snapshot) = answer.map_err(|e| CmdError(e.to_string()))?;
@@ -209,13 +208,4 @@ fn scope_for(
         return Some(cluster::Scope::Namespace(target.name.clone()));
     }
     Some(cluster::Scope::All)
-}
-
-fn humanize(d: std::time::Duration) -> String {
-    let s = d.as_secs_f64();
-    if s >= 60.0 && s % 60.0 == 0.0 {
-        format!("{}m", s / 60.0)
-    } else {
-        format!("{s}s")
-    }
 }

@@ -494,7 +494,7 @@ fn fate(graph: &OwnershipGraph, obj: &Object) -> Fate {
     if solid.is_empty() && !unverified.is_empty() {
         return Fate::Unknown {
             reason: format!(
-                "its owner {} is of a kind you cannot list: whether it exists, and so whether the garbage collector deletes this object, cannot be told from here",
+                "its owner {} is of a kind not seen now (not listable, or its watch not synced): whether it exists, and so whether the garbage collector deletes this object, cannot be told from here",
                 unverified.join(", ")
             ),
         };

@@ -250,10 +250,24 @@ impl OwnershipGraph {
         } else {
             None
         };
+        // An owner of a kind not seen now (not listable, not synced) may
+        // exist unseen; a dependent of such a kind may be stale (gone, or
+        // pointing elsewhere by now): neither is a conclusion.
+        let unlisted = self
+            .kinds
+            .unlisted_kind(group, &r.kind)
+            .or_else(|| self.kinds.unlisted_kind(dependent.group(), &dependent.kind));
         if let Some(found) = self.find(group, &r.kind, ns, &r.name) {
             return if found.uid() == r.uid {
                 RefStatus::Resolves {
                     owner: r.uid.clone(),
+                }
+            } else if let Some(u) = unlisted {
+                // What is seen of a kind not synced may be an older
+                // object of that name: the owner may exist all the same.
+                RefStatus::Unverified {
+                    resource: u.resource.clone(),
+                    reason: u.reason.clone(),
                 }
             } else {
                 RefStatus::UidMismatch {
@@ -261,7 +275,7 @@ impl OwnershipGraph {
                 }
             };
         }
-        if let Some(u) = self.kinds.unlisted_kind(group, &r.kind) {
+        if let Some(u) = unlisted {
             return RefStatus::Unverified {
                 resource: u.resource.clone(),
                 reason: u.reason.clone(),

@@ -563,6 +563,14 @@ impl KindTable {
         }
     }
 
+    /// Replaces every kind that cannot be seen (a live source says so as
+    /// its watches fail and list again).
+    pub fn set_unlisted(&mut self, mut unlisted: Vec<Unlisted>) {
+        unlisted.sort_by(|a, b| a.resource.cmp(&b.resource));
+        unlisted.dedup();
+        self.unlisted = unlisted;
+    }
+
     /// Marks the discovery of a group version (`metrics.k8s.io/v1beta1`) as
     /// failing, as an aggregated API whose backend is down answers 503, or
     /// as recovered. Failing, it is unlisted: nothing of it can be seen.

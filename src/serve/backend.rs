@@ -98,6 +98,7 @@ impl ServedBackend {
                 speed: served.speed,
             }),
             missing_kinds: Vec::new(),
+            syncing: Vec::new(),
             controllers: served
                 .sim
                 .controllers()
@@ -156,6 +157,11 @@ impl Backend for ServedBackend {
                     .remove_finalizer_key(&Key::from_ref(target), Some(&target.uid), finalizer);
                 Some((r.code, r.message, r.warnings))
             }
+            Command::Reconnect => Some((
+                0,
+                "nothing to reconnect: the UI runs the served simulator itself".into(),
+                Vec::new(),
+            )),
             Command::Sim(s) => match s {
                 SimCommand::Pause => {
                     served.paused = true;

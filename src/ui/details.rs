@@ -267,7 +267,7 @@ fn events<'a>(app: &'a App, uid: &str, only_events: bool) -> Vec<Line<'a>> {
     for h in mine.iter().rev().take(8).rev() {
         let style = if h.warning { theme::WARN } else { Style::new() };
         out.push(Line::from(vec![
-            Span::styled(format!("{:>7.1}s ", h.t), theme::DIM),
+            Span::styled(format!("{:>8} ", super::timeline::when(h.t)), theme::DIM),
             Span::styled(h.detail.clone(), style),
             Span::styled(format!("  (by {})", h.by), theme::DIM),
         ]));

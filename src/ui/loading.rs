@@ -67,9 +67,60 @@ impl Loading {
     }
 }
 
+/// The screen shown while a live cluster is reached: which server, as
+/// which context, for how long, and how long it may take.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Connecting {
+    /// Server and context, once the kubeconfig is read.
+    pub server: Option<(String, String)>,
+    pub elapsed: Duration,
+    /// `--request-timeout` (`Duration::MAX`: none).
+    pub limit: Duration,
+}
+
+impl Connecting {
+    /// The lines of the screen, without style (also for tests).
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        let (first, stage) = match &self.server {
+            Some((server, context)) => (
+                format!("connecting to {server} ({context})"),
+                "Discovering the resource types it serves",
+            ),
+            None => ("connecting".to_string(), "Reading the kubeconfig"),
+        };
+        let waited = if self.limit == Duration::MAX {
+            format!("{:.1} s", self.elapsed.as_secs_f64())
+        } else {
+            format!(
+                "{:.1} s (gives up after {}: --request-timeout)",
+                self.elapsed.as_secs_f64(),
+                crate::cluster::humanize(self.limit)
+            )
+        };
+        vec![
+            first,
+            String::new(),
+            stage.to_string(),
+            waited,
+            String::new(),
+            "q or Ctrl-c cancels".to_string(),
+        ]
+    }
+}
+
 /// Draws the loading screen over the whole area.
 pub fn render(loading: &Loading, frame: &mut Frame, area: Rect) {
-    let lines: Vec<Line> = loading.lines().into_iter().map(Line::from).collect();
+    render_lines(loading.lines(), frame, area);
+}
+
+/// Draws the connecting screen over the whole area.
+pub fn render_connecting(connecting: &Connecting, frame: &mut Frame, area: Rect) {
+    render_lines(connecting.lines(), frame, area);
+}
+
+fn render_lines(lines: Vec<String>, frame: &mut Frame, area: Rect) {
+    let lines: Vec<Line> = lines.into_iter().map(Line::from).collect();
     let height = (lines.len() as u16 + 2).min(area.height);
     let top = area.y + area.height.saturating_sub(height) / 2;
     let box_area = Rect {
@@ -92,6 +143,21 @@ pub fn render(loading: &Loading, frame: &mut Frame, area: Rect) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn connecting_names_the_server_the_context_and_the_limit() {
+        let mut c = Connecting {
+            server: None,
+            elapsed: Duration::from_millis(1500),
+            limit: Duration::from_secs(5),
+        };
+        assert_eq!(c.lines()[0], "connecting");
+        c.server = Some(("https://127.0.0.1:6443".into(), "prod".into()));
+        assert_eq!(c.lines()[0], "connecting to https://127.0.0.1:6443 (prod)");
+        assert_eq!(c.lines()[3], "1.5 s (gives up after 5s: --request-timeout)");
+        c.limit = Duration::MAX;
+        assert_eq!(c.lines()[3], "1.5 s");
+    }
 
     #[test]
     fn says_each_stage_with_its_figures() {

@@ -52,38 +52,56 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// The source, the clock and the counts.
+/// The source, the clock and the counts. What must never be lost comes
+/// whole: the stale marker, the partial marker, the counts, the filter,
+/// `READ-ONLY`; the source's name and the reason the connection is lost
+/// share the room that is left, cut with `…`.
 #[must_use]
 pub fn first_line(app: &App, width: u16) -> Line<'_> {
+    let width = usize::from(width);
     let mut style = theme::STATUS;
-    let mut parts: Vec<String> = Vec::new();
-    // Said last, cut to the room left: the counts, READ-ONLY and the stale
-    // marker are never lost to a long reason.
+    // (long form, short form) of each part that stays.
+    let mut kept: Vec<(String, String)> = Vec::new();
+    let mut name = String::from(" connecting…");
     let mut reason: Option<String> = None;
-    match app.status() {
-        Some(s) => {
-            parts.push(format!(" {} {}", s.kind, s.name));
-            if let Some(c) = &s.clock {
-                #[allow(clippy::cast_precision_loss)]
-                let t = c.now_ms as f64 / 1000.0;
-                let state = if c.paused {
-                    style = theme::STATUS_PAUSED;
-                    "PAUSED"
-                } else {
-                    "RUNNING"
-                };
-                parts.push(format!("t={t:.1}s x{} {state}", speed(c.speed)));
-            }
-            if let Connection::Lost(why) = &s.connection {
+    if let Some(s) = app.status() {
+        name = format!(" {} {}", s.kind, s.name);
+        if let Some(c) = &s.clock {
+            #[allow(clippy::cast_precision_loss)]
+            let t = c.now_ms as f64 / 1000.0;
+            let state = if c.paused {
+                style = theme::STATUS_PAUSED;
+                "PAUSED"
+            } else {
+                "RUNNING"
+            };
+            let clock = format!("t={t:.1}s x{} {state}", speed(c.speed));
+            kept.push((clock.clone(), clock));
+        }
+        match &s.connection {
+            Connection::Lost(why) => {
+                // The reason names the server and the context: the name
+                // gives it its room.
+                name = format!(" {}", s.kind);
                 style = theme::ERROR_LINE;
-                parts.push("CONNECTION LOST (tree is stale)".into());
+                kept.push((
+                    "CONNECTION LOST (tree is stale)".into(),
+                    "LOST (stale)".into(),
+                ));
                 reason = Some(why.clone());
             }
-            if !s.missing_kinds.is_empty() {
-                parts.push(partial_label(&s.missing_kinds));
+            Connection::Syncing => {
+                style = theme::STATUS_STALE;
+                kept.push(syncing_label(&s.syncing));
             }
+            Connection::Connected => {}
         }
-        None => parts.push(" connecting…".into()),
+        if !s.missing_kinds.is_empty() {
+            kept.push((
+                partial_label(&s.missing_kinds),
+                format!("PARTIAL {}", s.missing_kinds.len()),
+            ));
+        }
     }
     let ix = app.index();
     let counts = [
@@ -91,50 +109,105 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
         (ix.terminating_count(), "Terminating", "Term"),
         (ix.problem_count(), "problems", "prob"),
     ];
-    let f = app.filters().label();
-    let long = |sep: &str, short: bool| {
-        let mut p = parts.clone();
-        let c: Vec<String> = counts
+    let count = |short: bool, sep: &str| {
+        counts
             .iter()
             .map(|(n, l, s)| format!("{n} {}", if short { s } else { l }))
-            .collect();
-        p.push(c.join(if short { " " } else { " · " }));
-        if !f.is_empty() {
-            p.push(format!("filter: {f}"));
-        }
-        if app.read_only() {
-            p.push("READ-ONLY".into());
-        }
-        p.join(sep)
+            .collect::<Vec<_>>()
+            .join(sep)
     };
-    let full = long(" │ ", false);
-    let mut text = if full.chars().count() <= usize::from(width) {
-        full
-    } else {
-        let mid = long("  ", false);
-        if mid.chars().count() <= usize::from(width) {
-            mid
-        } else {
-            long(" ", true)
+    kept.push((count(false, " · "), count(true, " ")));
+    let f = app.filters().label();
+    if !f.is_empty() {
+        let filter = format!("filter: {f}");
+        kept.push((filter.clone(), filter));
+    }
+    if app.read_only() {
+        kept.push(("READ-ONLY".into(), "READ-ONLY".into()));
+    }
+    let join = |short: bool, sep: &str| {
+        kept.iter()
+            .map(|(l, s)| if short { s.as_str() } else { l.as_str() })
+            .collect::<Vec<_>>()
+            .join(sep)
+    };
+    // The widest form of what stays that leaves the name whole (it may
+    // hold what the user copies: `export KUBECONFIG=...`); the name is
+    // cut only when even the short forms leave it too little room.
+    let mut sep = " │ ";
+    let mut middle = join(false, sep);
+    for (short, s) in [(false, "  "), (true, " ")] {
+        if len(&name) + len(sep) + len(&middle) <= width {
+            break;
         }
+        sep = s;
+        middle = join(short, sep);
+    }
+    let room = width.saturating_sub(len(&middle) + len(sep));
+    // The reason takes at most half of the room when the name wants it.
+    let name_len = len(&name);
+    let reason_room = reason.as_ref().map_or(0, |r| {
+        let want = len(r) + len(sep);
+        want.min(room.saturating_sub(name_len).max(room / 2))
+    });
+    let name = cut(&name, room.saturating_sub(reason_room));
+    let mut text = if name.is_empty() {
+        middle
+    } else {
+        format!("{name}{sep}{middle}")
     };
     if let Some(why) = reason {
-        let room = usize::from(width).saturating_sub(text.chars().count() + 3);
-        let why: String = if why.chars().count() <= room {
-            why
-        } else if room > 1 {
-            let mut cut: String = why.chars().take(room - 1).collect();
-            cut.push('…');
-            cut
-        } else {
-            String::new()
-        };
+        let why = cut(&why, width.saturating_sub(len(&text) + len(sep)));
         if !why.is_empty() {
-            text.push_str(" │ ");
+            text.push_str(sep);
             text.push_str(&why);
         }
     }
     Line::from(text).style(style)
+}
+
+fn len(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// `s` in at most `room` characters, cut with `…`; empty when no room is
+/// worth it.
+fn cut(s: &str, room: usize) -> String {
+    if len(s) <= room {
+        s.to_string()
+    } else if room > 1 {
+        let mut c: String = s.chars().take(room - 1).collect();
+        c.push('…');
+        c
+    } else {
+        String::new()
+    }
+}
+
+/// `SYNCING replicasets.apps, pods +3 (tree is stale)` and its short form.
+#[must_use]
+pub fn syncing_label(kinds: &[String]) -> (String, String) {
+    if kinds.is_empty() {
+        return (
+            "RECONNECTING (tree is stale)".into(),
+            "RECONNECTING (stale)".into(),
+        );
+    }
+    (
+        format!("SYNCING {} (tree is stale)", few(kinds)),
+        format!("SYNCING {} (stale)", kinds.len()),
+    )
+}
+
+/// The first two names and how many more: `configmaps, secrets +22`.
+#[must_use]
+pub fn few(kinds: &[String]) -> String {
+    match kinds {
+        [] => String::new(),
+        [a] => a.clone(),
+        [a, b] => format!("{a}, {b}"),
+        [a, b, rest @ ..] => format!("{a}, {b} +{}", rest.len()),
+    }
 }
 
 fn speed(s: f64) -> String {
@@ -246,12 +319,7 @@ pub fn second_line(app: &App) -> Line<'_> {
 /// configmaps, secrets +22` (the details and dialogs say the rest where it
 /// changes an answer).
 fn partial_label(kinds: &[String]) -> String {
-    match kinds {
-        [] => String::new(),
-        [a] => format!("PARTIAL: cannot list {a}"),
-        [a, b] => format!("PARTIAL: cannot list {a}, {b}"),
-        [a, b, rest @ ..] => format!("PARTIAL: cannot list {a}, {b} +{}", rest.len()),
-    }
+    format!("PARTIAL: cannot list {}", few(kinds))
 }
 
 #[cfg(test)]
@@ -291,6 +359,7 @@ mod lost_tests {
             )),
             clock: None,
             missing_kinds: Vec::new(),
+            syncing: Vec::new(),
             controllers: Vec::new(),
         }));
         let line = first_line(&app, 120);
@@ -311,6 +380,147 @@ mod lost_tests {
             line.style,
             crate::ui::theme::ERROR_LINE,
             "styled as a warning"
+        );
+    }
+}
+
+#[cfg(test)]
+mod stale_tests {
+    use super::first_line;
+    use crate::app::{App, Options};
+    use crate::backend::{Connection, SourceStatus, Update};
+
+    fn app(connection: Connection, syncing: usize) -> App {
+        let mut app = App::new(Options {
+            read_only: true,
+            ..Options::default()
+        });
+        app.apply(Update::Status(SourceStatus {
+            kind: "CLUSTER".into(),
+            name: format!(
+                "a-very-long-context-name-from-a-cloud-provider @ https://{}.example.com:6443 · all namespaces",
+                "x".repeat(60)
+            ),
+            scope: "all namespaces".into(),
+            connection,
+            clock: None,
+            missing_kinds: vec!["secrets".into()],
+            syncing: (0..syncing).map(|i| format!("kind{i}")).collect(),
+            controllers: Vec::new(),
+        }));
+        app
+    }
+
+    fn text(app: &App, width: u16) -> String {
+        first_line(app, width)
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect()
+    }
+
+    #[test]
+    fn syncing_kinds_are_named_and_a_long_name_gives_way() {
+        let a = app(Connection::Syncing, 5);
+        let whole = text(&a, 400);
+        assert!(
+            whole.contains(".example.com:6443 · all namespaces │ SYNCING"),
+            "{whole}"
+        );
+        for must in [
+            "SYNCING kind0, kind1 +3 (tree is stale)",
+            "PARTIAL: cannot list secrets",
+            "0 objects",
+            "READ-ONLY",
+        ] {
+            assert!(whole.contains(must), "{must}: {whole}");
+        }
+        // Less room: the short forms first, the name kept whole.
+        let wide = text(&a, 230);
+        assert!(wide.chars().count() <= 230, "{wide}");
+        assert!(wide.contains("all namespaces SYNCING 5 (stale)"), "{wide}");
+        // Narrow: the short forms, all still there.
+        let narrow = text(&a, 80);
+        assert!(narrow.chars().count() <= 80, "{narrow}");
+        for must in ["SYNCING 5 (stale)", "PARTIAL 1", "0 obj", "READ-ONLY"] {
+            assert!(narrow.contains(must), "{must}: {narrow}");
+        }
+        assert!(narrow.contains('…'), "then the name is cut: {narrow}");
+        assert_eq!(first_line(&a, 80).style, crate::ui::theme::STATUS_STALE);
+    }
+
+    #[test]
+    fn when_lost_the_reason_takes_the_name_s_room() {
+        let a = app(
+            Connection::Lost(
+                "https://10.0.0.1:6443 (context prod): certificate signed by unknown authority"
+                    .into(),
+            ),
+            0,
+        );
+        let t = text(&a, 230);
+        assert!(
+            t.starts_with(" CLUSTER │ CONNECTION LOST (tree is stale)"),
+            "{t}"
+        );
+        assert!(
+            t.ends_with(
+                "https://10.0.0.1:6443 (context prod): certificate signed by unknown authority"
+            ),
+            "{t}"
+        );
+        let narrow = text(&a, 70);
+        for must in ["LOST (stale)", "0 obj", "READ-ONLY"] {
+            assert!(narrow.contains(must), "{must}: {narrow}");
+        }
+        assert_eq!(first_line(&a, 70).style, crate::ui::theme::ERROR_LINE);
+    }
+
+    #[test]
+    fn connected_shows_no_marker() {
+        let a = app(Connection::Connected, 0);
+        let t = text(&a, 200);
+        assert!(
+            !t.contains("STALE") && !t.contains("SYNCING") && !t.contains("LOST"),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn the_stale_tree_is_marked_on_screen() {
+        use ratatui::Terminal;
+        use ratatui::backend::TestBackend;
+        let mut a = app(Connection::Syncing, 3);
+        let pod: crate::model::Object = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "web-2-a", "namespace": "shop", "uid": "p1",
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": "web-2", "uid": "rs-2", "controller": true}]},
+        }))
+        .expect("pod");
+        a.apply(Update::Reset {
+            objects: vec![pod.into()],
+            kinds: crate::model::KindTable::builtin(),
+        });
+        a.apply(Update::Unlisted(vec![crate::model::Unlisted {
+            resource: "replicasets.apps".into(),
+            reason: "not synced: its watch has not listed yet".into(),
+            group: "apps".into(),
+            kind: "ReplicaSet".into(),
+        }]));
+        a.set_screen(100, 16);
+        a.set_viewport(crate::ui::layout::tree_rows(ratatui::layout::Rect::new(
+            0, 0, 100, 16,
+        )));
+        let mut term = Terminal::new(TestBackend::new(100, 16)).expect("terminal");
+        term.draw(|f| crate::ui::render(&a, f)).expect("draw");
+        let screen = format!("{}", term.backend());
+        insta::assert_snapshot!("stale_tree_syncing", screen);
+        let top = term.backend().buffer().cell((25, 0)).expect("cell").style();
+        assert_eq!(
+            top.bg,
+            Some(ratatui::style::Color::Yellow),
+            "the marker is styled"
         );
     }
 }

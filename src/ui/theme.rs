@@ -21,6 +21,13 @@ pub const BAD: Style = Style::new().fg(Color::Red).add_modifier(Modifier::BOLD);
 pub const GOOD: Style = Style::new().fg(Color::Green);
 pub const STATUS: Style = Style::new().fg(Color::Black).bg(Color::Cyan);
 pub const STATUS_PAUSED: Style = Style::new().fg(Color::Black).bg(Color::Yellow);
+/// The tree may be out of date (watches relisting).
+pub const STATUS_STALE: Style = Style::new().fg(Color::Black).bg(Color::Yellow);
+/// The tree's stale marker.
+pub const STALE: Style = Style::new()
+    .fg(Color::Black)
+    .bg(Color::Yellow)
+    .add_modifier(Modifier::BOLD);
 pub const ERROR_LINE: Style = Style::new().fg(Color::White).bg(Color::Red);
 /// An action refused here (read-only mode): greyed and struck through,
 /// next to a READ-ONLY that says why.

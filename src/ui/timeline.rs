@@ -78,6 +78,26 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, _tabs: bool) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// A timeline time, seconds since the source started, in 8 columns:
+/// `12.4s`, `-5m40s` (an Event from before the session), `2h05m`.
+#[must_use]
+pub fn when(t: f64) -> String {
+    let sign = if t < 0.0 { "-" } else { "" };
+    let a = t.abs();
+    if a < 1000.0 {
+        return format!("{t:.1}s");
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let secs = a as u64;
+    if secs < 100 * 60 {
+        format!("{sign}{}m{:02}s", secs / 60, secs % 60)
+    } else if secs < 100 * 3600 {
+        format!("{sign}{}h{:02}m", secs / 3600, secs % 3600 / 60)
+    } else {
+        format!("{sign}{}d", secs / 86_400)
+    }
+}
+
 /// `   12.4s  updated  ReplicaSet/web-1  +finalizer foregroundDeletion (by gc)`
 #[must_use]
 pub fn line(x: &Happening, selected: Option<&str>) -> Line<'static> {
@@ -89,7 +109,7 @@ pub fn line(x: &Happening, selected: Option<&str>) -> Line<'static> {
         theme::KIND
     };
     Line::from(vec![
-        Span::styled(format!("{:>7.1}s ", x.t), theme::DIM),
+        Span::styled(format!("{:>8} ", when(x.t)), theme::DIM),
         Span::styled(
             format!("{}{:<8} ", if x.warning { "⚠ " } else { "" }, x.verb),
             text_style,

@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Borders, Paragraph};
 use super::theme;
 use crate::app::flash::FlashKind;
 use crate::app::{App, Row, RowNode};
+use crate::backend::Connection;
 use crate::model::badges::{Badge, edge_badges, object_badges};
 
 /// Symbols shared with the tui-tree-widget trees.
@@ -29,11 +30,19 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         format!("{}/{}", app.selected_index() + 1, rows.len())
     };
-    let block = Block::new()
+    let stale = stale(app);
+    let mut block = Block::new()
         .borders(Borders::TOP)
-        .border_style(theme::DIM)
-        .title(Line::from(title).style(theme::TITLE))
-        .title(Line::from(format!(" {pos} ")).right_aligned());
+        .border_style(if stale.is_some() {
+            theme::WARN
+        } else {
+            theme::DIM
+        })
+        .title(Line::from(title).style(theme::TITLE));
+    if let Some(s) = stale {
+        block = block.title(Line::from(Span::styled(s, theme::STALE)));
+    }
+    let block = block.title(Line::from(format!(" {pos} ")).right_aligned());
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let h = usize::from(inner.height);
@@ -81,6 +90,22 @@ fn title(app: &App) -> String {
     }
     t.push(' ');
     t
+}
+
+/// The tree may be out of date: ` STALE: connection lost ` or ` STALE:
+/// syncing replicasets.apps, pods +3 `; nothing when it is current.
+#[must_use]
+pub fn stale(app: &App) -> Option<String> {
+    let s = app.status()?;
+    match &s.connection {
+        Connection::Connected => None,
+        Connection::Lost(_) => Some(" STALE: connection lost ".into()),
+        Connection::Syncing if s.syncing.is_empty() => Some(" STALE: reconnecting ".into()),
+        Connection::Syncing => Some(format!(
+            " STALE: syncing {} ",
+            super::status::few(&s.syncing)
+        )),
+    }
 }
 
 /// `3/12`, or `-/12` when the selection is not a match, or `no match`.

@@ -213,7 +213,7 @@ pub struct Live {
 
 impl Live {
     pub fn start(opts: &LiveOptions) -> Live {
-        let backend = ClusterBackend::start(opts).expect("backend starts");
+        let backend = ClusterBackend::start(opts, Duration::from_secs(60)).expect("backend starts");
         let mut l = Live {
             backend,
             graph: OwnershipGraph::new(KindTable::builtin()),
@@ -251,6 +251,7 @@ impl Live {
                 Update::Happened(h) => self.happened.push(h),
                 Update::Replied(r) => self.replies.push(r),
                 Update::Status(s) => self.status = Some(s),
+                Update::Unlisted(u) => self.graph.kinds_mut().set_unlisted(u),
             }
         }
     }
