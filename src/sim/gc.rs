@@ -598,7 +598,7 @@ impl GarbageCollector {
         self.attempt_to_delete_item(&item, api)
     }
 
-    fn get_object(api: &ApiServer, id: &Identity) -> Result<Option<Object>, PassError> {
+    fn get_object(api: &ApiServer, id: &Identity) -> Result<Option<Arc<Object>>, PassError> {
         let group = group_of(&id.api_version);
         let mapped = api.kinds().serves(&id.api_version);
         let Some(namespaced) = api.kinds().namespaced(group, &id.kind).filter(|_| mapped) else {
@@ -613,7 +613,7 @@ impl GarbageCollector {
             namespace: namespaced.then(|| id.namespace.clone()),
             name: id.name.clone(),
         };
-        Ok(api.get(&key).cloned())
+        Ok(api.get_shared(&key).cloned())
     }
 
     /// R34.
@@ -637,12 +637,12 @@ impl GarbageCollector {
         if item.deleting_dependents {
             return self.process_deleting_dependents(item, api);
         }
-        let refs = latest.metadata.owner_references.clone();
+        let refs = &latest.metadata.owner_references;
         if refs.is_empty() {
             return Ok(());
         }
         let (mut solid, mut dangling, mut waiting) = (Vec::new(), Vec::new(), Vec::new());
-        for r in &refs {
+        for r in refs {
             match self.classify(r, item, api)? {
                 Classified::Solid => solid.push(r.uid.clone()),
                 Classified::Dangling => dangling.push(r.uid.clone()),
