@@ -3,6 +3,8 @@
 //! `convert::kept_fields`):
 //! what `tree`, `why`, `plan` and `snapshot` read with `--live`.
 
+use std::collections::HashSet;
+
 use futures::{StreamExt, stream};
 use kube::api::{DynamicObject, ListParams, PartialObjectMeta};
 use kube::{Api, Client};
@@ -25,6 +27,10 @@ pub struct Snapshot {
     /// Resources that could not be listed, with the reason (`configmaps:
     /// forbidden ...`): the tree is partial.
     pub missing: Vec<(String, String)>,
+    /// In a namespace scope, the cluster-scoped resources whose objects the
+    /// namespace uses (its Nodes, PersistentVolumes, CRDs) that could not be
+    /// read, with the reason: those objects are not in the snapshot.
+    pub unread: Vec<(String, String)>,
 }
 
 /// A resource as it is listed and watched in a scope.
@@ -166,6 +172,49 @@ pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
             }
         }
     }
+    let mut unread = Vec::new();
+    if let Scope::Namespace(ns) = &conn.scope {
+        let wanted = Related::of(ns, &objects);
+        let scoped: Vec<Scoped> = discovered
+            .resources
+            .iter()
+            .filter(|r| !r.namespaced && wanted.wants_kind(&r.ar.group, &r.ar.kind))
+            .map(|r| Scoped {
+                resource: r.clone(),
+                client: conn.client.clone(),
+                namespace: None,
+                field_selector: None,
+                full: needs_fields(&r.ar.group, &r.ar.kind, false),
+            })
+            .collect();
+        let results: Vec<Listed> = stream::iter(scoped)
+            .map(|s| async move {
+                let (group, kind) = (s.resource.ar.group.clone(), s.resource.ar.kind.clone());
+                (s.resource.name(), group, kind, list_resource(&s).await)
+            })
+            .buffer_unordered(CONCURRENCY)
+            .collect()
+            .await;
+        for (name, group, kind, r) in results {
+            match r {
+                Ok(objs) => objects.extend(objs.into_iter().filter(|o| wanted.wants(o))),
+                // An owner that cannot be read leaves its references
+                // unverified, as for any kind that cannot be listed.
+                Err(e) if wanted.owner_kinds.contains(&(group.clone(), kind.clone())) => {
+                    let reason = error_message(&e);
+                    kinds.mark_unlisted(crate::model::Unlisted {
+                        resource: name.clone(),
+                        reason: reason.clone(),
+                        group,
+                        kind,
+                    });
+                    missing.push((name, reason));
+                }
+                Err(e) => unread.push((name, error_message(&e))),
+            }
+        }
+        unread.sort();
+    }
     // A kind served by two groups would appear twice.
     let mut seen = std::collections::HashSet::new();
     objects.retain(|o| seen.insert(o.metadata.uid.clone()));
@@ -182,5 +231,92 @@ pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
         objects,
         kinds,
         missing,
+        unread,
     })
+}
+
+/// The cluster-scoped objects a namespace's objects use, which a snapshot
+/// of the namespace carries so a rehearsal reads what the rules read: the
+/// owners its objects reference (R32: a dependent whose owner is missing is
+/// collected), the Nodes its pods run on or are pinned to (the DaemonSet
+/// controller's nodes), the PersistentVolumes bound to its claims (R64 and
+/// the reclaim policy), and the CRDs of its custom resources (R75).
+#[derive(Default)]
+struct Related {
+    owners: HashSet<String>,
+    owner_kinds: HashSet<(String, String)>,
+    nodes: HashSet<String>,
+    volumes: HashSet<String>,
+    namespace: String,
+    kinds: HashSet<(String, String)>,
+}
+
+impl Related {
+    fn of(ns: &str, objects: &[Object]) -> Related {
+        let mut r = Related {
+            namespace: ns.to_string(),
+            ..Related::default()
+        };
+        for o in objects {
+            for owner in &o.metadata.owner_references {
+                r.owners.insert(owner.uid.clone());
+                r.owner_kinds.insert((
+                    crate::model::group_of(&owner.api_version).to_string(),
+                    owner.kind.clone(),
+                ));
+            }
+            if o.namespace().is_none() {
+                continue;
+            }
+            r.kinds.insert((o.group().to_string(), o.kind.clone()));
+            match (o.group(), o.kind.as_str()) {
+                ("", "Pod") => r.nodes.extend(crate::model::workload::node_of(o)),
+                ("", "PersistentVolumeClaim") => {
+                    r.volumes
+                        .extend(o.str_at(&["spec", "volumeName"]).map(str::to_string));
+                }
+                _ => {}
+            }
+        }
+        r
+    }
+
+    fn wants_kind(&self, group: &str, kind: &str) -> bool {
+        match (group, kind) {
+            ("", "Node") if !self.nodes.is_empty() => true,
+            ("", "PersistentVolume")
+                if self
+                    .kinds
+                    .contains(&(String::new(), "PersistentVolumeClaim".into())) =>
+            {
+                true
+            }
+            ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+                let builtin = KindTable::builtin();
+                self.kinds.iter().any(|(g, k)| builtin.get(g, k).is_none())
+            }
+            _ => self
+                .owner_kinds
+                .contains(&(group.to_string(), kind.to_string())),
+        }
+    }
+
+    fn wants(&self, o: &Object) -> bool {
+        if self.owners.contains(o.uid()) {
+            return true;
+        }
+        match (o.group(), o.kind.as_str()) {
+            ("", "Node") => self.nodes.contains(o.name()),
+            ("", "PersistentVolume") => {
+                self.volumes.contains(o.name())
+                    || o.str_at(&["spec", "claimRef", "namespace"]) == Some(self.namespace.as_str())
+            }
+            ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+                let group = o.str_at(&["spec", "group"]).unwrap_or_default();
+                let kind = o.str_at(&["spec", "names", "kind"]).unwrap_or_default();
+                self.kinds.contains(&(group.to_string(), kind.to_string()))
+            }
+            _ => false,
+        }
+    }
 }

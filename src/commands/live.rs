@@ -95,6 +95,14 @@ impl LiveView {
                 super::out::one_line(&snapshot.missing[0].1)
             );
         }
+        if !snapshot.unread.is_empty() {
+            let names: Vec<&str> = snapshot.unread.iter().map(|(k, _)| k.as_str()).collect();
+            eprintln!(
+                "warning: cannot read the cluster-scoped objects this namespace uses: {} ({}); they are not in this view",
+                super::out::one_line(&names.join(", ")),
+                super::out::one_line(&snapshot.unread[0].1)
+            );
+        }
         Ok(LiveView { conn, snapshot })
     }
 
