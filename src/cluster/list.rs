@@ -320,3 +320,125 @@ impl Related {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::OwnerReference;
+    use serde_json::json;
+
+    fn obj(api_version: &str, kind: &str, ns: Option<&str>, name: &str, uid: &str) -> Object {
+        let mut o = Object::new(api_version, kind, ns, name);
+        o.metadata.uid = uid.into();
+        o
+    }
+
+    /// A namespace with a pinned daemon pod, a scheduled pod, a bound
+    /// claim, a custom resource and a ConfigMap owned by a cluster-scoped
+    /// object.
+    fn shop() -> Vec<Object> {
+        let mut pinned = obj("v1", "Pod", Some("shop"), "agent-x", "p1");
+        pinned.spec = json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}});
+        let mut scheduled = obj("v1", "Pod", Some("shop"), "web", "p2");
+        scheduled.spec = json!({"nodeName": "n2"});
+        let mut claim = obj("v1", "PersistentVolumeClaim", Some("shop"), "data", "c1");
+        claim.spec = json!({"volumeName": "pv1"});
+        let widget = obj("example.com/v1", "Widget", Some("shop"), "w", "w1");
+        let mut owned = obj("v1", "ConfigMap", Some("shop"), "cfg", "cm1");
+        owned.metadata.owner_references.push(OwnerReference {
+            api_version: "rbac.authorization.k8s.io/v1".into(),
+            kind: "ClusterRole".into(),
+            name: "admin".into(),
+            uid: "cr1".into(),
+            controller: None,
+            block_owner_deletion: None,
+        });
+        let namespace = obj("v1", "Namespace", None, "shop", "ns1");
+        vec![namespace, pinned, scheduled, claim, widget, owned]
+    }
+
+    #[test]
+    fn a_namespace_snapshot_carries_the_cluster_objects_its_objects_use() {
+        let r = Related::of("shop", &shop());
+        for (group, kind) in [
+            ("", "Node"),
+            ("", "PersistentVolume"),
+            ("apiextensions.k8s.io", "CustomResourceDefinition"),
+            ("rbac.authorization.k8s.io", "ClusterRole"),
+        ] {
+            assert!(r.wants_kind(group, kind), "{group}/{kind}");
+        }
+        assert!(!r.wants_kind("storage.k8s.io", "StorageClass"));
+
+        let node = |name: &str| obj("v1", "Node", None, name, &format!("u-{name}"));
+        assert!(r.wants(&node("n1")), "the node a daemon pod is pinned to");
+        assert!(r.wants(&node("n2")), "the node a pod runs on");
+        assert!(!r.wants(&node("n3")));
+
+        let pv = |name: &str, claim_ns: &str| {
+            let mut o = obj("v1", "PersistentVolume", None, name, &format!("u-{name}"));
+            o.spec = json!({"claimRef": {"namespace": claim_ns, "name": "x"}});
+            o
+        };
+        assert!(
+            r.wants(&pv("pv1", "other")),
+            "named by a claim's volumeName"
+        );
+        assert!(
+            r.wants(&pv("pv2", "shop")),
+            "its claimRef is in the namespace"
+        );
+        assert!(!r.wants(&pv("pv3", "other")));
+
+        let crd = |group: &str, kind: &str| {
+            let mut o = obj(
+                "apiextensions.k8s.io/v1",
+                "CustomResourceDefinition",
+                None,
+                &format!("things.{group}"),
+                &format!("u-{group}"),
+            );
+            o.spec = json!({"group": group, "names": {"kind": kind}});
+            o
+        };
+        assert!(r.wants(&crd("example.com", "Widget")));
+        assert!(!r.wants(&crd("example.com", "Gadget")));
+        assert!(!r.wants(&crd("other.io", "Widget")));
+
+        let owner = obj(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            None,
+            "admin",
+            "cr1",
+        );
+        assert!(r.wants(&owner), "a cluster-scoped owner, by uid");
+        let stranger = obj(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            None,
+            "view",
+            "cr2",
+        );
+        assert!(!r.wants(&stranger));
+    }
+
+    #[test]
+    fn a_namespace_without_such_objects_lists_none_of_those_kinds() {
+        let plain = vec![
+            obj("v1", "Namespace", None, "shop", "ns1"),
+            obj("v1", "Pod", Some("shop"), "pending", "p1"),
+            obj("v1", "ConfigMap", Some("shop"), "cfg", "cm1"),
+        ];
+        let r = Related::of("shop", &plain);
+        assert!(
+            !r.wants_kind("", "Node"),
+            "no pod is on or pinned to a node"
+        );
+        assert!(!r.wants_kind("", "PersistentVolume"), "no claim");
+        assert!(
+            !r.wants_kind("apiextensions.k8s.io", "CustomResourceDefinition"),
+            "no custom resource"
+        );
+    }
+}
