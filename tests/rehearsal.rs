@@ -437,6 +437,79 @@ fn objects(ns: &str) -> BTreeMap<String, Seen> {
         }
     }
     all.extend(cluster);
+    seen_all(all)
+}
+
+/// The kinds compared (those `objects` lists), besides the graph's custom
+/// resources.
+const KINDS: &[&str] = &[
+    "ConfigMap",
+    "Secret",
+    "Job",
+    "ReplicationController",
+    "Pod",
+    "Deployment",
+    "ReplicaSet",
+    "StatefulSet",
+    "DaemonSet",
+    "ControllerRevision",
+    "Service",
+    "Endpoints",
+    "EndpointSlice",
+    "PersistentVolumeClaim",
+    "Node",
+    "PersistentVolume",
+    "CustomResourceDefinition",
+];
+
+/// The final state `simulate` reaches from the snapshot with the same
+/// DELETE, as `objects` would list it.
+fn simulated(
+    ns: &str,
+    file: &str,
+    target: &str,
+    policy: Option<&str>,
+) -> Result<BTreeMap<String, Seen>, String> {
+    let mut args = vec!["simulate", file, "--delete", target, "-n", ns, "-o", "json"];
+    let lower = policy.map(str::to_ascii_lowercase);
+    if let Some(p) = &lower {
+        args.extend(["--policy", p]);
+    }
+    let out = ownerscope(&args);
+    if !out.status.success() {
+        return Err(format!(
+            "simulate: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let last: Value = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v.get("final").is_some())
+        .ok_or("simulate: no final state")?;
+    let compared = last["final"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|o| {
+            let kind = o["kind"].as_str().unwrap_or_default();
+            let custom = o["apiVersion"].as_str().is_some_and(|v| v.contains(ns));
+            let mine = match o["metadata"]["namespace"].as_str() {
+                Some(n) => n == ns,
+                None => o["metadata"]["name"]
+                    .as_str()
+                    .is_some_and(|n| n.contains(ns)),
+            };
+            mine && (custom || KINDS.contains(&kind))
+        })
+        .collect();
+    Ok(seen_all(compared))
+}
+
+/// Listed objects by uid (the namespace's own ConfigMap and token left out).
+fn seen_all(all: Vec<Value>) -> BTreeMap<String, Seen> {
     let mut out = BTreeMap::new();
     for item in all {
         let kind = item["kind"].as_str().unwrap_or_default().to_string();
@@ -656,6 +729,7 @@ fn rehearse(g: &Graph) -> Result<(), String> {
     }
     let plan: Value = serde_json::from_slice(&plan.stdout).map_err(|e| e.to_string())?;
     let (predicted, replaced) = predicted(&plan);
+    let sim_after = simulated(&ns, &file.to_string_lossy(), &target, g.policy)?;
 
     // The same DELETE, for real: with the policy, or with no options at
     // all (kubectl always sends one, so the raw API).
@@ -699,6 +773,21 @@ fn rehearse(g: &Graph) -> Result<(), String> {
     if real_new != replaced {
         disagreements.push(format!(
             "new objects of kinds {real_new:?}, predicted replacements of {replaced:?}"
+        ));
+    }
+    // And the simulator's final state, run to its end from the same
+    // snapshot: everything it does, not only what the delete cascades to.
+    for (uid, seen) in &before {
+        let real = fate(uid, seen, &after);
+        let sim = fate(uid, seen, &sim_after);
+        if real != sim {
+            disagreements.push(format!("{}: simulated {sim:?}, real {real:?}", seen.who));
+        }
+    }
+    let sim_new = new_kinds(&before, &sim_after);
+    if real_new != sim_new {
+        disagreements.push(format!(
+            "new objects of kinds {real_new:?}, simulated new objects of {sim_new:?}"
         ));
     }
     // Release what the graph held, so the namespace can go, and delete
