@@ -1,13 +1,16 @@
 //! Rehearsals against the real control plane: each graph is built for real
-//! (kubectl), snapshotted (`snapshot --live`), rehearsed (`plan` on the
-//! snapshot, the same request), then the same DELETE is sent for real; once
-//! the cluster is quiet every object of the snapshot is compared by uid:
+//! (kubectl), snapshotted (`snapshot --live`), rehearsed (`plan` and
+//! `simulate` on the snapshot, the same request), then the same DELETE is
+//! sent for real; once the cluster is quiet every object of the snapshot is
+//! compared by uid, with the plan's prediction and with the simulation's
+//! final state:
 //! gone, Terminating, still there, re-created (gone, and an object of the
 //! same kind and name is back with a new uid), or adopted (still there,
 //! controlled by another uid). Objects a controller creates have new uids
 //! and, for pods, random names: they are compared by role, as the set of
 //! kinds that gained new objects against the kinds the plan says are
-//! replaced. The agreement k/N is printed.
+//! replaced and the kinds the simulation created. The agreement k/N is
+//! printed.
 //!
 //! A graph may hold cluster-scoped objects (Nodes, PersistentVolumes,
 //! CRDs): they are named after the graph's namespace (`{ns}` in a
@@ -761,33 +764,26 @@ fn rehearse(g: &Graph) -> Result<(), String> {
         }
     }
     let after = quiet(&ns, kind == "namespace");
+    // The plan's prediction, and the simulator's final state, run to its
+    // end from the same snapshot: everything it does, not only what the
+    // delete cascades to.
     let mut disagreements = Vec::new();
     for (uid, seen) in &before {
         let real = fate(uid, seen, &after);
         let said = predicted.get(uid).copied().unwrap_or(Fate::Live);
+        let sim = fate(uid, seen, &sim_after);
         if real != said {
             disagreements.push(format!("{}: predicted {said:?}, real {real:?}", seen.who));
         }
-    }
-    let real_new = new_kinds(&before, &after);
-    if real_new != replaced {
-        disagreements.push(format!(
-            "new objects of kinds {real_new:?}, predicted replacements of {replaced:?}"
-        ));
-    }
-    // And the simulator's final state, run to its end from the same
-    // snapshot: everything it does, not only what the delete cascades to.
-    for (uid, seen) in &before {
-        let real = fate(uid, seen, &after);
-        let sim = fate(uid, seen, &sim_after);
         if real != sim {
             disagreements.push(format!("{}: simulated {sim:?}, real {real:?}", seen.who));
         }
     }
+    let real_new = new_kinds(&before, &after);
     let sim_new = new_kinds(&before, &sim_after);
-    if real_new != sim_new {
+    if real_new != replaced || real_new != sim_new {
         disagreements.push(format!(
-            "new objects of kinds {real_new:?}, simulated new objects of {sim_new:?}"
+            "new objects of kinds {real_new:?}, predicted replacements of {replaced:?}, simulated new objects of {sim_new:?}"
         ));
     }
     // Release what the graph held, so the namespace can go, and delete

@@ -145,31 +145,13 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
 pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
     let discovered = discover(&conn.client).await?;
     let scoped = in_scope_reading(conn, &discovered.resources, true);
-    type Listed = (String, String, String, Result<Vec<Object>, kube::Error>);
-    let results: Vec<Listed> = stream::iter(scoped)
-        .map(|s| async move {
-            let (group, kind) = (s.resource.ar.group.clone(), s.resource.ar.kind.clone());
-            (s.resource.name(), group, kind, list_resource(&s).await)
-        })
-        .buffer_unordered(CONCURRENCY)
-        .collect()
-        .await;
     let mut objects = Vec::new();
     let mut missing = Vec::new();
     let mut kinds = discovered.kinds;
-    for (name, group, kind, r) in results {
+    for (listed, r) in list_all(scoped).await {
         match r {
             Ok(objs) => objects.extend(objs),
-            Err(e) => {
-                let reason = error_message(&e);
-                kinds.mark_unlisted(crate::model::Unlisted {
-                    resource: name.clone(),
-                    reason: reason.clone(),
-                    group,
-                    kind,
-                });
-                missing.push((name, reason));
-            }
+            Err(e) => missing.push(listed.unlisted(&mut kinds, &e)),
         }
     }
     let mut unread = Vec::new();
@@ -187,30 +169,19 @@ pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
                 full: needs_fields(&r.ar.group, &r.ar.kind, false),
             })
             .collect();
-        let results: Vec<Listed> = stream::iter(scoped)
-            .map(|s| async move {
-                let (group, kind) = (s.resource.ar.group.clone(), s.resource.ar.kind.clone());
-                (s.resource.name(), group, kind, list_resource(&s).await)
-            })
-            .buffer_unordered(CONCURRENCY)
-            .collect()
-            .await;
-        for (name, group, kind, r) in results {
+        for (listed, r) in list_all(scoped).await {
             match r {
                 Ok(objs) => objects.extend(objs.into_iter().filter(|o| wanted.wants(o))),
                 // An owner that cannot be read leaves its references
                 // unverified, as for any kind that cannot be listed.
-                Err(e) if wanted.owner_kinds.contains(&(group.clone(), kind.clone())) => {
-                    let reason = error_message(&e);
-                    kinds.mark_unlisted(crate::model::Unlisted {
-                        resource: name.clone(),
-                        reason: reason.clone(),
-                        group,
-                        kind,
-                    });
-                    missing.push((name, reason));
+                Err(e)
+                    if wanted
+                        .owner_kinds
+                        .contains(&(listed.group.clone(), listed.kind.clone())) =>
+                {
+                    missing.push(listed.unlisted(&mut kinds, &e));
                 }
-                Err(e) => unread.push((name, error_message(&e))),
+                Err(e) => unread.push((listed.resource, error_message(&e))),
             }
         }
         unread.sort();
@@ -233,6 +204,44 @@ pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
         missing,
         unread,
     })
+}
+
+/// Which resource a list was of.
+struct Listed {
+    resource: String,
+    group: String,
+    kind: String,
+}
+
+impl Listed {
+    /// Records that it could not be listed: the kind is unlisted (answers
+    /// reason with it); returns (resource, reason).
+    fn unlisted(self, kinds: &mut KindTable, e: &kube::Error) -> (String, String) {
+        let reason = error_message(e);
+        kinds.mark_unlisted(crate::model::Unlisted {
+            resource: self.resource.clone(),
+            reason: reason.clone(),
+            group: self.group,
+            kind: self.kind,
+        });
+        (self.resource, reason)
+    }
+}
+
+/// Lists each resource, a few at once.
+async fn list_all(scoped: Vec<Scoped>) -> Vec<(Listed, Result<Vec<Object>, kube::Error>)> {
+    stream::iter(scoped)
+        .map(|s| async move {
+            let listed = Listed {
+                resource: s.resource.name(),
+                group: s.resource.ar.group.clone(),
+                kind: s.resource.ar.kind.clone(),
+            };
+            (listed, list_resource(&s).await)
+        })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await
 }
 
 /// The cluster-scoped objects a namespace's objects use, which a snapshot
