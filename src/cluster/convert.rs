@@ -117,9 +117,10 @@ fn pick(from: &Value, paths: &[&[&str]]) -> Value {
 ///   controllers keep its Endpoints and slices;
 /// - Pod: `nodeName`, `terminationGracePeriodSeconds`, the volumes' names
 ///   and claim names, the required node affinity's `matchFields` (the node
-///   a daemon pod is pinned to before it is scheduled), `status.phase` and the conditions' type and status:
-///   graceful deletion (R15), claims in use (R63), which pods a ReplicaSet
-///   deletes first;
+///   a daemon pod is pinned to before it is scheduled), `status.phase` and
+///   the conditions' type and status: graceful deletion (R15), claims in
+///   use (R63), which pods a ReplicaSet deletes first, which node a
+///   DaemonSet's pod is for;
 /// - PersistentVolume: `claimRef` (namespace, name, uid),
 ///   `persistentVolumeReclaimPolicy`, `status.phase`: PV protection (R64)
 ///   and what the PV controller does once the claim is gone;

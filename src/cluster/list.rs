@@ -1,7 +1,8 @@
 //! One list of every listable resource in scope, concurrently, metadata-only
 //! except the few kinds whose rules read spec or status (pruned, see
-//! `convert::kept_fields`):
-//! what `tree`, `why`, `plan` and `snapshot` read with `--live`.
+//! `convert::kept_fields`), and in a namespace the cluster-scoped objects
+//! its objects use (`Related`): what `tree`, `why`, `plan` and `snapshot`
+//! read with `--live`.
 
 use std::collections::HashSet;
 
