@@ -1526,3 +1526,142 @@ fn kubectl_names_flags_and_selections() {
     let (ok, _, err) = live(&["tree", "-n", &ns, "--cluster", "no-such-cluster"]);
     assert!(!ok && err.contains("no-such-cluster"), "{err}");
 }
+
+/// A namespace snapshot carries the cluster-scoped objects its objects use;
+/// a user who may not read them still gets the namespace, told what is
+/// left out, and an owner it cannot read is unverified, never gone.
+#[test]
+fn a_namespace_snapshot_carries_its_nodes_and_says_what_it_cannot_read() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "related"));
+    let node = format!("{ns}-node");
+    let view = kubectl(
+        &[
+            "get",
+            "clusterrole",
+            "view",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ],
+        None,
+    );
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(&format!(
+            r#"
+apiVersion: v1
+kind: Node
+metadata: {{name: {node}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: bound}}
+spec: {{nodeName: {node}, containers: [{{name: c, image: example.invalid/c:1}}]}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: of-role
+  ownerReferences: [{{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, name: view, uid: {view}}}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {{name: reader}}
+rules:
+  - apiGroups: [""]
+    resources: [pods, configmaps]
+    verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {{name: reader}}
+roleRef: {{apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}}
+subjects: [{{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}}]
+"#
+        )),
+    );
+    let snapshot = |kubeconfig: &std::path::Path| {
+        let k = kubeconfig.to_str().expect("path");
+        let o = ownerscope(&["snapshot", "--live", "--kubeconfig", k, "-n", &ns]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+        (v, String::from_utf8_lossy(&o.stderr).to_string())
+    };
+    let has = |v: &Value, kind: &str, name: &str| {
+        v["objects"]
+            .as_array()
+            .expect("objects")
+            .iter()
+            .any(|o| o["kind"] == kind && o["metadata"]["name"] == name)
+    };
+
+    // The admin's snapshot: the Node its pod is bound to and the
+    // ClusterRole that owns its ConfigMap, no other Node or ClusterRole.
+    let (full, _) = snapshot(&env().admin);
+    assert!(has(&full, "Node", &node), "{full}");
+    assert!(has(&full, "ClusterRole", "view"), "{full}");
+    assert!(!has(&full, "ClusterRole", "edit"), "{full}");
+    assert_eq!(
+        full["partial"]["unlisted"],
+        json!([]),
+        "{}",
+        full["partial"]
+    );
+
+    // A user who may read only pods and configmaps here.
+    let (part, stderr) = snapshot(&env().restricted);
+    assert!(
+        has(&part, "Pod", "bound") && !has(&part, "Node", &node),
+        "{part}"
+    );
+    assert!(
+        stderr.contains("cannot read the cluster-scoped objects this namespace uses: nodes"),
+        "{stderr}"
+    );
+    assert!(
+        part["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("without the cluster-scoped objects it uses of: nodes")),
+        "{}",
+        part["description"]
+    );
+    let unlisted = part["partial"]["unlisted"].as_array().expect("unlisted");
+    assert!(
+        unlisted.iter().any(|u| u["kind"] == "ClusterRole"),
+        "an owner it cannot read: {unlisted:?}"
+    );
+    assert!(
+        !unlisted.iter().any(|u| u["kind"] == "Node"),
+        "{unlisted:?}"
+    );
+    let file = std::env::temp_dir().join(format!("ownerscope-related-{ns}.json"));
+    std::fs::write(&file, part.to_string()).expect("file");
+    let why = ownerscope(&[
+        "why",
+        file.to_str().expect("path"),
+        "configmap/of-role",
+        "-n",
+        &ns,
+    ]);
+    let why = String::from_utf8_lossy(&why.stdout);
+    assert!(!why.contains("will be deleted"), "{why}");
+    assert!(why.contains("cannot"), "{why}");
+
+    let _ = std::fs::remove_file(&file);
+    let _ = try_kubectl(
+        &[
+            "delete",
+            "pod",
+            "bound",
+            "-n",
+            &ns,
+            "--grace-period=0",
+            "--force",
+        ],
+        None,
+    );
+    rt.block_on(delete_namespace(&client, &ns));
+    kubectl(&["delete", "node", &node, "--wait=false"], None);
+}

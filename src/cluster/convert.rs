@@ -57,7 +57,14 @@ pub fn from_dynamic(ar: &ApiResource, obj: &DynamicObject) -> Option<Object> {
 pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
     matches!(
         (group, kind),
-        ("", "Namespace" | "ReplicationController" | "Service")
+        (
+            "",
+            "Namespace"
+                | "ReplicationController"
+                | "Service"
+                | "PersistentVolume"
+                | "PersistentVolumeClaim"
+        ) | ("apiextensions.k8s.io", "CustomResourceDefinition")
             | (
                 "apps",
                 "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
@@ -109,9 +116,20 @@ fn pick(from: &Value, paths: &[&[&str]]) -> Value {
 /// - Service: `spec.selector`: whether the endpoints and EndpointSlice
 ///   controllers keep its Endpoints and slices;
 /// - Pod: `nodeName`, `terminationGracePeriodSeconds`, the volumes' names
-///   and claim names, `status.phase` and the conditions' type and status:
-///   graceful deletion (R15), claims in use (R63), which pods a ReplicaSet
-///   deletes first.
+///   and claim names, the required node affinity's `matchFields` (the node
+///   a daemon pod is pinned to before it is scheduled), `status.phase` and
+///   the conditions' type and status: graceful deletion (R15), claims in
+///   use (R63), which pods a ReplicaSet deletes first, which node a
+///   DaemonSet's pod is for;
+/// - PersistentVolume: `claimRef` (namespace, name, uid),
+///   `persistentVolumeReclaimPolicy`, `status.phase`: PV protection (R64)
+///   and what the PV controller does once the claim is gone;
+/// - PersistentVolumeClaim: `volumeName`, `status.phase`: which volume it
+///   binds (R64);
+/// - CustomResourceDefinition: `group`, `names`, `scope`, each version's
+///   `name`, `served`, `storage`, and the condition types and statuses:
+///   which instances its deletion removes (R75) and which references map
+///   (R32).
 ///
 /// Everything else is dropped; annotations are dropped elsewhere.
 #[must_use]
@@ -150,11 +168,47 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
                     .collect();
                 kept["volumes"] = Value::Array(vols);
             }
+            // A daemon pod is pinned to its node by a required node
+            // affinity on `metadata.name` until the scheduler binds it.
+            let terms = spec
+                .pointer("/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")
+                .and_then(Value::as_array);
+            if let Some(terms) = terms {
+                let terms: Vec<Value> =
+                    terms.iter().map(|t| pick(t, &[&["matchFields"]])).collect();
+                kept["affinity"] = serde_json::json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}});
+            }
             let mut st = conditions(status);
             if let Some(p) = status.get("phase") {
                 st["phase"] = p.clone();
             }
             (kept, st)
+        }
+        ("", "PersistentVolume") => {
+            let kept = pick(
+                spec,
+                &[
+                    &["claimRef", "namespace"],
+                    &["claimRef", "name"],
+                    &["claimRef", "uid"],
+                    &["persistentVolumeReclaimPolicy"],
+                ],
+            );
+            (kept, pick(status, &[&["phase"]]))
+        }
+        ("", "PersistentVolumeClaim") => {
+            (pick(spec, &[&["volumeName"]]), pick(status, &[&["phase"]]))
+        }
+        ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+            let mut kept = pick(spec, &[&["group"], &["names"], &["scope"]]);
+            if let Some(vs) = spec.get("versions").and_then(Value::as_array) {
+                let vs: Vec<Value> = vs
+                    .iter()
+                    .map(|v| pick(v, &[&["name"], &["served"], &["storage"]]))
+                    .collect();
+                kept["versions"] = Value::Array(vs);
+            }
+            (kept, conditions(status))
         }
         _ if needs_fields(group, kind, false) => {
             let mut kept = pick(
@@ -387,9 +441,77 @@ mod kept_tests {
             ]})
         );
         assert!(!kept.to_string().contains("s3cret"));
+        let pinned = json!({"affinity": {"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{
+                "matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}],
+                "matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}],
+            }]},
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1}],
+        }, "podAntiAffinity": {}}});
+        let (kept_pinned, _) = kept_fields("", "Pod", &pinned, &Value::Null);
+        let mut o = crate::model::Object::new("v1", "Pod", Some("ns"), "p");
+        o.spec = kept_pinned.clone();
+        assert_eq!(crate::model::workload::node_of(&o).as_deref(), Some("n2"));
+        assert!(!kept_pinned.to_string().contains("zone"), "{kept_pinned}");
+        assert!(!kept_pinned.to_string().contains("weight"), "{kept_pinned}");
         assert_eq!(
             st,
             json!({"conditions": [{"type": "Ready", "status": "True"}], "phase": "Running"})
+        );
+    }
+
+    #[test]
+    fn volumes_claims_and_crds_keep_what_their_rules_read() {
+        let spec = json!({
+            "capacity": {"storage": "1Gi"},
+            "hostPath": {"path": "/srv/secret-path"},
+            "claimRef": {"namespace": "shop", "name": "data", "uid": "u1", "resourceVersion": "9"},
+            "persistentVolumeReclaimPolicy": "Delete",
+        });
+        let (kept, st) = kept_fields(
+            "",
+            "PersistentVolume",
+            &spec,
+            &json!({"phase": "Bound", "message": "m"}),
+        );
+        assert_eq!(
+            (kept, st),
+            (
+                json!({"claimRef": {"namespace": "shop", "name": "data", "uid": "u1"}, "persistentVolumeReclaimPolicy": "Delete"}),
+                json!({"phase": "Bound"})
+            )
+        );
+        let (kept, st) = kept_fields(
+            "",
+            "PersistentVolumeClaim",
+            &json!({"volumeName": "pv1", "resources": {"requests": {"storage": "1Gi"}}}),
+            &json!({"phase": "Bound", "capacity": {"storage": "1Gi"}}),
+        );
+        assert_eq!(
+            (kept, st),
+            (json!({"volumeName": "pv1"}), json!({"phase": "Bound"}))
+        );
+        let crd = json!({
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": {"kind": "Widget", "plural": "widgets"},
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}],
+            "conversion": {"strategy": "None"},
+        });
+        let status = json!({"conditions": [{"type": "Terminating", "status": "True", "reason": "InstanceDeletionInProgress", "message": "m"}], "acceptedNames": {}});
+        let (kept, st) = kept_fields(
+            "apiextensions.k8s.io",
+            "CustomResourceDefinition",
+            &crd,
+            &status,
+        );
+        assert_eq!(
+            kept,
+            json!({"group": "example.com", "scope": "Namespaced", "names": {"kind": "Widget", "plural": "widgets"}, "versions": [{"name": "v1", "served": true, "storage": true}]})
+        );
+        assert_eq!(
+            st,
+            json!({"conditions": [{"type": "Terminating", "status": "True"}]})
         );
     }
 

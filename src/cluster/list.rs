@@ -1,7 +1,10 @@
 //! One list of every listable resource in scope, concurrently, metadata-only
 //! except the few kinds whose rules read spec or status (pruned, see
-//! `convert::kept_fields`):
-//! what `tree`, `why`, `plan` and `snapshot` read with `--live`.
+//! `convert::kept_fields`), and in a namespace the cluster-scoped objects
+//! its objects use (`Related`): what `tree`, `why`, `plan` and `snapshot`
+//! read with `--live`.
+
+use std::collections::HashSet;
 
 use futures::{StreamExt, stream};
 use kube::api::{DynamicObject, ListParams, PartialObjectMeta};
@@ -25,6 +28,10 @@ pub struct Snapshot {
     /// Resources that could not be listed, with the reason (`configmaps:
     /// forbidden ...`): the tree is partial.
     pub missing: Vec<(String, String)>,
+    /// In a namespace scope, the cluster-scoped resources whose objects the
+    /// namespace uses (its Nodes, PersistentVolumes, CRDs) that could not be
+    /// read, with the reason: those objects are not in the snapshot.
+    pub unread: Vec<(String, String)>,
 }
 
 /// A resource as it is listed and watched in a scope.
@@ -159,32 +166,48 @@ pub async fn list_discovered(
     discovered: super::discovery::Discovered,
 ) -> Result<Snapshot, ClusterError> {
     let scoped = in_scope_reading(conn, &discovered.resources, true);
-    type Listed = (String, String, String, Result<Vec<Object>, kube::Error>);
-    let results: Vec<Listed> = stream::iter(scoped)
-        .map(|s| async move {
-            let (group, kind) = (s.resource.ar.group.clone(), s.resource.ar.kind.clone());
-            (s.resource.name(), group, kind, list_resource(&s).await)
-        })
-        .buffer_unordered(CONCURRENCY)
-        .collect()
-        .await;
     let mut objects = Vec::new();
     let mut missing = Vec::new();
     let mut kinds = conn.viewed_kinds(discovered.kinds);
-    for (name, group, kind, r) in results {
+    for (listed, r) in list_all(scoped).await {
         match r {
             Ok(objs) => objects.extend(objs),
-            Err(e) => {
-                let reason = error_message(&e);
-                kinds.mark_unlisted(crate::model::Unlisted {
-                    resource: name.clone(),
-                    reason: reason.clone(),
-                    group,
-                    kind,
-                });
-                missing.push((name, reason));
+            Err(e) => missing.push(listed.unlisted(&mut kinds, &e)),
+        }
+    }
+    let mut unread = Vec::new();
+    if let Scope::Namespace(ns) = &conn.scope {
+        let wanted = Related::of(ns, &objects);
+        let scoped: Vec<Scoped> = discovered
+            .resources
+            .iter()
+            .filter(|r| !r.namespaced && wanted.wants_kind(&r.ar.group, &r.ar.kind))
+            .map(|r| Scoped {
+                resource: r.clone(),
+                client: conn.client.clone(),
+                namespace: None,
+                field_selector: None,
+                // What the selected objects use, whatever its labels.
+                label_selector: None,
+                full: needs_fields(&r.ar.group, &r.ar.kind, false),
+            })
+            .collect();
+        for (listed, r) in list_all(scoped).await {
+            match r {
+                Ok(objs) => objects.extend(objs.into_iter().filter(|o| wanted.wants(o))),
+                // An owner that cannot be read leaves its references
+                // unverified, as for any kind that cannot be listed.
+                Err(e)
+                    if wanted
+                        .owner_kinds
+                        .contains(&(listed.group.clone(), listed.kind.clone())) =>
+                {
+                    missing.push(listed.unlisted(&mut kinds, &e));
+                }
+                Err(e) => unread.push((listed.resource, error_message(&e))),
             }
         }
+        unread.sort();
     }
     // A kind served by two groups would appear twice.
     let mut seen = std::collections::HashSet::new();
@@ -202,5 +225,252 @@ pub async fn list_discovered(
         objects,
         kinds,
         missing,
+        unread,
     })
+}
+
+/// Which resource a list was of.
+struct Listed {
+    resource: String,
+    group: String,
+    kind: String,
+}
+
+impl Listed {
+    /// Records that it could not be listed: the kind is unlisted (answers
+    /// reason with it); returns (resource, reason).
+    fn unlisted(self, kinds: &mut KindTable, e: &kube::Error) -> (String, String) {
+        let reason = error_message(e);
+        kinds.mark_unlisted(crate::model::Unlisted {
+            resource: self.resource.clone(),
+            reason: reason.clone(),
+            group: self.group,
+            kind: self.kind,
+        });
+        (self.resource, reason)
+    }
+}
+
+/// Lists each resource, a few at once.
+async fn list_all(scoped: Vec<Scoped>) -> Vec<(Listed, Result<Vec<Object>, kube::Error>)> {
+    stream::iter(scoped)
+        .map(|s| async move {
+            let listed = Listed {
+                resource: s.resource.name(),
+                group: s.resource.ar.group.clone(),
+                kind: s.resource.ar.kind.clone(),
+            };
+            (listed, list_resource(&s).await)
+        })
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await
+}
+
+/// The cluster-scoped objects a namespace's objects use, which a snapshot
+/// of the namespace carries so a rehearsal reads what the rules read: the
+/// owners its objects reference (R32: a dependent whose owner is missing is
+/// collected), the Nodes its pods run on or are pinned to (the DaemonSet
+/// controller's nodes), the PersistentVolumes bound to its claims (R64 and
+/// the reclaim policy), and the CRDs of its custom resources (R75).
+#[derive(Default)]
+struct Related {
+    owners: HashSet<String>,
+    owner_kinds: HashSet<(String, String)>,
+    nodes: HashSet<String>,
+    volumes: HashSet<String>,
+    namespace: String,
+    kinds: HashSet<(String, String)>,
+}
+
+impl Related {
+    fn of(ns: &str, objects: &[Object]) -> Related {
+        let mut r = Related {
+            namespace: ns.to_string(),
+            ..Related::default()
+        };
+        for o in objects {
+            for owner in &o.metadata.owner_references {
+                r.owners.insert(owner.uid.clone());
+                r.owner_kinds.insert((
+                    crate::model::group_of(&owner.api_version).to_string(),
+                    owner.kind.clone(),
+                ));
+            }
+            if o.namespace().is_none() {
+                continue;
+            }
+            r.kinds.insert((o.group().to_string(), o.kind.clone()));
+            match (o.group(), o.kind.as_str()) {
+                ("", "Pod") => r.nodes.extend(crate::model::workload::node_of(o)),
+                ("", "PersistentVolumeClaim") => {
+                    r.volumes
+                        .extend(o.str_at(&["spec", "volumeName"]).map(str::to_string));
+                }
+                _ => {}
+            }
+        }
+        r
+    }
+
+    fn wants_kind(&self, group: &str, kind: &str) -> bool {
+        match (group, kind) {
+            ("", "Node") if !self.nodes.is_empty() => true,
+            ("", "PersistentVolume")
+                if self
+                    .kinds
+                    .contains(&(String::new(), "PersistentVolumeClaim".into())) =>
+            {
+                true
+            }
+            ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+                let builtin = KindTable::builtin();
+                self.kinds.iter().any(|(g, k)| builtin.get(g, k).is_none())
+            }
+            _ => self
+                .owner_kinds
+                .contains(&(group.to_string(), kind.to_string())),
+        }
+    }
+
+    fn wants(&self, o: &Object) -> bool {
+        if self.owners.contains(o.uid()) {
+            return true;
+        }
+        match (o.group(), o.kind.as_str()) {
+            ("", "Node") => self.nodes.contains(o.name()),
+            ("", "PersistentVolume") => {
+                self.volumes.contains(o.name())
+                    || o.str_at(&["spec", "claimRef", "namespace"]) == Some(self.namespace.as_str())
+            }
+            ("apiextensions.k8s.io", "CustomResourceDefinition") => {
+                let group = o.str_at(&["spec", "group"]).unwrap_or_default();
+                let kind = o.str_at(&["spec", "names", "kind"]).unwrap_or_default();
+                self.kinds.contains(&(group.to_string(), kind.to_string()))
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::OwnerReference;
+    use serde_json::json;
+
+    fn obj(api_version: &str, kind: &str, ns: Option<&str>, name: &str, uid: &str) -> Object {
+        let mut o = Object::new(api_version, kind, ns, name);
+        o.metadata.uid = uid.into();
+        o
+    }
+
+    /// A namespace with a pinned daemon pod, a scheduled pod, a bound
+    /// claim, a custom resource and a ConfigMap owned by a cluster-scoped
+    /// object.
+    fn shop() -> Vec<Object> {
+        let mut pinned = obj("v1", "Pod", Some("shop"), "agent-x", "p1");
+        pinned.spec = json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}});
+        let mut scheduled = obj("v1", "Pod", Some("shop"), "web", "p2");
+        scheduled.spec = json!({"nodeName": "n2"});
+        let mut claim = obj("v1", "PersistentVolumeClaim", Some("shop"), "data", "c1");
+        claim.spec = json!({"volumeName": "pv1"});
+        let widget = obj("example.com/v1", "Widget", Some("shop"), "w", "w1");
+        let mut owned = obj("v1", "ConfigMap", Some("shop"), "cfg", "cm1");
+        owned.metadata.owner_references.push(OwnerReference {
+            api_version: "rbac.authorization.k8s.io/v1".into(),
+            kind: "ClusterRole".into(),
+            name: "admin".into(),
+            uid: "cr1".into(),
+            controller: None,
+            block_owner_deletion: None,
+        });
+        let namespace = obj("v1", "Namespace", None, "shop", "ns1");
+        vec![namespace, pinned, scheduled, claim, widget, owned]
+    }
+
+    #[test]
+    fn a_namespace_snapshot_carries_the_cluster_objects_its_objects_use() {
+        let r = Related::of("shop", &shop());
+        for (group, kind) in [
+            ("", "Node"),
+            ("", "PersistentVolume"),
+            ("apiextensions.k8s.io", "CustomResourceDefinition"),
+            ("rbac.authorization.k8s.io", "ClusterRole"),
+        ] {
+            assert!(r.wants_kind(group, kind), "{group}/{kind}");
+        }
+        assert!(!r.wants_kind("storage.k8s.io", "StorageClass"));
+
+        let node = |name: &str| obj("v1", "Node", None, name, &format!("u-{name}"));
+        assert!(r.wants(&node("n1")), "the node a daemon pod is pinned to");
+        assert!(r.wants(&node("n2")), "the node a pod runs on");
+        assert!(!r.wants(&node("n3")));
+
+        let pv = |name: &str, claim_ns: &str| {
+            let mut o = obj("v1", "PersistentVolume", None, name, &format!("u-{name}"));
+            o.spec = json!({"claimRef": {"namespace": claim_ns, "name": "x"}});
+            o
+        };
+        assert!(
+            r.wants(&pv("pv1", "other")),
+            "named by a claim's volumeName"
+        );
+        assert!(
+            r.wants(&pv("pv2", "shop")),
+            "its claimRef is in the namespace"
+        );
+        assert!(!r.wants(&pv("pv3", "other")));
+
+        let crd = |group: &str, kind: &str| {
+            let mut o = obj(
+                "apiextensions.k8s.io/v1",
+                "CustomResourceDefinition",
+                None,
+                &format!("things.{group}"),
+                &format!("u-{group}"),
+            );
+            o.spec = json!({"group": group, "names": {"kind": kind}});
+            o
+        };
+        assert!(r.wants(&crd("example.com", "Widget")));
+        assert!(!r.wants(&crd("example.com", "Gadget")));
+        assert!(!r.wants(&crd("other.io", "Widget")));
+
+        let owner = obj(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            None,
+            "admin",
+            "cr1",
+        );
+        assert!(r.wants(&owner), "a cluster-scoped owner, by uid");
+        let stranger = obj(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            None,
+            "view",
+            "cr2",
+        );
+        assert!(!r.wants(&stranger));
+    }
+
+    #[test]
+    fn a_namespace_without_such_objects_lists_none_of_those_kinds() {
+        let plain = vec![
+            obj("v1", "Namespace", None, "shop", "ns1"),
+            obj("v1", "Pod", Some("shop"), "pending", "p1"),
+            obj("v1", "ConfigMap", Some("shop"), "cfg", "cm1"),
+        ];
+        let r = Related::of("shop", &plain);
+        assert!(
+            !r.wants_kind("", "Node"),
+            "no pod is on or pinned to a node"
+        );
+        assert!(!r.wants_kind("", "PersistentVolume"), "no claim");
+        assert!(
+            !r.wants_kind("apiextensions.k8s.io", "CustomResourceDefinition"),
+            "no custom resource"
+        );
+    }
 }

@@ -22,6 +22,20 @@ pub fn ui_options(args: &crate::cli::UiArgs) -> (cluster::LiveOptions, std::time
     (opts, args.live.request_timeout)
 }
 
+/// `warning: <what> <resources> (<the first reason>)<then>` on stderr,
+/// when any resource failed.
+fn warn(what: &str, failed: &[(String, String)], then: &str) {
+    let Some((_, first)) = failed.first() else {
+        return;
+    };
+    let names: Vec<&str> = failed.iter().map(|(k, _)| k.as_str()).collect();
+    eprintln!(
+        "warning: {what} {} ({}){then}",
+        super::out::one_line(&names.join(", ")),
+        super::out::one_line(first)
+    );
+}
+
 /// A cluster read once.
 pub struct LiveView {
     pub conn: Connected,
@@ -113,16 +127,14 @@ impl LiveView {
                 )));
             }
         }
-        if !snapshot.missing.is_empty() {
-            // One line, however many kinds: the answers themselves say where
-            // it matters (partial.unlisted in JSON).
-            let names: Vec<&str> = snapshot.missing.iter().map(|(k, _)| k.as_str()).collect();
-            eprintln!(
-                "warning: partial view: cannot list {} ({})",
-                super::out::one_line(&names.join(", ")),
-                super::out::one_line(&snapshot.missing[0].1)
-            );
-        }
+        // One line, however many kinds: the answers themselves say where
+        // it matters (partial.unlisted in JSON).
+        warn("partial view: cannot list", &snapshot.missing, "");
+        warn(
+            "cannot read the cluster-scoped objects this namespace uses:",
+            &snapshot.unread,
+            "; they are not in this view",
+        );
         Ok(LiveView { conn, snapshot })
     }
 

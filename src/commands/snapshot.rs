@@ -67,6 +67,13 @@ pub fn to_scenario(view: &LiveView) -> String {
             missing.join(", ")
         ));
     }
+    if !snap.unread.is_empty() {
+        let names: Vec<&str> = snap.unread.iter().map(|(k, _)| k.as_str()).collect();
+        description.push_str(&format!(
+            "; without the cluster-scoped objects it uses of: {}",
+            names.join(", ")
+        ));
+    }
     let doc = json!({
         "name": format!("snapshot-{}", view.conn.context),
         "description": description,

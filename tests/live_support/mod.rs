@@ -309,6 +309,12 @@ pub fn ownerscope(args: &[&str]) -> std::process::Output {
 
 /// kubectl with the admin kubeconfig, for fixtures.
 pub fn kubectl(args: &[&str], stdin: Option<&str>) -> String {
+    try_kubectl(args, stdin).unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"))
+}
+
+/// kubectl with the admin kubeconfig: its stdout, or its stderr when it
+/// fails.
+pub fn try_kubectl(args: &[&str], stdin: Option<&str>) -> Result<String, String> {
     use std::io::Write as _;
     let mut child = std::process::Command::new("kubectl")
         .arg("--kubeconfig")
@@ -325,10 +331,9 @@ pub fn kubectl(args: &[&str], stdin: Option<&str>) -> String {
         s.write_all(text.as_bytes()).expect("stdin");
     }
     let out = child.wait_with_output().expect("kubectl");
-    assert!(
-        out.status.success(),
-        "kubectl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).to_string()
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).to_string())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).to_string())
+    }
 }
