@@ -217,6 +217,101 @@ fn workload_scenario(ws: &[Workload]) -> Scenario {
     sc
 }
 
+/// One object of a random namespaced graph: its kind (a ConfigMap, a
+/// Deployment or a custom resource), namespace, owners among the objects
+/// before it in the same namespace, and a finalizer.
+#[derive(Clone, Debug)]
+struct NsNode {
+    kind: usize,
+    second_ns: bool,
+    owners: Vec<(usize, bool)>,
+    finalizer: Option<usize>,
+}
+
+const NS_KINDS: [(&str, &str); 3] = [
+    ("v1", "ConfigMap"),
+    ("apps/v1", "Deployment"),
+    ("example.com/v1", "Widget"),
+];
+
+fn ns_node() -> impl Strategy<Value = NsNode> {
+    (
+        0..NS_KINDS.len(),
+        any::<bool>(),
+        prop::collection::vec((0usize..64, any::<bool>()), 0..3),
+        prop::option::weighted(0.4, 0..FINALIZERS.len()),
+    )
+        .prop_map(|(kind, second_ns, owners, finalizer)| NsNode {
+            kind,
+            second_ns,
+            owners,
+            finalizer,
+        })
+}
+
+/// Two namespaces (the first with a second spec finalizer when
+/// `extra_spec_finalizer`), a CRD and its instances among random objects:
+/// what the namespace controller (R58-R59) and the CRD finalizer (R75)
+/// delete, as scenario YAML through the real loader.
+fn namespaced_scenario(nodes: &[NsNode], extra_spec_finalizer: bool) -> Scenario {
+    let mut y = String::from(
+        "name: random-namespaces\ndescription: random\nkinds:\n  - {apiVersion: example.com/v1, kind: Widget, plural: widgets, namespaced: true}\n",
+    );
+    y.push_str("controllers:\n");
+    y.push_str(&format!(
+        "  - {{finalizer: {}, online: true, after: 1500ms}}\n  - {{finalizer: {}, online: false, after: 1500ms}}\n",
+        FINALIZERS[0], FINALIZERS[1]
+    ));
+    y.push_str("objects:\n");
+    // The first namespace may hold a second spec finalizer nobody removes.
+    let spec_finalizers = if extra_spec_finalizer {
+        "[kubernetes, example.com/spec]"
+    } else {
+        "[kubernetes]"
+    };
+    y.push_str(&format!(
+        "  - {{apiVersion: v1, kind: Namespace, metadata: {{name: ns-a, uid: uid-ns-a}}, spec: {{finalizers: {spec_finalizers}}}}}\n"
+    ));
+    y.push_str("  - {apiVersion: v1, kind: Namespace, metadata: {name: ns-b, uid: uid-ns-b}}\n");
+    y.push_str("  - apiVersion: apiextensions.k8s.io/v1\n    kind: CustomResourceDefinition\n    metadata: {name: widgets.example.com, uid: uid-crd}\n    spec: {group: example.com, names: {kind: Widget, plural: widgets}, scope: Namespaced}\n");
+    let mut placed: Vec<(String, String, &str, &str)> = Vec::new(); // (name, ns, api, kind)
+    for (i, n) in nodes.iter().enumerate() {
+        let (api, kind) = NS_KINDS[n.kind];
+        let ns = if n.second_ns { "ns-b" } else { "ns-a" };
+        let name = format!("o{i}");
+        let mut meta = format!("name: {name}, namespace: {ns}, uid: uid-{i}");
+        if let Some(f) = n.finalizer {
+            meta.push_str(&format!(", finalizers: [{}]", FINALIZERS[f]));
+        }
+        let mut refs = Vec::new();
+        for &(pick, block) in &n.owners {
+            let candidates: Vec<usize> = (0..i).filter(|&j| placed[j].1 == ns).collect();
+            let Some(&j) = candidates.get(pick % candidates.len().max(1)) else {
+                continue;
+            };
+            if refs
+                .iter()
+                .any(|r: &String| r.contains(&format!("uid: uid-{j},")))
+            {
+                continue;
+            }
+            let (oname, _, oapi, okind) = &placed[j];
+            refs.push(format!(
+                "{{apiVersion: {oapi}, kind: {okind}, name: {oname}, uid: uid-{j}, blockOwnerDeletion: {block}}}"
+            ));
+        }
+        if !refs.is_empty() {
+            meta.push_str(&format!(", ownerReferences: [{}]", refs.join(", ")));
+        }
+        y.push_str(&format!(
+            "  - {{apiVersion: {api}, kind: {kind}, metadata: {{{meta}}}}}\n"
+        ));
+        placed.push((name, ns.to_string(), api, kind));
+    }
+    ownerscope::sim::scenario::parse("random-namespaces.yaml", &y)
+        .unwrap_or_else(|e| panic!("{e}\n{y}"))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(160))]
 
@@ -251,6 +346,35 @@ proptest! {
         prop_assume!(!objects.is_empty());
         let t = &objects[target % objects.len()];
         let errors = plan_check::check("random", &base, t, policy);
+        prop_assert!(errors.is_empty(), "{}", errors.join("\n"));
+    }
+
+    /// Namespaces, a CRD and its instances: deleting a Namespace (its
+    /// controller deletes the content, removes only its own spec finalizer),
+    /// the CRD (its instances first) or any object, with any policy.
+    #[test]
+    fn preview_agrees_with_simulator_on_namespaces_and_crds(
+        nodes in prop::collection::vec(ns_node(), 1..12),
+        extra_spec_finalizer in any::<bool>(),
+        target in 0usize..64,
+        policy in prop::option::of(prop::sample::select(Policy::ALL.to_vec())),
+        seed in 0u64..1000,
+    ) {
+        let sc = namespaced_scenario(&nodes, extra_spec_finalizer);
+        let mut base = Sim::with_seed(&sc, seed).expect("valid scenario");
+        base.settle(plan_check::LIMIT_MS);
+        let objects: Vec<Object> = base.objects().cloned().collect();
+        // The Namespaces and the CRD are chosen as often as all the rest.
+        let special: Vec<&Object> = objects
+            .iter()
+            .filter(|o| o.kind == "Namespace" || o.kind == "CustomResourceDefinition")
+            .collect();
+        let t = if target % 2 == 0 && !special.is_empty() {
+            special[target / 2 % special.len()]
+        } else {
+            &objects[target % objects.len()]
+        };
+        let errors = plan_check::check("namespaces-and-crds", &base, t, policy);
         prop_assert!(errors.is_empty(), "{}", errors.join("\n"));
     }
 
