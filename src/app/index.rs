@@ -225,8 +225,7 @@ impl ForestIndex {
             return;
         };
         let mut kids: Vec<&Object> = graph
-            .referrers(owner)
-            .filter_map(|d| graph.get(d))
+            .referrer_objects(owner)
             .filter(|dep| {
                 dep.metadata
                     .owner_references

@@ -79,15 +79,12 @@ pub fn blocking_dependents<'g>(
     owner: &'g Object,
 ) -> impl Iterator<Item = &'g Object> + 'g {
     let uid = owner.uid();
-    graph
-        .referrers(uid)
-        .filter_map(|u| graph.get(u))
-        .filter(move |d| {
-            d.metadata
-                .owner_references
-                .iter()
-                .any(|r| r.uid == uid && r.blocks())
-        })
+    graph.referrer_objects(uid).filter(move |d| {
+        d.metadata
+            .owner_references
+            .iter()
+            .any(|r| r.uid == uid && r.blocks())
+    })
 }
 
 /// A walk of the blocker tree that allocates nothing per object.

@@ -257,11 +257,7 @@ pub fn diagnose(
             d.waiting_on = Some(counts);
         }
         if obj.has_finalizer(ORPHAN) {
-            let mut names: Vec<String> = graph
-                .referrers(uid)
-                .filter_map(|u| graph.get(u))
-                .map(name_of)
-                .collect();
+            let mut names: Vec<String> = graph.referrer_objects(uid).map(name_of).collect();
             names.sort();
             d.releasing = names;
         }

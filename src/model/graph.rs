@@ -6,7 +6,7 @@
 //! appears, disappears or is recreated under the same name changes every
 //! answer at once.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -92,7 +92,10 @@ pub struct OwnershipGraph {
     objects: BTreeMap<Uid, Arc<Object>>,
     by_name: HashMap<NameKey, Uid>,
     /// referenced uid -> uids of objects with a reference to it
-    referrers: HashMap<Uid, BTreeSet<Uid>>,
+    /// The referring objects themselves are kept with their uids, so that
+    /// a walk down a cascade (the diagnosis, the preview) does not look
+    /// each one up again among every object.
+    referrers: HashMap<Uid, BTreeMap<Uid, Arc<Object>>>,
 }
 
 fn name_key(group: &str, kind: &str, namespace: Option<&str>, name: &str) -> NameKey {
@@ -169,7 +172,7 @@ impl OwnershipGraph {
             self.referrers
                 .entry(r.uid.clone())
                 .or_default()
-                .insert(uid.clone());
+                .insert(uid.clone(), Arc::clone(&obj));
         }
         self.objects.insert(uid, obj);
     }
@@ -330,8 +333,7 @@ impl OwnershipGraph {
         };
         let mut out: Vec<(Uid, OwnerReference)> = set
             .iter()
-            .filter_map(|d| {
-                let dep = self.objects.get(d)?;
+            .filter_map(|(d, dep)| {
                 dep.metadata
                     .owner_references
                     .iter()
@@ -345,7 +347,17 @@ impl OwnershipGraph {
 
     /// Uids of objects that hold any reference to `uid`, resolving or not.
     pub fn referrers(&self, uid: &str) -> impl Iterator<Item = &Uid> {
-        self.referrers.get(uid).into_iter().flatten()
+        self.referrers.get(uid).into_iter().flat_map(BTreeMap::keys)
+    }
+
+    /// The objects that hold any reference to `uid`, resolving or not, in
+    /// uid order.
+    pub fn referrer_objects(&self, uid: &str) -> impl Iterator<Item = &Object> {
+        self.referrers
+            .get(uid)
+            .into_iter()
+            .flat_map(BTreeMap::values)
+            .map(|o| &**o)
     }
 
     /// Whether the object has no resolving owner (a root of the forest).
@@ -421,6 +433,40 @@ mod tests {
             block_owner_deletion: Some(true),
         });
         o
+    }
+
+    #[test]
+    fn referrers_are_the_latest_copies_and_leave_with_their_references() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        g.upsert(obj("v1", "ConfigMap", Some("a"), "owner", "o"));
+        let dep = owned_by(
+            obj("v1", "Secret", Some("a"), "dep", "d"),
+            "v1",
+            "ConfigMap",
+            "owner",
+            "o",
+        );
+        g.upsert(dep.clone());
+        let mut held = dep.clone();
+        held.metadata.finalizers.push("example.com/hold".into());
+        g.upsert(held);
+        let seen: Vec<&Object> = g.referrer_objects("o").collect();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].metadata.finalizers, vec!["example.com/hold"]);
+        // Its reference dropped: no longer a referrer.
+        let mut loose = dep;
+        loose.metadata.owner_references.clear();
+        g.upsert(loose);
+        assert_eq!(g.referrer_objects("o").count(), 0);
+        g.upsert(owned_by(
+            obj("v1", "Secret", Some("a"), "dep2", "d2"),
+            "v1",
+            "ConfigMap",
+            "owner",
+            "o",
+        ));
+        g.remove("d2");
+        assert_eq!(g.referrers("o").count(), 0);
     }
 
     #[test]
