@@ -97,6 +97,14 @@ pub struct LiveArgs {
     /// Do not verify the server's certificate (insecure).
     #[arg(long, requires = "live", conflicts_with = "certificate_authority")]
     pub insecure_skip_tls_verify: bool,
+    /// Where discovery is cached, as kubectl caches it (kubectl's flag;
+    /// default: $KUBECACHEDIR, else ~/.kube/cache).
+    #[arg(long, value_name = "DIR", requires = "live")]
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// Ask the server for its resource types on this run, ignoring and not
+    /// writing the disk cache (env OWNERSCOPE_NO_DISCOVERY_CACHE=1).
+    #[arg(long, env = "OWNERSCOPE_NO_DISCOVERY_CACHE", requires = "live")]
+    pub no_discovery_cache: bool,
 }
 
 /// `30s`, `2m`, `1h`, `500ms` or bare seconds; `0` means no limit.
@@ -149,6 +157,13 @@ impl LiveArgs {
                 insecure_skip_tls_verify: self.insecure_skip_tls_verify,
             },
             selector: None,
+            cache_dir: if self.no_discovery_cache {
+                None
+            } else {
+                self.cache_dir
+                    .clone()
+                    .or_else(crate::cluster::discovery::cache::default_root)
+            },
         }
     }
 }

@@ -89,7 +89,7 @@ impl ClusterBackend {
             &rt,
             async move {
                 let conn = connect(&opts2).await?;
-                let d = discover(&conn.client).await?;
+                let d = discover(&conn).await?;
                 Ok::<_, ClusterError>((conn, d))
             },
             Duration::from_secs(60),

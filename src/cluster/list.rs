@@ -8,7 +8,7 @@ use kube::api::{DynamicObject, ListParams, PartialObjectMeta};
 use kube::{Api, Client};
 
 use super::config::{Connected, Scope};
-use super::convert::{from_dynamic, from_partial, needs_fields};
+use super::convert::{kept_fields, needs_fields};
 use super::discovery::{Resource, discover};
 use super::{ClusterError, error_message};
 use crate::model::{KindTable, Object};
@@ -97,11 +97,34 @@ pub fn in_scope_reading(conn: &Connected, resources: &[Resource], pods: bool) ->
     out
 }
 
-/// Lists one resource, every page.
+/// One page of a list, read straight into the model's objects: metadata
+/// (less `managedFields` and large annotations, skipped while parsing) and
+/// of `spec` and `status` only what [`Object`]'s reader keeps.
+#[derive(serde::Deserialize)]
+struct Page {
+    #[serde(default)]
+    metadata: PageMeta,
+    /// `null` when empty (Go's nil slice).
+    #[serde(default)]
+    items: Option<Vec<Object>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+struct PageMeta {
+    #[serde(default, rename = "continue")]
+    next: Option<String>,
+}
+
+/// Lists one resource, every page: one request per page, its body parsed
+/// once into [`Object`]s.
 ///
 /// # Errors
 /// The server's message (403 for a kind the user may not list).
 pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
+    use kube::core::Resource as _;
+    let ar = &s.resource.ar;
+    let url = DynamicObject::url_path(ar, s.namespace.as_deref());
+    let request = kube::core::Request::new(url);
     let mut out = Vec::new();
     let mut token: Option<String> = None;
     loop {
@@ -115,24 +138,31 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
         if let Some(t) = &token {
             lp = lp.continue_token(t);
         }
-        let next = if s.full {
-            let list = s.api().list(&lp).await?;
-            out.extend(
-                list.items
-                    .iter()
-                    .filter_map(|o| from_dynamic(&s.resource.ar, o)),
-            );
-            list.metadata.continue_
+        let req = if s.full {
+            request.list(&lp)
         } else {
-            let list = s.api().list_metadata(&lp).await?;
-            out.extend(
-                list.items
-                    .iter()
-                    .filter_map(|o| from_partial(&s.resource.ar, o)),
-            );
-            list.metadata.continue_
-        };
-        match next {
+            request.list_metadata(&lp)
+        }
+        .map_err(kube::Error::BuildRequest)?;
+        let text = s.client.request_text(req).await?;
+        let page: Page = serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
+        drop(text);
+        let items = page.items.unwrap_or_default();
+        out.reserve(items.len());
+        for mut o in items {
+            if o.metadata.uid.is_empty() {
+                continue;
+            }
+            o.api_version.clone_from(&ar.api_version);
+            o.kind.clone_from(&ar.kind);
+            if s.full {
+                let (spec, status) = kept_fields(&ar.group, &ar.kind, &o.spec, &o.status);
+                o.spec = spec;
+                o.status = status;
+            }
+            out.push(o);
+        }
+        match page.metadata.next {
             Some(t) if !t.is_empty() => token = Some(t),
             _ => return Ok(out),
         }
@@ -145,8 +175,76 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
 /// Discovery failed (nothing could be read at all). Per-resource failures
 /// are reported in [`Snapshot::missing`].
 pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
-    let discovered = discover(&conn.client).await?;
+    let discovered = discover(conn).await?;
     list_discovered(conn, discovered).await
+}
+
+/// Whether what was listed shows types `discovered` (from the disk cache)
+/// does not know: a CustomResourceDefinition or an APIService it lacks, an
+/// owner reference to a kind it lacks. In a namespace scope, where neither
+/// is listed, their names are listed for this check (two small requests,
+/// where discovery from the server takes one per group).
+pub async fn discovery_lacks(
+    conn: &Connected,
+    discovered: &super::discovery::Discovered,
+    snap: &Snapshot,
+) -> bool {
+    let kinds = &discovered.kinds;
+    let unknown_owner = snap.objects.iter().any(|o| {
+        o.metadata
+            .owner_references
+            .iter()
+            .any(|r| kinds.get(r.group(), &r.kind).is_none())
+    });
+    if unknown_owner {
+        return true;
+    }
+    let is_crd = |r: &Resource| {
+        r.ar.group == "apiextensions.k8s.io" && r.ar.kind == "CustomResourceDefinition"
+    };
+    let is_apiservice =
+        |r: &Resource| r.ar.group == "apiregistration.k8s.io" && r.ar.kind == "APIService";
+    let mut registered: Vec<Object> = Vec::new();
+    if conn.scope == Scope::All {
+        registered.extend(
+            snap.objects
+                .iter()
+                .filter(|o| {
+                    (o.group() == "apiextensions.k8s.io" && o.kind == "CustomResourceDefinition")
+                        || (o.group() == "apiregistration.k8s.io" && o.kind == "APIService")
+                })
+                .cloned(),
+        );
+    } else {
+        for r in discovered
+            .resources
+            .iter()
+            .filter(|r| is_crd(r) || is_apiservice(r))
+        {
+            let s = Scoped {
+                resource: r.clone(),
+                client: conn.client.clone(),
+                namespace: None,
+                field_selector: None,
+                label_selector: None,
+                full: false,
+            };
+            if let Ok(objs) = list_resource(&s).await {
+                registered.extend(objs);
+            }
+        }
+    }
+    registered.iter().any(|o| {
+        if o.kind == "CustomResourceDefinition" {
+            // `databases.example.com`
+            !kinds.iter().any(|k| k.resource() == o.name())
+        } else {
+            // `v1beta1.metrics.k8s.io`, `v1.` for the core group.
+            let (version, group) = o.name().split_once('.').unwrap_or((o.name(), ""));
+            let gv = super::discovery::doc::group_version(group, version);
+            !discovered.group_versions.contains(&gv)
+        }
+    })
 }
 
 /// Lists what `discovered` found, in the connection's scope.
