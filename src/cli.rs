@@ -243,6 +243,21 @@ pub struct BenchArgs {
     /// `ownerscope`, then the file): what `--load` runs in its children.
     #[arg(long, num_args = 2, value_names = ["WAY", "FILE"], hide = true)]
     pub load_one: Option<Vec<String>>,
+    /// Instead: `tree --live -A` against the raw metadata-only list of the
+    /// same objects (what `curl` fetches), on the kubeconfig's cluster, with
+    /// `--objects` ConfigMaps made in namespace `ownerscope-bench` if absent
+    /// (`--live-cleanup` deletes it). Each in a fresh process, interleaved.
+    #[arg(long)]
+    pub live: bool,
+    /// With --live: the kubeconfig (default: $KUBECONFIG, ~/.kube/config).
+    #[arg(long, value_name = "PATH", requires = "live")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// With --live: delete the benchmark's namespace and exit.
+    #[arg(long, requires = "live")]
+    pub live_cleanup: bool,
+    /// The raw list in this process (what `--live` runs in its children).
+    #[arg(long, hide = true)]
+    pub live_raw: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

@@ -15,7 +15,7 @@ use crate::model::{KindTable, Object};
 
 /// How many lists run at once.
 const CONCURRENCY: usize = 8;
-const PAGE: u32 = 500;
+const PAGE: u32 = 5000;
 
 /// Everything listable, once.
 #[derive(Clone, Debug)]
