@@ -1397,6 +1397,19 @@ fn a_stalled_etcd_is_seen() {
 }
 
 /// Issue 10 §4: names, flags and selections as a kubectl user types them.
+/// `ownerscope COMMAND --live --kubeconfig KUBECONFIG ARGS...`: success,
+/// stdout, stderr.
+fn live_as(kubeconfig: &str, args: &[&str]) -> (bool, String, String) {
+    let mut all = vec![args[0], "--live", "--kubeconfig", kubeconfig];
+    all.extend_from_slice(&args[1..]);
+    let o = ownerscope(&all);
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
 #[test]
 fn kubectl_names_flags_and_selections() {
     let _g = shared();
@@ -1427,17 +1440,7 @@ fn kubectl_names_flags_and_selections() {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dep\n  labels: {{app: web}}\n  ownerReferences: [{{apiVersion: v1, kind: ConfigMap, name: owner, uid: {owner_uid}}}]\n"
         )),
     );
-    // `ownerscope COMMAND --live --kubeconfig ADMIN ARGS...`
-    let live = |args: &[&str]| {
-        let mut all = vec![args[0], "--live", "--kubeconfig", admin.as_str()];
-        all.extend_from_slice(&args[1..]);
-        let o = ownerscope(&all);
-        (
-            o.status.success(),
-            String::from_utf8_lossy(&o.stdout).to_string(),
-            String::from_utf8_lossy(&o.stderr).to_string(),
-        )
-    };
+    let live = |args: &[&str]| live_as(&admin, args);
 
     // -l: the server filters; an owner outside the selection is unverified.
     let (ok, out, err) = live(&["tree", "-n", &ns, "-l", "app=web"]);
@@ -1537,16 +1540,7 @@ fn discovery_names_preferred_versions_and_the_disk_cache() {
     let cache = std::env::temp_dir().join(format!("ownerscope-live-dcache-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&cache);
     let cache_s = cache.to_str().expect("path").to_string();
-    let live = |args: &[&str]| {
-        let mut all = vec![args[0], "--live", "--kubeconfig", admin.as_str()];
-        all.extend_from_slice(&args[1..]);
-        let o = ownerscope(&all);
-        (
-            o.status.success(),
-            String::from_utf8_lossy(&o.stdout).to_string(),
-            String::from_utf8_lossy(&o.stderr).to_string(),
-        )
-    };
+    let live = |args: &[&str]| live_as(&admin, args);
     kubectl(
         &["apply", "-n", &ns, "-f", "-"],
         Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: owner}\n"),
