@@ -97,6 +97,14 @@ pub struct LiveArgs {
     /// Do not verify the server's certificate (insecure).
     #[arg(long, requires = "live", conflicts_with = "certificate_authority")]
     pub insecure_skip_tls_verify: bool,
+    /// Where discovery is cached, as kubectl caches it (kubectl's flag;
+    /// default: $KUBECACHEDIR, else ~/.kube/cache).
+    #[arg(long, value_name = "DIR", requires = "live")]
+    pub cache_dir: Option<std::path::PathBuf>,
+    /// Ask the server for its resource types on this run, ignoring and not
+    /// writing the disk cache (env OWNERSCOPE_NO_DISCOVERY_CACHE=1).
+    #[arg(long, env = "OWNERSCOPE_NO_DISCOVERY_CACHE", requires = "live")]
+    pub no_discovery_cache: bool,
 }
 
 /// `30s`, `2m`, `1h`, `500ms` or bare seconds; `0` means no limit.
@@ -149,6 +157,13 @@ impl LiveArgs {
                 insecure_skip_tls_verify: self.insecure_skip_tls_verify,
             },
             selector: None,
+            cache_dir: if self.no_discovery_cache {
+                None
+            } else {
+                self.cache_dir
+                    .clone()
+                    .or_else(crate::cluster::discovery::cache::default_root)
+            },
         }
     }
 }
@@ -228,6 +243,21 @@ pub struct BenchArgs {
     /// `ownerscope`, then the file): what `--load` runs in its children.
     #[arg(long, num_args = 2, value_names = ["WAY", "FILE"], hide = true)]
     pub load_one: Option<Vec<String>>,
+    /// Instead: `tree --live -A` against the raw metadata-only list of the
+    /// same objects (what `curl` fetches), on the kubeconfig's cluster, with
+    /// `--objects` ConfigMaps made in namespace `ownerscope-bench` if absent
+    /// (`--live-cleanup` deletes it). Each in a fresh process, interleaved.
+    #[arg(long)]
+    pub live: bool,
+    /// With --live: the kubeconfig (default: $KUBECONFIG, ~/.kube/config).
+    #[arg(long, value_name = "PATH", requires = "live")]
+    pub kubeconfig: Option<std::path::PathBuf>,
+    /// With --live: delete the benchmark's namespace and exit.
+    #[arg(long, requires = "live")]
+    pub live_cleanup: bool,
+    /// The raw list in this process (what `--live` runs in its children).
+    #[arg(long, hide = true)]
+    pub live_raw: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

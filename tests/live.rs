@@ -1396,6 +1396,19 @@ fn a_stalled_etcd_is_seen() {
     rt.block_on(delete_namespace(&client, &ns));
 }
 
+/// `ownerscope COMMAND --live --kubeconfig KUBECONFIG ARGS...`: success,
+/// stdout, stderr.
+fn live_as(kubeconfig: &str, args: &[&str]) -> (bool, String, String) {
+    let mut all = vec![args[0], "--live", "--kubeconfig", kubeconfig];
+    all.extend_from_slice(&args[1..]);
+    let o = ownerscope(&all);
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
 /// Issue 10 §4: names, flags and selections as a kubectl user types them.
 #[test]
 fn kubectl_names_flags_and_selections() {
@@ -1427,17 +1440,7 @@ fn kubectl_names_flags_and_selections() {
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dep\n  labels: {{app: web}}\n  ownerReferences: [{{apiVersion: v1, kind: ConfigMap, name: owner, uid: {owner_uid}}}]\n"
         )),
     );
-    // `ownerscope COMMAND --live --kubeconfig ADMIN ARGS...`
-    let live = |args: &[&str]| {
-        let mut all = vec![args[0], "--live", "--kubeconfig", admin.as_str()];
-        all.extend_from_slice(&args[1..]);
-        let o = ownerscope(&all);
-        (
-            o.status.success(),
-            String::from_utf8_lossy(&o.stdout).to_string(),
-            String::from_utf8_lossy(&o.stderr).to_string(),
-        )
-    };
+    let live = |args: &[&str]| live_as(&admin, args);
 
     // -l: the server filters; an owner outside the selection is unverified.
     let (ok, out, err) = live(&["tree", "-n", &ns, "-l", "app=web"]);
@@ -1664,4 +1667,155 @@ subjects: [{{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}}
     );
     rt.block_on(delete_namespace(&client, &ns));
     kubectl(&["delete", "node", &node, "--wait=false"], None);
+}
+
+#[test]
+fn discovery_names_preferred_versions_and_the_disk_cache() {
+    use std::os::unix::fs::PermissionsExt;
+    let _g = shared();
+    let rt = rt();
+    let ns = rt.block_on(async { namespace(&admin_client().await, "discovery").await });
+    let admin = env().admin.to_str().expect("path").to_string();
+    let cache = std::env::temp_dir().join(format!("ownerscope-live-dcache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let cache_s = cache.to_str().expect("path").to_string();
+    let live = |args: &[&str]| live_as(&admin, args);
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: owner}\n"),
+    );
+    // A first run fills the cache, before the CRD exists.
+    let (ok, _, err) = live(&["tree", "-n", &ns, "--cache-dir", &cache_s]);
+    assert!(ok, "{err}");
+    // `127.0.0.1_<port>`, kubectl's name for the server's directory.
+    let dir = std::fs::read_dir(cache.join("discovery"))
+        .expect("cache written")
+        .next()
+        .expect("one server")
+        .expect("entry")
+        .path();
+    assert!(
+        dir.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("127.0.0.1_")),
+        "{}",
+        dir.display()
+    );
+    let mode = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(&dir.join("servergroups.json")), 0o600);
+    assert_eq!(mode(&dir.join("v1/serverresources.json")), 0o600);
+    assert_eq!(mode(&dir.join("apps")), 0o700);
+    // Preferred versions only: autoscaling/v1, not its v2beta versions.
+    assert!(dir.join("autoscaling/v1/serverresources.json").exists());
+    assert!(!dir.join("autoscaling/v2beta2").exists());
+
+    // A CRD made after: `db/orders` is a miss in the cache, which is then
+    // refreshed, as kubectl does.
+    let group = format!("disc{}.ownerscope.example.com", std::process::id());
+    let crd = format!(
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {{name: databases.{group}}}\nspec:\n  group: {group}\n  scope: Namespaced\n  names: {{plural: databases, singular: database, kind: Database, shortNames: [db], categories: [ownerscope-stores]}}\n  versions:\n  - {{name: v1beta1, served: true, storage: false, schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}}}\n  - {{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}}}\n"
+    );
+    kubectl(&["apply", "-f", "-"], Some(&crd));
+    kubectl(
+        &[
+            "wait",
+            "--for=condition=Established",
+            "--timeout=60s",
+            &format!("crd/databases.{group}"),
+        ],
+        None,
+    );
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(&format!(
+            "apiVersion: {group}/v1\nkind: Database\nmetadata: {{name: orders}}\n"
+        )),
+    );
+    let (ok, out, err) = live(&["tree", "-n", &ns, "db/orders", "--cache-dir", &cache_s]);
+    let cleanup = || kubectl(&["delete", "crd", &format!("databases.{group}")], None);
+    if !ok {
+        cleanup();
+    }
+    assert!(ok, "{err}");
+    assert_eq!(out, format!("namespace {ns}\n  Database/orders\n"));
+    assert!(dir.join(&group).join("v1/serverresources.json").exists());
+    assert!(
+        !dir.join(&group).join("v1beta1").exists(),
+        "only the preferred version is read"
+    );
+    // Its category, and `resource.version.group`, as kubectl takes them.
+    for typed in [
+        "ownerscope-stores/orders",
+        &format!("databases.v1.{group}/orders"),
+    ] {
+        let (ok, out, err) = live(&["tree", "-n", &ns, typed, "--cache-dir", &cache_s]);
+        assert!(ok && out.contains("Database/orders"), "{typed}: {err}");
+    }
+
+    // The second run reads the cache: a name only the cached file has
+    // works, and the files are not rewritten; without the cache it is
+    // unknown.
+    let v1 = dir.join("v1/serverresources.json");
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&v1).expect("cached")).expect("json");
+    for r in doc["resources"].as_array_mut().expect("resources") {
+        if r["name"] == "configmaps" {
+            r["shortNames"] = json!(["cm", "zzcached"]);
+        }
+    }
+    std::fs::write(&v1, doc.to_string()).expect("edited");
+    let before = std::fs::metadata(dir.join("servergroups.json"))
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    let (ok, out, err) = live(&["tree", "-n", &ns, "zzcached/owner", "--cache-dir", &cache_s]);
+    assert!(ok && out.contains("ConfigMap/owner"), "{err}");
+    let after = std::fs::metadata(dir.join("servergroups.json"))
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    assert_eq!(before, after, "the cache was not rewritten");
+    let (ok, _, err) = live(&[
+        "tree",
+        "-n",
+        &ns,
+        "zzcached/owner",
+        "--cache-dir",
+        &cache_s,
+        "--no-discovery-cache",
+    ]);
+    assert!(!ok && err.contains("zzcached"), "{err}");
+    cleanup();
+    // The cache still names the deleted CRD's resource, whose list now
+    // answers 404: it is gone, not unseen. The view is not partial, and the
+    // cache is refreshed.
+    kubectl(
+        &[
+            "wait",
+            "--for=delete",
+            "--timeout=60s",
+            &format!("crd/databases.{group}"),
+        ],
+        None,
+    );
+    assert!(dir.join(&group).join("v1/serverresources.json").exists());
+    let (ok, out, err) = live(&["tree", "-n", &ns, "-o", "json", "--cache-dir", &cache_s]);
+    assert!(ok, "{err}");
+    assert!(!err.contains("partial"), "{err}");
+    let tree: Value = serde_json::from_str(&out).expect("json");
+    assert!(
+        tree["partial"]["unlisted"]
+            .as_array()
+            .is_none_or(Vec::is_empty),
+        "{out}"
+    );
+    let groups = std::fs::read_to_string(dir.join("servergroups.json")).expect("cached");
+    assert!(
+        !groups.contains(&group),
+        "the cache was refreshed without the deleted CRD's group"
+    );
+    let _ = std::fs::remove_dir_all(&cache);
 }

@@ -160,7 +160,7 @@ impl ClusterBackend {
                     *w = format!("{} ({})", conn.server, conn.context);
                 }
                 connecting(&conn.server, &conn.context);
-                let d = discover(&conn.client).await?;
+                let d = discover(&conn).await?;
                 Ok::<_, ClusterError>((conn, d))
             },
             timeout,

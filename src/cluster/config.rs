@@ -31,6 +31,10 @@ pub struct LiveOptions {
     /// `-l/--selector`, as typed (validated by the caller): lists and
     /// watches ask the server for matching objects only.
     pub selector: Option<String>,
+    /// Where discovery is cached (kubectl's `--cache-dir`, `~/.kube/cache`
+    /// by default on the command line); `None`: asked of the server every
+    /// time, nothing written.
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// What kubectl's connection flags change in the kubeconfig (kubectl's
@@ -198,6 +202,8 @@ pub struct Connected {
     pub guard: Option<ReadOnlyLayer>,
     /// `-l/--selector`: lists and watches ask for matching objects only.
     pub selector: Option<String>,
+    /// This server's discovery cache on disk, if used.
+    pub discovery_cache: Option<super::discovery::cache::Cache>,
 }
 
 impl Connected {
@@ -286,6 +292,10 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connected, ClusterError> {
         read_only: opts.read_only,
         guard,
         selector: opts.selector.clone().filter(|s| !s.trim().is_empty()),
+        discovery_cache: opts
+            .cache_dir
+            .as_deref()
+            .and_then(|root| super::discovery::cache::Cache::new(root, &server)),
     })
 }
 

@@ -11,14 +11,14 @@ use kube::api::{DynamicObject, ListParams, PartialObjectMeta};
 use kube::{Api, Client};
 
 use super::config::{Connected, Scope};
-use super::convert::{from_dynamic, from_partial, needs_fields};
+use super::convert::{kept_fields, needs_fields};
 use super::discovery::{Resource, discover};
 use super::{ClusterError, error_message};
 use crate::model::{KindTable, Object};
 
 /// How many lists run at once.
 const CONCURRENCY: usize = 8;
-const PAGE: u32 = 500;
+const PAGE: u32 = 5000;
 
 /// Everything listable, once.
 #[derive(Clone, Debug)]
@@ -32,6 +32,11 @@ pub struct Snapshot {
     /// namespace uses (its Nodes, PersistentVolumes, CRDs) that could not be
     /// read, with the reason: those objects are not in the snapshot.
     pub unread: Vec<(String, String)>,
+    /// Resources discovery named whose list answered 404 Not Found: gone
+    /// since discovery (a CRD deleted, or a stale discovery cache). They
+    /// hold no objects, so the view is not partial for them; with a cached
+    /// discovery the caller asks the server again.
+    pub vanished: Vec<String>,
 }
 
 /// A resource as it is listed and watched in a scope.
@@ -104,11 +109,34 @@ pub fn in_scope_reading(conn: &Connected, resources: &[Resource], pods: bool) ->
     out
 }
 
-/// Lists one resource, every page.
+/// One page of a list, read straight into the model's objects: metadata
+/// (less `managedFields` and large annotations, skipped while parsing) and
+/// of `spec` and `status` only what [`Object`]'s reader keeps.
+#[derive(serde::Deserialize)]
+struct Page {
+    #[serde(default)]
+    metadata: PageMeta,
+    /// `null` when empty (Go's nil slice).
+    #[serde(default)]
+    items: Option<Vec<Object>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+struct PageMeta {
+    #[serde(default, rename = "continue")]
+    next: Option<String>,
+}
+
+/// Lists one resource, every page: one request per page, its body parsed
+/// once into [`Object`]s.
 ///
 /// # Errors
 /// The server's message (403 for a kind the user may not list).
 pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
+    use kube::core::Resource as _;
+    let ar = &s.resource.ar;
+    let url = DynamicObject::url_path(ar, s.namespace.as_deref());
+    let request = kube::core::Request::new(url);
     let mut out = Vec::new();
     let mut token: Option<String> = None;
     loop {
@@ -122,24 +150,31 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
         if let Some(t) = &token {
             lp = lp.continue_token(t);
         }
-        let next = if s.full {
-            let list = s.api().list(&lp).await?;
-            out.extend(
-                list.items
-                    .iter()
-                    .filter_map(|o| from_dynamic(&s.resource.ar, o)),
-            );
-            list.metadata.continue_
+        let req = if s.full {
+            request.list(&lp)
         } else {
-            let list = s.api().list_metadata(&lp).await?;
-            out.extend(
-                list.items
-                    .iter()
-                    .filter_map(|o| from_partial(&s.resource.ar, o)),
-            );
-            list.metadata.continue_
-        };
-        match next {
+            request.list_metadata(&lp)
+        }
+        .map_err(kube::Error::BuildRequest)?;
+        let text = s.client.request_text(req).await?;
+        let page: Page = serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
+        drop(text);
+        let items = page.items.unwrap_or_default();
+        out.reserve(items.len());
+        for mut o in items {
+            if o.metadata.uid.is_empty() {
+                continue;
+            }
+            o.api_version.clone_from(&ar.api_version);
+            o.kind.clone_from(&ar.kind);
+            if s.full {
+                let (spec, status) = kept_fields(&ar.group, &ar.kind, &o.spec, &o.status);
+                o.spec = spec;
+                o.status = status;
+            }
+            out.push(o);
+        }
+        match page.metadata.next {
             Some(t) if !t.is_empty() => token = Some(t),
             _ => return Ok(out),
         }
@@ -152,8 +187,76 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
 /// Discovery failed (nothing could be read at all). Per-resource failures
 /// are reported in [`Snapshot::missing`].
 pub async fn list_once(conn: &Connected) -> Result<Snapshot, ClusterError> {
-    let discovered = discover(&conn.client).await?;
+    let discovered = discover(conn).await?;
     list_discovered(conn, discovered).await
+}
+
+/// Whether what was listed shows types `discovered` (from the disk cache)
+/// does not know: a CustomResourceDefinition or an APIService it lacks, an
+/// owner reference to a kind it lacks. In a namespace scope, where neither
+/// is listed, their names are listed for this check (two small requests,
+/// where discovery from the server takes one per group).
+pub async fn discovery_lacks(
+    conn: &Connected,
+    discovered: &super::discovery::Discovered,
+    snap: &Snapshot,
+) -> bool {
+    let kinds = &discovered.kinds;
+    let unknown_owner = snap.objects.iter().any(|o| {
+        o.metadata
+            .owner_references
+            .iter()
+            .any(|r| kinds.get(r.group(), &r.kind).is_none())
+    });
+    if unknown_owner {
+        return true;
+    }
+    let is_crd = |r: &Resource| {
+        r.ar.group == "apiextensions.k8s.io" && r.ar.kind == "CustomResourceDefinition"
+    };
+    let is_apiservice =
+        |r: &Resource| r.ar.group == "apiregistration.k8s.io" && r.ar.kind == "APIService";
+    let mut registered: Vec<Object> = Vec::new();
+    if conn.scope == Scope::All {
+        registered.extend(
+            snap.objects
+                .iter()
+                .filter(|o| {
+                    (o.group() == "apiextensions.k8s.io" && o.kind == "CustomResourceDefinition")
+                        || (o.group() == "apiregistration.k8s.io" && o.kind == "APIService")
+                })
+                .cloned(),
+        );
+    } else {
+        for r in discovered
+            .resources
+            .iter()
+            .filter(|r| is_crd(r) || is_apiservice(r))
+        {
+            let s = Scoped {
+                resource: r.clone(),
+                client: conn.client.clone(),
+                namespace: None,
+                field_selector: None,
+                label_selector: None,
+                full: false,
+            };
+            if let Ok(objs) = list_resource(&s).await {
+                registered.extend(objs);
+            }
+        }
+    }
+    registered.iter().any(|o| {
+        if o.kind == "CustomResourceDefinition" {
+            // `databases.example.com`
+            !kinds.iter().any(|k| k.resource() == o.name())
+        } else {
+            // `v1beta1.metrics.k8s.io`, `v1.` for the core group.
+            let (version, group) = o.name().split_once('.').unwrap_or((o.name(), ""));
+            let gv = super::discovery::doc::group_version(group, version);
+            !discovered.group_versions.contains(&gv)
+        }
+    })
 }
 
 /// Lists what `discovered` found, in the connection's scope.
@@ -169,9 +272,11 @@ pub async fn list_discovered(
     let mut objects = Vec::new();
     let mut missing = Vec::new();
     let mut kinds = conn.viewed_kinds(discovered.kinds);
+    let mut vanished = Vec::new();
     for (listed, r) in list_all(scoped).await {
         match r {
             Ok(objs) => objects.extend(objs),
+            Err(e) if is_not_found(&e) => vanished.push(listed.resource),
             Err(e) => missing.push(listed.unlisted(&mut kinds, &e)),
         }
     }
@@ -195,6 +300,7 @@ pub async fn list_discovered(
         for (listed, r) in list_all(scoped).await {
             match r {
                 Ok(objs) => objects.extend(objs.into_iter().filter(|o| wanted.wants(o))),
+                Err(e) if is_not_found(&e) => vanished.push(listed.resource),
                 // An owner that cannot be read leaves its references
                 // unverified, as for any kind that cannot be listed.
                 Err(e)
@@ -221,12 +327,19 @@ pub async fn list_discovered(
         ))
     });
     missing.sort();
+    vanished.sort();
     Ok(Snapshot {
         objects,
         kinds,
         missing,
         unread,
+        vanished,
     })
+}
+
+/// A 404 on a collection: the resource is not served (any more).
+fn is_not_found(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == 404)
 }
 
 /// Which resource a list was of.

@@ -80,13 +80,35 @@ impl LiveView {
         let answer = rt.block_on(async {
             let work = async {
                 let mut conn = cluster::connect(&opts).await?;
-                let discovered = cluster::discovery::discover(&conn.client).await?;
+                let mut discovered = cluster::discovery::discover(&conn).await?;
+                // A kind asked for that the cached discovery does not know:
+                // ask the server, as kubectl invalidates its cache on a miss.
+                if discovered.from_cache()
+                    && let Some(t) = &target
+                    && discovered.kinds.resolve(&t.kind).is_empty()
+                {
+                    discovered = cluster::discovery::rediscover(&conn).await?;
+                }
                 if let Some(t) = &target
                     && let Some(scope) = scope_for(&discovered.kinds, t, &conn.scope)
                 {
                     conn.scope = scope;
                 }
-                let snap = cluster::list::list_discovered(&conn, discovered).await?;
+                let mut snap = cluster::list::list_discovered(&conn, discovered.clone()).await?;
+                // What the lists show that the cached discovery lacks (a CRD
+                // or an API added since): ask the server, and list again if
+                // it knows more.
+                // So is a resource the cache names that the server no longer
+                // serves (its list answers 404: a CRD deleted since).
+                if discovered.from_cache()
+                    && (!snap.vanished.is_empty()
+                        || cluster::list::discovery_lacks(&conn, &discovered, &snap).await)
+                {
+                    let fresh = cluster::discovery::rediscover(&conn).await?;
+                    if fresh.resources != discovered.resources {
+                        snap = cluster::list::list_discovered(&conn, fresh).await?;
+                    }
+                }
                 Ok::<_, cluster::ClusterError>((conn, snap))
             };
             if limit == std::time::Duration::MAX {

@@ -32,6 +32,10 @@ pub struct KindInfo {
     pub namespaced: bool,
     #[serde(default)]
     pub short_names: Vec<String>,
+    /// Discovery's categories (`all`): a name that stands for several
+    /// kinds, as kubectl accepts it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<String>,
     pub default_policy: DefaultPolicy,
 }
 
@@ -491,6 +495,7 @@ impl KindTable {
                 plural: plural.to_string(),
                 namespaced,
                 short_names: short.iter().map(|s| (*s).to_string()).collect(),
+                categories: Vec::new(),
                 default_policy: policy,
             });
         }
@@ -663,13 +668,16 @@ impl KindTable {
             plural: format!("{}s", kind.to_ascii_lowercase()),
             namespaced,
             short_names: Vec::new(),
+            categories: Vec::new(),
             default_policy: BG,
         });
     }
 
     /// Resolves what a user typed (`Deployment`, `deployment`, `deployments`,
-    /// `deploy`, `deployments.apps`, `ReplicaSet.apps`) to kinds. Several kinds
-    /// may match a bare name in different groups.
+    /// `deploy`, `deployments.apps`, `ReplicaSet.apps`, a CRD's short name
+    /// `db`) to kinds. Several kinds may match a bare name in different
+    /// groups. A name no kind has may be a category (`all`): then every kind
+    /// in it, as kubectl expands it.
     #[must_use]
     pub fn resolve(&self, typed: &str) -> Vec<&KindInfo> {
         let lower = typed.to_ascii_lowercase();
@@ -686,9 +694,10 @@ impl KindTable {
             _ if is_version(&g) => String::new(),
             _ => g,
         });
+        let in_group = |k: &&KindInfo| group.as_deref().is_none_or(|g| k.group == g);
         let mut hits: Vec<&KindInfo> = self
             .iter()
-            .filter(|k| group.as_deref().is_none_or(|g| k.group == g))
+            .filter(in_group)
             .filter(|k| {
                 k.kind.to_ascii_lowercase() == name
                     || k.plural == name
@@ -701,6 +710,12 @@ impl KindTable {
             && let Some(core) = hits.iter().find(|k| k.group.is_empty())
         {
             hits = vec![*core];
+        }
+        if hits.is_empty() && group.is_none() {
+            hits = self
+                .iter()
+                .filter(|k| k.categories.contains(&name))
+                .collect();
         }
         hits
     }
@@ -742,6 +757,46 @@ mod tests {
         }
         assert_eq!(t.resolve("event")[0].group, "");
         assert!(t.resolve("nosuchkind").is_empty());
+    }
+
+    #[test]
+    fn resolves_a_crds_short_names_and_categories() {
+        let mut t = KindTable::builtin();
+        t.insert(KindInfo {
+            group: "example.com".into(),
+            kind: "Database".into(),
+            version: "v1".into(),
+            plural: "databases".into(),
+            namespaced: true,
+            short_names: vec!["db".into()],
+            categories: vec!["all".into(), "storage".into()],
+            default_policy: BG,
+        });
+        for typed in [
+            "db",
+            "DB",
+            "databases.example.com",
+            "database.v1.example.com",
+        ] {
+            let hits = t.resolve(typed);
+            assert_eq!(hits.len(), 1, "{typed}");
+            assert_eq!(hits[0].kind, "Database", "{typed}");
+        }
+        let storage: Vec<&str> = t
+            .resolve("storage")
+            .iter()
+            .map(|k| k.kind.as_str())
+            .collect();
+        assert_eq!(storage, ["Database"]);
+        // A kind's own name wins over a category of the same name.
+        let mut pods = t.get("", "Pod").cloned().expect("pods");
+        pods.kind = "Widget".into();
+        pods.group = "x.io".into();
+        pods.plural = "widgets".into();
+        pods.categories = vec!["pod".into()];
+        t.insert(pods);
+        assert_eq!(t.resolve("pod").len(), 1);
+        assert_eq!(t.resolve("pod")[0].group, "");
     }
 
     #[test]

@@ -865,6 +865,7 @@ fn kind_info(k: &KindDecl) -> KindInfo {
             .unwrap_or_else(|| format!("{}s", k.kind.to_ascii_lowercase())),
         namespaced: k.namespaced,
         short_names: Vec::new(),
+        categories: Vec::new(),
         default_policy: crate::model::DefaultPolicy::Policy(crate::model::Policy::Background),
     }
 }

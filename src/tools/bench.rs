@@ -141,6 +141,9 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     if let Some([way, file]) = args.load_one.as_deref() {
         return super::bench_load::run_one(way, file);
     }
+    if args.live || args.live_raw {
+        return super::bench_live::run(args);
+    }
     if let Some(sizes) = &args.load {
         return super::bench_load::run(sizes, args.runs.min(5));
     }

@@ -300,8 +300,14 @@ impl Live {
     }
 }
 
+/// The binary, with its discovery cache in a directory of this test
+/// process (shared by its tests, as a user's runs share theirs), not in the
+/// user's `~/.kube/cache`.
 pub fn ownerscope(args: &[&str]) -> std::process::Output {
+    let cache =
+        std::env::temp_dir().join(format!("ownerscope-test-kubecache-{}", std::process::id()));
     Process::new(env!("CARGO_BIN_EXE_ownerscope"))
+        .env("KUBECACHEDIR", cache)
         .args(args)
         .output()
         .expect("binary runs")
