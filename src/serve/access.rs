@@ -28,7 +28,9 @@ pub fn attributes(req: &Request, route: &Route) -> Attributes {
         ("PATCH", _) => "patch",
         ("DELETE", true) => "delete",
         ("DELETE", false) => "deletecollection",
-        (other, _) => return Attributes::resource(&other.to_lowercase(), &p.group, &p.plural, "", ""),
+        (other, _) => {
+            return Attributes::resource(&other.to_lowercase(), &p.group, &p.plural, "", "");
+        }
     };
     let name = p.name.clone().unwrap_or_default();
     // A namespace is its own namespace (`GET /api/v1/namespaces/x`).
@@ -95,8 +97,11 @@ pub fn acting_user<'a>(
             ),
         ));
     };
-    let asks = std::iter::once(("users", name))
-        .chain(req.impersonate_groups.iter().map(|g| ("groups", g.as_str())));
+    let asks = std::iter::once(("users", name)).chain(
+        req.impersonate_groups
+            .iter()
+            .map(|g| ("groups", g.as_str())),
+    );
     for (resource, target) in asks {
         let a = Attributes::resource("impersonate", "", resource, "", target);
         let d = rbac::authorize(objects.clone(), &req.user, &a);
@@ -190,7 +195,10 @@ mod tests {
             ("namespaces", "x", "x")
         );
         let a = attrs("PUT", "/api/v1/namespaces/x/finalize");
-        assert_eq!((a.verb.as_str(), a.subresource.as_str()), ("update", "finalize"));
+        assert_eq!(
+            (a.verb.as_str(), a.subresource.as_str()),
+            ("update", "finalize")
+        );
         let a = attrs("GET", "/apis");
         assert!(!a.resource_request);
         assert_eq!((a.verb.as_str(), a.path.as_str()), ("get", "/apis"));
@@ -204,7 +212,10 @@ mod tests {
             r["message"],
             "configmaps is forbidden: User \"restricted\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"x\""
         );
-        assert_eq!((r["code"].as_u64(), r["reason"].as_str()), (Some(403), Some("Forbidden")));
+        assert_eq!(
+            (r["code"].as_u64(), r["reason"].as_str()),
+            (Some(403), Some("Forbidden"))
+        );
         let a = attrs("DELETE", "/apis/apps/v1/namespaces/x/deployments/web");
         assert_eq!(
             forbidden("u", &a, "").value()["message"],
@@ -247,7 +258,12 @@ mod tests {
         );
         req.impersonate_user = Some("admin".into());
         req.impersonate_groups.clear();
-        assert_eq!(acting_user(objects.iter(), &req).expect_err("not admin").code, 403);
+        assert_eq!(
+            acting_user(objects.iter(), &req)
+                .expect_err("not admin")
+                .code,
+            403
+        );
         // A master may be anyone, in any group.
         req.user = User::authenticated("admin", &[rbac::MASTERS]);
         req.impersonate_user = Some("restricted".into());
@@ -255,7 +271,10 @@ mod tests {
         let u = acting_user(objects.iter(), &req).expect("master");
         assert_eq!(u.groups, vec![rbac::MASTERS, AUTHENTICATED]);
         req.impersonate_user = None;
-        assert_eq!(acting_user(objects.iter(), &req).expect_err("no user").code, 400);
+        assert_eq!(
+            acting_user(objects.iter(), &req).expect_err("no user").code,
+            400
+        );
     }
 
     #[test]

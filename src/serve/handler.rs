@@ -4,12 +4,10 @@
 
 use super::negotiate::{self, Form};
 use super::query::ListOptions;
+use super::rbac::{self, User};
 use super::route::{self, ResourcePath, Route};
 use super::write::{self, Named};
-use super::rbac::{self, User};
-use super::{
-    Outcome, Request, Response, Served, access, discovery, openapi, read, status, watch,
-};
+use super::{Outcome, Request, Response, Served, access, discovery, openapi, read, status, watch};
 
 /// The content type aggregated discovery is answered with.
 fn discovery_type(version: &str) -> String {

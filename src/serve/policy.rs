@@ -90,8 +90,17 @@ pub fn bootstrap() -> Vec<Object> {
         }));
     }
     let discovery = [
-        "/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*",
-        "/readyz", "/version", "/version/",
+        "/api",
+        "/api/*",
+        "/apis",
+        "/apis/*",
+        "/healthz",
+        "/livez",
+        "/openapi",
+        "/openapi/*",
+        "/readyz",
+        "/version",
+        "/version/",
     ];
     let public = ["/healthz", "/livez", "/readyz", "/version", "/version/"];
     let all = [
@@ -145,13 +154,25 @@ mod tests {
         assert_eq!(policy.len(), 11);
         let someone = User::authenticated("someone", &[]);
         let ok = |u: &User, a: &Attributes| authorize(policy.iter(), u, a).allowed;
-        assert!(ok(&someone, &Attributes::non_resource("get", "/apis/apps/v1")));
+        assert!(ok(
+            &someone,
+            &Attributes::non_resource("get", "/apis/apps/v1")
+        ));
         assert!(ok(&someone, &Attributes::non_resource("get", "/version")));
         assert!(ok(
             &someone,
-            &Attributes::resource("create", "authorization.k8s.io", "selfsubjectaccessreviews", "", "")
+            &Attributes::resource(
+                "create",
+                "authorization.k8s.io",
+                "selfsubjectaccessreviews",
+                "",
+                ""
+            )
         ));
-        assert!(!ok(&someone, &Attributes::resource("list", "", "pods", "x", "")));
+        assert!(!ok(
+            &someone,
+            &Attributes::resource("list", "", "pods", "x", "")
+        ));
         // `view` bound in a namespace reads there, without secrets.
         let mut with_view = policy.clone();
         with_view.push(
@@ -164,9 +185,21 @@ mod tests {
             .expect("binding"),
         );
         let ok = |a: &Attributes| authorize(with_view.iter(), &someone, a).allowed;
-        assert!(ok(&Attributes::resource("list", "apps", "deployments", "x", "")));
+        assert!(ok(&Attributes::resource(
+            "list",
+            "apps",
+            "deployments",
+            "x",
+            ""
+        )));
         assert!(!ok(&Attributes::resource("list", "", "secrets", "x", "")));
         assert!(!ok(&Attributes::resource("delete", "", "pods", "x", "p")));
-        assert!(!ok(&Attributes::resource("list", "apps", "deployments", "y", "")));
+        assert!(!ok(&Attributes::resource(
+            "list",
+            "apps",
+            "deployments",
+            "y",
+            ""
+        )));
     }
 }

@@ -288,7 +288,13 @@ mod tests {
         }))
     }
 
-    fn binding(kind: &str, ns: Option<&str>, name: &str, role: (&str, &str), subjects: Value) -> Object {
+    fn binding(
+        kind: &str,
+        ns: Option<&str>,
+        name: &str,
+        role: (&str, &str),
+        subjects: Value,
+    ) -> Object {
         obj(json!({
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind,
             "metadata": {"name": name, "namespace": ns},
@@ -381,16 +387,32 @@ mod tests {
         ];
         let u = restricted();
         let ok = |a: &Attributes| authorize(objects.iter(), &u, a).allowed;
-        assert!(ok(&Attributes::resource("get", "apps", "deployments", "x", "w")));
-        assert!(!ok(&Attributes::resource("get", "", "deployments", "x", "w")));
+        assert!(ok(&Attributes::resource(
+            "get",
+            "apps",
+            "deployments",
+            "x",
+            "w"
+        )));
+        assert!(!ok(&Attributes::resource(
+            "get",
+            "",
+            "deployments",
+            "x",
+            "w"
+        )));
         let mut scale = Attributes::resource("get", "apps", "replicasets", "x", "w");
         scale.subresource = "scale".into();
         assert!(ok(&scale));
         let mut status = Attributes::resource("get", "apps", "deployments", "x", "w");
         status.subresource = "status".into();
         assert!(!ok(&status), "a resource does not cover its subresources");
-        assert!(ok(&Attributes::resource("delete", "", "secrets", "x", "one")));
-        assert!(!ok(&Attributes::resource("delete", "", "secrets", "x", "two")));
+        assert!(ok(&Attributes::resource(
+            "delete", "", "secrets", "x", "one"
+        )));
+        assert!(!ok(&Attributes::resource(
+            "delete", "", "secrets", "x", "two"
+        )));
         assert!(
             !ok(&Attributes::resource("list", "", "secrets", "x", "")),
             "resourceNames never allow a list"

@@ -83,7 +83,11 @@ pub fn kubeconfig(port: u16, ca_pem: &str, accounts: &[Account], namespace: &str
     let mut contexts = String::new();
     for (i, a) in accounts.iter().enumerate() {
         // The admin's entry keeps the cluster's name; the others their own.
-        let entry = if i == 0 { CLUSTER } else { a.user.name.as_str() };
+        let entry = if i == 0 {
+            CLUSTER
+        } else {
+            a.user.name.as_str()
+        };
         users.push_str(&format!(
             "- name: {entry}\n  user:\n    token: {}\n",
             a.token
@@ -126,6 +130,12 @@ mod tests {
         assert!(k.contains("namespace: shop"));
         assert!(k.contains("current-context: ownerscope-sim\n"), "{k}");
         assert!(k.contains("- name: restricted@ownerscope-sim\n  context:\n    cluster: ownerscope-sim\n    user: restricted\n"), "{k}");
-        assert!(k.contains(&format!("- name: restricted\n  user:\n    token: {}\n", accounts[1].token)), "{k}");
+        assert!(
+            k.contains(&format!(
+                "- name: restricted\n  user:\n    token: {}\n",
+                accounts[1].token
+            )),
+            "{k}"
+        );
     }
 }

@@ -83,7 +83,10 @@ mod tests {
         let u = parse_user("restricted:team-a,team-b").expect("parses");
         assert_eq!(u.name, "restricted");
         assert_eq!(u.groups, vec!["team-a", "team-b", AUTHENTICATED]);
-        assert_eq!(parse_user("solo").expect("parses").groups, vec![AUTHENTICATED]);
+        assert_eq!(
+            parse_user("solo").expect("parses").groups,
+            vec![AUTHENTICATED]
+        );
         for bad in ["", ":g", "a:", "a:g,,h", "admin", "a b"] {
             assert!(parse_user(bad).is_err(), "{bad:?}");
         }
@@ -93,7 +96,11 @@ mod tests {
         let bearer = format!("Bearer {}", accts[1].token);
         assert_eq!(authenticate(&accts, &bearer), Some(&u));
         assert_eq!(authenticate(&accts, "Bearer nope"), None);
-        assert_eq!(authenticate(&accts, &accts[1].token), None, "not a bearer header");
+        assert_eq!(
+            authenticate(&accts, &accts[1].token),
+            None,
+            "not a bearer header"
+        );
         assert!(accounts(&[u.clone(), u]).is_err());
     }
 }
