@@ -129,7 +129,7 @@ pub fn rule_allows(rule: &Value, a: &Attributes) -> bool {
     let names = strings(rule, "resourceNames");
     matches_any(&strings(rule, "apiGroups"), &a.group)
         && resource_ok
-        && (names.is_empty() || names.iter().any(|n| *n == a.name))
+        && (names.is_empty() || names.contains(&a.name))
 }
 
 /// A subject of a binding names `user` (upstream `appliesToUser`).

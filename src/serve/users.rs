@@ -90,7 +90,7 @@ mod tests {
         for bad in ["", ":g", "a:", "a:g,,h", "admin", "a b"] {
             assert!(parse_user(bad).is_err(), "{bad:?}");
         }
-        let accts = accounts(&[u.clone()]).expect("made");
+        let accts = accounts(std::slice::from_ref(&u)).expect("made");
         assert_eq!(accts[0].user.groups, vec![MASTERS, AUTHENTICATED]);
         assert_eq!(accts[1].context, "restricted@ownerscope-sim");
         let bearer = format!("Bearer {}", accts[1].token);

@@ -488,3 +488,26 @@ pub fn kubectl_with(env: &Env, args: &[&str], stdin: Option<&str>) -> String {
     );
     String::from_utf8_lossy(&out.stdout).to_string()
 }
+
+/// The control plane, for the binaries that use only it
+/// (`tests/rehearsal.rs`; `tests/serve.rs` compares with it).
+pub fn env() -> &'static Env {
+    env_of(Target::Cluster)
+}
+
+pub fn shared() -> RwLockReadGuard<'static, ()> {
+    env().shared()
+}
+
+pub fn exclusive() -> RwLockWriteGuard<'static, ()> {
+    env().exclusive()
+}
+
+pub async fn admin_client() -> Client {
+    env().admin_client().await
+}
+
+/// kubectl with the control plane's admin kubeconfig, for fixtures.
+pub fn kubectl(args: &[&str], stdin: Option<&str>) -> String {
+    kubectl_with(env(), args, stdin)
+}
