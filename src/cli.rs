@@ -212,6 +212,12 @@ pub struct ServeArgs {
     /// wait).
     #[arg(long)]
     pub paused: bool,
+    /// A user besides the admin, `NAME[:GROUP,...]` (repeatable): a token
+    /// of its own and a context `NAME@ownerscope-sim` in the kubeconfig.
+    /// It may do what the RBAC objects in the store grant it (the admin,
+    /// in system:masters, anything).
+    #[arg(long = "user", value_name = "NAME[:GROUPS]", value_parser = crate::serve::users::parse_user)]
+    pub users: Vec<crate::serve::rbac::User>,
 }
 
 #[derive(Debug, Args)]

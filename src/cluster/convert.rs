@@ -27,6 +27,7 @@ pub fn from_partial(ar: &ApiResource, pom: &PartialObjectMeta<DynamicObject>) ->
         metadata,
         spec: Value::Null,
         status: Value::Null,
+        ..Object::default()
     })
 }
 
@@ -47,6 +48,7 @@ pub fn from_dynamic(ar: &ApiResource, obj: &DynamicObject) -> Option<Object> {
         metadata,
         spec,
         status,
+        ..Object::default()
     })
 }
 

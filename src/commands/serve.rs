@@ -15,6 +15,7 @@ pub fn run(args: &ServeArgs) -> CmdResult {
         kubeconfig_out: args.kubeconfig_out.clone(),
         speed: args.speed,
         paused: args.paused,
+        users: args.users.clone(),
     })
     .map_err(CmdError)
 }
@@ -36,6 +37,7 @@ pub fn ui_backend(
         kubeconfig_out: args.kubeconfig_out.clone(),
         speed: 1.0,
         paused: false,
+        users: Vec::new(),
     })
     .map_err(CmdError)?;
     Ok(crate::serve::backend::ServedBackend::new(started))

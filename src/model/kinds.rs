@@ -40,6 +40,44 @@ pub struct KindInfo {
 }
 
 impl KindInfo {
+    /// The kind a CustomResourceDefinition defines, as the API server then
+    /// serves it: its group, names, scope and preferred served version
+    /// (Kubernetes' version priority: GA over beta over alpha, higher
+    /// numbers first). `None` for anything else or an incomplete spec.
+    #[must_use]
+    pub fn of_crd(crd: &super::Object) -> Option<KindInfo> {
+        if crd.kind != "CustomResourceDefinition" || crd.group() != "apiextensions.k8s.io" {
+            return None;
+        }
+        let s = |path: &[&str]| crd.str_at(path).map(str::to_string);
+        let group = s(&["spec", "group"])?;
+        let kind = s(&["spec", "names", "kind"])?;
+        let plural = s(&["spec", "names", "plural"])?;
+        let served: Vec<String> = crd
+            .value_at(&["spec", "versions"])
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|v| v["served"].as_bool().unwrap_or(true))
+            .filter_map(|v| v["name"].as_str().map(str::to_string))
+            .collect();
+        let version = served
+            .iter()
+            .max_by_key(|v| version_priority(v))
+            .cloned()
+            .or_else(|| s(&["spec", "version"]))?;
+        Some(KindInfo {
+            group,
+            kind,
+            version,
+            plural,
+            namespaced: crd.str_at(&["spec", "scope"]) != Some("Cluster"),
+            short_names: crd.strings_at(&["spec", "names", "shortNames"]),
+            categories: crd.strings_at(&["spec", "names", "categories"]),
+            default_policy: DefaultPolicy::Policy(Policy::Background),
+        })
+    }
+
     #[must_use]
     pub fn api_version(&self) -> String {
         if self.group.is_empty() {
@@ -117,6 +155,30 @@ pub struct KindTable {
     /// group -> kind -> facts (nested so that a lookup borrows, it is asked
     /// for every object admitted and every reference resolved).
     by_group_kind: BTreeMap<String, BTreeMap<String, KindInfo>>,
+}
+
+/// How Kubernetes orders versions: GA, then beta, then alpha, each by
+/// major then minor number, highest first; anything else last.
+fn version_priority(v: &str) -> (u8, u64, u64) {
+    if !is_version(v) {
+        return (0, 0, 0);
+    }
+    let rest = &v[1..];
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let major = rest[..digits].parse().unwrap_or(0);
+    let tail = &rest[digits..];
+    let (stage, minor) = if tail.is_empty() {
+        (3, "")
+    } else if let Some(m) = tail.strip_prefix("beta") {
+        (2, m)
+    } else if let Some(m) = tail.strip_prefix("alpha") {
+        (1, m)
+    } else {
+        (0, "")
+    };
+    (stage, major, minor.parse().unwrap_or(0))
 }
 
 /// `v1`, `v1beta1`, `v2alpha3`.
@@ -520,6 +582,16 @@ impl KindTable {
             .insert(info.kind.clone(), info);
     }
 
+    /// Stops serving a kind (its CustomResourceDefinition is gone).
+    pub fn remove(&mut self, group: &str, kind: &str) {
+        if let Some(m) = self.by_group_kind.get_mut(group) {
+            m.remove(kind);
+            if m.is_empty() {
+                self.by_group_kind.remove(group);
+            }
+        }
+    }
+
     /// Adds what a scenario or snapshot declares of a kind without losing
     /// what is known of it (R12): a standard kind keeps its default policy,
     /// scope and names, and gains the declared short names; an unknown kind
@@ -745,6 +817,51 @@ mod tests {
                 "{g}/{k}"
             );
         }
+    }
+
+    #[test]
+    fn a_crd_defines_its_kind_at_its_preferred_served_version() {
+        let mut crd = super::super::Object::new(
+            "apiextensions.k8s.io/v1",
+            "CustomResourceDefinition",
+            None,
+            "databases.db.example.com",
+        );
+        crd.spec = serde_json::json!({
+            "group": "db.example.com",
+            "scope": "Namespaced",
+            "names": {"kind": "Database", "plural": "databases", "shortNames": ["db"], "categories": ["stores"]},
+            "versions": [
+                {"name": "v1beta1", "served": true},
+                {"name": "v2alpha1", "served": true},
+                {"name": "v1", "served": true},
+                {"name": "v3", "served": false},
+            ],
+        });
+        let k = KindInfo::of_crd(&crd).expect("a kind");
+        assert_eq!(
+            (k.group.as_str(), k.kind.as_str(), k.version.as_str()),
+            ("db.example.com", "Database", "v1")
+        );
+        assert!(k.namespaced);
+        assert_eq!(
+            (k.short_names, k.categories),
+            (vec!["db".to_string()], vec!["stores".to_string()])
+        );
+        let mut t = KindTable::builtin();
+        t.declare(KindInfo::of_crd(&crd).expect("a kind"));
+        assert_eq!(t.resolve("db").len(), 1);
+        t.remove("db.example.com", "Database");
+        assert!(t.resolve("db").is_empty());
+        assert!(
+            KindInfo::of_crd(&super::super::Object::new(
+                "v1",
+                "ConfigMap",
+                Some("a"),
+                "x"
+            ))
+            .is_none()
+        );
     }
 
     #[test]

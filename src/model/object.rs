@@ -109,6 +109,15 @@ pub struct Object {
         skip_serializing_if = "Value::is_null"
     )]
     pub status: Value,
+    /// RBAC's top-level fields (`rules` of a Role or ClusterRole; `roleRef`
+    /// and `subjects` of a binding), kept whole: `ownerscope serve`
+    /// authorizes from them. Boxed: other kinds pay one pointer each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role_ref: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subjects: Option<Box<Value>>,
 }
 
 /// The API group part of an `apiVersion` (`apps/v1` -> `apps`, `v1` -> ``).

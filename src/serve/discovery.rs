@@ -65,6 +65,8 @@ pub fn find<'a>(
 }
 
 /// The kinds `kubectl get all` shows (their `all` category upstream).
+/// The kind's own categories (a CRD's), and `all` for the kinds a real
+/// server puts in it.
 fn categories(k: &KindInfo) -> Option<Value> {
     let all = matches!(
         (k.group.as_str(), k.kind.as_str()),
@@ -75,7 +77,11 @@ fn categories(k: &KindInfo) -> Option<Value> {
             )
             | ("batch", "Job" | "CronJob")
     );
-    all.then(|| json!(["all"]))
+    let mut names = k.categories.clone();
+    if all && !names.iter().any(|c| c == "all") {
+        names.push("all".into());
+    }
+    (!names.is_empty()).then(|| json!(names))
 }
 
 fn resource(k: &KindInfo) -> Value {

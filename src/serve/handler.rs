@@ -2,13 +2,12 @@
 //! the verbs. Pure: no socket, no clock (the caller holds the simulator's
 //! lock and passes it in).
 
-use serde_json::{Value, json};
-
 use super::negotiate::{self, Form};
 use super::query::ListOptions;
+use super::rbac::{self, User};
 use super::route::{self, ResourcePath, Route};
 use super::write::{self, Named};
-use super::{Outcome, Request, Response, Served, discovery, openapi, read, status, watch};
+use super::{Outcome, Request, Response, Served, access, discovery, openapi, read, status, watch};
 
 /// The content type aggregated discovery is answered with.
 fn discovery_type(version: &str) -> String {
@@ -18,9 +17,26 @@ fn discovery_type(version: &str) -> String {
 /// Answers `req`. `server` is `host:port`, for `/api`'s addresses.
 pub fn handle(served: &mut Served, req: &Request, server: &str) -> Outcome {
     served.pump();
-    let out = route_request(served, req, server);
+    let out = authorized(served, req, server);
     served.pump();
     out
+}
+
+/// As whom `req` acts (impersonation), and whether that user may: the
+/// store's RBAC policy decides before anything else runs.
+fn authorized(served: &mut Served, req: &Request, server: &str) -> Outcome {
+    let route = route::parse(&req.path, served.sim.kinds());
+    let policy = rbac::policy(served.sim.objects());
+    let user = match access::acting_user(policy.iter().copied(), req) {
+        Ok(u) => u,
+        Err(denied) => return reply(denied),
+    };
+    let a = access::attributes(req, &route);
+    let d = rbac::authorize(policy.iter().copied(), &user, &a);
+    if !d.allowed {
+        return reply(access::forbidden(&user.name, &a, &d.reason));
+    }
+    route_request(served, req, &user, route, server)
 }
 
 fn reply(r: Response) -> Outcome {
@@ -64,8 +80,13 @@ fn openapi(served: &Served, req: &Request, rest: &str) -> Outcome {
     }
 }
 
-fn route_request(served: &mut Served, req: &Request, server: &str) -> Outcome {
-    let route = route::parse(&req.path, served.sim.kinds());
+fn route_request(
+    served: &mut Served,
+    req: &Request,
+    user: &User,
+    route: Route,
+    server: &str,
+) -> Outcome {
     if let Route::OpenApi(rest) = &route {
         return openapi(served, req, rest);
     }
@@ -118,28 +139,22 @@ fn route_request(served: &mut Served, req: &Request, server: &str) -> Outcome {
             }
         }
         Route::OpenApi(_) => not_served(req),
-        Route::Resource(p) => resource(served, req, &p, form),
+        Route::Resource(p) => resource(served, req, user, &p, form),
         Route::Unknown => not_served(req),
     }
 }
 
-/// `POST selfsubjectaccessreviews`: everything is allowed.
-fn access_review(req: &Request) -> Outcome {
-    let mut body: Value = serde_json::from_slice(&req.body).unwrap_or_else(|_| json!({}));
-    if !body.is_object() {
-        body = json!({});
-    }
-    body["apiVersion"] = json!("authorization.k8s.io/v1");
-    body["kind"] = json!("SelfSubjectAccessReview");
-    body["status"] =
-        json!({"allowed": true, "reason": "the ownerscope simulator allows every request"});
-    reply(Response::json(201, &body))
-}
-
-fn resource(served: &mut Served, req: &Request, p: &ResourcePath, form: Form) -> Outcome {
+fn resource(
+    served: &mut Served,
+    req: &Request,
+    user: &User,
+    p: &ResourcePath,
+    form: Form,
+) -> Outcome {
     if p.group == discovery::AUTHZ && p.plural == "selfsubjectaccessreviews" {
         return if req.method == "POST" && p.name.is_none() {
-            access_review(req)
+            let policy = rbac::policy(served.sim.objects());
+            reply(access::review(policy.iter().copied(), user, &req.body))
         } else {
             method_not_allowed(req, "access reviews are only created")
         };

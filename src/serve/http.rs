@@ -1,4 +1,4 @@
-//! The socket side: TLS (rustls), HTTP/1.1 (hyper), the bearer token,
+//! The socket side: TLS (rustls), HTTP/1.1 (hyper), the bearer tokens,
 //! watches streamed as chunked JSON lines, and the clock task that moves
 //! the simulator in real time. The request logic is [`super::handler`].
 
@@ -17,6 +17,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch as notify};
 use tokio_rustls::TlsAcceptor;
 
+use super::users::{self, Account};
 use super::watch::{self, WatchSpec};
 use super::{Outcome, Request, Response, Served, handler, status};
 
@@ -34,20 +35,20 @@ pub struct Shared {
     served: Mutex<Served>,
     /// Ticks with the store's resource version when anything changed.
     changed: notify::Sender<u64>,
-    token: String,
+    accounts: Vec<Account>,
     /// `127.0.0.1:port`.
     addr: String,
 }
 
 impl Shared {
     #[must_use]
-    pub fn new(served: Served, token: String, addr: String) -> Arc<Shared> {
+    pub fn new(served: Served, accounts: Vec<Account>, addr: String) -> Arc<Shared> {
         let rv = served.resource_version();
         let (changed, _) = notify::channel(rv);
         Arc::new(Shared {
             served: Mutex::new(served),
             changed,
-            token,
+            accounts,
             addr,
         })
     }
@@ -107,9 +108,18 @@ async fn answer(
     req: hyper::Request<Incoming>,
 ) -> Result<hyper::Response<Body>, Infallible> {
     let started = Instant::now();
-    let authorized = header(&req, "authorization")
-        .strip_prefix("Bearer ")
-        .is_some_and(|t| t.trim() == shared.token);
+    let user = users::authenticate(&shared.accounts, &header(&req, "authorization")).cloned();
+    let headers = req.headers();
+    let impersonate_user = headers
+        .get("impersonate-user")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let impersonate_groups = headers
+        .get_all("impersonate-group")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .map(str::to_string)
+        .collect();
     let mut r = Request {
         method: req.method().as_str().to_string(),
         path: req.uri().path().to_string(),
@@ -118,8 +128,11 @@ async fn answer(
         content_type: header(&req, "content-type"),
         user_agent: header(&req, "user-agent"),
         body: Vec::new(),
+        user: user.clone().unwrap_or_default(),
+        impersonate_user,
+        impersonate_groups,
     };
-    if !authorized {
+    if user.is_none() {
         tracing::info!(method = %r.method, path = %r.path, "401: no or wrong bearer token");
         return Ok(to_http(status::error(401, "Unauthorized")));
     }

@@ -7,6 +7,7 @@
 //! it behind hyper and rustls; [`tls`] makes the certificates and the
 //! kubeconfig.
 
+pub mod access;
 pub mod backend;
 pub mod discovery;
 pub mod handler;
@@ -14,7 +15,9 @@ pub mod http;
 pub mod negotiate;
 pub mod openapi;
 pub mod patch;
+pub mod policy;
 pub mod query;
+pub mod rbac;
 pub mod read;
 pub mod route;
 pub mod run;
@@ -23,10 +26,14 @@ pub mod state;
 pub mod status;
 pub mod table;
 pub mod tls;
+pub mod users;
 pub mod watch;
 pub mod write;
 
 use serde_json::Value;
+
+/// The user the kubeconfig's first context authenticates as.
+pub const ADMIN: &str = "admin";
 
 /// One HTTP request, as the handler needs it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,10 +48,17 @@ pub struct Request {
     pub content_type: String,
     pub user_agent: String,
     pub body: Vec<u8>,
+    /// Who the bearer token authenticated.
+    pub user: rbac::User,
+    /// `Impersonate-User`.
+    pub impersonate_user: Option<String>,
+    /// `Impersonate-Group`, each header.
+    pub impersonate_groups: Vec<String>,
 }
 
 impl Request {
-    /// A request from a path with an optional `?query`.
+    /// A request from a path with an optional `?query`, by the admin (a
+    /// member of `system:masters`).
     #[must_use]
     pub fn new(method: &str, path_and_query: &str) -> Request {
         let (path, query) = path_and_query
@@ -55,6 +69,7 @@ impl Request {
             path: path.to_string(),
             query: query::parse_query(query),
             accept: "application/json".into(),
+            user: rbac::User::authenticated(ADMIN, &[rbac::MASTERS]),
             ..Request::default()
         }
     }

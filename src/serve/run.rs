@@ -10,7 +10,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use super::http::{self, Shared};
-use super::{Served, tls};
+use super::{Served, tls, users};
 use crate::sim::{Sim, scenario};
 
 /// What `serve` was asked for.
@@ -23,6 +23,9 @@ pub struct ServeOptions {
     /// Virtual seconds per real second.
     pub speed: f64,
     pub paused: bool,
+    /// Users besides the admin (`--user`), each a context of the
+    /// kubeconfig.
+    pub users: Vec<super::rbac::User>,
 }
 
 /// The namespace most of the scenario's objects live in (the kubeconfig's
@@ -100,6 +103,7 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
     served.speed = opts.speed;
     served.paused = opts.paused;
     let creds = tls::credentials()?;
+    let accounts = users::accounts(&opts.users)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -122,10 +126,10 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
             true,
         ),
     };
-    let text = tls::kubeconfig(port, &creds.ca_pem, &creds.token, &namespace);
+    let text = tls::kubeconfig(port, &creds.ca_pem, &accounts, &namespace);
     write_private(&kubeconfig, &text)
         .map_err(|e| format!("writing {}: {e}", kubeconfig.display()))?;
-    let shared = Shared::new(served, creds.token.clone(), format!("127.0.0.1:{port}"));
+    let shared = Shared::new(served, accounts, format!("127.0.0.1:{port}"));
     rt.spawn(http::clock(Arc::clone(&shared)));
     rt.spawn(http::accept(
         listener,

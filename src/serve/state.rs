@@ -42,7 +42,9 @@ pub struct Event {
     pub old: Option<Arc<Object>>,
 }
 
-/// The simulator and what watches need of its past.
+/// The simulator and what watches need of its past. It starts with the
+/// namespaces its objects need and the bootstrap RBAC policy
+/// ([`super::policy`]), as a fresh cluster has them.
 #[derive(Debug)]
 pub struct Served {
     pub sim: Sim,
@@ -80,6 +82,14 @@ impl Served {
         sim.set_user_actor("ownerscope serve");
         for ns in missing_namespaces(&sim) {
             sim.create(Object::new("v1", "Namespace", None, &ns));
+        }
+        for o in super::policy::bootstrap() {
+            let present = sim
+                .objects()
+                .any(|x| x.kind == o.kind && x.group() == o.group() && x.name() == o.name());
+            if !present {
+                sim.create(o);
+            }
         }
         sim.take_watch_changes();
         let oldest = sim.resource_version();

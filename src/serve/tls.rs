@@ -1,6 +1,6 @@
 //! The certificates made at start (a CA, and a server certificate for
-//! 127.0.0.1 and localhost signed by it), the bearer token, and the
-//! kubeconfig that trusts the one and sends the other.
+//! 127.0.0.1 and localhost signed by it), bearer tokens, and the
+//! kubeconfig that trusts the one and sends the others.
 
 use std::sync::Arc;
 
@@ -9,12 +9,13 @@ use base64::engine::general_purpose::STANDARD;
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
+use super::users::{Account, CLUSTER};
+
 /// What a client needs to trust and reach the server.
 pub struct Credentials {
     /// The CA certificate, PEM.
     pub ca_pem: String,
     pub tls: Arc<rustls::ServerConfig>,
-    pub token: String,
 }
 
 /// A random token from the operating system's generator (through ring).
@@ -70,33 +71,44 @@ pub fn credentials() -> Result<Credentials, String> {
     Ok(Credentials {
         ca_pem: ca_cert.pem(),
         tls: Arc::new(tls),
-        token: token()?,
     })
 }
 
-/// The kubeconfig for `https://127.0.0.1:port`.
+/// The kubeconfig for `https://127.0.0.1:port`: a context per account,
+/// the first (the admin's) current.
 #[must_use]
-pub fn kubeconfig(port: u16, ca_pem: &str, token: &str, namespace: &str) -> String {
+pub fn kubeconfig(port: u16, ca_pem: &str, accounts: &[Account], namespace: &str) -> String {
     let ca = STANDARD.encode(ca_pem);
+    let mut users = String::new();
+    let mut contexts = String::new();
+    for (i, a) in accounts.iter().enumerate() {
+        // The admin's entry keeps the cluster's name; the others their own.
+        let entry = if i == 0 {
+            CLUSTER
+        } else {
+            a.user.name.as_str()
+        };
+        users.push_str(&format!(
+            "- name: {entry}\n  user:\n    token: {}\n",
+            a.token
+        ));
+        contexts.push_str(&format!(
+            "- name: {}\n  context:\n    cluster: {CLUSTER}\n    user: {entry}\n    namespace: {namespace}\n",
+            a.context
+        ));
+    }
+    let current = accounts.first().map_or(CLUSTER, |a| a.context.as_str());
     format!(
         "apiVersion: v1
 kind: Config
 clusters:
-- name: ownerscope-sim
+- name: {CLUSTER}
   cluster:
     server: https://127.0.0.1:{port}
     certificate-authority-data: {ca}
 users:
-- name: ownerscope-sim
-  user:
-    token: {token}
-contexts:
-- name: ownerscope-sim
-  context:
-    cluster: ownerscope-sim
-    user: ownerscope-sim
-    namespace: {namespace}
-current-context: ownerscope-sim
+{users}contexts:
+{contexts}current-context: {current}
 "
     )
 }
@@ -109,10 +121,21 @@ mod tests {
     fn credentials_are_made_and_tokens_differ() {
         let c = credentials().expect("made");
         assert!(c.ca_pem.starts_with("-----BEGIN CERTIFICATE-----"));
-        assert_eq!(c.token.len(), 48);
+        assert_eq!(token().expect("token").len(), 48);
         assert_ne!(token().expect("token"), token().expect("token"));
-        let k = kubeconfig(6443, &c.ca_pem, &c.token, "shop");
+        let restricted = super::super::users::parse_user("restricted").expect("user");
+        let accounts = super::super::users::accounts(&[restricted]).expect("accounts");
+        let k = kubeconfig(6443, &c.ca_pem, &accounts, "shop");
         assert!(k.contains("server: https://127.0.0.1:6443"));
         assert!(k.contains("namespace: shop"));
+        assert!(k.contains("current-context: ownerscope-sim\n"), "{k}");
+        assert!(k.contains("- name: restricted@ownerscope-sim\n  context:\n    cluster: ownerscope-sim\n    user: restricted\n"), "{k}");
+        assert!(
+            k.contains(&format!(
+                "- name: restricted\n  user:\n    token: {}\n",
+                accounts[1].token
+            )),
+            "{k}"
+        );
     }
 }

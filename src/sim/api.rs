@@ -434,6 +434,10 @@ impl ApiServer {
 
     fn remove_stored(&mut self, uid: &str) -> Option<Arc<Object>> {
         let obj = self.store.remove(uid)?;
+        // A definition gone: its kind is no longer served.
+        if let Some(info) = KindInfo::of_crd(&obj) {
+            self.store.kinds_mut().remove(&info.group, &info.kind);
+        }
         // As on a real server, the deletion has a resource version of its
         // own: a watch's DELETED event carries it.
         let mut gone = Object::clone(&obj);
@@ -551,6 +555,34 @@ impl ApiServer {
                     obj.set_at(&["status", "phase"], Value::from("Active"));
                 }
             }
+            // The apiextensions controllers accept a new definition's names
+            // and establish it (within milliseconds on a real server):
+            // `kubectl wait --for=condition=Established` waits for this.
+            ("apiextensions.k8s.io", "CustomResourceDefinition") if !obj.is_terminating() => {
+                let mut conditions: Vec<Value> = obj
+                    .value_at(&["status", "conditions"])
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                for (kind, reason, message) in [
+                    ("NamesAccepted", "NoConflicts", "no conflicts found"),
+                    (
+                        "Established",
+                        "InitialNamesAccepted",
+                        "the initial names have been accepted",
+                    ),
+                ] {
+                    if !conditions.iter().any(|c| c["type"] == kind) {
+                        conditions.push(serde_json::json!({
+                            "type": kind,
+                            "status": "True",
+                            "reason": reason,
+                            "message": message,
+                        }));
+                    }
+                }
+                obj.set_at(&["status", "conditions"], Value::Array(conditions));
+            }
             ("", "PersistentVolumeClaim") | ("", "PersistentVolume") if !obj.is_terminating() => {
                 let f = if obj.kind == "PersistentVolume" {
                     "kubernetes.io/pv-protection"
@@ -659,6 +691,11 @@ impl ApiServer {
             obj.metadata.generation = Some(1);
         }
         Self::apply_create_defaults(&mut obj);
+        // A definition makes its kind served (discovery, REST mapping); a
+        // kind a scenario already declares keeps what it declares.
+        if let Some(info) = KindInfo::of_crd(&obj) {
+            self.store.kinds_mut().declare(info);
+        }
         obj.metadata.resource_version = Some(self.next_rv());
         if restore {
             // Loading, not a request: nobody reads an answer's object, and

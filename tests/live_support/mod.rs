@@ -1,14 +1,15 @@
-//! The live tests' harness: the control plane started once per test binary
-//! through `.ci/test-cluster.sh` (a failure to start fails the tests), kube
-//! clients for fixtures, and a driver that feeds a `ClusterBackend`'s updates
-//! into an ownership graph the way the UI does.
+//! The live tests' harness: the target started once per test binary (the
+//! control plane through `.ci/test-cluster.sh`, or `ownerscope serve`; a
+//! failure to start fails the tests), kube clients for fixtures, and a
+//! driver that feeds a `ClusterBackend`'s updates into an ownership graph
+//! the way the UI does.
 
 #![allow(dead_code, clippy::missing_panics_doc)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
-use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
@@ -18,24 +19,49 @@ use ownerscope::backend::{Backend, Connection, Happening, Reply, SourceStatus, U
 use ownerscope::cluster::{ClusterBackend, LiveOptions};
 use ownerscope::model::{KindTable, Object, OwnershipGraph};
 
-pub struct Env {
-    pub admin: PathBuf,
-    pub restricted: PathBuf,
-    pub script: PathBuf,
+/// What the live suite runs against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// kube-apiserver 1.20 and kube-controller-manager with etcd
+    /// (`.ci/test-cluster.sh`).
+    Cluster,
+    /// `ownerscope serve` on a minimal scenario (1.36 semantics).
+    Serve,
 }
 
-static ENV: OnceLock<Result<Env, String>> = OnceLock::new();
-/// Tests share the control plane; the restart test takes it exclusively.
+/// A target, started: the same two users on both (`admin` in
+/// `system:masters`; `restricted` in `ownerscope-restricted`, granted
+/// nothing but discovery and access reviews until a test binds it).
+pub struct Env {
+    pub target: Target,
+    pub admin: PathBuf,
+    pub restricted: PathBuf,
+    /// The restricted user's bearer token.
+    pub restricted_token: String,
+    /// The admin kubeconfig's context.
+    pub admin_context: String,
+    pub script: PathBuf,
+    /// The serve process, when the target is serve.
+    server: Mutex<Option<Served>>,
+}
+
+static CLUSTER: OnceLock<Result<Env, String>> = OnceLock::new();
+static SERVE: OnceLock<Result<Env, String>> = OnceLock::new();
+/// Tests share the target; the restart test takes it exclusively.
 static SHARED: RwLock<()> = RwLock::new(());
 
 pub fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/test-cluster.sh")
 }
 
-/// Starts (or reuses) the control plane; every test fails with the
-/// script's output if it cannot (the failure is kept, not retried).
-pub fn env() -> &'static Env {
-    match ENV.get_or_init(start_cluster) {
+/// Starts (or reuses) the target; every test fails with the reason if it
+/// cannot (the failure is kept, not retried).
+pub fn env_of(target: Target) -> &'static Env {
+    let started = match target {
+        Target::Cluster => CLUSTER.get_or_init(start_cluster),
+        Target::Serve => SERVE.get_or_init(start_serve),
+    };
+    match started {
         Ok(env) => env,
         Err(e) => panic!("{e}"),
     }
@@ -64,24 +90,161 @@ fn start_cluster() -> Result<Env, String> {
             .ok_or_else(|| format!("{k} missing from test-cluster.sh output:\n{stdout}"))
     };
     Ok(Env {
+        target: Target::Cluster,
         admin: get("OWNERSCOPE_TEST_KUBECONFIG")?,
         restricted: get("OWNERSCOPE_TEST_RESTRICTED_KUBECONFIG")?,
+        restricted_token: "ownerscope-restricted-token".into(),
+        admin_context: "admin@ownerscope-test".into(),
         script: script(),
+        server: Mutex::new(None),
     })
 }
 
-pub fn shared() -> RwLockReadGuard<'static, ()> {
-    env();
-    SHARED
-        .read()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+/// The scenario serve starts from: nothing but the namespaces a fresh
+/// cluster has (serve adds them, and the bootstrap RBAC policy).
+const EMPTY: &str = "apiVersion: v1\nkind: List\nitems: []\n";
+
+/// A running `ownerscope serve`, under a shell that stops it when its
+/// stdin closes: when the test process ends, however it ends, so does the
+/// server.
+struct Served {
+    child: std::process::Child,
+    port: u16,
+    dir: PathBuf,
 }
 
-pub fn exclusive() -> RwLockWriteGuard<'static, ()> {
-    env();
-    SHARED
-        .write()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+impl Served {
+    fn stop(&mut self) {
+        drop(self.child.stdin.take());
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `ownerscope serve` with the restricted user on `port` (0: any).
+fn spawn_serve(dir: &Path, port: u16) -> Result<Served, String> {
+    use std::io::BufRead as _;
+    let scenario = dir.join("empty.yaml");
+    std::fs::write(&scenario, EMPTY).map_err(|e| format!("writing the scenario: {e}"))?;
+    let mut child = Process::new("sh")
+        .arg("-c")
+        .arg(r#""$0" serve "$@" & pid=$!; read -r _; kill "$pid"; wait "$pid""#)
+        .arg(env!("CARGO_BIN_EXE_ownerscope"))
+        .arg(&scenario)
+        .args(["--user", "restricted:ownerscope-restricted"])
+        .args(["--port", &port.to_string()])
+        .arg("--kubeconfig-out")
+        .arg(dir.join("admin.kubeconfig"))
+        .env("OWNERSCOPE_LOG_FILE", dir.join("serve.log"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| format!("ownerscope serve: {e}"))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let first = std::io::BufReader::new(stdout)
+        .lines()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let port = first
+        .split("https://127.0.0.1:")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|p| p.parse().ok())
+        .ok_or_else(|| format!("ownerscope serve did not start: {first:?}"))?;
+    Ok(Served {
+        child,
+        port,
+        dir: dir.to_path_buf(),
+    })
+}
+
+fn start_serve() -> Result<Env, String> {
+    let dir = std::env::temp_dir().join(format!("ownerscope-live-on-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let served = spawn_serve(&dir, 0)?;
+    let admin = dir.join("admin.kubeconfig");
+    let text = std::fs::read_to_string(&admin).map_err(|e| format!("{}: {e}", admin.display()))?;
+    // The restricted user's entry, and a kubeconfig whose current context
+    // is its own.
+    let token = text
+        .split("- name: restricted\n  user:\n    token: ")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .ok_or_else(|| format!("no restricted user in the kubeconfig:\n{text}"))?
+        .to_string();
+    let restricted = dir.join("restricted.kubeconfig");
+    std::fs::write(
+        &restricted,
+        text.replace(
+            "current-context: ownerscope-sim\n",
+            "current-context: restricted@ownerscope-sim\n",
+        ),
+    )
+    .map_err(|e| format!("{}: {e}", restricted.display()))?;
+    Ok(Env {
+        target: Target::Serve,
+        admin,
+        restricted,
+        restricted_token: token,
+        admin_context: "ownerscope-sim".into(),
+        script: script(),
+        server: Mutex::new(Some(served)),
+    })
+}
+
+impl Env {
+    pub fn shared(&self) -> RwLockReadGuard<'static, ()> {
+        SHARED
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub fn exclusive(&self) -> RwLockWriteGuard<'static, ()> {
+        SHARED
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    pub async fn admin_client(&self) -> Client {
+        ownerscope::cluster::connect(&options(&self.admin, "default"))
+            .await
+            .expect("admin client")
+            .client
+    }
+
+    /// Stops the API server (the serve process) where it listens.
+    pub fn stop_api_server(&self) {
+        match self.target {
+            Target::Cluster => {
+                cluster_script(&["apiserver-stop"]);
+            }
+            Target::Serve => {
+                let mut s = self
+                    .server
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                s.as_mut().expect("serve is running").stop();
+            }
+        }
+    }
+
+    /// Starts it again on the same port.
+    pub fn start_api_server(&self) {
+        match self.target {
+            Target::Cluster => {
+                cluster_script(&["apiserver-start"]);
+            }
+            Target::Serve => {
+                let mut s = self
+                    .server
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let old = s.take().expect("serve was started");
+                *s = Some(spawn_serve(&old.dir, old.port).expect("serve restarts"));
+            }
+        }
+    }
 }
 
 pub fn cluster_script(args: &[&str]) -> String {
@@ -114,13 +277,6 @@ pub fn options(kubeconfig: &Path, ns: &str) -> LiveOptions {
         read_only: false,
         ..LiveOptions::default()
     }
-}
-
-pub async fn admin_client() -> Client {
-    ownerscope::cluster::connect(&options(&env().admin, "default"))
-        .await
-        .expect("admin client")
-        .client
 }
 
 /// A fresh namespace for one test.
@@ -314,17 +470,17 @@ pub fn ownerscope(args: &[&str]) -> std::process::Output {
 }
 
 /// kubectl with the admin kubeconfig, for fixtures.
-pub fn kubectl(args: &[&str], stdin: Option<&str>) -> String {
-    try_kubectl(args, stdin).unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"))
+pub fn kubectl_with(env: &Env, args: &[&str], stdin: Option<&str>) -> String {
+    try_kubectl_with(env, args, stdin).unwrap_or_else(|e| panic!("kubectl {args:?}: {e}"))
 }
 
 /// kubectl with the admin kubeconfig: its stdout, or its stderr when it
 /// fails.
-pub fn try_kubectl(args: &[&str], stdin: Option<&str>) -> Result<String, String> {
+pub fn try_kubectl_with(env: &Env, args: &[&str], stdin: Option<&str>) -> Result<String, String> {
     use std::io::Write as _;
     let mut child = std::process::Command::new("kubectl")
         .arg("--kubeconfig")
-        .arg(&env().admin)
+        .arg(&env.admin)
         .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -342,4 +498,32 @@ pub fn try_kubectl(args: &[&str], stdin: Option<&str>) -> Result<String, String>
     } else {
         Err(String::from_utf8_lossy(&out.stderr).to_string())
     }
+}
+
+/// The control plane, for the binaries that use only it
+/// (`tests/rehearsal.rs`; `tests/serve.rs` compares with it).
+pub fn env() -> &'static Env {
+    env_of(Target::Cluster)
+}
+
+pub fn shared() -> RwLockReadGuard<'static, ()> {
+    env().shared()
+}
+
+pub fn exclusive() -> RwLockWriteGuard<'static, ()> {
+    env().exclusive()
+}
+
+pub async fn admin_client() -> Client {
+    env().admin_client().await
+}
+
+/// kubectl with the control plane's admin kubeconfig, for fixtures.
+pub fn kubectl(args: &[&str], stdin: Option<&str>) -> String {
+    kubectl_with(env(), args, stdin)
+}
+
+/// As [`kubectl`], its stderr as the error when it fails.
+pub fn try_kubectl(args: &[&str], stdin: Option<&str>) -> Result<String, String> {
+    try_kubectl_with(env(), args, stdin)
 }

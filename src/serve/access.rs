@@ -1,0 +1,305 @@
+//! Who a request acts as and whether it may: the authorization attributes
+//! of a request (upstream `RequestInfoFactory`), impersonation (upstream
+//! `filters/impersonation.go`: `Impersonate-User` and `Impersonate-Group`
+//! for a user allowed to `impersonate` them), the 403 a denial answers
+//! (`responsewriters.Forbidden`), and SelfSubjectAccessReview answered from
+//! the same rules. Pure; the decisions are [`super::rbac`]'s.
+
+use serde_json::{Value, json};
+
+use super::rbac::{self, AUTHENTICATED, Attributes, User};
+use super::route::Route;
+use super::{Request, Response, status};
+use crate::model::Object;
+
+/// The authorization attributes of `req`, routed as `route`.
+#[must_use]
+pub fn attributes(req: &Request, route: &Route) -> Attributes {
+    let Route::Resource(p) = route else {
+        return Attributes::non_resource(&req.method.to_lowercase(), &req.path);
+    };
+    let watch = p.watch_prefix || matches!(req.param("watch"), Some("true" | "1"));
+    let verb = match (req.method.as_str(), p.name.is_some()) {
+        ("GET" | "HEAD", true) => "get",
+        ("GET" | "HEAD", false) if watch => "watch",
+        ("GET" | "HEAD", false) => "list",
+        ("POST", _) => "create",
+        ("PUT", _) => "update",
+        ("PATCH", _) => "patch",
+        ("DELETE", true) => "delete",
+        ("DELETE", false) => "deletecollection",
+        (other, _) => {
+            return Attributes::resource(&other.to_lowercase(), &p.group, &p.plural, "", "");
+        }
+    };
+    let name = p.name.clone().unwrap_or_default();
+    // A namespace is its own namespace (`GET /api/v1/namespaces/x`).
+    let namespace = match &p.namespace {
+        Some(ns) => ns.clone(),
+        None if p.group.is_empty() && p.plural == "namespaces" => name.clone(),
+        None => String::new(),
+    };
+    let mut a = Attributes::resource(verb, &p.group, &p.plural, &namespace, &name);
+    a.subresource = p.subresource.clone().unwrap_or_default();
+    a
+}
+
+/// The 403 for a denial of `a` to `user`: `configmaps is forbidden: User
+/// "u" cannot list resource "configmaps" in API group "" in the namespace
+/// "x"`, and the RBAC reason after a colon when there is one.
+#[must_use]
+pub fn forbidden(user: &str, a: &Attributes, reason: &str) -> Response {
+    let mut why = rbac::forbidden_message(user, a);
+    if !reason.is_empty() {
+        why = format!("{why}: {reason}");
+    }
+    if !a.resource_request {
+        return status::error(403, &format!("forbidden: {why}"));
+    }
+    let qualified = if a.group.is_empty() {
+        a.resource.clone()
+    } else {
+        format!("{}.{}", a.resource, a.group)
+    };
+    let message = if a.name.is_empty() {
+        format!("{qualified} is forbidden: {why}")
+    } else {
+        format!("{qualified} \"{}\" is forbidden: {why}", a.name)
+    };
+    status::object_error(403, &message, &a.name, &a.group, &a.resource)
+}
+
+/// Whom `req` acts as: its authenticated user, or the one it impersonates
+/// when that user may impersonate it (each group checked too).
+/// Impersonating a user without naming `system:authenticated` or
+/// `system:unauthenticated` adds `system:authenticated`, as upstream does.
+///
+/// # Errors
+/// The 403 for the first impersonation not allowed; 400 for groups without
+/// a user.
+pub fn acting_user<'a>(
+    objects: impl Iterator<Item = &'a Object> + Clone,
+    req: &Request,
+) -> Result<User, Response> {
+    let Some(name) = req.impersonate_user.as_deref() else {
+        if req.impersonate_groups.is_empty() {
+            return Ok(req.user.clone());
+        }
+        return Err(status::error(
+            400,
+            &format!(
+                "requested [{}] without impersonating a user",
+                req.impersonate_groups
+                    .iter()
+                    .map(|g| format!("{{Group {g}}}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        ));
+    };
+    let asks = std::iter::once(("users", name)).chain(
+        req.impersonate_groups
+            .iter()
+            .map(|g| ("groups", g.as_str())),
+    );
+    for (resource, target) in asks {
+        let a = Attributes::resource("impersonate", "", resource, "", target);
+        let d = rbac::authorize(objects.clone(), &req.user, &a);
+        if !d.allowed {
+            return Err(forbidden(&req.user.name, &a, &d.reason));
+        }
+    }
+    let mut groups = req.impersonate_groups.clone();
+    if !groups
+        .iter()
+        .any(|g| g == AUTHENTICATED || g == "system:unauthenticated")
+    {
+        groups.push(AUTHENTICATED.to_string());
+    }
+    Ok(User {
+        name: name.to_string(),
+        groups,
+    })
+}
+
+/// `POST selfsubjectaccessreviews`: the review's attributes decided for
+/// `user` from the same rules as every request.
+#[must_use]
+pub fn review<'a>(
+    objects: impl Iterator<Item = &'a Object> + Clone,
+    user: &User,
+    body: &[u8],
+) -> Response {
+    let mut review: Value = serde_json::from_slice(body).unwrap_or_else(|_| json!({}));
+    if !review.is_object() {
+        review = json!({});
+    }
+    let spec = &review["spec"];
+    let s = |v: &Value, f: &str| v[f].as_str().unwrap_or_default().to_string();
+    let a = if let Some(r) = spec.get("resourceAttributes").filter(|r| r.is_object()) {
+        let mut a = Attributes::resource(
+            &s(r, "verb"),
+            &s(r, "group"),
+            &s(r, "resource"),
+            &s(r, "namespace"),
+            &s(r, "name"),
+        );
+        a.subresource = s(r, "subresource");
+        a
+    } else if let Some(n) = spec.get("nonResourceAttributes").filter(|n| n.is_object()) {
+        Attributes::non_resource(&s(n, "verb"), &s(n, "path"))
+    } else {
+        return status::error(
+            422,
+            "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes: Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified",
+        );
+    };
+    let d = rbac::authorize(objects, user, &a);
+    review["apiVersion"] = json!("authorization.k8s.io/v1");
+    review["kind"] = json!("SelfSubjectAccessReview");
+    if !review["metadata"].is_object() {
+        review["metadata"] = json!({});
+    }
+    review["status"] = if d.reason.is_empty() {
+        json!({"allowed": d.allowed})
+    } else {
+        json!({"allowed": d.allowed, "reason": d.reason})
+    };
+    Response::json(201, &review)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::KindTable;
+    use crate::serve::route;
+
+    fn attrs(method: &str, path: &str) -> Attributes {
+        let req = Request::new(method, path);
+        attributes(&req, &route::parse(&req.path, &KindTable::builtin()))
+    }
+
+    #[test]
+    fn requests_have_the_attributes_upstream_gives_them() {
+        let a = attrs("GET", "/api/v1/namespaces/x/configmaps?watch=true");
+        assert_eq!((a.verb.as_str(), a.namespace.as_str()), ("watch", "x"));
+        assert_eq!(attrs("GET", "/api/v1/namespaces/x/configmaps").verb, "list");
+        let a = attrs("DELETE", "/apis/apps/v1/namespaces/x/deployments/web");
+        assert_eq!(
+            (a.verb.as_str(), a.group.as_str(), a.name.as_str()),
+            ("delete", "apps", "web")
+        );
+        let a = attrs("GET", "/api/v1/namespaces/x");
+        assert_eq!(
+            (a.resource.as_str(), a.namespace.as_str(), a.name.as_str()),
+            ("namespaces", "x", "x")
+        );
+        let a = attrs("PUT", "/api/v1/namespaces/x/finalize");
+        assert_eq!(
+            (a.verb.as_str(), a.subresource.as_str()),
+            ("update", "finalize")
+        );
+        let a = attrs("GET", "/apis");
+        assert!(!a.resource_request);
+        assert_eq!((a.verb.as_str(), a.path.as_str()), ("get", "/apis"));
+    }
+
+    #[test]
+    fn a_denial_reads_as_the_api_servers() {
+        let a = attrs("GET", "/api/v1/namespaces/x/configmaps");
+        let r = forbidden("restricted", &a, "").value();
+        assert_eq!(
+            r["message"],
+            "configmaps is forbidden: User \"restricted\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"x\""
+        );
+        assert_eq!(
+            (r["code"].as_u64(), r["reason"].as_str()),
+            (Some(403), Some("Forbidden"))
+        );
+        let a = attrs("DELETE", "/apis/apps/v1/namespaces/x/deployments/web");
+        assert_eq!(
+            forbidden("u", &a, "").value()["message"],
+            "deployments.apps \"web\" is forbidden: User \"u\" cannot delete resource \"deployments\" in API group \"apps\" in the namespace \"x\""
+        );
+        let a = attrs("GET", "/logs");
+        assert_eq!(
+            forbidden("u", &a, "").value()["message"],
+            "forbidden: User \"u\" cannot get path \"/logs\""
+        );
+    }
+
+    fn policy() -> Vec<Object> {
+        let v = json!([
+            {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+             "metadata": {"name": "impersonator"},
+             "rules": [{"apiGroups": [""], "resources": ["users"], "resourceNames": ["restricted"], "verbs": ["impersonate"]}]},
+            {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+             "metadata": {"name": "impersonator"},
+             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "impersonator"},
+             "subjects": [{"kind": "User", "name": "helper"}]},
+        ]);
+        serde_json::from_value(v).expect("objects")
+    }
+
+    #[test]
+    fn impersonation_needs_permission_for_the_user_and_each_group() {
+        let objects = policy();
+        let mut req = Request::new("GET", "/api/v1/pods");
+        req.user = User::authenticated("helper", &[]);
+        assert_eq!(acting_user(objects.iter(), &req).expect("self"), req.user);
+        req.impersonate_user = Some("restricted".into());
+        let u = acting_user(objects.iter(), &req).expect("allowed");
+        assert_eq!(u, User::authenticated("restricted", &[]));
+        req.impersonate_groups = vec![rbac::MASTERS.into()];
+        let err = acting_user(objects.iter(), &req).expect_err("no group impersonation");
+        assert_eq!(
+            err.value()["message"],
+            "groups \"system:masters\" is forbidden: User \"helper\" cannot impersonate resource \"groups\" in API group \"\" at the cluster scope"
+        );
+        req.impersonate_user = Some("admin".into());
+        req.impersonate_groups.clear();
+        assert_eq!(
+            acting_user(objects.iter(), &req)
+                .expect_err("not admin")
+                .code,
+            403
+        );
+        // A master may be anyone, in any group.
+        req.user = User::authenticated("admin", &[rbac::MASTERS]);
+        req.impersonate_user = Some("restricted".into());
+        req.impersonate_groups = vec![rbac::MASTERS.into()];
+        let u = acting_user(objects.iter(), &req).expect("master");
+        assert_eq!(u.groups, vec![rbac::MASTERS, AUTHENTICATED]);
+        req.impersonate_user = None;
+        assert_eq!(
+            acting_user(objects.iter(), &req).expect_err("no user").code,
+            400
+        );
+    }
+
+    #[test]
+    fn a_review_is_answered_from_the_rules() {
+        let objects = policy();
+        let helper = User::authenticated("helper", &[]);
+        let body = |a: Value| serde_json::to_vec(&json!({"spec": a})).expect("json");
+        let r = review(
+            objects.iter(),
+            &helper,
+            &body(json!({"resourceAttributes": {"verb": "impersonate", "resource": "users", "name": "restricted"}})),
+        )
+        .value();
+        assert_eq!(r["status"]["allowed"], true);
+        assert_eq!(
+            r["status"]["reason"],
+            "RBAC: allowed by ClusterRoleBinding \"impersonator\" of ClusterRole \"impersonator\" to User \"helper\""
+        );
+        let r = review(
+            objects.iter(),
+            &helper,
+            &body(json!({"resourceAttributes": {"verb": "delete", "resource": "configmaps", "namespace": "x"}})),
+        )
+        .value();
+        assert_eq!(r["status"], json!({"allowed": false}));
+        assert_eq!(review(objects.iter(), &helper, b"{}").code, 422);
+    }
+}
