@@ -391,6 +391,22 @@ impl App {
                 };
                 self.modals.push(Modal::Help { scroll });
             }
+            Modal::Yaml { uid, scroll } => {
+                // The view draws at most this far (wrapping may add lines).
+                let most = self.graph.get(&uid).map_or(0, |o| {
+                    u16::try_from(crate::model::yaml_text::object(o).len() * 2).unwrap_or(u16::MAX)
+                });
+                let scroll = match action {
+                    Action::Up | Action::ScrollUp => scroll.saturating_sub(1),
+                    Action::Down | Action::ScrollDown => scroll.saturating_add(1).min(most),
+                    Action::PageUp => scroll.saturating_sub(10),
+                    Action::PageDown => scroll.saturating_add(10).min(most),
+                    Action::Top => 0,
+                    Action::Cancel | Action::ShowYaml | Action::Quit => return Vec::new(),
+                    _ => scroll,
+                };
+                self.modals.push(Modal::Yaml { uid, scroll });
+            }
             Modal::Command(c) => return self.in_command(c, action),
             Modal::Search(mut s) => match action {
                 Action::Input(c) => {

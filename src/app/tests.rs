@@ -1074,3 +1074,68 @@ fn the_command_line_speaks_k9s() {
     assert!(type_command(&mut app, "q").is_empty());
     assert!(app.should_quit());
 }
+
+#[test]
+fn the_selector_relations_follow_the_selection() {
+    let (mut app, _b) = app_on("replicaset-comes-back", false);
+    goto(&mut app, "service/web");
+    let r = app.relations().expect("relations of the Service");
+    let pods: Vec<&str> = r
+        .selects
+        .as_ref()
+        .expect("a Service selects pods")
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(pods, ["web-5c4d9b7f6-7xk2p", "web-5c4d9b7f6-q9w4z"]);
+    goto(&mut app, "pod/web-5c4d9b7f6-7xk2p");
+    let r = app.relations().expect("relations of the pod");
+    let by: Vec<String> = r
+        .selected_by
+        .iter()
+        .map(|o| format!("{}/{}", o.kind, o.name))
+        .collect();
+    assert_eq!(
+        by,
+        ["Deployment/web", "ReplicaSet/web-5c4d9b7f6", "Service/web"]
+    );
+    assert_eq!(
+        r.comes_back.as_deref(),
+        Some("replaced by the ReplicaSet controller (a new pod)")
+    );
+}
+
+#[test]
+fn y_opens_the_yaml_view_of_the_selected_object_and_closes_again() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "configmap/web-cache");
+    let uid = app.selected_object().expect("selected").uid().to_string();
+    assert!(app.update(Action::ShowYaml).is_empty());
+    assert_eq!(
+        app.modal(),
+        Some(&Modal::Yaml {
+            uid: uid.clone(),
+            scroll: 0
+        })
+    );
+    assert_eq!(app.mode(), Mode::Yaml);
+    app.update(Action::Down);
+    app.update(Action::Down);
+    assert_eq!(
+        app.modal(),
+        Some(&Modal::Yaml {
+            uid: uid.clone(),
+            scroll: 2
+        })
+    );
+    for _ in 0..500 {
+        app.update(Action::PageDown);
+    }
+    let Some(Modal::Yaml { scroll, .. }) = app.modal() else {
+        panic!("still open")
+    };
+    assert!(*scroll < 200, "bounded by the object's YAML: {scroll}");
+    assert!(app.update(Action::ShowYaml).is_empty());
+    assert_eq!(app.modal(), None, "y closes it");
+    assert_eq!(app.mode(), Mode::Normal);
+}
