@@ -131,6 +131,8 @@ pub struct App {
     screen: (u16, u16),
     /// Whether the UI takes the mouse (off: the terminal selects text).
     mouse: bool,
+    /// The simulator's scenario: description and next step.
+    story: Option<crate::backend::story::Story>,
 }
 
 /// A diagnosis that walked more blockers than this (the root of a large
@@ -183,6 +185,7 @@ impl App {
             relations_stale: false,
             screen: (u16::MAX, u16::MAX),
             mouse: true,
+            story: None,
         }
     }
 
@@ -354,6 +357,12 @@ impl App {
             .map(|(_, r)| r)
     }
 
+    /// The simulator scenario's description and next step.
+    #[must_use]
+    pub fn story(&self) -> Option<&crate::backend::story::Story> {
+        self.story.as_ref()
+    }
+
     #[must_use]
     pub fn flash(&self, uid: &str) -> Option<&Flash> {
         self.flashes.get(uid)
@@ -443,6 +452,10 @@ impl App {
                 }
                 Update::Replied(r) => {
                     self.on_reply(&r);
+                    changed = true;
+                }
+                Update::Story(s) => {
+                    self.story = Some(s);
                     changed = true;
                 }
                 Update::Status(s) => {
@@ -553,10 +566,17 @@ impl App {
         self.flashes.clear();
         self.timeline.clear();
         self.timeline_cursor = None;
-        if self.selected_key.is_none() {
-            // First load: start on the first object rather than a group.
-            let rows = rows::build(&self.index, &self.expansion, &self.filters);
+        let rows = rows::build(&self.index, &self.expansion, &self.filters);
+        if self
+            .selected_key
+            .is_none_or(|k| !rows.iter().any(|r| r.key == k))
+        {
+            // First load, or another scenario: start on the first object
+            // rather than a group, or wherever the old row's place was.
             self.selected_key = rows.iter().find(|r| r.id().is_some()).map(|r| r.key);
+            self.selected = 0;
+            self.offset = 0;
+            self.details_scroll = 0;
         }
         self.modals
             .retain(|m| matches!(m, Modal::Help { .. } | Modal::Pick(_)));

@@ -1139,3 +1139,97 @@ fn y_opens_the_yaml_view_of_the_selected_object_and_closes_again() {
     assert_eq!(app.modal(), None, "y closes it");
     assert_eq!(app.mode(), Mode::Normal);
 }
+
+#[test]
+fn another_scenario_starts_on_its_first_object_at_1x_with_its_story() {
+    let (mut app, mut b) = demo();
+    // Leave the demo fast and on its last row.
+    send(&mut app, &mut b, vec![Command::Sim(SimCommand::Faster)]);
+    app.update(Action::Bottom);
+    app.update(Action::OpenCommand);
+    for c in "scenario deployment".chars() {
+        app.update(Action::Input(c));
+    }
+    let cmds = app.update(Action::Confirm);
+    assert_eq!(cmds, [Command::Sim(SimCommand::Load("deployment".into()))]);
+    assert!(
+        app.message()
+            .expect("said")
+            .text
+            .contains("loading scenario")
+    );
+    send(&mut app, &mut b, cmds);
+    let text = &app.message().expect("answered").text;
+    assert!(
+        text.starts_with("✓ open scenario deployment") && text.contains("speed x1, running"),
+        "{text}"
+    );
+    assert!(!text.contains("loading"), "{text}");
+    let first = app
+        .rows()
+        .iter()
+        .position(|r| r.id().is_some())
+        .expect("an object row");
+    assert_eq!(
+        app.selected_index(),
+        first,
+        "the first object, not the last row"
+    );
+    let clock = app.status().and_then(|s| s.clock.clone()).expect("clock");
+    assert!((clock.speed - 1.0).abs() < f64::EPSILON && !clock.paused);
+    let story = app.story().expect("a story");
+    assert_eq!(story.scenario, "deployment");
+    assert!(!story.description.is_empty());
+}
+
+#[test]
+fn a_scenario_may_start_paused_and_its_steps_and_switches_are_on_the_timeline() {
+    let (app, _b) = app_on("wrong-uid", false);
+    let clock = app.status().and_then(|s| s.clock.clone()).expect("clock");
+    assert!(clock.paused, "wrong-uid starts paused");
+    let (mut app, mut b) = app_on("foreground-blocked", false);
+    let next = app
+        .story()
+        .and_then(|s| s.next.clone())
+        .expect("a next step");
+    assert!(next.starts_with("step 1 of 2 at 1.0s: delete"), "{next}");
+    app.apply_all(b.poll(Duration::from_millis(1500)));
+    let step = app
+        .timeline()
+        .find(|h| h.verb == "step")
+        .expect("the step is on the timeline");
+    assert_eq!(step.by, "scenario");
+    assert!(
+        step.detail.starts_with("scenario step 1 of 2: delete"),
+        "{}",
+        step.detail
+    );
+    let next = app
+        .story()
+        .and_then(|s| s.next.clone())
+        .expect("step 2 next");
+    assert!(next.starts_with("step 2 of 2"), "{next}");
+    let fin = app
+        .controllers()
+        .keys()
+        .next()
+        .expect("a controller")
+        .clone();
+    send(
+        &mut app,
+        &mut b,
+        vec![Command::Sim(SimCommand::SetController {
+            finalizer: fin.clone(),
+            online: false,
+        })],
+    );
+    let switch = app
+        .timeline()
+        .find(|h| h.verb == "switch")
+        .expect("the switch is on the timeline");
+    assert_eq!(switch.by, "user");
+    assert_eq!(
+        switch.detail,
+        format!("the controller of {fin} taken offline")
+    );
+}
