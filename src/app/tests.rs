@@ -1233,3 +1233,37 @@ fn a_scenario_may_start_paused_and_its_steps_and_switches_are_on_the_timeline() 
         format!("the controller of {fin} taken offline")
     );
 }
+
+#[test]
+fn ctx_says_why_it_is_not_switched_from_inside() {
+    let (mut app, _b) = demo();
+    app.update(Action::OpenCommand);
+    for c in "ctx prod".chars() {
+        app.update(Action::Input(c));
+    }
+    assert!(app.update(Action::Confirm).is_empty());
+    let Some(Modal::Command(c)) = app.modal() else {
+        panic!("the command line stays open with the answer")
+    };
+    assert!(
+        c.error
+            .as_deref()
+            .is_some_and(|e| e.contains("contexts are for a live cluster")),
+        "{c:?}"
+    );
+    let mut live = App::new(Options::default());
+    live.update(Action::OpenCommand);
+    for c in "ctx prod".chars() {
+        live.update(Action::Input(c));
+    }
+    assert!(live.update(Action::Confirm).is_empty());
+    let Some(Modal::Command(c)) = live.modal() else {
+        panic!("open")
+    };
+    assert!(
+        c.error
+            .as_deref()
+            .is_some_and(|e| e.contains("start again with --context NAME")),
+        "{c:?}"
+    );
+}
