@@ -38,6 +38,15 @@ fn goto(app: &mut App, what: &str) {
     assert_eq!(app.mode(), Mode::Normal);
 }
 
+/// Types a `:` command line and runs it, as a user would.
+fn command(app: &mut App, text: &str) -> Vec<Command> {
+    app.update(Action::OpenCommand);
+    for c in text.chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Confirm)
+}
+
 fn selected_name(app: &App) -> String {
     app.selected_object()
         .map(|o| format!("{}/{}", o.kind, o.name()))
@@ -1146,11 +1155,7 @@ fn another_scenario_starts_on_its_first_object_at_1x_with_its_story() {
     // Leave the demo fast and on its last row.
     send(&mut app, &mut b, vec![Command::Sim(SimCommand::Faster)]);
     app.update(Action::Bottom);
-    app.update(Action::OpenCommand);
-    for c in "scenario deployment".chars() {
-        app.update(Action::Input(c));
-    }
-    let cmds = app.update(Action::Confirm);
+    let cmds = command(&mut app, "scenario deployment");
     assert_eq!(cmds, [Command::Sim(SimCommand::Load("deployment".into()))]);
     assert!(
         app.message()
@@ -1237,11 +1242,7 @@ fn a_scenario_may_start_paused_and_its_steps_and_switches_are_on_the_timeline() 
 #[test]
 fn ctx_says_why_it_is_not_switched_from_inside() {
     let (mut app, _b) = demo();
-    app.update(Action::OpenCommand);
-    for c in "ctx prod".chars() {
-        app.update(Action::Input(c));
-    }
-    assert!(app.update(Action::Confirm).is_empty());
+    assert!(command(&mut app, "ctx prod").is_empty());
     let Some(Modal::Command(c)) = app.modal() else {
         panic!("the command line stays open with the answer")
     };
@@ -1252,11 +1253,7 @@ fn ctx_says_why_it_is_not_switched_from_inside() {
         "{c:?}"
     );
     let mut live = App::new(Options::default());
-    live.update(Action::OpenCommand);
-    for c in "ctx prod".chars() {
-        live.update(Action::Input(c));
-    }
-    assert!(live.update(Action::Confirm).is_empty());
+    assert!(command(&mut live, "ctx prod").is_empty());
     let Some(Modal::Command(c)) = live.modal() else {
         panic!("open")
     };

@@ -139,6 +139,17 @@ pub fn render(app: &App, scroll: u16, frame: &mut Frame, area: Rect) {
         .title_bottom(Line::from(" j/k scroll · Esc or ? close ").right_aligned());
     let lines =
         wrap::wrap_hanging_lines(&lines(app), usize::from(popup.width.saturating_sub(2)), 20);
+    scrolled(frame, popup, block, lines, scroll);
+}
+
+/// An overlay's lines in its block, scrolled, never past the last line.
+pub fn scrolled(
+    frame: &mut Frame,
+    popup: Rect,
+    block: Block<'_>,
+    lines: Vec<Line<'_>>,
+    scroll: u16,
+) {
     let inner_h = popup.height.saturating_sub(2);
     let max = u16::try_from(lines.len())
         .unwrap_or(u16::MAX)

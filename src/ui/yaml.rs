@@ -6,7 +6,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Clear};
 
 use super::{dialogs::centered, theme, wrap};
 use crate::app::App;
@@ -53,14 +53,5 @@ pub fn render(app: &App, uid: &str, scroll: u16, frame: &mut Frame, area: Rect) 
         usize::from(popup.width.saturating_sub(2)),
         4,
     );
-    let inner_h = popup.height.saturating_sub(2);
-    let max = u16::try_from(lines.len())
-        .unwrap_or(u16::MAX)
-        .saturating_sub(inner_h);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .scroll((scroll.min(max), 0)),
-        popup,
-    );
+    super::help::scrolled(frame, popup, block, lines, scroll);
 }
