@@ -67,11 +67,7 @@ const fn sim(mut x: Binding) -> Binding {
 pub const NORMAL: &[Binding] = &[
     b(&[k('j'), code(KeyCode::Down)], Action::Down, "move down"),
     b(&[k('k'), code(KeyCode::Up)], Action::Up, "move up"),
-    b(
-        &[code(KeyCode::PageDown), ctrl('d')],
-        Action::PageDown,
-        "page down",
-    ),
+    b(&[code(KeyCode::PageDown)], Action::PageDown, "page down"),
     b(
         &[code(KeyCode::PageUp), ctrl('u')],
         Action::PageUp,
@@ -107,9 +103,9 @@ pub const NORMAL: &[Binding] = &[
     b(&[k('E')], Action::ExpandAll, "expand the whole tree"),
     b(&[k('Z')], Action::CollapseAll, "collapse the whole tree"),
     b(
-        &[k('o')],
+        &[k('o'), k('J')],
         Action::JumpOwner,
-        "jump to the owner (choose if several)",
+        "jump to the owner (choose if several; J as in k9s)",
     ),
     b(
         &[k('b')],
@@ -169,11 +165,16 @@ pub const NORMAL: &[Binding] = &[
         "timeline: move into it, to scroll it and read an entry in full",
     ),
     b(
-        &[k('J')],
+        &[k(']')],
         Action::ScrollDetailsDown,
         "scroll the details down",
     ),
-    b(&[k('K')], Action::ScrollDetailsUp, "scroll the details up"),
+    b(&[k('[')], Action::ScrollDetailsUp, "scroll the details up"),
+    b(
+        &[k('y')],
+        Action::ShowYaml,
+        "YAML of the selected object (what is known of it)",
+    ),
     b(
         &[k('m')],
         Action::ToggleMouse,
@@ -181,9 +182,9 @@ pub const NORMAL: &[Binding] = &[
     ),
     hint(
         b(
-            &[k('d'), code(KeyCode::Delete)],
+            &[k('d'), code(KeyCode::Delete), ctrl('d')],
             Action::OpenDelete,
-            "delete: choose a policy, preview, confirm",
+            "delete: choose a policy, preview, confirm (Ctrl-d as in k9s)",
         ),
         1,
         "delete",
@@ -428,6 +429,19 @@ pub const HELP: &[Binding] = &[
     ),
 ];
 
+pub const YAML: &[Binding] = &[
+    LIST_MOVES[0],
+    LIST_MOVES[1],
+    LIST_MOVES[2],
+    LIST_MOVES[3],
+    b(&[k('g'), code(KeyCode::Home)], Action::Top, "top"),
+    b(
+        &[code(KeyCode::Esc), k('q'), k('y')],
+        Action::Cancel,
+        "close the YAML view",
+    ),
+];
+
 /// The table of a mode.
 #[must_use]
 pub fn table(mode: Mode) -> &'static [Binding] {
@@ -443,6 +457,7 @@ pub fn table(mode: Mode) -> &'static [Binding] {
         Mode::Pick => PICK,
         Mode::Controllers => CONTROLLERS,
         Mode::Help => HELP,
+        Mode::Yaml => YAML,
     }
 }
 
@@ -549,7 +564,14 @@ mod tests {
         let big_g = press(KeyCode::Char('G'), KeyModifiers::SHIFT);
         assert_eq!(resolve(Mode::Normal, big_g), Some(Action::Bottom));
         let cd = press(KeyCode::Char('d'), KeyModifiers::CONTROL);
-        assert_eq!(resolve(Mode::Normal, cd), Some(Action::PageDown));
+        assert_eq!(
+            resolve(Mode::Normal, cd),
+            Some(Action::OpenDelete),
+            "k9s's delete, behind the same dialog"
+        );
+        assert_eq!(resolve(Mode::Timeline, cd), Some(Action::PageDown));
+        let big_j = press(KeyCode::Char('J'), KeyModifiers::SHIFT);
+        assert_eq!(resolve(Mode::Normal, big_j), Some(Action::JumpOwner));
         let cc = press(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(resolve(Mode::Normal, cc), Some(Action::Quit));
         assert_eq!(resolve(Mode::Delete, cc), Some(Action::Cancel));
@@ -572,6 +594,7 @@ mod tests {
             Mode::Pick,
             Mode::Controllers,
             Mode::Help,
+            Mode::Yaml,
         ] {
             let mut seen: Vec<Key> = Vec::new();
             for bd in table(mode) {

@@ -160,6 +160,22 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     s.wait_for("the ConfigMap selected", LONG, |x| {
         x.contains("ConfigMap web-cache  -n shop") && x.contains(">       ConfigMap/web-cache")
     });
+    // y shows what is known of it as YAML; y closes it again.
+    s.keys(&["y"]);
+    s.wait_for("the YAML view", LONG, |x| {
+        x.contains("YAML · ConfigMap/web-cache") && x.contains("- example.com/cache-flush")
+    });
+    s.keys(&["y"]);
+    s.wait_for("the YAML view closed", LONG, |x| !x.contains("YAML ·"));
+    // Shift-J, as in k9s, goes to the owner; b comes back to the blocker.
+    s.keys(&["J"]);
+    s.wait_for("the owner selected", LONG, |x| {
+        x.contains(">   ▼ Deployment/web") && x.contains("Deployment web  -n shop")
+    });
+    s.keys(&["b"]);
+    s.wait_for("the blocker again", LONG, |x| {
+        x.contains(">       ConfigMap/web-cache")
+    });
     // Tab moves the keys into the timeline; g goes to its oldest entry (the
     // garbage collector's warning about the ClusterRole), shown in full.
     s.keys(&["Tab", "g"]);
@@ -193,7 +209,10 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     s.wait_for("the Deployment selected by :deploy", LONG, |x| {
         x.contains("/deployment/ 1/1 (n/N)") && x.contains(">   ▼ Deployment/web")
     });
-    // The ConfigMap's finalizer has no controller: bring it online.
+    // The ConfigMap's finalizer has no controller: bring it online (the
+    // clock paused meanwhile, to read the timeline before the cascade).
+    s.keys(&["Space"]);
+    s.wait_for("the clock paused", LONG, |x| x.contains("PAUSED"));
     s.keys(&["c"]);
     s.wait_for("the controllers dialog", LONG, |x| {
         x.contains("OFFLINE  example.com/cache-flush")
@@ -203,6 +222,16 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     s.wait_for("the dialog closed on the tree", LONG, |x| {
         !x.contains("switch and close") && x.contains("Ownership")
     });
+    // The switch is on the timeline (its newest entry, G): the turning
+    // point of the story.
+    s.keys(&["Tab", "G"]);
+    s.wait_for("the switch on the timeline", LONG, |x| {
+        x.contains("switch   controller/example.com/cache-flush")
+    });
+    // (Esc and Space apart: together a terminal reads them as Alt-Space.)
+    s.keys(&["Escape"]);
+    s.wait_for("the keys back in the tree", LONG, |x| x.contains("? help"));
+    s.keys(&["Space"]);
     s.keys(&["+", "+"]);
     let gone = s.wait_for("the Deployment gone", LONG, |x| {
         !tree_pane(x).contains("Deployment/web")

@@ -225,7 +225,8 @@ fn job_orphan_default_warning_in_full() {
     for (w, h) in SIZES {
         let mut s = Session::new("job-orphan-default", w, h, false).expect("scenario loads");
         s.wait(Duration::from_secs(3));
-        s.keys("<Tab>g");
+        // The oldest entry is the scenario's step; the API's answer follows.
+        s.keys("<Tab>gj");
         let screen = s.screen();
         let flat = words(&screen);
         assert!(
@@ -239,7 +240,7 @@ fn job_orphan_default_warning_in_full() {
 }
 
 /// The blocker chain says why in full, at both sizes (at 80x24 after
-/// scrolling the details with J).
+/// scrolling the details with `]`).
 #[test]
 fn the_blocker_chain_reads_in_full() {
     for (w, h) in SIZES {
@@ -254,7 +255,7 @@ fn the_blocker_chain_reads_in_full() {
                 seen.extend(line.chars().skip(from));
                 seen.push('\n');
             }
-            s.keys("J");
+            s.keys("]");
         }
         let flat = words(&seen);
         assert!(
@@ -284,4 +285,68 @@ fn no_controller_fix_is_offered_for_an_object_not_being_deleted() {
     s.wait(Duration::from_secs(2));
     let deleting = words(&s.screen());
     assert!(deleting.contains("c: bring"), "{deleting}");
+}
+
+#[test]
+fn details_show_selector_relations_labels_and_annotations() {
+    for (w, h) in SIZES {
+        let mut s = Session::new("replicaset-comes-back", w, h, false).expect("loads");
+        s.keys("/pod/web-5c4d9b7f6-7<Enter>");
+        let screen = s.screen();
+        // At 80x24 the lower pane is short: read the details scrolled.
+        let seen = format!("{screen}{}", s.keys("]]]").screen());
+        assert!(
+            words(&seen).contains("Selected by (labels, not ownership): Deployment/web, ReplicaSet/web-5c4d9b7f6, Service/web"),
+            "{seen}"
+        );
+        settings().bind(|| insta::assert_snapshot!(format!("selector_pod_{w}x{h}"), screen));
+        s.keys("/service/web<Enter>");
+        let screen = s.screen();
+        let seen = format!("{screen}{}", s.keys("]]]").screen());
+        let flat = words(&seen);
+        assert!(
+            flat.contains("Selects 2 pods by labels (app=web); not ownership"),
+            "{screen}"
+        );
+        assert!(flat.contains("≈ Pod/web-5c4d9b7f6-7xk2p"), "{screen}");
+        assert!(
+            flat.contains("a Service owns none of the pods it selects"),
+            "{screen}"
+        );
+        settings().bind(|| insta::assert_snapshot!(format!("selector_service_{w}x{h}"), screen));
+    }
+}
+
+#[test]
+fn yaml_view_of_the_selected_object() {
+    snap("yaml_view", |s| {
+        s.keys("/deployment/web<Enter>y");
+    });
+}
+
+#[test]
+fn every_search_match_is_marked_not_only_the_selected_row() {
+    let mut s = Session::new("shop-demo", 160, 48, false).expect("demo loads");
+    s.keys("/pod/web<Enter>");
+    let buf = s.draw();
+    let screen = s.screen();
+    assert!(words(&screen).contains("/pod/web 1/2"), "{screen}");
+    // Both pod rows have their "Pod/web" marked, the selected one and the other.
+    let mut marked_rows = 0;
+    for y in 0..buf.area.height {
+        // The tree pane only (the details right of it name the pods too).
+        let row: String = (0..80).map(|x| buf[(x, y)].symbol().to_string()).collect();
+        if !row.contains("Pod/web-7d9f8c6b5") {
+            continue;
+        }
+        let start = row.find("Pod/web").expect("the row");
+        let x = u16::try_from(row[..start].chars().count()).expect("fits");
+        let cell = &buf[(x, y)];
+        assert!(
+            cell.modifier.contains(ratatui::style::Modifier::UNDERLINED),
+            "row {y}: {row}"
+        );
+        marked_rows += 1;
+    }
+    assert_eq!(marked_rows, 2);
 }

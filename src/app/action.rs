@@ -46,6 +46,8 @@ pub enum Action {
     SwitchPane,
     ScrollDetailsDown,
     ScrollDetailsUp,
+    /// The YAML view of the selected object (what is known of it).
+    ShowYaml,
     // Actions on objects (each opens a confirmation).
     OpenDelete,
     OpenRemoveFinalizer,

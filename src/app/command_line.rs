@@ -19,6 +19,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "scenario",
         "scenario NAME: load another scenario (simulator)",
     ),
+    (
+        "ctx",
+        "ctx NAME: not from inside; start again with --context NAME",
+    ),
     ("help", "the keys"),
 ];
 
@@ -193,6 +197,12 @@ impl App {
                 self.info(format!("only namespace {ns} (:ns all for every one)"));
                 Ok(Vec::new())
             }
+            ("ctx" | "context", _) if self.opts.is_simulator => {
+                Err("contexts are for a live cluster (ui --live); the simulator has scenarios: :scenario NAME".into())
+            }
+            ("ctx" | "context", _) => Err(
+                "switching context from inside is not supported: the backend holds one connection, its watches and its access reviews for one context; quit (:q) and start again with --context NAME".into(),
+            ),
             ("scenario", _) if !self.opts.is_simulator => {
                 Err("scenarios are for the simulator".into())
             }

@@ -378,18 +378,24 @@ impl App {
         };
         match modal {
             Modal::Help { scroll } => {
-                let scroll = match action {
-                    Action::Up | Action::ScrollUp => scroll.saturating_sub(1),
-                    Action::Down | Action::ScrollDown => scroll.saturating_add(1).min(HELP_SCROLL),
-                    Action::PageUp => scroll.saturating_sub(10),
-                    Action::PageDown => scroll.saturating_add(10).min(HELP_SCROLL),
-                    Action::Top => 0,
-                    Action::Cancel | Action::Help | Action::Confirm | Action::Quit => {
-                        return Vec::new();
-                    }
-                    _ => scroll,
-                };
-                self.modals.push(Modal::Help { scroll });
+                if matches!(action, Action::Help | Action::Confirm) {
+                    return Vec::new();
+                }
+                if let Some(scroll) = scrolled(action, scroll, HELP_SCROLL) {
+                    self.modals.push(Modal::Help { scroll });
+                }
+            }
+            Modal::Yaml { uid, scroll } => {
+                // The view draws at most this far (wrapping may add lines).
+                let most = self.graph.get(&uid).map_or(0, |o| {
+                    u16::try_from(crate::model::yaml_text::object(o).len() * 2).unwrap_or(u16::MAX)
+                });
+                if action == Action::ShowYaml {
+                    return Vec::new();
+                }
+                if let Some(scroll) = scrolled(action, scroll, most) {
+                    self.modals.push(Modal::Yaml { uid, scroll });
+                }
             }
             Modal::Command(c) => return self.in_command(c, action),
             Modal::Search(mut s) => match action {
@@ -580,4 +586,18 @@ fn finalizer_confirm(d: &FinalizerDialog) -> FinalizerConfirm {
             finalizer: name,
         },
     }
+}
+
+/// A scrolled overlay's (help, YAML) scroll after `action`, at most
+/// `most`; `None`: the action closes it.
+fn scrolled(action: Action, scroll: u16, most: u16) -> Option<u16> {
+    Some(match action {
+        Action::Up | Action::ScrollUp => scroll.saturating_sub(1),
+        Action::Down | Action::ScrollDown => scroll.saturating_add(1).min(most),
+        Action::PageUp => scroll.saturating_sub(10),
+        Action::PageDown => scroll.saturating_add(10).min(most),
+        Action::Top => 0,
+        Action::Cancel | Action::Quit => return None,
+        _ => scroll,
+    })
 }

@@ -26,6 +26,7 @@ pub use rows::{Filters, Only, Row, RowKey, RowNode, Scope};
 
 use crate::backend::{Command, Happening, SourceStatus, Update};
 use crate::model::diagnosis::{self, Diagnosis};
+use crate::model::relations::{self, Relations};
 use crate::model::{KindTable, Object, OwnershipGraph};
 use flash::{Flash, Flashes};
 use index::ForestIndex;
@@ -120,10 +121,18 @@ pub struct App {
     /// since: see [`App::refresh_why`].
     why_at: Duration,
     why_stale: bool,
+    /// The selector relations of the selected object (uid it is for, and
+    /// the relations), kept current as the answer is; see
+    /// [`App::refresh_relations`].
+    relations: Option<(String, Relations)>,
+    relations_at: Duration,
+    relations_stale: bool,
     /// The terminal's size, as the runtime last saw it.
     screen: (u16, u16),
     /// Whether the UI takes the mouse (off: the terminal selects text).
     mouse: bool,
+    /// The simulator's scenario: description and next step.
+    story: Option<crate::backend::story::Story>,
 }
 
 /// A diagnosis that walked more blockers than this (the root of a large
@@ -132,6 +141,9 @@ pub struct App {
 /// cascade, a UI tick must not be. Selecting or acting recomputes at once.
 const WHY_BIG: usize = 2_000;
 const WHY_REFRESH: Duration = Duration::from_millis(250);
+/// Up to this many objects the selector relations are recomputed on every
+/// graph change; above, see [`App::refresh_relations`].
+const RELATIONS_NOW_UP_TO: usize = 5_000;
 
 impl App {
     #[must_use]
@@ -168,8 +180,12 @@ impl App {
             why: None,
             why_at: Duration::ZERO,
             why_stale: false,
+            relations: None,
+            relations_at: Duration::ZERO,
+            relations_stale: false,
             screen: (u16::MAX, u16::MAX),
             mouse: true,
+            story: None,
         }
     }
 
@@ -330,6 +346,23 @@ impl App {
         self.why.as_ref()
     }
 
+    /// The selector relations of the selected object: which pods it
+    /// selects, or what selects it (a pod).
+    #[must_use]
+    pub fn relations(&self) -> Option<&Relations> {
+        let uid = self.selected_object()?.uid();
+        self.relations
+            .as_ref()
+            .filter(|(u, _)| u == uid)
+            .map(|(_, r)| r)
+    }
+
+    /// The simulator scenario's description and next step.
+    #[must_use]
+    pub fn story(&self) -> Option<&crate::backend::story::Story> {
+        self.story.as_ref()
+    }
+
     #[must_use]
     pub fn flash(&self, uid: &str) -> Option<&Flash> {
         self.flashes.get(uid)
@@ -419,6 +452,10 @@ impl App {
                 }
                 Update::Replied(r) => {
                     self.on_reply(&r);
+                    changed = true;
+                }
+                Update::Story(s) => {
+                    self.story = Some(s);
                     changed = true;
                 }
                 Update::Status(s) => {
@@ -529,10 +566,17 @@ impl App {
         self.flashes.clear();
         self.timeline.clear();
         self.timeline_cursor = None;
-        if self.selected_key.is_none() {
-            // First load: start on the first object rather than a group.
-            let rows = rows::build(&self.index, &self.expansion, &self.filters);
+        let rows = rows::build(&self.index, &self.expansion, &self.filters);
+        if self
+            .selected_key
+            .is_none_or(|k| !rows.iter().any(|r| r.key == k))
+        {
+            // First load, or another scenario: start on the first object
+            // rather than a group, or wherever the old row's place was.
             self.selected_key = rows.iter().find(|r| r.id().is_some()).map(|r| r.key);
+            self.selected = 0;
+            self.offset = 0;
+            self.details_scroll = 0;
         }
         self.modals
             .retain(|m| matches!(m, Modal::Help { .. } | Modal::Pick(_)));
@@ -585,6 +629,10 @@ impl App {
             self.compute_why();
             changed = true;
         }
+        if self.relations_stale && self.clock >= self.relations_at + WHY_REFRESH {
+            self.compute_relations();
+            changed = true;
+        }
         if self
             .message
             .as_ref()
@@ -602,7 +650,10 @@ impl App {
     pub fn next_deadline(&self) -> Option<Duration> {
         let msg = self.message.as_ref().and_then(|m| m.until);
         let why = self.why_stale.then_some(self.why_at + WHY_REFRESH);
-        [self.flashes.next_expiry(), msg, why]
+        let rel = self
+            .relations_stale
+            .then_some(self.relations_at + WHY_REFRESH);
+        [self.flashes.next_expiry(), msg, why, rel]
             .into_iter()
             .flatten()
             .min()
@@ -710,6 +761,11 @@ impl App {
             _ => self.in_modal(action),
         };
         self.compute_why();
+        if self.relations.as_ref().map(|(u, _)| u.as_str())
+            != self.selected_object().map(Object::uid)
+        {
+            self.compute_relations();
+        }
         if searching || self.search_query().is_some() {
             self.count_hits();
         }
@@ -736,6 +792,29 @@ impl App {
         } else {
             self.compute_why();
         }
+        self.refresh_relations();
+    }
+
+    /// After a change of the graph: the selector relations look at every
+    /// object of the namespace, so in a large graph they are recomputed
+    /// for the same selection at most every [`WHY_REFRESH`], not on every
+    /// watch event. A new selection computes them at once.
+    fn refresh_relations(&mut self) {
+        let same = self.relations.as_ref().map(|(u, _)| u.as_str())
+            == self.selected_object().map(Object::uid);
+        if same && self.graph.len() > RELATIONS_NOW_UP_TO {
+            self.relations_stale = true;
+        } else {
+            self.compute_relations();
+        }
+    }
+
+    fn compute_relations(&mut self) {
+        self.relations = self
+            .selected_object()
+            .map(|o| (o.uid().to_string(), relations::relations(&self.graph, o)));
+        self.relations_at = self.clock;
+        self.relations_stale = false;
     }
 
     fn compute_why(&mut self) {

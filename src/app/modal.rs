@@ -19,7 +19,14 @@ pub enum Modal {
     Controllers(ControllersDialog),
     Search(SearchInput),
     Command(CommandInput),
-    Help { scroll: u16 },
+    Help {
+        scroll: u16,
+    },
+    /// The YAML view of one object (by uid), scrolled by this many lines.
+    Yaml {
+        uid: String,
+        scroll: u16,
+    },
 }
 
 /// The delete dialog: a propagation policy and the preview of its outcome.
@@ -162,6 +169,7 @@ pub enum Mode {
     Pick,
     Controllers,
     Help,
+    Yaml,
 }
 
 impl Modal {
@@ -177,6 +185,7 @@ impl Modal {
             Modal::Search(_) => Mode::Search,
             Modal::Command(_) => Mode::Command,
             Modal::Help { .. } => Mode::Help,
+            Modal::Yaml { .. } => Mode::Yaml,
         }
     }
 }

@@ -61,6 +61,14 @@ impl App {
             Action::OpenReset => self.open_reset(),
             Action::OpenScenarios => self.open_scenarios(),
             Action::Help => self.modals.push(Modal::Help { scroll: 0 }),
+            Action::ShowYaml => {
+                if let Some(o) = self.selected_object() {
+                    let uid = o.uid().to_string();
+                    self.modals.push(Modal::Yaml { uid, scroll: 0 });
+                } else {
+                    self.info("y shows the YAML of an object: select one");
+                }
+            }
             Action::ToggleMouse => self.normal_toggle_mouse(),
             Action::Reconnect => {
                 if self.opts.is_simulator {

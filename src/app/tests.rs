@@ -38,6 +38,15 @@ fn goto(app: &mut App, what: &str) {
     assert_eq!(app.mode(), Mode::Normal);
 }
 
+/// Types a `:` command line and runs it, as a user would.
+fn command(app: &mut App, text: &str) -> Vec<Command> {
+    app.update(Action::OpenCommand);
+    for c in text.chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Confirm)
+}
+
 fn selected_name(app: &App) -> String {
     app.selected_object()
         .map(|o| format!("{}/{}", o.kind, o.name()))
@@ -1073,4 +1082,185 @@ fn the_command_line_speaks_k9s() {
     );
     assert!(type_command(&mut app, "q").is_empty());
     assert!(app.should_quit());
+}
+
+#[test]
+fn the_selector_relations_follow_the_selection() {
+    let (mut app, _b) = app_on("replicaset-comes-back", false);
+    goto(&mut app, "service/web");
+    let r = app.relations().expect("relations of the Service");
+    let pods: Vec<&str> = r
+        .selects
+        .as_ref()
+        .expect("a Service selects pods")
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(pods, ["web-5c4d9b7f6-7xk2p", "web-5c4d9b7f6-q9w4z"]);
+    goto(&mut app, "pod/web-5c4d9b7f6-7xk2p");
+    let r = app.relations().expect("relations of the pod");
+    let by: Vec<String> = r
+        .selected_by
+        .iter()
+        .map(|o| format!("{}/{}", o.kind, o.name))
+        .collect();
+    assert_eq!(
+        by,
+        ["Deployment/web", "ReplicaSet/web-5c4d9b7f6", "Service/web"]
+    );
+    assert_eq!(
+        r.comes_back.as_deref(),
+        Some("replaced by the ReplicaSet controller (a new pod)")
+    );
+}
+
+#[test]
+fn y_opens_the_yaml_view_of_the_selected_object_and_closes_again() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "configmap/web-cache");
+    let uid = app.selected_object().expect("selected").uid().to_string();
+    assert!(app.update(Action::ShowYaml).is_empty());
+    assert_eq!(
+        app.modal(),
+        Some(&Modal::Yaml {
+            uid: uid.clone(),
+            scroll: 0
+        })
+    );
+    assert_eq!(app.mode(), Mode::Yaml);
+    app.update(Action::Down);
+    app.update(Action::Down);
+    assert_eq!(
+        app.modal(),
+        Some(&Modal::Yaml {
+            uid: uid.clone(),
+            scroll: 2
+        })
+    );
+    for _ in 0..500 {
+        app.update(Action::PageDown);
+    }
+    let Some(Modal::Yaml { scroll, .. }) = app.modal() else {
+        panic!("still open")
+    };
+    assert!(*scroll < 200, "bounded by the object's YAML: {scroll}");
+    assert!(app.update(Action::ShowYaml).is_empty());
+    assert_eq!(app.modal(), None, "y closes it");
+    assert_eq!(app.mode(), Mode::Normal);
+}
+
+#[test]
+fn another_scenario_starts_on_its_first_object_at_1x_with_its_story() {
+    let (mut app, mut b) = demo();
+    // Leave the demo fast and on its last row.
+    send(&mut app, &mut b, vec![Command::Sim(SimCommand::Faster)]);
+    app.update(Action::Bottom);
+    let cmds = command(&mut app, "scenario deployment");
+    assert_eq!(cmds, [Command::Sim(SimCommand::Load("deployment".into()))]);
+    assert!(
+        app.message()
+            .expect("said")
+            .text
+            .contains("loading scenario")
+    );
+    send(&mut app, &mut b, cmds);
+    let text = &app.message().expect("answered").text;
+    assert!(
+        text.starts_with("✓ open scenario deployment") && text.contains("speed x1, running"),
+        "{text}"
+    );
+    assert!(!text.contains("loading"), "{text}");
+    let first = app
+        .rows()
+        .iter()
+        .position(|r| r.id().is_some())
+        .expect("an object row");
+    assert_eq!(
+        app.selected_index(),
+        first,
+        "the first object, not the last row"
+    );
+    let clock = app.status().and_then(|s| s.clock.clone()).expect("clock");
+    assert!((clock.speed - 1.0).abs() < f64::EPSILON && !clock.paused);
+    let story = app.story().expect("a story");
+    assert_eq!(story.scenario, "deployment");
+    assert!(!story.description.is_empty());
+}
+
+#[test]
+fn a_scenario_may_start_paused_and_its_steps_and_switches_are_on_the_timeline() {
+    let (app, _b) = app_on("wrong-uid", false);
+    let clock = app.status().and_then(|s| s.clock.clone()).expect("clock");
+    assert!(clock.paused, "wrong-uid starts paused");
+    let (mut app, mut b) = app_on("foreground-blocked", false);
+    let next = app
+        .story()
+        .and_then(|s| s.next.clone())
+        .expect("a next step");
+    assert!(next.starts_with("step 1 of 2 at 1.0s: delete"), "{next}");
+    app.apply_all(b.poll(Duration::from_millis(1500)));
+    let step = app
+        .timeline()
+        .find(|h| h.verb == "step")
+        .expect("the step is on the timeline");
+    assert_eq!(step.by, "scenario");
+    assert!(
+        step.detail.starts_with("scenario step 1 of 2: delete"),
+        "{}",
+        step.detail
+    );
+    let next = app
+        .story()
+        .and_then(|s| s.next.clone())
+        .expect("step 2 next");
+    assert!(next.starts_with("step 2 of 2"), "{next}");
+    let fin = app
+        .controllers()
+        .keys()
+        .next()
+        .expect("a controller")
+        .clone();
+    send(
+        &mut app,
+        &mut b,
+        vec![Command::Sim(SimCommand::SetController {
+            finalizer: fin.clone(),
+            online: false,
+        })],
+    );
+    let switch = app
+        .timeline()
+        .find(|h| h.verb == "switch")
+        .expect("the switch is on the timeline");
+    assert_eq!(switch.by, "user");
+    assert_eq!(
+        switch.detail,
+        format!("the controller of {fin} taken offline")
+    );
+}
+
+#[test]
+fn ctx_says_why_it_is_not_switched_from_inside() {
+    let (mut app, _b) = demo();
+    assert!(command(&mut app, "ctx prod").is_empty());
+    let Some(Modal::Command(c)) = app.modal() else {
+        panic!("the command line stays open with the answer")
+    };
+    assert!(
+        c.error
+            .as_deref()
+            .is_some_and(|e| e.contains("contexts are for a live cluster")),
+        "{c:?}"
+    );
+    let mut live = App::new(Options::default());
+    assert!(command(&mut live, "ctx prod").is_empty());
+    let Some(Modal::Command(c)) = live.modal() else {
+        panic!("open")
+    };
+    assert!(
+        c.error
+            .as_deref()
+            .is_some_and(|e| e.contains("start again with --context NAME")),
+        "{c:?}"
+    );
 }

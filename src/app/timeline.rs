@@ -91,7 +91,12 @@ impl App {
                     self.timeline_cursor = at.and_then(moved);
                     self.timeline_focus = false;
                     self.lower = LowerPane::Details;
-                    if !self.select_uid(&obj.uid) {
+                    if obj.uid.is_empty() {
+                        self.info(format!(
+                            "{}/{} is no object: a scenario step or a controller switch (timeline entry at {t:.1}s)",
+                            obj.kind, obj.name
+                        ));
+                    } else if !self.select_uid(&obj.uid) {
                         let why = if self.graph.get(&obj.uid).is_some() {
                             "is hidden by the filter (Esc clears it)"
                         } else {

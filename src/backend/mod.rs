@@ -3,6 +3,7 @@
 //! are values. The UI cannot tell which backend it has.
 
 pub mod simulated;
+pub mod story;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -203,6 +204,8 @@ pub enum Update {
     /// watch has not (re)listed), replacing the view's: no `owner-gone` or
     /// `will be deleted` is concluded from them until they are seen again.
     Unlisted(Vec<Unlisted>),
+    /// The simulator's scenario: its description and next step.
+    Story(story::Story),
 }
 
 /// Whether the source would accept a command from this user, asked before

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
+use super::story::{self, Story};
 use super::{
     Backend, Clock, Command, Connection, ControllerInfo, Happening, Reply, SimCommand,
     SourceStatus, Update,
@@ -17,6 +18,8 @@ use crate::sim::{DeleteOptions, Sim};
 
 /// Speeds offered, in virtual seconds per real second.
 pub const SPEEDS: [f64; 7] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0];
+/// 1x: where a scenario starts, and starts again after a reset or a load.
+const DEFAULT_SPEED: usize = 2;
 
 /// The simulator as a backend.
 #[derive(Debug)]
@@ -27,6 +30,10 @@ pub struct SimBackend {
     /// Virtual ms owed to the clock (sub-millisecond carry).
     carry: f64,
     timeline_seen: usize,
+    /// Steps already put on the timeline.
+    steps_told: usize,
+    /// The story last sent.
+    story: Option<Story>,
     out: Vec<Update>,
 }
 
@@ -46,11 +53,13 @@ impl SimBackend {
     pub fn from_scenario(scenario: Scenario) -> Result<Self, crate::sim::LoadError> {
         let sim = Sim::resettable(scenario)?;
         let mut b = SimBackend {
+            paused: sim.settings().starts_paused,
             sim,
-            speed_index: 2,
-            paused: false,
+            speed_index: DEFAULT_SPEED,
             carry: 0.0,
             timeline_seen: 0,
+            steps_told: 0,
+            story: None,
             out: Vec::new(),
         };
         b.push_reset();
@@ -103,9 +112,22 @@ impl SimBackend {
     fn push_status(&mut self) {
         let s = self.status();
         self.out.push(Update::Status(s));
+        let story = story::story(&self.sim);
+        if self.story.as_ref() != Some(&story) {
+            self.story = Some(story.clone());
+            self.out.push(Update::Story(story));
+        }
     }
 
     fn collect(&mut self) {
+        // A step's own entry goes before what it caused.
+        let run = self.sim.steps_run();
+        for i in self.steps_told..run {
+            if let Some(h) = story::step_happening(&self.sim, i) {
+                self.out.push(Update::Happened(h));
+            }
+        }
+        self.steps_told = run;
         for ch in self.sim.take_watch_changes() {
             self.out.push(match ch {
                 Change::Added(o) | Change::Modified { new: o, .. } => Update::Upsert(o),
@@ -139,10 +161,30 @@ impl SimBackend {
         Ok(())
     }
 
+    /// A scenario (re)started: its clock at 0, at 1x, paused if it says
+    /// so, whatever the one before was doing.
     fn replace(&mut self, sim: Sim) {
         self.sim = sim;
         self.carry = 0.0;
+        self.speed_index = DEFAULT_SPEED;
+        self.paused = self.sim.settings().starts_paused;
+        self.steps_told = 0;
         self.push_reset();
+    }
+
+    /// What a (re)started scenario says of itself, for the status line.
+    fn started(&self) -> String {
+        let sc = self.sim.scenario();
+        let clock = if self.paused {
+            "clock at 0, speed x1, PAUSED (it starts paused: Space runs it)"
+        } else {
+            "clock at 0, speed x1, running"
+        };
+        if sc.description.is_empty() {
+            clock.to_string()
+        } else {
+            format!("{clock}. {}", sc.description)
+        }
     }
 }
 
@@ -220,30 +262,29 @@ impl Backend for SimBackend {
                     }
                     SimCommand::Slower => self.speed_index = self.speed_index.saturating_sub(1),
                     SimCommand::SetController { finalizer, online } => {
-                        self.sim.set_controller(finalizer, *online)
+                        self.sim.set_controller(finalizer, *online);
+                        let h = story::switch_happening(&self.sim, finalizer, *online);
+                        self.out.push(Update::Happened(h));
                     }
-                    SimCommand::Reset => {
-                        if let Err(e) = self.restart() {
-                            self.out.push(Update::Replied(Reply {
-                                command: cmd.clone(),
-                                code: 0,
-                                message: e,
-                                warnings: Vec::new(),
-                            }));
-                        }
-                    }
-                    SimCommand::Load(name) => {
-                        let loaded = scenario::load(name)
-                            .map_err(|e| e.to_string())
-                            .and_then(|sc| self.load(&sc));
-                        if let Err(e) = loaded {
-                            self.out.push(Update::Replied(Reply {
-                                command: cmd.clone(),
-                                code: 0,
-                                message: e,
-                                warnings: Vec::new(),
-                            }));
-                        }
+                    SimCommand::Reset | SimCommand::Load(_) => {
+                        let done = match s {
+                            SimCommand::Load(name) => scenario::load(name)
+                                .map_err(|e| e.to_string())
+                                .and_then(|sc| self.load(&sc)),
+                            _ => self.restart(),
+                        };
+                        // The answer replaces "loading scenario": it says
+                        // where the clock and the speed are now.
+                        let (code, message) = match done {
+                            Ok(()) => (200, self.started()),
+                            Err(e) => (0, e),
+                        };
+                        self.out.push(Update::Replied(Reply {
+                            command: cmd.clone(),
+                            code,
+                            message,
+                            warnings: Vec::new(),
+                        }));
                     }
                 }
                 self.push_status();

@@ -11,10 +11,12 @@ pub mod kept;
 pub mod kinds;
 pub mod object;
 pub mod preview;
+pub mod relations;
 pub mod repeat_delete;
 pub mod selector;
 pub mod wording;
 pub mod workload;
+pub mod yaml_text;
 
 pub use graph::{OwnershipGraph, RefStatus};
 pub use kinds::{DefaultPolicy, KindInfo, KindTable, Partial, Unlisted};

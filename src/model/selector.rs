@@ -155,6 +155,32 @@ impl Selector {
     }
 }
 
+/// The string form kubectl prints: `app=web,env in (a,b),!legacy`;
+/// `<none>` for one that selects nothing, `<everything>` for the empty one.
+impl std::fmt::Display for Selector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let reqs = match self {
+            Selector::Nothing => return f.write_str("<none>"),
+            Selector::All(r) if r.is_empty() => return f.write_str("<everything>"),
+            Selector::All(r) => r,
+        };
+        for (i, r) in reqs.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            match r {
+                Requirement::In(k, v) if v.len() == 1 => write!(f, "{k}={}", v[0])?,
+                Requirement::In(k, v) => write!(f, "{k} in ({})", v.join(","))?,
+                Requirement::NotIn(k, v) if v.len() == 1 => write!(f, "{k}!={}", v[0])?,
+                Requirement::NotIn(k, v) => write!(f, "{k} notin ({})", v.join(","))?,
+                Requirement::Exists(k) => write!(f, "{k}")?,
+                Requirement::DoesNotExist(k) => write!(f, "!{k}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Splits on commas outside parentheses.
 fn split_top(s: &str) -> Vec<String> {
     let mut parts = Vec::new();
@@ -232,6 +258,20 @@ fn expression(e: &Value) -> Option<Requirement> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_string_form_prints_back_as_it_parses() {
+        for s in [
+            "app=web,env in (a,b),tier!=db,x notin (c,d),legacy,!old",
+            "a=b",
+        ] {
+            let sel = Selector::parse(s).expect("parses");
+            assert_eq!(sel.to_string(), s);
+            assert_eq!(Selector::parse(&sel.to_string()).expect("parses"), sel);
+        }
+        assert_eq!(Selector::Nothing.to_string(), "<none>");
+        assert_eq!(Selector::default().to_string(), "<everything>");
+    }
 
     #[test]
     fn the_string_form_matches_as_upstream() {

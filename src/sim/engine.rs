@@ -337,6 +337,12 @@ impl Sim {
         self.api.get(key)
     }
 
+    /// How many of the scenario's steps have run (they run in order).
+    #[must_use]
+    pub fn steps_run(&self) -> usize {
+        self.next_step
+    }
+
     #[must_use]
     pub fn timeline(&self) -> &[Entry] {
         &self.timeline

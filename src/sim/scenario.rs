@@ -285,6 +285,9 @@ pub struct Settings {
     /// namespace controller deletes what it can discover and never
     /// finalizes a namespace until discovery recovers (R58.6).
     pub unavailable_apis: Vec<String>,
+    /// The UI opens the scenario with its clock paused (`Space` runs it),
+    /// for a story that would be over before a first look.
+    pub starts_paused: bool,
 }
 
 impl Default for Settings {
@@ -299,6 +302,7 @@ impl Default for Settings {
             unobserved_by_gc: Vec::new(),
             unobserved_for: Millis(10_000),
             unavailable_apis: Vec::new(),
+            starts_paused: false,
         }
     }
 }

@@ -9,7 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{small_tree, theme, why, wrap};
+use super::{relations, small_tree, theme, why, wrap};
 use crate::app::{App, RowNode};
 use crate::model::badges::human_duration;
 use crate::model::finalizers;
@@ -19,7 +19,7 @@ use crate::model::{Object, RefStatus};
 /// shares its place with the timeline.
 pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
     let mut title = vec![Span::styled(" Details ", theme::TITLE)];
-    title.push(Span::styled("· J/K scroll ", theme::DIM));
+    title.push(Span::styled("· [/] scroll · y YAML ", theme::DIM));
     if tabs {
         title.push(Span::styled("· Tab: timeline ", theme::DIM));
     }
@@ -34,7 +34,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
     };
     // The answer first, then its blocker chain (a small tree), then the
     // rest; all of it wrapped, so that nothing is cut, and scrolled
-    // together (J/K).
+    // together ([ and ]).
     let mut all = wrap::wrap_lines(&why::header(app, obj, why), usize::from(inner.width));
     all.extend(small_tree::lines(&why::blocker_items(why), inner.width));
     all.extend(wrap::wrap_lines(
@@ -129,6 +129,9 @@ fn object_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
     out.extend(finalizer_lines(app, obj));
     out.extend(owner_lines(app, obj));
     out.extend(dependent_lines(app, obj));
+    out.extend(relations::selector_lines(app, obj));
+    out.extend(relations::label_lines(obj));
+    out.extend(relations::annotation_lines(obj));
     out.extend(events(app, obj.uid(), true));
     out
 }

@@ -74,8 +74,9 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     section(&mut out, "Search (/)", keymap::SEARCH.iter(), ro);
     section(&mut out, "Command line (:)", keymap::COMMAND.iter(), ro);
     out.push(Line::from(Span::styled("  :q  :ns NAME|all  :scenario NAME  :deploy :pods :rs :sts :ds :job :cj :svc :cm :sec :pvc :pv ...", theme::DIM)));
-    out.push(Line::from(Span::styled("  k9s keys: Ctrl-d pages here (d deletes, behind a dialog); Shift-J scrolls the details (o jumps to the owner)", theme::DIM)));
+    out.push(Line::from(Span::styled("  k9s keys: Ctrl-d deletes (the same dialog as d: nothing is sent without it), Shift-J jumps to the owner (as o). Ctrl-d does not page here (PgDn does); [ and ] scroll the details", theme::DIM)));
     out.push(Line::default());
+    section(&mut out, "YAML view (y)", keymap::YAML.iter(), ro);
     section(&mut out, "Controllers (c)", keymap::CONTROLLERS.iter(), ro);
     section(
         &mut out,
@@ -138,6 +139,17 @@ pub fn render(app: &App, scroll: u16, frame: &mut Frame, area: Rect) {
         .title_bottom(Line::from(" j/k scroll · Esc or ? close ").right_aligned());
     let lines =
         wrap::wrap_hanging_lines(&lines(app), usize::from(popup.width.saturating_sub(2)), 20);
+    scrolled(frame, popup, block, lines, scroll);
+}
+
+/// An overlay's lines in its block, scrolled, never past the last line.
+pub fn scrolled(
+    frame: &mut Frame,
+    popup: Rect,
+    block: Block<'_>,
+    lines: Vec<Line<'_>>,
+    scroll: u16,
+) {
     let inner_h = popup.height.saturating_sub(2);
     let max = u16::try_from(lines.len())
         .unwrap_or(u16::MAX)

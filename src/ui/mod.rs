@@ -7,6 +7,7 @@ pub mod help;
 pub mod layout;
 pub mod loading;
 pub mod preview;
+pub mod relations;
 pub mod small_tree;
 pub mod status;
 pub mod theme;
@@ -14,6 +15,7 @@ pub mod timeline;
 pub mod tree;
 pub mod why;
 pub mod wrap;
+pub mod yaml;
 
 use ratatui::Frame;
 
@@ -52,6 +54,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             Modal::Pick(p) => dialogs::pick(p, frame, body),
             Modal::Controllers(c) => dialogs::controllers(app, c, frame, body),
             Modal::Help { scroll } => help::render(app, *scroll, frame, body),
+            Modal::Yaml { uid, scroll } => yaml::render(app, uid, *scroll, frame, body),
             Modal::Search(_) | Modal::Command(_) => {}
         }
     }

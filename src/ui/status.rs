@@ -105,14 +105,18 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
     }
     let ix = app.index();
     let counts = [
-        (ix.len(), "objects", "obj"),
+        (ix.len(), "object", "obj"),
         (ix.terminating_count(), "Terminating", "Term"),
-        (ix.problem_count(), "problems", "prob"),
+        (ix.problem_count(), "problem", "prob"),
     ];
     let count = |short: bool, sep: &str| {
         counts
             .iter()
-            .map(|(n, l, s)| format!("{n} {}", if short { s } else { l }))
+            .map(|(n, l, s)| match (short, *l) {
+                (true, _) => format!("{n} {s}"),
+                (false, "Terminating") => format!("{n} {l}"),
+                (false, _) => crate::model::wording::count(*n, l),
+            })
             .collect::<Vec<_>>()
             .join(sep)
     };
@@ -288,10 +292,14 @@ pub fn second_line(app: &App) -> Line<'_> {
         .filter_map(|b| {
             let (order, h) = b.hint?;
             let refused = app.read_only() && keymap::refused_in_read_only(b.action);
-            let h = if app.read_only() && b.action == crate::app::Action::OpenDelete {
-                "preview delete"
-            } else {
-                h
+            let paused = app
+                .status()
+                .and_then(|s| s.clock.as_ref())
+                .is_some_and(|c| c.paused);
+            let h = match b.action {
+                crate::app::Action::OpenDelete if app.read_only() => "preview delete",
+                crate::app::Action::PauseResume if paused => "resume",
+                _ => h,
             };
             Some((
                 order,
@@ -522,5 +530,56 @@ mod stale_tests {
             Some(ratatui::style::Color::Yellow),
             "the marker is styled"
         );
+    }
+}
+
+#[cfg(test)]
+mod wording_tests {
+    use std::sync::Arc;
+
+    use super::{first_line, second_line};
+    use crate::app::{App, Options};
+    use crate::backend::{Clock, Connection, SourceStatus, Update};
+    use crate::model::{KindTable, Object};
+
+    fn text(line: &ratatui::text::Line<'_>) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn one_object_is_singular_and_a_paused_clock_offers_resume() {
+        let mut app = App::new(Options {
+            is_simulator: true,
+            ..Options::default()
+        });
+        let mut cm = Object::new("v1", "ConfigMap", Some("shop"), "c");
+        cm.metadata.uid = "u1".into();
+        app.apply(Update::Reset {
+            objects: vec![Arc::new(cm)],
+            kinds: KindTable::builtin(),
+        });
+        let status = |paused| SourceStatus {
+            kind: "SIMULATOR".into(),
+            name: "s".into(),
+            scope: "all namespaces".into(),
+            connection: Connection::Connected,
+            clock: Some(Clock {
+                now_ms: 0,
+                paused,
+                speed: 1.0,
+            }),
+            missing_kinds: Vec::new(),
+            syncing: Vec::new(),
+            controllers: Vec::new(),
+        };
+        app.apply(Update::Status(status(false)));
+        let first = text(&first_line(&app, 160));
+        assert!(first.contains("1 object ·"), "{first}");
+        assert!(first.contains("0 problems"), "{first}");
+        assert!(text(&second_line(&app)).contains("Space pause"));
+        app.apply(Update::Status(status(true)));
+        let hints = text(&second_line(&app));
+        assert!(hints.contains("Space resume"), "{hints}");
+        assert!(!hints.contains("pause"), "{hints}");
     }
 }

@@ -9,6 +9,15 @@ pub const GROUP: Style = Style::new().fg(Color::Cyan).add_modifier(Modifier::BOL
 pub const KIND: Style = Style::new().add_modifier(Modifier::BOLD);
 pub const DIM: Style = Style::new().fg(Color::DarkGray);
 pub const EDGE: Style = Style::new().fg(Color::Blue);
+/// A selector relation (`≈`): never drawn as an owner edge is.
+pub const SELECTOR: Style = Style::new()
+    .fg(Color::LightMagenta)
+    .add_modifier(Modifier::ITALIC);
+/// A search match, on every row that has one.
+pub const MATCH: Style = Style::new()
+    .fg(Color::Black)
+    .bg(Color::LightYellow)
+    .add_modifier(Modifier::UNDERLINED);
 pub const SELECTED: Style = Style::new().add_modifier(Modifier::REVERSED);
 pub const FLASH: Style = Style::new().fg(Color::Black).bg(Color::Yellow);
 pub const GHOST: Style = Style::new()

@@ -42,17 +42,33 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, _tabs: bool) {
     } else {
         title.push(Span::styled("· Tab: move in ", theme::DIM));
     }
-    let inner = super::layout::pane(frame, area, title);
+    let mut inner = super::layout::pane(frame, area, title);
+    let w = usize::from(inner.width);
     let Some(at) = at else {
         let msg = if app.timeline_scope() == TimelineScope::Selected {
             "nothing happened to this object yet"
         } else {
             "nothing happened yet: delete something (d)"
         };
-        frame.render_widget(Paragraph::new(msg).style(theme::DIM), inner);
+        let mut lines = story_lines(app);
+        lines.push(Line::from(Span::styled(msg, theme::DIM)));
+        frame.render_widget(Paragraph::new(wrap::wrap_lines(&lines, w)), inner);
         return;
     };
-    let w = usize::from(inner.width);
+    // The scenario's next step, on the pane's last row: what comes next
+    // in the story.
+    if let Some(next) = app.story().and_then(|s| s.next.as_ref())
+        && inner.height > 2
+    {
+        inner.height -= 1;
+        let row = Rect {
+            y: inner.y + inner.height,
+            height: 1,
+            ..inner
+        };
+        let line = wrap::cut(next_line(next), w);
+        frame.render_widget(Paragraph::new(line), row);
+    }
     let h = usize::from(inner.height);
     let mut full = wrap::wrap_hanging(&line(entries[at].1, selected.as_deref()), w, 9);
     full.truncate(h.max(1));
@@ -76,6 +92,33 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, _tabs: bool) {
     lines.extend(full);
     lines.extend(entries[at + 1..=at + after].iter().map(one));
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// `    next  step 2 of 3 at 5.0s: ...`, in the timeline's columns.
+fn next_line(next: &str) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{:>8} ", "next"), theme::KEY),
+        Span::styled(next.to_string(), theme::DIM),
+    ])
+}
+
+/// The scenario's story while nothing has happened: what it is about and
+/// its next step.
+fn story_lines(app: &App) -> Vec<Line<'static>> {
+    let Some(s) = app.story() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if !s.description.is_empty() {
+        out.push(Line::from(vec![
+            Span::styled(format!("Scenario {}: ", s.scenario), theme::HEADING),
+            Span::raw(s.description.clone()),
+        ]));
+    }
+    if let Some(n) = &s.next {
+        out.push(next_line(n));
+    }
+    out
 }
 
 /// A timeline time, seconds since the source started, in 8 columns:

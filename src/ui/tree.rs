@@ -118,6 +118,40 @@ pub fn hits_label((at, n): (Option<usize>, usize)) -> String {
     }
 }
 
+/// `Kind/name`, the kind in bold, with every match of the search marked
+/// (underlined on a light background: it reads without colour), whichever
+/// row it is on; `n`/`N` go from one to the next.
+#[must_use]
+pub fn name_spans(kind: &str, name: &str, query: Option<&str>) -> Vec<Span<'static>> {
+    let text = format!("{kind}/{name}");
+    let k = kind.len();
+    let lower = text.to_lowercase();
+    let at = query
+        .filter(|q| !q.is_empty())
+        .map(str::to_lowercase)
+        .filter(|_| lower.len() == text.len())
+        .and_then(|q| lower.find(q.as_str()).map(|i| (i, i + q.len())))
+        .filter(|(s, e)| text.is_char_boundary(*s) && text.is_char_boundary(*e));
+    // Cut points: the kind's end and the match's ends.
+    let mut cuts = vec![0, k, text.len()];
+    if let Some((s, e)) = at {
+        cuts.extend([s, e]);
+    }
+    cuts.sort_unstable();
+    cuts.dedup();
+    cuts.windows(2)
+        .filter(|w| w[0] < w[1])
+        .map(|w| {
+            let base = if w[0] < k { theme::KIND } else { Style::new() };
+            let style = match at {
+                Some((s, e)) if w[0] >= s && w[1] <= e => base.patch(theme::MATCH),
+                _ => base,
+            };
+            Span::styled(text[w[0]..w[1]].to_string(), style)
+        })
+        .collect()
+}
+
 /// One row: highlight symbol, indentation, open/closed symbol, the object
 /// and its badges, and what just changed.
 #[must_use]
@@ -157,8 +191,7 @@ pub fn row_line<'a>(app: &'a App, row: &'a Row, selected: bool) -> Line<'a> {
             let Some(obj) = app.graph().get(uid) else {
                 return Line::from(spans);
             };
-            spans.push(Span::styled(obj.kind.clone(), theme::KIND));
-            spans.push(Span::raw(format!("/{}", obj.name())));
+            spans.extend(name_spans(&obj.kind, obj.name(), app.search_query()));
             if let Some(edge) = parent
                 .map(|p| app.index().uid(p))
                 .and_then(|p| obj.metadata.owner_references.iter().find(|r| r.uid == p))
@@ -194,5 +227,43 @@ pub fn row_line<'a>(app: &'a App, row: &'a Row, selected: bool) -> Line<'a> {
         line.style(theme::SELECTED)
     } else {
         line.style(Style::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{name_spans, theme};
+
+    fn marked(kind: &str, name: &str, q: Option<&str>) -> Vec<(String, bool)> {
+        name_spans(kind, name, q)
+            .into_iter()
+            .map(|s| {
+                (
+                    s.content.to_string(),
+                    s.style == s.style.patch(theme::MATCH),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_match_is_marked_across_kind_and_name() {
+        assert_eq!(
+            marked("Pod", "web-1", Some("d/WE")),
+            [
+                ("Po".to_string(), false),
+                ("d".to_string(), true),
+                ("/we".to_string(), true),
+                ("b-1".to_string(), false)
+            ]
+        );
+        assert_eq!(
+            marked("Pod", "web-1", None),
+            [("Pod".to_string(), false), ("/web-1".to_string(), false)]
+        );
+        assert_eq!(
+            marked("Pod", "web-1", Some("zzz")),
+            [("Pod".to_string(), false), ("/web-1".to_string(), false)]
+        );
     }
 }

@@ -408,6 +408,8 @@ impl Live {
                 Update::Replied(r) => self.replies.push(r),
                 Update::Status(s) => self.status = Some(s),
                 Update::Unlisted(u) => self.graph.kinds_mut().set_unlisted(u),
+                // The simulator's story: a live backend sends none.
+                Update::Story(_) => {}
             }
         }
     }
