@@ -322,22 +322,23 @@ mod tests {
     use super::*;
     use crate::model::Policy;
 
+    fn delete_the_deployment(b: &mut SimBackend, policy: Policy) {
+        let target = b
+            .sim()
+            .objects()
+            .find(|o| o.kind == "Deployment")
+            .expect("deployment")
+            .obj_ref();
+        b.send(Command::Delete { target, policy });
+    }
+
     #[test]
     fn a_delete_flows_back_as_updates_and_a_reply() {
         let sc = scenario::bundled("deployment").expect("bundled");
         let mut b = SimBackend::new(&sc).expect("loads");
         let first = b.poll(Duration::ZERO);
         assert!(matches!(first[0], Update::Reset { ref objects, .. } if objects.len() == 5));
-        let dep = b
-            .sim()
-            .objects()
-            .find(|o| o.kind == "Deployment")
-            .expect("deployment")
-            .obj_ref();
-        b.send(Command::Delete {
-            target: dep,
-            policy: Policy::Foreground,
-        });
+        delete_the_deployment(&mut b, Policy::Foreground);
         let ups = b.poll(Duration::ZERO);
         assert!(
             ups.iter()
@@ -365,16 +366,7 @@ mod tests {
         else {
             panic!("a reset first");
         };
-        let dep = b
-            .sim()
-            .objects()
-            .find(|o| o.kind == "Deployment")
-            .expect("deployment")
-            .obj_ref();
-        b.send(Command::Delete {
-            target: dep,
-            policy: Policy::Background,
-        });
+        delete_the_deployment(&mut b, Policy::Background);
         b.poll(Duration::from_secs(60));
         assert_eq!(b.sim().objects().count(), 0);
         b.send(Command::Sim(SimCommand::Reset));
