@@ -62,7 +62,7 @@ impl Planner<'_> {
                 .filter(|i| i.orphaned_from.contains(&from))
                 .filter(|i| workload::controller_ref(&i.obj).is_none())
                 .filter(|i| workload::is_active_pod(&i.obj) && sel.matches(&i.obj.metadata.labels))
-                .map(|i| i.obj.clone())
+                .map(|i| Object::clone(&i.obj))
                 .collect();
             let want = usize::try_from(workload::replicas(&d)).unwrap_or(usize::MAX);
             let surplus: Vec<Uid> = workload::deletion_order(orphans.iter().collect())

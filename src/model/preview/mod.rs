@@ -12,6 +12,7 @@
 //! controller is online; any other finalizer is predicted to wait.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 
 use jiff::Timestamp;
 use serde::Serialize;
@@ -170,7 +171,8 @@ enum State {
 
 #[derive(Clone, Debug)]
 struct Item {
-    obj: Object,
+    /// Shared with the graph until the plan changes it (copy on write).
+    obj: Arc<Object>,
     state: State,
     /// sticky, like the GC node flag
     deleting_dependents: bool,
@@ -408,16 +410,19 @@ fn namespace_deletes(i: &Item) -> bool {
 /// controller's own finalizer (a namespace's content, a CRD's instances).
 fn mark_terminating(item: &mut Item, finalizer: &str) {
     item.state = State::Terminating;
-    item.obj
+    Arc::make_mut(&mut item.obj)
         .metadata
         .deletion_timestamp
         .get_or_insert(Timestamp::UNIX_EPOCH);
-    item.obj
+    Arc::make_mut(&mut item.obj)
         .metadata
         .finalizers
         .retain(|f| f != ORPHAN && f != FOREGROUND);
     if !item.obj.has_finalizer(finalizer) {
-        item.obj.metadata.finalizers.push(finalizer.into());
+        Arc::make_mut(&mut item.obj)
+            .metadata
+            .finalizers
+            .push(finalizer.into());
     }
 }
 
@@ -480,13 +485,13 @@ impl Planner<'_> {
             if self.items.contains_key(&u) {
                 continue;
             }
-            let Some(o) = self.graph.get(&u) else {
+            let Some(o) = self.graph.get_shared(&u) else {
                 continue;
             };
             self.items.insert(
                 u.clone(),
                 Item {
-                    obj: o.clone(),
+                    obj: Arc::clone(o),
                     state: if o.is_terminating() {
                         State::Terminating
                     } else {
@@ -630,14 +635,14 @@ impl Planner<'_> {
         let Some(item) = self.items.get_mut(uid) else {
             return;
         };
-        item.obj.metadata.finalizers = fins;
+        Arc::make_mut(&mut item.obj).metadata.finalizers = fins;
         if item.obj.metadata.finalizers.is_empty() {
             item.state = State::Gone(wave);
             self.on_gone(uid);
             return;
         }
         item.state = State::Terminating;
-        item.obj
+        Arc::make_mut(&mut item.obj)
             .metadata
             .deletion_timestamp
             .get_or_insert(Timestamp::UNIX_EPOCH);
@@ -685,7 +690,10 @@ impl Planner<'_> {
                 .into_iter()
                 .filter(|f| f != NAMESPACE_CONTENT)
                 .collect();
-            item.obj.metadata.finalizers.extend(extra);
+            Arc::make_mut(&mut item.obj)
+                .metadata
+                .finalizers
+                .extend(extra);
         }
         let ns = item.obj.name().to_string();
         let content: Vec<Uid> = self
@@ -848,7 +856,10 @@ impl Planner<'_> {
         };
         for d in self.referrers(uid) {
             if let Some(dep) = self.items.get_mut(&d) {
-                dep.obj.metadata.owner_references.retain(|r| r.uid != uid);
+                Arc::make_mut(&mut dep.obj)
+                    .metadata
+                    .owner_references
+                    .retain(|r| r.uid != uid);
                 dep.orphaned_from.push(owner.clone());
             }
         }
@@ -943,7 +954,10 @@ impl Planner<'_> {
 
     fn remove_finalizer(&mut self, uid: &str, f: &str) {
         if let Some(i) = self.items.get_mut(uid) {
-            i.obj.metadata.finalizers.retain(|x| x != f);
+            Arc::make_mut(&mut i.obj)
+                .metadata
+                .finalizers
+                .retain(|x| x != f);
         }
     }
 
@@ -1025,7 +1039,7 @@ impl Planner<'_> {
                 .map(|r: &OwnerReference| format!("{}/{}", r.kind, r.name))
                 .collect();
             if let Some(i) = self.items.get_mut(uid) {
-                i.obj
+                Arc::make_mut(&mut i.obj)
                     .metadata
                     .owner_references
                     .retain(|r| !gone.contains(&r.uid));
@@ -1058,7 +1072,7 @@ impl Planner<'_> {
                 .any(|d| self.items.get(d).is_some_and(|i| i.deleting_dependents));
             let mut unblocked = Vec::new();
             if cycle && let Some(i) = self.items.get_mut(uid) {
-                for r in &mut i.obj.metadata.owner_references {
+                for r in &mut Arc::make_mut(&mut i.obj).metadata.owner_references {
                     if r.blocks() {
                         r.block_owner_deletion = Some(false);
                         unblocked.push(r.uid.clone());
