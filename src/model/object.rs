@@ -118,6 +118,38 @@ pub struct Object {
     pub role_ref: Option<Box<Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subjects: Option<Box<Value>>,
+    /// A core/v1 Event's top-level fields, kept whole: `ownerscope serve`
+    /// stores the events it records and clients post, and serves them as
+    /// `v1` and `events.k8s.io/v1` ([`crate::serve::events`]). Boxed, as
+    /// RBAC's: other kinds pay one pointer each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub involved_object: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_timestamp: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_timestamp: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "type")]
+    pub type_: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_time: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub related: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reporting_component: Option<Box<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reporting_instance: Option<Box<Value>>,
 }
 
 /// The API group part of an `apiVersion` (`apps/v1` -> `apps`, `v1` -> ``).

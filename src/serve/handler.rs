@@ -7,7 +7,9 @@ use super::query::ListOptions;
 use super::rbac::{self, User};
 use super::route::{self, ResourcePath, Route};
 use super::write::{self, Named};
-use super::{Outcome, Request, Response, Served, access, discovery, openapi, read, status, watch};
+use super::{
+    Outcome, Request, Response, Served, access, discovery, events, openapi, read, status, watch,
+};
 
 /// The content type aggregated discovery is answered with.
 fn discovery_type(version: &str) -> String {
@@ -191,6 +193,9 @@ fn resource(
             ),
         };
     }
+    if events::is_events_v1(&kind) && !matches!(req.method.as_str(), "GET" | "HEAD") {
+        return events_read_only(req);
+    }
     match req.method.as_str() {
         "GET" | "HEAD" => get(served, req, &target, form),
         "PUT" => reply(write::update(&mut served.sim, req, &target)),
@@ -200,10 +205,21 @@ fn resource(
     }
 }
 
+fn events_read_only(req: &Request) -> Outcome {
+    method_not_allowed(
+        req,
+        "events.k8s.io/v1 Events are served read-only here: write them as core/v1 Events (/api/v1/namespaces/NS/events), the same stored objects",
+    )
+}
+
 fn get(served: &Served, req: &Request, target: &Named, form: Form) -> Outcome {
-    match served.sim.get(&target.key()) {
+    let mut key = target.key();
+    let (group, kind) = events::stored_kind(target.kind);
+    (key.group, key.kind) = (group.to_string(), kind.to_string());
+    match served.sim.get(&key) {
         Some(o) => reply(read::one(
             o,
+            target.kind,
             form,
             served.sim.now(),
             req.param("includeObject"),
@@ -221,6 +237,7 @@ fn collection(
 ) -> Outcome {
     match req.method.as_str() {
         "GET" | "HEAD" => {}
+        _ if events::is_events_v1(kind) => return events_read_only(req),
         "POST" => {
             return reply(write::create(
                 &mut served.sim,
@@ -241,6 +258,9 @@ fn collection(
         Ok(o) => o,
         Err(e) => return reply(status::error(400, &e)),
     };
+    if let Err(e) = opts.fields.check(kind) {
+        return reply(status::error(400, &e));
+    }
     if opts.watch || p.watch_prefix {
         let rv = match opts.resource_version.as_deref().map(str::parse::<u64>) {
             None => None,

@@ -6,13 +6,24 @@ use serde_json::{Value, json};
 
 use super::negotiate::{Form, TABLE_TYPE};
 use super::query::{ListOptions, encode_continue};
-use super::{Response, table};
+use super::{Response, events, table};
 use crate::model::{KindInfo, Object};
 
 /// The object as the API sends it.
 #[must_use]
 pub fn object_value(o: &Object) -> Value {
     serde_json::to_value(o).unwrap_or(Value::Null)
+}
+
+/// The object as the API sends it in `kind`'s version (a stored core/v1
+/// Event read as `events.k8s.io/v1` is converted).
+#[must_use]
+pub fn served_value(o: &Object, kind: &KindInfo) -> Value {
+    if events::is_events_v1(kind) {
+        events::as_events_v1(o)
+    } else {
+        object_value(o)
+    }
 }
 
 /// `PartialObjectMetadata` of the object.
@@ -37,14 +48,20 @@ pub fn row_object(include: Option<&str>, o: &Object) -> Option<Value> {
 
 /// One object in the asked form.
 #[must_use]
-pub fn one(o: &Object, form: Form, now: Timestamp, include: Option<&str>) -> Response {
+pub fn one(
+    o: &Object,
+    kind: &KindInfo,
+    form: Form,
+    now: Timestamp,
+    include: Option<&str>,
+) -> Response {
     match form {
         Form::Meta => Response::json(200, &meta_value(o)),
         Form::Table => {
             let t = table::table(o.group(), &o.kind, &[o], now, |x| row_object(include, x));
             Response::typed(200, TABLE_TYPE, &t)
         }
-        _ => Response::json(200, &object_value(o)),
+        _ => Response::json(200, &served_value(o, kind)),
     }
 }
 
@@ -60,8 +77,9 @@ pub fn order_key(o: &Object) -> String {
 /// Whether an object is in a collection: its kind, namespace, selectors.
 #[must_use]
 pub fn in_scope(o: &Object, kind: &KindInfo, namespace: Option<&str>, opts: &ListOptions) -> bool {
-    o.group() == kind.group
-        && o.kind == kind.kind
+    let (group, stored) = events::stored_kind(kind);
+    o.group() == group
+        && o.kind == stored
         && namespace.is_none_or(|ns| o.namespace() == Some(ns))
         && opts.labels.matches(&o.metadata.labels)
         && opts.fields.matches(o)
@@ -119,7 +137,7 @@ pub fn list<'a>(
             )
         }
         _ => {
-            let list: Vec<Value> = items.iter().map(|o| object_value(o)).collect();
+            let list: Vec<Value> = items.iter().map(|o| served_value(o, kind)).collect();
             Response::json(
                 200,
                 &json!({

@@ -2,7 +2,8 @@
 //! `fields.ParseSelector`); `labelSelector` is the model's
 //! [`crate::model::selector::Selector::parse`].
 
-use crate::model::Object;
+use super::events;
+use crate::model::{KindInfo, Object};
 
 /// A field selector: `metadata.name` and `metadata.namespace`, `=`, `==`
 /// or `!=` (the fields every kind supports).
@@ -30,9 +31,13 @@ impl FieldSelector {
                 ));
             };
             let field = field.trim();
-            if field != "metadata.name" && field != "metadata.namespace" {
+            let probe = Object::new("v1", "Event", None, "");
+            if field != "metadata.name"
+                && field != "metadata.namespace"
+                && events::field(&probe, field).is_none()
+            {
                 return Err(format!(
-                    "field label not supported: {field} (this server selects on metadata.name and metadata.namespace)"
+                    "field label not supported: {field} (this server selects on metadata.name and metadata.namespace, and Events on their involved object, reason, type and source)"
                 ));
             }
             terms.push((field.to_string(), eq, value.trim().to_string()));
@@ -40,13 +45,34 @@ impl FieldSelector {
         Ok(FieldSelector(terms))
     }
 
+    /// Whether `kind` is selected on these fields: the Event fields only
+    /// for Events, as the API server's field labels are per kind.
+    ///
+    /// # Errors
+    /// A field `kind` is not selected on.
+    pub fn check(&self, kind: &KindInfo) -> Result<(), String> {
+        let is_event =
+            kind.kind == "Event" && (kind.group.is_empty() || kind.group == events::EVENTS_GROUP);
+        match self
+            .0
+            .iter()
+            .find(|(f, _, _)| !f.starts_with("metadata.") && !is_event)
+        {
+            Some((f, _, _)) => Err(format!(
+                "field label not supported: {f} (not a field of {})",
+                kind.plural
+            )),
+            None => Ok(()),
+        }
+    }
+
     #[must_use]
     pub fn matches(&self, o: &Object) -> bool {
         self.0.iter().all(|(field, eq, value)| {
-            let actual = if field == "metadata.name" {
-                o.name()
-            } else {
-                o.namespace().unwrap_or_default()
+            let actual = match field.as_str() {
+                "metadata.name" => o.name(),
+                "metadata.namespace" => o.namespace().unwrap_or_default(),
+                other => events::field(o, other).unwrap_or_default(),
             };
             (actual == value) == *eq
         })
@@ -72,6 +98,19 @@ mod tests {
                 .matches(&o)
         );
         assert!(FieldSelector::parse("spec.nodeName=n").is_err());
+        let on_events = FieldSelector::parse("involvedObject.name=x,type=Warning").expect("parses");
+        let kinds = crate::model::KindTable::builtin();
+        let info = |g: &str, k: &str| {
+            kinds
+                .iter()
+                .find(|i| i.group == g && i.kind == k)
+                .cloned()
+                .expect("kind")
+        };
+        assert!(on_events.check(&info("", "Event")).is_ok());
+        assert!(on_events.check(&info("events.k8s.io", "Event")).is_ok());
+        assert!(on_events.check(&info("", "ConfigMap")).is_err());
+        assert!(!on_events.matches(&o));
         assert!(FieldSelector::parse("nonsense").is_err());
     }
 }

@@ -7,8 +7,13 @@ use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::events;
 use crate::model::Object;
+use crate::sim::timeline::{Entry, What};
 use crate::sim::{Change, Sim};
+
+/// Who the server's own requests are from on the timeline.
+const ACTOR: &str = "ownerscope serve";
 
 /// How many changes a watch can resume across.
 pub const HISTORY: usize = 4096;
@@ -56,6 +61,9 @@ pub struct Served {
     pub speed: f64,
     pub paused: bool,
     carry: f64,
+    /// How much of the simulator's timeline has been looked at for events
+    /// to record ([`super::events`]).
+    recorded: usize,
 }
 
 /// The namespaces a real cluster has, and every one the objects use:
@@ -79,7 +87,7 @@ impl Served {
     /// Serves `sim`, creating the namespaces its objects live in.
     #[must_use]
     pub fn new(mut sim: Sim) -> Served {
-        sim.set_user_actor("ownerscope serve");
+        sim.set_user_actor(ACTOR);
         for ns in missing_namespaces(&sim) {
             sim.create(Object::new("v1", "Namespace", None, &ns));
         }
@@ -101,6 +109,7 @@ impl Served {
             speed: 1.0,
             paused: false,
             carry: 0.0,
+            recorded: 0,
         }
     }
 
@@ -120,6 +129,7 @@ impl Served {
     /// Moves the simulator's changes into the history. Returns whether
     /// there were any.
     pub fn pump(&mut self) -> bool {
+        self.record_events();
         let changes = self.sim.take_watch_changes();
         let any = !changes.is_empty();
         for ch in changes {
@@ -147,6 +157,40 @@ impl Served {
             }
         }
         any
+    }
+
+    /// Posts the events the simulator's controllers reported since the
+    /// last look as Event objects (or raises a stored one's count), each as
+    /// its reporter. A post the store refuses (its namespace is going) is
+    /// dropped, as a recorder drops it.
+    fn record_events(&mut self) {
+        let timeline = self.sim.timeline();
+        let new: Vec<Entry> = timeline[self.recorded.min(timeline.len())..]
+            .iter()
+            .filter(|e| matches!(e.what, What::Event { .. }))
+            .cloned()
+            .collect();
+        self.recorded = timeline.len();
+        if new.is_empty() {
+            return;
+        }
+        let (now, now_ms) = (self.sim.now(), self.sim.now_ms());
+        for e in &new {
+            let at = events::entry_time(e, now, now_ms);
+            let stored = self
+                .sim
+                .objects()
+                .filter(|o| o.kind == "Event" && o.group().is_empty());
+            let Some(recorded) = events::record(e, at, stored) else {
+                continue;
+            };
+            self.sim.set_user_actor(&e.by);
+            match recorded {
+                events::Recorded::New(o) => self.sim.create(o),
+                events::Recorded::Repeat(o) => self.sim.update(o),
+            };
+        }
+        self.sim.set_user_actor(ACTOR);
     }
 
     /// Lets `elapsed` real time pass on the virtual clock.

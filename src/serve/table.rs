@@ -102,8 +102,33 @@ fn kind_columns(group: &str, kind: &str) -> Vec<(&'static str, &'static str, Cel
         ("apps", "Deployment" | "ReplicaSet" | "StatefulSet") | ("", "ReplicationController") => {
             vec![("Desired", "integer", replicas as Cell)]
         }
+        ("" | "events.k8s.io", "Event") => vec![
+            ("Type", "string", event_type as Cell),
+            ("Reason", "string", event_reason as Cell),
+            ("Object", "string", event_object as Cell),
+            ("Message", "string", event_message as Cell),
+        ],
         _ => Vec::new(),
     }
+}
+
+fn event_type(o: &Object) -> Value {
+    json!(super::events::field(o, "type").unwrap_or_default())
+}
+
+fn event_reason(o: &Object) -> Value {
+    json!(super::events::field(o, "reason").unwrap_or_default())
+}
+
+/// `configmap/dep`, as kubectl's event printer names the object.
+fn event_object(o: &Object) -> Value {
+    let kind = super::events::field(o, "involvedObject.kind").unwrap_or_default();
+    let name = super::events::field(o, "involvedObject.name").unwrap_or_default();
+    json!(format!("{}/{name}", kind.to_lowercase()))
+}
+
+fn event_message(o: &Object) -> Value {
+    o.message.as_deref().cloned().unwrap_or(json!(""))
 }
 
 fn finalizers(o: &Object) -> Value {

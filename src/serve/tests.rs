@@ -374,3 +374,134 @@ fn hostile_requests_never_panic() {
     }
     assert!(s.sim.objects().any(|o| o.kind == "Deployment"));
 }
+
+/// The garbage collector's warning on a dependent whose owner is in
+/// another namespace is stored as a core/v1 Event in the dependent's
+/// namespace, served as `v1` and `events.k8s.io/v1` (list, get, selected
+/// on the involved object, watched), and goes with the namespace (R58).
+#[test]
+fn gc_warnings_are_served_as_events_and_go_with_their_namespace() {
+    let mut s = served();
+    s.paused = false;
+    for ns in ["evt", "other"] {
+        let r = send(
+            &mut s,
+            &with_body(
+                "POST",
+                "/api/v1/namespaces",
+                "application/json",
+                &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+            ),
+        );
+        assert_eq!(r.code, 201, "{:?}", r.value());
+    }
+    let owner = send(
+        &mut s,
+        &with_body(
+            "POST",
+            "/api/v1/namespaces/other/configmaps",
+            "application/json",
+            &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "owner"}}),
+        ),
+    )
+    .value();
+    let uid = owner["metadata"]["uid"].as_str().expect("uid").to_string();
+    let start = s.resource_version();
+    let dep = send(
+        &mut s,
+        &with_body("POST", "/api/v1/namespaces/evt/configmaps", "application/json",
+            &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "dep",
+                "ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": uid}]}})),
+    )
+    .value();
+    let dep_uid = dep["metadata"]["uid"].as_str().expect("uid").to_string();
+    s.tick(std::time::Duration::from_secs(30));
+    let core = get(&mut s, "/api/v1/namespaces/evt/events").value();
+    let items = core["items"].as_array().expect("items");
+    let ev = items
+        .iter()
+        .find(|e| e["reason"] == "OwnerRefInvalidNamespace")
+        .unwrap_or_else(|| panic!("no GC warning in {core}"));
+    assert_eq!(ev["involvedObject"]["uid"], dep_uid.as_str());
+    assert_eq!(ev["involvedObject"]["name"], "dep");
+    assert_eq!(ev["type"], "Warning");
+    assert_eq!(ev["source"]["component"], "garbage-collector-controller");
+    assert!(ev["count"].as_i64().expect("count") >= 1);
+    assert!(ev["firstTimestamp"].is_string() && ev["lastTimestamp"].is_string());
+    let name = ev["metadata"]["name"].as_str().expect("name").to_string();
+    // By name, in both versions.
+    let one = get(
+        &mut s,
+        &format!("/apis/events.k8s.io/v1/namespaces/evt/events/{name}"),
+    )
+    .value();
+    assert_eq!(one["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(one["regarding"], ev["involvedObject"]);
+    assert_eq!(one["note"], ev["message"]);
+    assert_eq!(one["reportingController"], "garbage-collector-controller");
+    assert_eq!(one["deprecatedCount"], ev["count"]);
+    let listed = get(&mut s, "/apis/events.k8s.io/v1/namespaces/evt/events").value();
+    assert_eq!(listed["kind"], "EventList");
+    assert_eq!(names(&listed), names(&core));
+    // kubectl describe's selection, and a selection that misses.
+    let described = get(
+        &mut s,
+        &format!("/api/v1/namespaces/evt/events?fieldSelector=involvedObject.name%3Ddep,involvedObject.uid%3D{dep_uid}"),
+    )
+    .value();
+    assert_eq!(names(&described), names(&core));
+    let missed = get(
+        &mut s,
+        "/api/v1/namespaces/evt/events?fieldSelector=involvedObject.name%3Dnope",
+    )
+    .value();
+    assert!(names(&missed).is_empty());
+    assert_eq!(
+        get(
+            &mut s,
+            "/api/v1/namespaces/evt/configmaps?fieldSelector=reason%3Dx"
+        )
+        .code,
+        400
+    );
+    // Not in the other namespace; written only through core/v1.
+    assert!(names(&get(&mut s, "/api/v1/namespaces/other/events").value()).is_empty());
+    let post = send(
+        &mut s,
+        &with_body(
+            "POST",
+            "/apis/events.k8s.io/v1/namespaces/evt/events",
+            "application/json",
+            &json!({}),
+        ),
+    );
+    assert_eq!(post.code, 405);
+    // A watch from before sees it added, in the version it asked for.
+    let req = Request::new(
+        "GET",
+        &format!("/apis/events.k8s.io/v1/namespaces/evt/events?watch=1&resourceVersion={start}"),
+    );
+    let Outcome::Watch(mut w) = handle(&mut s, &req, "127.0.0.1:1") else {
+        panic!("a watch");
+    };
+    let lines = watch::next(&s, &mut w).expect("lines");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["type"] == "ADDED" && l["object"]["regarding"]["name"] == "dep"),
+        "{lines:?}"
+    );
+    // The namespace goes, and its events with it.
+    assert_eq!(
+        send(&mut s, &Request::new("DELETE", "/api/v1/namespaces/evt")).code,
+        200
+    );
+    s.tick(std::time::Duration::from_secs(60));
+    assert_eq!(get(&mut s, "/api/v1/namespaces/evt").code, 404);
+    assert!(
+        !s.sim
+            .objects()
+            .any(|o| o.kind == "Event" && o.namespace() == Some("evt")),
+        "the namespace's events are gone with it"
+    );
+}

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::negotiate::Form;
 use super::query::ListOptions;
-use super::read::{in_scope, meta_value, object_value, order_key, row_object};
+use super::read::{in_scope, meta_value, order_key, row_object, served_value};
 use super::state::{EventKind, Served};
 use super::status::status_value;
 use super::table;
@@ -45,7 +45,7 @@ pub fn line(kind: EventKind, o: &Object, spec: &WatchSpec, now: Timestamp) -> Va
         Form::Table => table::table(&spec.kind.group, &spec.kind.kind, &[o], now, |x| {
             row_object(spec.opts.include_object.as_deref(), x)
         }),
-        _ => object_value(o),
+        _ => served_value(o, &spec.kind),
     };
     json!({"type": kind.as_str(), "object": object})
 }

@@ -701,18 +701,6 @@ fn gc_warning_events_appear_on_the_object() {
     live.wait("the dependent deleted", LONG, |l| {
         l.first(|u, o| u == dep && o.is_none()).is_some()
     });
-    if env().target == Target::Serve {
-        // Not built yet: serve's garbage collector puts its events on the
-        // simulator's timeline, but serve does not store them as `v1`
-        // Event objects, so the live backend's event watch has nothing to
-        // show. Open in issue 12; the timeline is checked in src/sim.
-        eprintln!(
-            "gc_warning_events_appear_on_the_object: serve does not serve the GC's events yet"
-        );
-        rt.block_on(delete_namespace(&client, &ns));
-        rt.block_on(delete_namespace(&client, &other));
-        return;
-    }
     live.wait("the warning", LONG, |l| {
         l.happened.iter().any(|h| {
             h.object.uid == dep && h.warning && h.detail.starts_with("OwnerRefInvalidNamespace")
@@ -725,6 +713,53 @@ fn gc_warning_events_appear_on_the_object() {
         .expect("event");
     assert_eq!(h.by, "garbage-collector-controller");
     assert_eq!(h.object.name, "dep");
+    // The Event itself, in both versions, selected as `kubectl describe`
+    // selects it.
+    let on_dep = format!("involvedObject.uid={dep}");
+    let core: Value = serde_json::from_str(&kubectl(
+        &[
+            "get",
+            "events",
+            "-n",
+            &ns,
+            "--field-selector",
+            &on_dep,
+            "-o",
+            "json",
+        ],
+        None,
+    ))
+    .expect("json");
+    let ev = core["items"]
+        .as_array()
+        .and_then(|a| a.iter().find(|e| e["reason"] == "OwnerRefInvalidNamespace"))
+        .unwrap_or_else(|| panic!("no v1 Event on the dependent: {core}"));
+    assert_eq!(ev["type"], "Warning");
+    assert_eq!(ev["involvedObject"]["name"], "dep");
+    assert_eq!(ev["source"]["component"], "garbage-collector-controller");
+    assert!(ev["count"].as_i64().is_some_and(|c| c >= 1), "{ev}");
+    assert!(ev["firstTimestamp"].is_string(), "{ev}");
+    let name = ev["metadata"]["name"].as_str().expect("name");
+    let v1: Value = serde_json::from_str(&kubectl(
+        &[
+            "get",
+            "events.v1.events.k8s.io",
+            "-n",
+            &ns,
+            name,
+            "-o",
+            "json",
+        ],
+        None,
+    ))
+    .expect("json");
+    assert_eq!(v1["regarding"]["uid"], dep.as_str());
+    assert_eq!(v1["note"], ev["message"]);
+    assert_eq!(v1["deprecatedCount"], ev["count"]);
+    assert_eq!(
+        v1["deprecatedSource"]["component"],
+        "garbage-collector-controller"
+    );
     rt.block_on(delete_namespace(&client, &ns));
     rt.block_on(delete_namespace(&client, &other));
 }
