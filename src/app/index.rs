@@ -99,7 +99,10 @@ impl ForestIndex {
 
     /// Brings the index up to date after `uid` was upserted or removed.
     /// `old_owners` are the owner uids the object referred to before.
-    pub fn touch(&mut self, graph: &OwnershipGraph, uid: &str, old_owners: &[String]) {
+    /// Returns whether the forest's shape may have changed: false when the
+    /// object was there and still is, under the same owners (its row stays
+    /// where it is; only what is drawn on it changes).
+    pub fn touch(&mut self, graph: &OwnershipGraph, uid: &str, old_owners: &[String]) -> bool {
         let old: HashSet<&str> = old_owners.iter().map(String::as_str).collect();
         let now: HashSet<&str> = graph.get(uid).map_or_else(HashSet::new, |o| {
             o.metadata
@@ -130,6 +133,7 @@ impl ForestIndex {
             .chain(referrers.iter().map(String::as_str))
             .chain(owners.iter().map(String::as_str));
         self.check_cycles(graph, candidates);
+        !same_place
     }
 
     fn alloc(&mut self, uid: &str) -> NodeId {

@@ -418,6 +418,9 @@ impl App {
             return false;
         }
         let mut structure = false;
+        // An object changed in place: the rows stay as they are (unless a
+        // filter may now keep or drop it), what is drawn on them changes.
+        let mut in_place = false;
         let mut changed = false;
         for u in updates {
             match u {
@@ -431,8 +434,12 @@ impl App {
                     self.flashes.on_upsert(old.as_ref(), &obj, self.clock);
                     self.graph.upsert(obj);
                     let old_owners = owner_uids(old.as_ref());
-                    self.index.touch(&self.graph, &uid, &old_owners);
-                    structure = true;
+                    let moved = self.index.touch(&self.graph, &uid, &old_owners);
+                    if moved || self.filters.only != Only::All {
+                        structure = true;
+                    } else {
+                        in_place = true;
+                    }
                 }
                 Update::Remove(uid) => {
                     let id = self.index.id(&uid);
@@ -473,15 +480,17 @@ impl App {
         }
         if structure {
             self.rebuild();
-            self.refresh_modals();
             if self.search_hits.is_some() {
                 self.count_hits();
             }
         }
-        if structure || changed {
+        if structure || in_place {
+            self.refresh_modals();
+        }
+        if structure || in_place || changed {
             self.refresh_why();
         }
-        structure || changed
+        structure || in_place || changed
     }
 
     /// Takes in what the source cannot see now; objects whose owners are

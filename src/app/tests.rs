@@ -1264,3 +1264,31 @@ fn ctx_says_why_it_is_not_switched_from_inside() {
         "{c:?}"
     );
 }
+
+/// An update that leaves an object under the same owners changes what its
+/// row shows, not the list of rows: the list is not rebuilt, and it is the
+/// list a rebuild would give. A change of owner moves the row.
+#[test]
+fn an_object_changed_in_place_keeps_the_rows_a_rebuild_would_give() {
+    let (mut app, _b) = demo();
+    app.update(Action::ExpandAll);
+    goto(&mut app, "configmap/web-cache");
+    let fresh = |app: &App| rows::build(&app.index, &app.expansion, &app.filters);
+    let mut cm = app.selected_object().expect("cm").clone();
+    cm.metadata.finalizers.push("example.com/second".into());
+    cm.metadata.labels.insert("tier".into(), "cache".into());
+    app.apply(Update::Upsert(cm.clone().into()));
+    assert_eq!(app.rows, fresh(&app));
+    assert_eq!(selected_name(&app), "ConfigMap/web-cache");
+    assert!(
+        app.selected_object()
+            .expect("cm")
+            .has_finalizer("example.com/second")
+    );
+    // Its owner reference dropped: it becomes a root, and the rows follow.
+    let depth_before = app.selected_row().expect("row").depth;
+    cm.metadata.owner_references.clear();
+    app.apply(Update::Upsert(cm.into()));
+    assert_eq!(app.rows, fresh(&app));
+    assert_ne!(app.selected_row().expect("row").depth, depth_before);
+}
