@@ -154,7 +154,8 @@ impl App {
         match found.as_slice() {
             [] => text.to_string(),
             [one] => {
-                let space = if head.is_empty() && matches!(one.as_str(), "ns" | "scenario" | "ctx") {
+                let space = if head.is_empty() && matches!(one.as_str(), "ns" | "scenario" | "ctx")
+                {
                     " "
                 } else {
                     ""

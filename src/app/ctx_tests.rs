@@ -74,7 +74,11 @@ fn tab_completes_the_contexts_the_backend_names() {
     );
     app.update(Action::Input('s'));
     app.update(Action::Complete);
-    assert_eq!(line(&app).0, "ctx stag", "as far as stage and staging-eu agree");
+    assert_eq!(
+        line(&app).0,
+        "ctx stag",
+        "as far as stage and staging-eu agree"
+    );
     app.update(Action::Input('i'));
     app.update(Action::Complete);
     assert_eq!(line(&app).0, "ctx staging-eu");
@@ -175,10 +179,7 @@ fn ctx_mistakes_keep_the_line_open_and_send_nothing() {
     let mut app = live();
     assert!(run(&mut app, "ctx nope").is_empty());
     let err = line(&app).1.unwrap_or_default();
-    assert!(
-        err.contains("no context nope in the kubeconfig"),
-        "{err}"
-    );
+    assert!(err.contains("no context nope in the kubeconfig"), "{err}");
     app.update(Action::Cancel);
 
     assert!(run(&mut app, "ctx").is_empty());
@@ -193,5 +194,9 @@ fn ctx_mistakes_keep_the_line_open_and_send_nothing() {
     // Before the source has named its contexts.
     let mut early = App::new(Options::default());
     assert!(run(&mut early, "ctx stage").is_empty());
-    assert!(line(&early).1.is_some_and(|e| e.contains("not named its contexts")));
+    assert!(
+        line(&early)
+            .1
+            .is_some_and(|e| e.contains("not named its contexts"))
+    );
 }

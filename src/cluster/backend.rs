@@ -511,7 +511,8 @@ impl ClusterBackend {
     }
 
     fn maybe_send_initial(&mut self) {
-        if self.initial_sent || !(self.all_answered() || self.listing_since.elapsed() > INITIAL_WAIT)
+        if self.initial_sent
+            || !(self.all_answered() || self.listing_since.elapsed() > INITIAL_WAIT)
         {
             return;
         }

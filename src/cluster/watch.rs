@@ -19,8 +19,8 @@ use kube::{Api, Client};
 use tokio::sync::mpsc::Sender;
 
 use super::config::{Connected, Scope};
-use super::discovery::Discovered;
 use super::convert::{Change, event_happening, from_dynamic, from_partial, last_change};
+use super::discovery::Discovered;
 use super::error_message;
 use super::list::Scoped;
 use crate::backend::{Command, Happening, Reply};

@@ -1978,7 +1978,7 @@ fn three_contexts(ns_one: &str, ns_two: &str) -> std::path::PathBuf {
 /// fails as the reply, and the old connection keeps working.
 #[test]
 fn a_context_switch_replaces_objects_scope_and_permissions() {
-    use ownerscope::backend::{Command, Contexts};
+    use ownerscope::backend::Contexts;
     use ownerscope::model::ObjRef;
     let _g = shared();
     let rt = rt();
@@ -2042,7 +2042,9 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}]
     // A context the kubeconfig does not have, and a server that does not
     // answer: the reply says so, and nothing else changes.
     live.backend.send(Command::SwitchContext("nope".into()));
-    live.wait("the unknown context's reply", LONG, |l| l.replies.len() == 1);
+    live.wait("the unknown context's reply", LONG, |l| {
+        l.replies.len() == 1
+    });
     let r = &live.replies[0];
     assert!(!r.is_success() && r.message.contains("nope"), "{r:?}");
     live.backend.send(Command::SwitchContext("gone".into()));
@@ -2064,7 +2066,10 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}]
         "{:?}",
         live.status
     );
-    assert_eq!(live.contexts.as_ref().map(|c| c.current.as_str()), Some("one"));
+    assert_eq!(
+        live.contexts.as_ref().map(|c| c.current.as_str()),
+        Some("one")
+    );
 
     // The switch: the other namespace, the other user, a fresh tree.
     live.backend.send(Command::SwitchContext("two".into()));
@@ -2085,7 +2090,10 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}]
         "the restricted user cannot list pods: {:?}",
         status.missing_kinds
     );
-    assert_eq!(live.contexts.as_ref().map(|c| c.current.as_str()), Some("two"));
+    assert_eq!(
+        live.contexts.as_ref().map(|c| c.current.as_str()),
+        Some("two")
+    );
     match live.backend.permission(&delete_in_two) {
         Permission::Denied { verb, .. } => assert_eq!(verb, "delete"),
         other => panic!("the admin's answer was kept: {other:?}"),
