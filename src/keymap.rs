@@ -136,7 +136,7 @@ pub const NORMAL: &[Binding] = &[
     b(
         &[k(':')],
         Action::OpenCommand,
-        "command line: q, ns NAME|all, scenario NAME, a kind (deploy, pods, rs, svc...)",
+        "command line: q, ns NAME|all, ctx NAME, scenario NAME, a kind (deploy, pods, rs, svc...)",
     ),
     b(&[k('n')], Action::NextMatch, "next search match"),
     b(&[k('N')], Action::PrevMatch, "previous search match"),

@@ -1,7 +1,8 @@
 //! The `:` command line, as a k9s user expects it: `:q`, `:ns NAME` (or
-//! `all`), `:scenario NAME` in the simulator, and kind aliases (`:deploy`,
-//! `:pods`, `:rs`, `:svc`...) that search the tree for that kind (then
-//! `n`/`N`). `Tab` completes.
+//! `all`), `:ctx NAME` on a live cluster (the contexts come from the
+//! backend), `:scenario NAME` in the simulator, and kind aliases
+//! (`:deploy`, `:pods`, `:rs`, `:svc`...) that search the tree for that
+//! kind (then `n`/`N`). `Tab` completes.
 
 use super::modal::{CommandInput, Modal};
 use super::rows::Scope;
@@ -21,7 +22,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "ctx",
-        "ctx NAME: not from inside; start again with --context NAME",
+        "ctx NAME: switch to another kubeconfig context (live cluster)",
     ),
     ("help", "the keys"),
 ];
@@ -132,6 +133,11 @@ impl App {
                 .chain(self.namespaces())
                 .collect(),
             Some("scenario") => self.opts.scenarios.iter().map(|(n, _)| n.clone()).collect(),
+            Some("ctx" | "context") => self
+                .contexts
+                .as_ref()
+                .map(|c| c.names.clone())
+                .unwrap_or_default(),
             Some(_) => Vec::new(),
         };
         pool.into_iter().filter(|p| p.starts_with(word)).collect()
@@ -148,7 +154,8 @@ impl App {
         match found.as_slice() {
             [] => text.to_string(),
             [one] => {
-                let space = if head.is_empty() && matches!(one.as_str(), "ns" | "scenario") {
+                let space = if head.is_empty() && matches!(one.as_str(), "ns" | "scenario" | "ctx")
+                {
                     " "
                 } else {
                     ""
@@ -200,9 +207,11 @@ impl App {
             ("ctx" | "context", _) if self.opts.is_simulator => {
                 Err("contexts are for a live cluster (ui --live); the simulator has scenarios: :scenario NAME".into())
             }
-            ("ctx" | "context", _) => Err(
-                "switching context from inside is not supported: the backend holds one connection, its watches and its access reviews for one context; quit (:q) and start again with --context NAME".into(),
-            ),
+            ("ctx" | "context", None) => Err(match &self.contexts {
+                Some(c) => format!("ctx NAME (Tab completes); now on {}", c.current),
+                None => "ctx NAME (Tab completes)".into(),
+            }),
+            ("ctx" | "context", Some(name)) => self.switch_context(name),
             ("scenario", _) if !self.opts.is_simulator => {
                 Err("scenarios are for the simulator".into())
             }
@@ -220,10 +229,41 @@ impl App {
                     Ok(Vec::new())
                 }
                 None => Err(format!(
-                    "unknown command {word}: q, ns, scenario, help, or a kind (deploy, pods, rs, svc...)"
+                    "unknown command {word}: q, ns, ctx, scenario, help, or a kind (deploy, pods, rs, svc...)"
                 )),
             },
         }
+    }
+
+    /// `:ctx NAME`: the backend connects to that context; the tree is
+    /// replaced once it has listed (see [`App::context_switched`]).
+    fn switch_context(&mut self, name: &str) -> Result<Vec<Command>, String> {
+        let Some(c) = &self.contexts else {
+            return Err("the source has not named its contexts yet".into());
+        };
+        if c.current == name {
+            self.info(format!("already on context {name} (Ctrl-r reconnects)"));
+            return Ok(Vec::new());
+        }
+        if !c.names.iter().any(|n| n == name) {
+            return Err(format!(
+                "no context {name} in the kubeconfig (Tab completes; Ctrl-r reads it again)"
+            ));
+        }
+        self.info(format!("switching to context {name}…"));
+        Ok(vec![Command::SwitchContext(name.to_string())])
+    }
+
+    /// A context switch succeeded: a `:ns` filter chosen on the old
+    /// context is dropped (the new one has its own namespaces). Returns
+    /// whether there was one.
+    pub(super) fn context_switched(&mut self) -> bool {
+        if self.filters.scope == Scope::All {
+            return false;
+        }
+        self.filters.scope = Scope::All;
+        self.rebuild();
+        true
     }
 
     /// `:deploy`: searches the tree for that kind, from the top.

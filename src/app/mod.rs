@@ -133,6 +133,8 @@ pub struct App {
     mouse: bool,
     /// The simulator's scenario: description and next step.
     story: Option<crate::backend::story::Story>,
+    /// A live source's kubeconfig contexts, for `:ctx`.
+    contexts: Option<crate::backend::Contexts>,
 }
 
 /// A diagnosis that walked more blockers than this (the root of a large
@@ -186,6 +188,7 @@ impl App {
             screen: (u16::MAX, u16::MAX),
             mouse: true,
             story: None,
+            contexts: None,
         }
     }
 
@@ -465,6 +468,7 @@ impl App {
                     self.story = Some(s);
                     changed = true;
                 }
+                Update::Contexts(c) => self.contexts = Some(c),
                 Update::Status(s) => {
                     if self.status.as_ref() != Some(&s) {
                         self.controllers = s
@@ -594,12 +598,19 @@ impl App {
     fn on_reply(&mut self, r: &crate::backend::Reply) {
         let what = r.command.describe();
         if r.is_success() {
-            // A simulator control is no HTTP request: no status code.
+            use crate::backend::Command;
+            // A simulator control, a reconnect or a context switch is no
+            // HTTP request on an object: no status code.
             let mut text = match &r.command {
-                crate::backend::Command::Sim(_) if r.message.is_empty() => format!("✓ {what}"),
-                crate::backend::Command::Sim(_) => format!("✓ {what}: {}", r.message),
+                Command::Sim(_) if r.message.is_empty() => format!("✓ {what}"),
+                Command::Sim(_) | Command::Reconnect | Command::SwitchContext(_) => {
+                    format!("✓ {what}: {}", r.message)
+                }
                 _ => format!("✓ {what}: {} {}", r.code, r.message),
             };
+            if matches!(r.command, Command::SwitchContext(_)) && self.context_switched() {
+                text.push_str(" (the :ns filter is cleared)");
+            }
             for w in &r.warnings {
                 text.push_str(&format!("  warning: {w}"));
             }
@@ -853,6 +864,8 @@ enum Flag {
     Problem,
 }
 
+#[cfg(test)]
+mod ctx_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]

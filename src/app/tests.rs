@@ -1239,32 +1239,6 @@ fn a_scenario_may_start_paused_and_its_steps_and_switches_are_on_the_timeline() 
     );
 }
 
-#[test]
-fn ctx_says_why_it_is_not_switched_from_inside() {
-    let (mut app, _b) = demo();
-    assert!(command(&mut app, "ctx prod").is_empty());
-    let Some(Modal::Command(c)) = app.modal() else {
-        panic!("the command line stays open with the answer")
-    };
-    assert!(
-        c.error
-            .as_deref()
-            .is_some_and(|e| e.contains("contexts are for a live cluster")),
-        "{c:?}"
-    );
-    let mut live = App::new(Options::default());
-    assert!(command(&mut live, "ctx prod").is_empty());
-    let Some(Modal::Command(c)) = live.modal() else {
-        panic!("open")
-    };
-    assert!(
-        c.error
-            .as_deref()
-            .is_some_and(|e| e.contains("start again with --context NAME")),
-        "{c:?}"
-    );
-}
-
 /// An update that leaves an object under the same owners changes what its
 /// row shows, not the list of rows: the list is not rebuilt, and it is the
 /// list a rebuild would give. A change of owner moves the row.

@@ -25,6 +25,10 @@ pub enum Command {
     /// rotated certificate, a renewed token, a server that moved). The
     /// tree is kept, marked stale, until the new lists are in.
     Reconnect,
+    /// Connect to another context of the kubeconfig (`:ctx NAME`), maybe
+    /// another cluster: discovery runs again and the tree is replaced once
+    /// the new context has listed. A failure leaves the old connection.
+    SwitchContext(String),
     /// Simulator only.
     Sim(SimCommand),
 }
@@ -49,6 +53,7 @@ impl Command {
                 format!("remove finalizer {finalizer} from {target}")
             }
             Command::Reconnect => "reconnect (kubeconfig read again)".into(),
+            Command::SwitchContext(name) => format!("switch to context {name}"),
             Command::Sim(c) => c.describe(),
         }
     }
@@ -206,6 +211,18 @@ pub enum Update {
     Unlisted(Vec<Unlisted>),
     /// The simulator's scenario: its description and next step.
     Story(story::Story),
+    /// The kubeconfig's contexts (a live source; sent at start and after
+    /// every reconnect or switch, which read the kubeconfig again).
+    Contexts(Contexts),
+}
+
+/// The contexts a live source can switch to, for `:ctx` and its completion.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Contexts {
+    /// The context in use.
+    pub current: String,
+    /// Every context of the kubeconfig, in its order.
+    pub names: Vec<String>,
 }
 
 /// Whether the source would accept a command from this user, asked before

@@ -229,6 +229,13 @@ impl Backend for SimBackend {
                     .remove_finalizer_key(&key, Some(&target.uid), finalizer);
                 self.reply(cmd, &resp);
             }
+            Command::SwitchContext(_) => self.out.push(Update::Replied(Reply {
+                command: cmd.clone(),
+                code: 0,
+                message: "the simulator has no contexts: :scenario NAME opens another scenario"
+                    .into(),
+                warnings: Vec::new(),
+            })),
             Command::Reconnect => self.out.push(Update::Replied(Reply {
                 command: cmd.clone(),
                 code: 0,

@@ -179,7 +179,7 @@ pub fn attributes(ar: &ApiResource, command: &Command) -> Option<ResourceAttribu
     let (verb, target) = match command {
         Command::Delete { target, .. } => ("delete", target),
         Command::RemoveFinalizer { target, .. } => ("patch", target),
-        Command::Sim(_) | Command::Reconnect => return None,
+        Command::Sim(_) | Command::Reconnect | Command::SwitchContext(_) => return None,
     };
     Some(ResourceAttributes {
         group: Some(ar.group.clone()),

@@ -11,14 +11,16 @@ use jiff::Timestamp;
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 
+mod reconnect;
+
 use super::actions;
 use super::config::{Connected, LiveOptions, connect};
 use super::discovery::{Resource, discover};
 use super::list::in_scope;
-use super::watch::{Msg, NewClient, probe, watch_events, watch_resource};
+use super::watch::{Msg, probe, watch_events, watch_resource};
 use super::{ClusterError, convert};
 use crate::backend::{
-    Backend, Command, Connection, Happening, Permission, Reply, SourceStatus, Update,
+    Backend, Command, Connection, Contexts, Happening, Permission, Reply, SourceStatus, Update,
 };
 use crate::model::{KindTable, Object, Uid, Unlisted, group_of};
 
@@ -98,10 +100,16 @@ pub struct ClusterBackend {
     timeout: Duration,
     conn: Connected,
     tasks: Tasks,
-    /// A reconnect is under way.
+    /// A reconnect or a context switch is under way.
     reconnecting: bool,
+    /// The backend's own channel: answers to commands and reconnects.
     tx: mpsc::Sender<Msg>,
     rx: mpsc::Receiver<Msg>,
+    /// The current connection's channel (its watches, Events, probe): a
+    /// new one per connection, so that nothing an old connection sent is
+    /// read after a reconnect or a switch (another cluster's objects, or
+    /// a resource index of another discovery).
+    feed: mpsc::Receiver<Msg>,
     resources: Vec<Resource>,
     kinds: KindTable,
     state: Vec<ResState>,
@@ -114,6 +122,9 @@ pub struct ClusterBackend {
     initial_sent: bool,
     pending_events: Vec<Happening>,
     started_at: Instant,
+    /// Since when the first tree of this connection's discovery is
+    /// awaited (start, or a context switch).
+    listing_since: Instant,
     started: Timestamp,
     /// The health probe's last answer.
     health: Result<(), String>,
@@ -190,6 +201,7 @@ impl ClusterBackend {
             conn,
             tx,
             rx,
+            feed: mpsc::channel(1).1,
             objects: HashMap::new(),
             events_failure: None,
             events_seen: HashMap::new(),
@@ -197,6 +209,7 @@ impl ClusterBackend {
             initial_sent: false,
             pending_events: Vec::new(),
             started_at: Instant::now(),
+            listing_since: Instant::now(),
             started,
             health: Ok(()),
             last_status: None,
@@ -204,33 +217,42 @@ impl ClusterBackend {
             out: Vec::new(),
         };
         b.spawn_tasks();
+        b.push_contexts();
         b.push_status();
         Ok(b)
     }
 
     /// Starts the watches, the Events watch and the health probe on the
-    /// current client (again after a reconnect: the old ones end).
+    /// current client, on a channel of their own (again after a reconnect
+    /// or a switch: the old tasks end, and what they sent is dropped with
+    /// their channel).
     fn spawn_tasks(&mut self) {
         let Some(rt) = &self.rt else { return };
+        let (tx, feed) = mpsc::channel(CHANNEL);
         let (recovered_tx, recovered) = tokio::sync::watch::channel(0u64);
         let mut tasks = Vec::new();
         let scoped = in_scope(&self.conn, &self.resources);
         for (i, s) in scoped.into_iter().enumerate() {
-            tasks.push(rt.spawn(watch_resource(i, s, self.tx.clone(), recovered.clone())));
+            tasks.push(rt.spawn(watch_resource(i, s, tx.clone(), recovered.clone())));
         }
         tasks.push(rt.spawn(watch_events(
             self.conn.client.clone(),
             self.conn.scope.clone(),
             self.started,
-            self.tx.clone(),
+            tx.clone(),
         )));
-        tasks.push(rt.spawn(probe(
-            self.conn.client.clone(),
-            self.tx.clone(),
-            recovered_tx,
-        )));
+        tasks.push(rt.spawn(probe(self.conn.client.clone(), tx, recovered_tx)));
         // The old tasks are aborted as their handles drop.
         self.tasks = Tasks(tasks);
+        self.feed = feed;
+    }
+
+    /// Tells the UI the kubeconfig's contexts and the one in use.
+    fn push_contexts(&mut self) {
+        self.out.push(Update::Contexts(Contexts {
+            current: self.conn.context.clone(),
+            names: self.conn.contexts.clone(),
+        }));
     }
 
     /// How many requests the read-only guard refused (`None` when not
@@ -484,12 +506,14 @@ impl ClusterBackend {
             }
             Msg::Health(r) => self.health = r,
             Msg::Replied(r) => self.out.push(Update::Replied(r)),
-            Msg::Reconnected(r) => self.reconnected(r),
+            Msg::Reconnected { command, result } => self.reconnected(command, *result),
         }
     }
 
     fn maybe_send_initial(&mut self) {
-        if self.initial_sent || !(self.all_answered() || self.started_at.elapsed() > INITIAL_WAIT) {
+        if self.initial_sent
+            || !(self.all_answered() || self.listing_since.elapsed() > INITIAL_WAIT)
+        {
             return;
         }
         self.initial_sent = true;
@@ -524,71 +548,13 @@ impl ClusterBackend {
         }
     }
 
-    /// `Ctrl-r`: the kubeconfig is read again and a new client built; the
-    /// watches then start over on it. The kinds found at start are kept
-    /// (a new CRD needs a restart).
-    fn reconnect(&mut self) {
-        let Some(rt) = &self.rt else { return };
-        if self.reconnecting {
-            return self.reply_now(
-                Command::Reconnect,
-                "a reconnect is already under way".into(),
-            );
-        }
-        self.reconnecting = true;
-        let opts = self.opts.clone();
-        let tx = self.tx.clone();
-        let timeout = self.timeout;
-        rt.spawn(async move {
-            let work = connect(&opts);
-            let r = if timeout == Duration::MAX {
-                work.await.map(NewClient).map_err(|e| e.0)
-            } else {
-                match tokio::time::timeout(timeout, work).await {
-                    Ok(r) => r.map(NewClient).map_err(|e| e.0),
-                    Err(_) => Err(format!(
-                        "the kubeconfig was not read within {} (--request-timeout)",
-                        super::humanize(timeout)
-                    )),
-                }
-            };
-            let _ = tx.send(Msg::Reconnected(Box::new(r))).await;
-        });
-    }
-
-    fn reconnected(&mut self, r: Box<Result<NewClient, String>>) {
-        self.reconnecting = false;
-        match *r {
-            Ok(NewClient(conn)) => {
-                let message = format!(
-                    "reading the kubeconfig again: {} (context {}); relisting {} kinds",
-                    conn.server,
-                    conn.context,
-                    self.resources.len()
-                );
-                self.conn = conn;
-                for s in &mut self.state {
-                    s.synced = false;
-                }
-                self.health = Ok(());
-                self.permissions.clear();
-                self.spawn_tasks();
-                self.out.push(Update::Replied(Reply {
-                    command: Command::Reconnect,
-                    code: 200,
-                    message,
-                    warnings: Vec::new(),
-                }));
-            }
-            Err(m) => self.reply_now(Command::Reconnect, m),
-        }
-    }
-
     fn target_resource(&self, cmd: &Command) -> Result<kube::core::ApiResource, String> {
         let target = match cmd {
             Command::Delete { target, .. } | Command::RemoveFinalizer { target, .. } => target,
             Command::Sim(_) => return Err("simulator controls do nothing on a live cluster".into()),
-            Command::Reconnect => return Err("not a request on an object".into()),
+            Command::Reconnect | Command::SwitchContext(_) => {
+                return Err("not a request on an object".into());
+            }
         };
         self.kinds
             .get(group_of(&target.api_version), &target.kind)
@@ -612,8 +578,8 @@ impl Drop for ClusterBackend {
 
 impl Backend for ClusterBackend {
     fn send(&mut self, cmd: Command) {
-        if cmd == Command::Reconnect {
-            return self.reconnect();
+        if matches!(cmd, Command::Reconnect | Command::SwitchContext(_)) {
+            return self.reconnect(cmd);
         }
         let ar = match self.target_resource(&cmd) {
             Ok(ar) => ar,
@@ -645,13 +611,18 @@ impl Backend for ClusterBackend {
                     let _ = tx.send(Msg::Replied(r)).await;
                 });
             }
-            Command::Sim(_) | Command::Reconnect => {}
+            Command::Sim(_) | Command::Reconnect | Command::SwitchContext(_) => {}
         }
     }
 
     fn poll(&mut self, _elapsed: Duration) -> Vec<Update> {
+        // Answers first: a switch that landed replaces the feed before
+        // it is read.
+        while let Ok(m) = self.rx.try_recv() {
+            self.handle(m);
+        }
         for _ in 0..DRAIN_MAX {
-            match self.rx.try_recv() {
+            match self.feed.try_recv() {
                 Ok(m) => self.handle(m),
                 Err(_) => break,
             }

@@ -204,6 +204,8 @@ pub struct Connected {
     pub selector: Option<String>,
     /// This server's discovery cache on disk, if used.
     pub discovery_cache: Option<super::discovery::cache::Cache>,
+    /// Every context of the kubeconfig, in its order (what `:ctx` offers).
+    pub contexts: Vec<String>,
 }
 
 impl Connected {
@@ -263,6 +265,7 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connected, ClusterError> {
             kubeconfig.current_context = Some(context.clone());
         }
     }
+    let contexts = kubeconfig.contexts.iter().map(|c| c.name.clone()).collect();
     let config = Config::from_custom_kubeconfig(kubeconfig, &kopts)
         .await
         .map_err(|e| ClusterError(format!("kubeconfig: {e}")))?;
@@ -296,6 +299,7 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connected, ClusterError> {
             .cache_dir
             .as_deref()
             .and_then(|root| super::discovery::cache::Cache::new(root, &server)),
+        contexts,
     })
 }
 

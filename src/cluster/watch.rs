@@ -20,9 +20,10 @@ use tokio::sync::mpsc::Sender;
 
 use super::config::{Connected, Scope};
 use super::convert::{Change, event_happening, from_dynamic, from_partial, last_change};
+use super::discovery::Discovered;
 use super::error_message;
 use super::list::Scoped;
-use crate::backend::{Happening, Reply};
+use crate::backend::{Command, Happening, Reply};
 use crate::model::Object;
 
 /// What the background tasks tell the backend.
@@ -62,16 +63,25 @@ pub enum Msg {
     /// The health probe: `Ok` when the server answers.
     Health(Result<(), String>),
     Replied(Reply),
-    /// A reconnect read the kubeconfig again: the new client, or why not.
-    Reconnected(Box<Result<NewClient, String>>),
+    /// A reconnect or a context switch read the kubeconfig again: the
+    /// new client, or why not. Sent on the backend's own channel, never a
+    /// connection's.
+    Reconnected {
+        command: Command,
+        result: Box<Result<NewClient, String>>,
+    },
 }
 
-/// The connection a reconnect made (a kube client says nothing in Debug).
-pub struct NewClient(pub Connected);
+/// The connection a reconnect or a switch made (a kube client says
+/// nothing in Debug), and, for a switch, what its server serves.
+pub struct NewClient {
+    pub conn: Connected,
+    pub discovered: Option<Discovered>,
+}
 
 impl std::fmt::Debug for NewClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({})", self.0.server, self.0.context)
+        write!(f, "{} ({})", self.conn.server, self.conn.context)
     }
 }
 

@@ -157,6 +157,11 @@ impl Backend for ServedBackend {
                     .remove_finalizer_key(&Key::from_ref(target), Some(&target.uid), finalizer);
                 Some((r.code, r.message, r.warnings))
             }
+            Command::SwitchContext(_) => Some((
+                0,
+                "the served simulator has no contexts: restart with another scenario".into(),
+                Vec::new(),
+            )),
             Command::Reconnect => Some((
                 0,
                 "nothing to reconnect: the UI runs the served simulator itself".into(),

@@ -66,7 +66,7 @@ pub fn request(app: &App, cmd: &Command) -> String {
             target.kind, target.name
         ),
         Command::Sim(s) => s.describe(),
-        Command::Reconnect => cmd.describe(),
+        Command::Reconnect | Command::SwitchContext(_) => cmd.describe(),
     }
 }
 

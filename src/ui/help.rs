@@ -73,7 +73,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     );
     section(&mut out, "Search (/)", keymap::SEARCH.iter(), ro);
     section(&mut out, "Command line (:)", keymap::COMMAND.iter(), ro);
-    out.push(Line::from(Span::styled("  :q  :ns NAME|all  :scenario NAME  :deploy :pods :rs :sts :ds :job :cj :svc :cm :sec :pvc :pv ...", theme::DIM)));
+    out.push(Line::from(Span::styled("  :q  :ns NAME|all  :ctx NAME  :scenario NAME  :deploy :pods :rs :sts :ds :job :cj :svc :cm :sec :pvc :pv ...", theme::DIM)));
     out.push(Line::from(Span::styled("  k9s keys: Ctrl-d deletes (the same dialog as d: nothing is sent without it), Shift-J jumps to the owner (as o). Ctrl-d does not page here (PgDn does); [ and ] scroll the details", theme::DIM)));
     out.push(Line::default());
     section(&mut out, "YAML view (y)", keymap::YAML.iter(), ro);

@@ -1949,3 +1949,192 @@ fn discovery_names_preferred_versions_and_the_disk_cache() {
     );
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// A kubeconfig with three contexts on this target: `one` (admin,
+/// namespace `ns_one`), `two` (the restricted user, namespace `ns_two`) on
+/// the same server, and `gone` (admin, on a port nothing listens on).
+fn three_contexts(ns_one: &str, ns_two: &str) -> std::path::PathBuf {
+    use kube::config::Kubeconfig;
+    let current = |path: &std::path::Path| -> (Value, Value) {
+        let kc = Kubeconfig::read_from(path).expect("kubeconfig");
+        let ctx = kc
+            .contexts
+            .iter()
+            .find(|c| Some(&c.name) == kc.current_context.as_ref())
+            .and_then(|c| c.context.clone())
+            .expect("a current context");
+        let cluster = kc
+            .clusters
+            .iter()
+            .find(|c| c.name == ctx.cluster)
+            .and_then(|c| c.cluster.clone())
+            .expect("its cluster");
+        let user = kc
+            .auth_infos
+            .iter()
+            .find(|u| Some(&u.name) == ctx.user.as_ref())
+            .and_then(|u| u.auth_info.clone())
+            .expect("its user");
+        (
+            serde_json::to_value(cluster).expect("cluster"),
+            serde_json::to_value(user).expect("user"),
+        )
+    };
+    let (cluster, admin) = current(&env().admin);
+    let (_, restricted) = current(&env().restricted);
+    let mut gone = cluster.clone();
+    gone["server"] = json!("https://127.0.0.1:1");
+    // JSON is YAML: kube reads it as a kubeconfig.
+    let kubeconfig = json!({
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "here", "cluster": cluster}, {"name": "gone", "cluster": gone}],
+        "users": [{"name": "admin", "user": admin}, {"name": "restricted", "user": restricted}],
+        "contexts": [
+            {"name": "one", "context": {"cluster": "here", "user": "admin", "namespace": ns_one}},
+            {"name": "two", "context": {"cluster": "here", "user": "restricted", "namespace": ns_two}},
+            {"name": "gone", "context": {"cluster": "gone", "user": "admin"}},
+        ],
+        "current-context": "one",
+    });
+    let path = std::env::temp_dir().join(format!(
+        "ownerscope-contexts-{}-{ns_one}.kubeconfig",
+        std::process::id()
+    ));
+    std::fs::write(&path, kubeconfig.to_string()).expect("kubeconfig written");
+    path
+}
+
+/// `:ctx NAME`: the backend names the kubeconfig's contexts and switches
+/// to another one without a restart: discovery again, the other
+/// context's namespace (no `-n` given) and user, so other objects and
+/// other permissions; the status bar names the new context. A switch to a
+/// context that does not exist, or to a server that does not answer,
+/// fails as the reply, and the old connection keeps working.
+#[test]
+fn a_context_switch_replaces_objects_scope_and_permissions() {
+    use ownerscope::backend::Contexts;
+    use ownerscope::model::ObjRef;
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns_one = rt.block_on(namespace(&client, "ctx-one"));
+    let ns_two = rt.block_on(namespace(&client, "ctx-two"));
+    let in_one = rt.block_on(configmap(&client, &ns_one, "in-one", vec![], &[]));
+    let in_two = rt.block_on(configmap(&client, &ns_two, "in-two", vec![], &[]));
+    // The restricted user may read ConfigMaps in ns_two, and nothing more.
+    kubectl(
+        &["apply", "-n", &ns_two, "-f", "-"],
+        Some(
+            r"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: cm-reader}
+rules: [{apiGroups: [''], resources: [configmaps], verbs: [get, list, watch]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: cm-reader}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-reader}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}]
+",
+        ),
+    );
+    let path = three_contexts(&ns_one, &ns_two);
+    let opts = ownerscope::cluster::LiveOptions {
+        kubeconfig: Some(path.clone()),
+        ..ownerscope::cluster::LiveOptions::default()
+    };
+    let mut live = Live::start(&opts);
+    live.wait("in-one", LONG, |l| l.graph.get(&in_one).is_some());
+    assert_eq!(
+        live.contexts,
+        Some(Contexts {
+            current: "one".into(),
+            names: vec!["one".into(), "two".into(), "gone".into()],
+        })
+    );
+    let status = live.status.clone().expect("status");
+    assert_eq!(status.scope, format!("namespace {ns_one}"));
+    assert!(status.name.starts_with("one @ "), "{}", status.name);
+    assert!(live.graph.get(&in_two).is_none(), "another namespace");
+    let delete_in_two = Command::Delete {
+        target: ObjRef {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            namespace: Some(ns_two.clone()),
+            name: "in-two".into(),
+            uid: in_two.clone(),
+        },
+        policy: Policy::Background,
+    };
+    assert_eq!(
+        live.backend.permission(&delete_in_two),
+        Permission::Allowed,
+        "admin may"
+    );
+
+    // A context the kubeconfig does not have, and a server that does not
+    // answer: the reply says so, and nothing else changes.
+    live.backend.send(Command::SwitchContext("nope".into()));
+    live.wait("the unknown context's reply", LONG, |l| {
+        l.replies.len() == 1
+    });
+    let r = &live.replies[0];
+    assert!(!r.is_success() && r.message.contains("nope"), "{r:?}");
+    live.backend.send(Command::SwitchContext("gone".into()));
+    live.wait("the silent server's reply", LONG, |l| l.replies.len() == 2);
+    let r = &live.replies[1];
+    assert!(
+        !r.is_success() && r.message.contains("127.0.0.1:1") && r.message.contains("gone"),
+        "{r:?}"
+    );
+    let later = rt.block_on(configmap(&client, &ns_one, "later", vec![], &[]));
+    live.wait("the old connection, still watching", LONG, |l| {
+        l.graph.get(&later).is_some() && l.connected()
+    });
+    assert_eq!(live.resets, 1, "no new tree after a failed switch");
+    assert!(
+        live.status
+            .as_ref()
+            .is_some_and(|s| s.name.starts_with("one @ ")),
+        "{:?}",
+        live.status
+    );
+    assert_eq!(
+        live.contexts.as_ref().map(|c| c.current.as_str()),
+        Some("one")
+    );
+
+    // The switch: the other namespace, the other user, a fresh tree.
+    live.backend.send(Command::SwitchContext("two".into()));
+    live.wait("the switch's reply", LONG, |l| l.replies.len() == 3);
+    let r = &live.replies[2];
+    assert!(r.is_success(), "{r:?}");
+    assert!(r.message.contains(&format!("namespace {ns_two}")), "{r:?}");
+    live.wait("the new context's tree", LONG, |l| {
+        l.resets == 2 && l.graph.get(&in_two).is_some()
+    });
+    assert!(live.graph.get(&in_one).is_none() && live.graph.get(&later).is_none());
+    live.wait("the new context, listed", LONG, |l| l.connected());
+    let status = live.status.clone().expect("status");
+    assert_eq!(status.scope, format!("namespace {ns_two}"));
+    assert!(status.name.starts_with("two @ "), "{}", status.name);
+    assert!(
+        status.missing_kinds.contains(&"pods".to_string()),
+        "the restricted user cannot list pods: {:?}",
+        status.missing_kinds
+    );
+    assert_eq!(
+        live.contexts.as_ref().map(|c| c.current.as_str()),
+        Some("two")
+    );
+    match live.backend.permission(&delete_in_two) {
+        Permission::Denied { verb, .. } => assert_eq!(verb, "delete"),
+        other => panic!("the admin's answer was kept: {other:?}"),
+    }
+
+    let _ = std::fs::remove_file(&path);
+    rt.block_on(delete_namespace(&client, &ns_one));
+    rt.block_on(delete_namespace(&client, &ns_two));
+}

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 use kube::{Api, Client};
-use ownerscope::backend::{Backend, Connection, Happening, Reply, SourceStatus, Update};
+use ownerscope::backend::{Backend, Connection, Contexts, Happening, Reply, SourceStatus, Update};
 use ownerscope::cluster::{ClusterBackend, LiveOptions};
 use ownerscope::model::{KindTable, Object, OwnershipGraph};
 
@@ -363,6 +363,8 @@ pub struct Live {
     pub happened: Vec<Happening>,
     pub replies: Vec<Reply>,
     pub status: Option<SourceStatus>,
+    /// The kubeconfig's contexts, as the backend last named them.
+    pub contexts: Option<Contexts>,
     /// Every state of every object seen, in order: (uid, object).
     pub history: Vec<(String, Option<Object>)>,
 }
@@ -377,6 +379,7 @@ impl Live {
             happened: Vec::new(),
             replies: Vec::new(),
             status: None,
+            contexts: None,
             history: Vec::new(),
         };
         l.wait("the first tree", Duration::from_secs(30), |l| l.resets > 0);
@@ -407,6 +410,7 @@ impl Live {
                 Update::Happened(h) => self.happened.push(h),
                 Update::Replied(r) => self.replies.push(r),
                 Update::Status(s) => self.status = Some(s),
+                Update::Contexts(c) => self.contexts = Some(c),
                 Update::Unlisted(u) => self.graph.kinds_mut().set_unlisted(u),
                 // The simulator's story: a live backend sends none.
                 Update::Story(_) => {}
