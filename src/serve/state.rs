@@ -262,7 +262,12 @@ mod tests {
         let after = Served::new(Sim::resume(sc, before.sim.saved()).expect("resumes"));
         assert_eq!(after.resource_version(), before.resource_version());
         assert!(after.since(from).is_err());
-        assert!(after.since(after.resource_version()).expect("now").is_empty());
+        assert!(
+            after
+                .since(after.resource_version())
+                .expect("now")
+                .is_empty()
+        );
     }
 
     #[test]

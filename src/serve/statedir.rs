@@ -261,10 +261,8 @@ mod tests {
 
     impl Scratch {
         fn new(name: &str) -> Scratch {
-            let p = std::env::temp_dir().join(format!(
-                "ownerscope-statedir-{name}-{}",
-                std::process::id()
-            ));
+            let p = std::env::temp_dir()
+                .join(format!("ownerscope-statedir-{name}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&p);
             std::fs::create_dir(&p).expect("scratch");
             Scratch(p)
@@ -312,7 +310,11 @@ mod tests {
         let mut later = sim.saved();
         later.now_ms += 1;
         again.save(later, false).expect("skipped");
-        assert_eq!(again.saved().expect("read"), Some(sim.saved()), "after the last, nothing");
+        assert_eq!(
+            again.saved().expect("read"),
+            Some(sim.saved()),
+            "after the last, nothing"
+        );
     }
 
     #[test]
@@ -322,7 +324,10 @@ mod tests {
         let dir = StateDir::open(&path).expect("made");
         std::fs::write(path.join(STORE), "{\"format\": \"x\"}").expect("written");
         let err = dir.saved().expect_err("foreign");
-        assert!(err.contains("store.json") && err.contains("not a saved store"), "{err}");
+        assert!(
+            err.contains("store.json") && err.contains("not a saved store"),
+            "{err}"
+        );
         std::fs::write(path.join(STORE), "[1, 2]").expect("written");
         assert!(dir.saved().expect_err("foreign").contains("store.json"));
 
@@ -336,19 +341,30 @@ mod tests {
         assert!(dir.ca().expect_err("garbage").contains("ca.crt and"));
 
         std::fs::remove_file(path.join(CA_KEY)).expect("removed");
-        std::os::unix::fs::symlink(root.path().join("elsewhere"), path.join(CA_KEY))
-            .expect("link");
+        std::os::unix::fs::symlink(root.path().join("elsewhere"), path.join(CA_KEY)).expect("link");
         assert!(dir.ca().expect_err("link").contains("symbolic link"));
 
         let link = root.path().join("link");
         std::os::unix::fs::symlink(&path, &link).expect("link");
-        assert!(StateDir::open(&link).expect_err("link").contains("symbolic link"));
+        assert!(
+            StateDir::open(&link)
+                .expect_err("link")
+                .contains("symbolic link")
+        );
         let open = root.path().join("open");
         std::fs::create_dir(&open).expect("made");
         std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        assert!(StateDir::open(&open).expect_err("open").contains("chmod 700"));
+        assert!(
+            StateDir::open(&open)
+                .expect_err("open")
+                .contains("chmod 700")
+        );
         let file = root.path().join("file");
         std::fs::write(&file, "").expect("written");
-        assert!(StateDir::open(&file).expect_err("file").contains("not a directory"));
+        assert!(
+            StateDir::open(&file)
+                .expect_err("file")
+                .contains("not a directory")
+        );
     }
 }

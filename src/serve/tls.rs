@@ -73,9 +73,7 @@ impl Ca {
     /// Key or certificate generation failed.
     pub fn generate() -> Result<Ca, String> {
         let key = KeyPair::generate().map_err(|e| err("CA key", &e))?;
-        let cert = ca_params()?
-            .self_signed(&key)
-            .map_err(|e| err("CA", &e))?;
+        let cert = ca_params()?.self_signed(&key).map_err(|e| err("CA", &e))?;
         Ok(Ca {
             cert_pem: cert.pem(),
             key,
@@ -231,7 +229,10 @@ mod tests {
         };
         let (chain, _) = again.server_chain().expect("signed");
         verify(&chain).expect("the saved CA verifies the new certificate");
-        let (foreign, _) = Ca::generate().expect("made").server_chain().expect("signed");
+        let (foreign, _) = Ca::generate()
+            .expect("made")
+            .server_chain()
+            .expect("signed");
         assert!(verify(&foreign).is_err(), "another CA's is not trusted");
         again.credentials().expect("credentials");
         assert!(Ca::from_pem("not a certificate", &ca.key_pem()).is_err());
@@ -245,8 +246,8 @@ mod tests {
         assert_eq!(token().expect("token").len(), 48);
         assert_ne!(token().expect("token"), token().expect("token"));
         let restricted = super::super::users::parse_user("restricted").expect("user");
-        let accounts = super::super::users::accounts(&[restricted], &Default::default())
-            .expect("accounts");
+        let accounts =
+            super::super::users::accounts(&[restricted], &Default::default()).expect("accounts");
         let k = kubeconfig(6443, &c.ca_pem, &accounts, "shop");
         assert!(k.contains("server: https://127.0.0.1:6443"));
         assert!(k.contains("namespace: shop"));

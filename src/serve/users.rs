@@ -165,7 +165,10 @@ mod tests {
         // user new on this start gets a fresh one.
         let csv = tokens_csv(&accts);
         assert!(
-            csv.contains(&format!("{},restricted,restricted,\"team-a,team-b\"\n", accts[1].token)),
+            csv.contains(&format!(
+                "{},restricted,restricted,\"team-a,team-b\"\n",
+                accts[1].token
+            )),
             "{csv}"
         );
         let kept = parse_tokens_csv(&csv).expect("parses");

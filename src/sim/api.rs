@@ -464,10 +464,7 @@ impl ApiServer {
             );
         };
         if obj.uid().is_empty() {
-            return ApiResponse::err(
-                422,
-                format!("{} {:?}: no uid", obj.kind, obj.name()),
-            );
+            return ApiResponse::err(422, format!("{} {:?}: no uid", obj.kind, obj.name()));
         }
         let uid = obj.uid().to_string();
         let counter = self.rv;

@@ -169,7 +169,11 @@ mod tests {
         assert!(sim.objects().any(Object::is_terminating));
         let saved = sim.saved();
         let mut resumed = Sim::resume(sc.clone(), saved.clone()).expect("resumes");
-        assert_eq!(objects(&resumed), objects(&sim), "resource versions included");
+        assert_eq!(
+            objects(&resumed),
+            objects(&sim),
+            "resource versions included"
+        );
         assert_eq!(resumed.resource_version(), sim.resource_version());
         assert_eq!(resumed.now_ms(), sim.now_ms());
         assert_eq!(resumed.steps_run(), 1);
@@ -202,7 +206,10 @@ mod tests {
         let mut too_new = sim.saved();
         too_new.resource_version -= 1;
         let err = Sim::resume(sc.clone(), too_new).expect_err("a version never given out");
-        assert!(err.contains("objects[") && err.contains("resourceVersion"), "{err}");
+        assert!(
+            err.contains("objects[") && err.contains("resourceVersion"),
+            "{err}"
+        );
 
         let mut steps = sim.saved();
         steps.steps_run = 99;
