@@ -218,6 +218,12 @@ pub struct ServeArgs {
     /// in system:masters, anything).
     #[arg(long = "user", value_name = "NAME[:GROUPS]", value_parser = crate::serve::users::parse_user)]
     pub users: Vec<crate::serve::rbac::User>,
+    /// Keep the CA, the users' tokens and the store (objects, resource
+    /// versions, the clock, the steps run) in DIR (made 0700), and resume
+    /// from it when it holds them: a restart keeps what a real API
+    /// server keeps, so kubeconfigs written before still work.
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -16,6 +16,7 @@ pub fn run(args: &ServeArgs) -> CmdResult {
         speed: args.speed,
         paused: args.paused,
         users: args.users.clone(),
+        state_dir: args.state_dir.clone(),
     })
     .map_err(CmdError)
 }
@@ -38,6 +39,7 @@ pub fn ui_backend(
         speed: 1.0,
         paused: false,
         users: Vec::new(),
+        state_dir: None,
     })
     .map_err(CmdError)?;
     Ok(crate::serve::backend::ServedBackend::new(started))

@@ -116,8 +116,10 @@ impl ServedBackend {
 
 impl Drop for ServedBackend {
     fn drop(&mut self) {
-        if let Some(s) = self.server.take() {
-            s.stop();
+        if let Some(s) = self.server.take()
+            && let Err(e) = s.stop()
+        {
+            tracing::warn!("{e}");
         }
     }
 }

@@ -24,6 +24,7 @@ pub mod route;
 pub mod run;
 pub mod selector;
 pub mod state;
+pub mod statedir;
 pub mod status;
 pub mod table;
 pub mod tls;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use super::http::{self, Shared};
+use super::statedir::{self, StateDir};
 use super::{Served, tls, users};
 use crate::sim::{Sim, scenario};
 
@@ -26,6 +27,9 @@ pub struct ServeOptions {
     /// Users besides the admin (`--user`), each a context of the
     /// kubeconfig.
     pub users: Vec<super::rbac::User>,
+    /// `--state-dir`: the CA, the tokens and the store kept across
+    /// restarts ([`super::statedir`]); none: all new at every start.
+    pub state_dir: Option<PathBuf>,
 }
 
 /// The namespace most of the scenario's objects live in (the kubeconfig's
@@ -64,6 +68,10 @@ pub struct Started {
     pub temporary: bool,
     /// The scenario's name.
     pub name: String,
+    /// Where the store is kept (`--state-dir`).
+    pub state: Option<Arc<StateDir>>,
+    /// Whether the store was resumed from the state directory.
+    pub resumed: bool,
 }
 
 impl Started {
@@ -73,12 +81,21 @@ impl Started {
         format!("export KUBECONFIG={}", self.kubeconfig.display())
     }
 
-    /// Stops serving; removes a temporary kubeconfig.
-    pub fn stop(self) {
+    /// Stops serving; removes a temporary kubeconfig; saves the store
+    /// (`--state-dir`) as it is now.
+    ///
+    /// # Errors
+    /// The store could not be saved.
+    pub fn stop(self) -> Result<(), String> {
         if self.temporary {
             let _ = std::fs::remove_file(&self.kubeconfig);
         }
+        let saved = self
+            .state
+            .as_ref()
+            .map_or(Ok(()), |dir| dir.save_now(&self.shared, true));
         self.rt.shutdown_background();
+        saved
     }
 }
 
@@ -97,13 +114,35 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
     }
     let sc = scenario::load(&opts.scenario).map_err(|e| e.to_string())?;
     let name = sc.name.clone();
-    let sim = Sim::load(sc).map_err(|e| e.to_string())?;
+    let state = opts
+        .state_dir
+        .as_deref()
+        .map(StateDir::open)
+        .transpose()?
+        .map(Arc::new);
+    let saved = match &state {
+        Some(dir) => dir.saved()?,
+        None => None,
+    };
+    let resumed = saved.is_some();
+    let sim = match saved {
+        Some(saved) => Sim::resume(sc, saved).map_err(|e| {
+            let dir = opts.state_dir.clone().unwrap_or_default();
+            format!("{}: {e}", dir.join(statedir::STORE).display())
+        })?,
+        None => Sim::load(sc).map_err(|e| e.to_string())?,
+    };
     let namespace = main_namespace(&sim);
     let mut served = Served::new(sim);
     served.speed = opts.speed;
     served.paused = opts.paused;
-    let creds = tls::credentials()?;
-    let accounts = users::accounts(&opts.users)?;
+    let (creds, accounts) = match &state {
+        Some(dir) => (dir.ca()?.credentials()?, dir.accounts(&opts.users)?),
+        None => (
+            tls::credentials()?,
+            users::accounts(&opts.users, &Default::default())?,
+        ),
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -131,6 +170,10 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
         .map_err(|e| format!("writing {}: {e}", kubeconfig.display()))?;
     let shared = Shared::new(served, accounts, format!("127.0.0.1:{port}"));
     rt.spawn(http::clock(Arc::clone(&shared)));
+    if let Some(dir) = &state {
+        dir.save_now(&shared, false)?;
+        rt.spawn(statedir::keep(Arc::clone(&shared), Arc::clone(dir)));
+    }
     rt.spawn(http::accept(
         listener,
         creds.tls.clone(),
@@ -143,6 +186,8 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
         kubeconfig,
         temporary,
         name,
+        state,
+        resumed,
     })
 }
 
@@ -159,9 +204,14 @@ pub fn run(opts: &ServeOptions) -> Result<(), String> {
     } else {
         format!("{}x", opts.speed)
     };
+    let resumed = if started.resumed {
+        ", resumed from its state dir"
+    } else {
+        ""
+    };
     let _ = writeln!(
         out,
-        "ownerscope serve: scenario {:?} on https://127.0.0.1:{} (time {speed}; Ctrl-C stops)",
+        "ownerscope serve: scenario {:?} on https://127.0.0.1:{} (time {speed}{resumed}; Ctrl-C stops)",
         started.name, started.port
     );
     let _ = writeln!(out, "{}", started.export_line());
@@ -169,8 +219,7 @@ pub fn run(opts: &ServeOptions) -> Result<(), String> {
     drop(out);
     started.rt.block_on(wait_for_stop());
     tracing::info!("stopped");
-    started.stop();
-    Ok(())
+    started.stop()
 }
 
 async fn wait_for_stop() {

@@ -247,6 +247,29 @@ mod tests {
         assert_eq!(kept[0].object.name(), "b");
     }
 
+    /// The history is not kept across a restart: a watch from before it
+    /// is told to relist (410), as by a server whose etcd compacted.
+    #[test]
+    fn a_watch_from_before_a_restart_is_gone() {
+        let sc = scenario::bundled("deployment").expect("bundled");
+        let mut before = Served::new(Sim::new(&sc).expect("sim"));
+        let from = before.resource_version();
+        before
+            .sim
+            .create(Object::new("v1", "ConfigMap", Some("shop"), "a"));
+        before.pump();
+        assert_eq!(before.since(from).expect("kept").len(), 1);
+        let after = Served::new(Sim::resume(sc, before.sim.saved()).expect("resumes"));
+        assert_eq!(after.resource_version(), before.resource_version());
+        assert!(after.since(from).is_err());
+        assert!(
+            after
+                .since(after.resource_version())
+                .expect("now")
+                .is_empty()
+        );
+    }
+
     #[test]
     fn paused_time_does_not_pass() {
         let sim = Sim::new(&scenario::bundled("deployment").expect("bundled")).expect("sim");

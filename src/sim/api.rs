@@ -255,6 +255,19 @@ impl UidGen {
         }
     }
 
+    /// Where the sequence is (saved across a restart: the uids made after
+    /// it must not repeat the ones before).
+    #[must_use]
+    pub fn state(&self) -> u64 {
+        self.state
+    }
+
+    /// The sequence from a saved [`UidGen::state`].
+    #[must_use]
+    pub fn resumed(state: u64) -> Self {
+        UidGen { state }
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
@@ -329,6 +342,12 @@ impl ApiServer {
 
     pub fn kinds_mut(&mut self) -> &mut KindTable {
         self.store.kinds_mut()
+    }
+
+    /// Where the uid sequence is (see [`UidGen::state`]).
+    #[must_use]
+    pub fn uid_state(&self) -> u64 {
+        self.uids.state()
     }
 
     pub fn uids(&mut self) -> &mut UidGen {
@@ -421,6 +440,51 @@ impl ApiServer {
                 list
             ),
         )
+    }
+
+    /// Loads an object saved from a running store (a restart): as a
+    /// restoring [`ApiServer::create`], keeping the resource version it
+    /// had, which must not be newer than the store's counter.
+    pub fn resume_object(&mut self, obj: Object) -> ApiResponse {
+        let saved = obj
+            .metadata
+            .resource_version
+            .as_deref()
+            .and_then(|v| v.parse::<u64>().ok());
+        let Some(rv) = saved.filter(|rv| *rv <= self.rv) else {
+            return ApiResponse::err(
+                422,
+                format!(
+                    "{} {:?}: resourceVersion {:?} is not a version this store gave out (at most {})",
+                    obj.kind,
+                    obj.name(),
+                    obj.metadata.resource_version.as_deref().unwrap_or(""),
+                    self.rv
+                ),
+            );
+        };
+        if obj.uid().is_empty() {
+            return ApiResponse::err(422, format!("{} {:?}: no uid", obj.kind, obj.name()));
+        }
+        let uid = obj.uid().to_string();
+        let counter = self.rv;
+        let resp = self.create(obj, &Caller::default(), true);
+        self.rv = counter;
+        if resp.is_success()
+            && let Some(stored) = self.store.get(&uid)
+        {
+            let mut o = stored.clone();
+            o.metadata.resource_version = Some(rv.to_string());
+            self.index(o);
+        }
+        resp
+    }
+
+    /// Sets the resource version counter and the uid sequence saved from a
+    /// running store, before its objects are resumed.
+    pub fn resume_counters(&mut self, resource_version: u64, uid_state: u64) {
+        self.rv = resource_version;
+        self.uids = UidGen::resumed(uid_state);
     }
 
     fn next_rv(&mut self) -> String {

@@ -17,6 +17,10 @@ use super::scenario::{
 use super::timeline::{Entry, What};
 use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, group_of};
 
+mod resume;
+
+pub use resume::Saved;
+
 /// How long polling (GC retries, a namespace waiting on its content) is
 /// tried without changing anything before a run counts as settled.
 const POLL_WINDOW_MS: u64 = 60_000;
@@ -185,57 +189,7 @@ impl Sim {
             (Objects::Moved, Some(sc)) => Some(std::mem::take(&mut sc.objects)),
             _ => None,
         };
-        let epoch = epoch();
-        let settings = Settings {
-            seed,
-            ..scenario.settings.clone()
-        };
-        let mut api = ApiServer::new(scenario.kind_table(), seed, epoch);
-        for gv in &settings.unavailable_apis {
-            api.kinds_mut().set_discovery_failing(gv, true);
-        }
-        api.config.garbage_collector = settings.garbage_collector;
-        api.config.owner_references_permission_enforcement =
-            settings.owner_references_permission_enforcement;
-        let controllers = scenario
-            .controllers
-            .iter()
-            .map(|c: &ControllerSpec| {
-                (
-                    c.finalizer.clone(),
-                    ControllerState {
-                        finalizer: c.finalizer.clone(),
-                        online: c.online,
-                        after: c.after,
-                    },
-                )
-            })
-            .collect();
-        let mut sim = Sim {
-            scenario: Arc::clone(&scenario),
-            settings,
-            api,
-            gc: GarbageCollector::new(),
-            controllers,
-            epoch,
-            now_ms: 0,
-            seq: 0,
-            tasks: BTreeMap::new(),
-            pending: BTreeSet::new(),
-            next_step: 0,
-            timeline: Vec::new(),
-            kubelet_scheduled: BTreeSet::new(),
-            finalizer_scheduled: BTreeSet::new(),
-            actor: "scenario".into(),
-            user_actor: "user".into(),
-            user: Caller {
-                name: "user".into(),
-                ..Caller::default()
-            },
-            watch: Vec::new(),
-            watched: true,
-            workloads: controllers::WorkloadIndex::default(),
-        };
+        let mut sim = Self::shell(&scenario, seed);
         let restored: Box<dyn Iterator<Item = Object>> = match moved {
             Some(objects) => Box::new(objects.into_iter()),
             None => Box::new(scenario.objects.iter().cloned()),
@@ -263,21 +217,89 @@ impl Sim {
                 sim.schedule_at(sim.settings.unobserved_for.0, Task::GcObserve(uid));
             }
         }
-        // The initial list, in the order the file gives: watchers see every
-        // object, the timeline does not. One object's copy at a time.
-        for uid in &order {
-            if let Some(obj) = sim.api.graph().get_shared(uid) {
+        sim.initial_list(&order);
+        sim.schedule_steps(0);
+        Ok(sim)
+    }
+
+    /// A simulator with the scenario's settings, kinds and controllers and
+    /// an empty store, at time zero.
+    fn shell(scenario: &Arc<Scenario>, seed: u64) -> Sim {
+        let epoch = epoch();
+        let settings = Settings {
+            seed,
+            ..scenario.settings.clone()
+        };
+        let mut api = ApiServer::new(scenario.kind_table(), seed, epoch);
+        for gv in &settings.unavailable_apis {
+            api.kinds_mut().set_discovery_failing(gv, true);
+        }
+        api.config.garbage_collector = settings.garbage_collector;
+        api.config.owner_references_permission_enforcement =
+            settings.owner_references_permission_enforcement;
+        let controllers = scenario
+            .controllers
+            .iter()
+            .map(|c: &ControllerSpec| {
+                (
+                    c.finalizer.clone(),
+                    ControllerState {
+                        finalizer: c.finalizer.clone(),
+                        online: c.online,
+                        after: c.after,
+                    },
+                )
+            })
+            .collect();
+        Sim {
+            scenario: Arc::clone(scenario),
+            settings,
+            api,
+            gc: GarbageCollector::new(),
+            controllers,
+            epoch,
+            now_ms: 0,
+            seq: 0,
+            tasks: BTreeMap::new(),
+            pending: BTreeSet::new(),
+            next_step: 0,
+            timeline: Vec::new(),
+            kubelet_scheduled: BTreeSet::new(),
+            finalizer_scheduled: BTreeSet::new(),
+            actor: "scenario".into(),
+            user_actor: "user".into(),
+            user: Caller {
+                name: "user".into(),
+                ..Caller::default()
+            },
+            watch: Vec::new(),
+            watched: true,
+            workloads: controllers::WorkloadIndex::default(),
+        }
+    }
+
+    /// The initial list, in the order given: watchers (the garbage
+    /// collector, the controllers) see every object, the timeline does
+    /// not. One object's copy at a time.
+    fn initial_list(&mut self, order: &[String]) {
+        for uid in order {
+            if let Some(obj) = self.api.graph().get_shared(uid) {
                 let ch = Change::Added(Arc::clone(obj));
-                sim.react(&ch);
+                self.react(&ch);
             }
         }
-        sim.after_dispatch();
-        for (i, step) in scenario.steps.iter().enumerate() {
-            sim.schedule_at(step.at.0, Task::Step(i));
+        self.after_dispatch();
+    }
+
+    /// Schedules the scenario's steps from the `from`th on (the ones
+    /// before have run), and hands the clock to the user.
+    fn schedule_steps(&mut self, from: usize) {
+        let scenario = Arc::clone(&self.scenario);
+        for (i, step) in scenario.steps.iter().enumerate().skip(from) {
+            self.schedule_at(step.at.0, Task::Step(i));
         }
-        sim.next_step = 0;
-        sim.actor = sim.user_actor.clone();
-        Ok(sim)
+        self.next_step = from;
+        self.actor = self.user_actor.clone();
     }
 
     // ------------------------------------------------------------------

@@ -12,6 +12,6 @@ pub mod validation;
 pub mod yaml;
 
 pub use api::{ApiResponse, ApiServer, Caller, Change, DeleteOptions, Key, Preconditions};
-pub use engine::Sim;
+pub use engine::{Saved, Sim};
 pub use scenario::{LoadError, Scenario, Target};
 pub use timeline::{Entry, What};

@@ -134,6 +134,10 @@ fn spawn_serve(dir: &Path, port: u16) -> Result<Served, String> {
         .args(["--port", &port.to_string()])
         .arg("--kubeconfig-out")
         .arg(dir.join("admin.kubeconfig"))
+        // A restart (`start_api_server`) keeps the CA, the tokens and the
+        // store, as a real API server on etcd does.
+        .arg("--state-dir")
+        .arg(dir.join("state"))
         .env("OWNERSCOPE_LOG_FILE", dir.join("serve.log"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -161,6 +165,8 @@ fn spawn_serve(dir: &Path, port: u16) -> Result<Served, String> {
 
 fn start_serve() -> Result<Env, String> {
     let dir = std::env::temp_dir().join(format!("ownerscope-live-on-serve-{}", std::process::id()));
+    // Left over from an earlier run with this pid: start afresh.
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let served = spawn_serve(&dir, 0)?;
     let admin = dir.join("admin.kubeconfig");
