@@ -88,7 +88,7 @@ impl Planner<'_> {
         let rs = self.graph.get(uid)?;
         let r = workload::controller_ref(rs)?;
         let d = self.current(&r.uid)?;
-        if d.kind != "Deployment" || d.group() != "apps" || d.is_terminating() {
+        if d.kind != "Deployment" || d.group() != "apps" || self.is_terminating(d.uid()) {
             return None;
         }
         if !workload::is_managed(d) {
@@ -149,7 +149,9 @@ impl Planner<'_> {
                 .graph
                 .find("", "Service", orig.namespace(), orig.name())
                 .and_then(|s| self.current(s.uid()))?;
-            return (gone && workload::service_selects(svc)).then(|| {
+            // The working copy's deletion timestamp is its state.
+            let selects = !self.is_terminating(svc.uid()) && workload::service_selects(svc);
+            return (gone && selects).then(|| {
                 "re-created by the endpoints controller (same name, new uid)".to_string()
             });
         }
@@ -170,6 +172,12 @@ impl Planner<'_> {
             });
         }
         let owner = self.current(&r.uid)?;
+        // A Terminating owner replaces nothing (`workload::replacement`
+        // reads the deletion timestamp, which the working copy keeps as its
+        // state).
+        if self.is_terminating(owner.uid()) {
+            return None;
+        }
         match owner.kind.as_str() {
             // Only through `recreated`: a Deployment re-creates a
             // ReplicaSet only when it controls no other.
@@ -224,7 +232,7 @@ impl Planner<'_> {
             self.graph
                 .find("", "Pod", set.namespace(), &format!("{}-{j}", set.name()))
                 .and_then(|p| self.current(p.uid()))
-                .is_some_and(|p| !p.is_terminating() && workload::is_running_and_ready(p))
+                .is_some_and(|p| !self.is_terminating(p.uid()) && workload::is_running_and_ready(p))
         })
     }
 }
