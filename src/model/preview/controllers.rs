@@ -114,7 +114,7 @@ impl Planner<'_> {
         if item.state == State::Alive {
             return None;
         }
-        let orig = self.graph.get(item.obj.uid())?;
+        let orig = &*item.orig;
         let gone = matches!(item.state, State::Gone(_));
         if self
             .id(orig.uid())

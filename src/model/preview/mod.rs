@@ -170,6 +170,8 @@ enum State {
 
 #[derive(Clone, Debug)]
 struct Item {
+    /// The object as the graph has it.
+    orig: Arc<Object>,
     /// Shared with the graph until the plan changes its owner references
     /// (copy on write). Its finalizers and deletion timestamp are not
     /// kept up to date: `finalizers` and `state` are.
@@ -252,11 +254,8 @@ pub fn plan(
             [first, rest @ ..] => format!("{} and {} more", first.resource, rest.len()),
         }
     };
-    let mut entries: Vec<(u32, PlanEntry)> = p
-        .items
-        .iter()
-        .enumerate()
-        .filter_map(|(id, i)| {
+    let mut entries: Vec<(u32, PlanEntry)> = Vec::with_capacity(p.items.len());
+    entries.extend(p.items.iter().enumerate().filter_map(|(id, i)| {
             let mut outcome = match p.outcome(i) {
                 Some(o) => o,
                 None => parked.get(&id)?.clone(),
@@ -287,8 +286,7 @@ pub fn plan(
                     outcome,
                 },
             ))
-        })
-        .collect();
+    }));
     // Waves numbered from 1 without gaps: a round of work that deleted
     // nothing (a controller releasing a finalizer, an orphaning) is no wave
     // a reader needs to count.
@@ -512,8 +510,11 @@ impl<'a> Planner<'a> {
                 todo.extend(bound_volumes(graph, o));
             }
         }
-        let mut objects: Vec<&'a Arc<Object>> = found.into_values().collect();
-        objects.sort_unstable_by(|a, b| a.uid().cmp(b.uid()));
+        // Sorted by the uids held beside the objects, one pointer less to
+        // follow per comparison.
+        let mut objects: Vec<(&'a str, &'a Arc<Object>)> = found.into_iter().collect();
+        objects.sort_unstable_by_key(|(uid, _)| *uid);
+        let objects: Vec<&'a Arc<Object>> = objects.into_iter().map(|(_, o)| o).collect();
         let ids: HashMap<&'a str, Id> = objects
             .iter()
             .enumerate()
@@ -533,6 +534,7 @@ impl<'a> Planner<'a> {
         let items = objects
             .into_iter()
             .map(|o| Item {
+                orig: Arc::clone(o),
                 obj: Arc::clone(o),
                 finalizers: o.metadata.finalizers.clone(),
                 state: if o.is_terminating() {
