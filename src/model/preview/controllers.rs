@@ -4,8 +4,8 @@
 //! adopts the orphaned pods and deletes the surplus; and the `then`
 //! sentence of each entry.
 
-use super::{Item, Planner, State, is_service, name_of};
-use crate::model::object::{Object, Uid};
+use super::{Id, Item, Planner, State, is_service, name_of};
+use crate::model::object::Object;
 use crate::model::workload;
 
 impl Planner<'_> {
@@ -17,38 +17,34 @@ impl Planner<'_> {
     /// them.
     pub(super) fn workload_controllers(&mut self) -> bool {
         let mut changed = false;
-        for uid in self.sorted_where(|i| matches!(i.state, State::Gone(_)) && is_service(&i.obj)) {
-            let Some(svc) = self.items.get(&uid).map(|i| i.obj.clone()) else {
-                continue;
-            };
+        for id in self.ids_where(|i| matches!(i.state, State::Gone(_)) && is_service(&i.obj)) {
+            let svc = &self.items[id].obj;
             let Some(ep) = self
                 .graph
                 .find("", "Endpoints", svc.namespace(), svc.name())
-                .map(|e| e.uid().to_string())
+                .and_then(|e| self.id(e.uid()))
             else {
                 continue;
             };
-            if self.items.get(&ep).is_some_and(|i| i.state == State::Alive) {
-                if let Some(i) = self.items.get_mut(&ep) {
-                    i.deleted_by =
-                        Some("deleted by the endpoints controller once its Service is gone".into());
-                }
-                self.delete(&ep, None);
+            if self.items[ep].state == State::Alive {
+                self.items[ep].deleted_by =
+                    Some("deleted by the endpoints controller once its Service is gone".into());
+                self.delete(ep, None);
                 changed = true;
             }
         }
-        for uid in self.sorted_where(|i| {
+        for id in self.ids_where(|i| {
             matches!(i.state, State::Gone(_))
                 && i.obj.kind == "ReplicaSet"
                 && i.obj.group() == "apps"
         }) {
-            if self.recreated.contains(&uid) || self.recreator(&uid).is_none() {
+            let uid = self.items[id].obj.uid();
+            if self.recreated.contains(&id) || self.recreator(uid).is_none() {
                 continue;
             }
-            self.recreated.insert(uid.clone());
+            self.recreated.insert(id);
             changed = true;
-            let (Some(rs), Some(d)) =
-                (self.graph.get(&uid).cloned(), self.recreator(&uid).cloned())
+            let (Some(rs), Some(d)) = (self.graph.get(uid).cloned(), self.recreator(uid).cloned())
             else {
                 continue;
             };
@@ -57,7 +53,7 @@ impl Planner<'_> {
             let from = name_of(&rs);
             let orphans: Vec<Object> = self
                 .items
-                .values()
+                .iter()
                 .filter(|i| i.state == State::Alive && i.obj.is_pod())
                 .filter(|i| i.orphaned_from.contains(&from))
                 .filter(|i| workload::controller_ref(&i.obj).is_none())
@@ -65,23 +61,21 @@ impl Planner<'_> {
                 .map(|i| Object::clone(&i.obj))
                 .collect();
             let want = usize::try_from(workload::replicas(&d)).unwrap_or(usize::MAX);
-            let surplus: Vec<Uid> = workload::deletion_order(orphans.iter().collect())
+            let surplus: Vec<Id> = workload::deletion_order(orphans.iter().collect())
                 .into_iter()
                 .take(orphans.len().saturating_sub(want))
-                .map(|p| p.uid().to_string())
+                .filter_map(|p| self.id(p.uid()))
                 .collect();
             for p in &orphans {
-                if let Some(i) = self.items.get_mut(p.uid()) {
-                    i.adopted_by = Some(format!("{from} (re-created)"));
+                if let Some(p) = self.id(p.uid()) {
+                    self.items[p].adopted_by = Some(format!("{from} (re-created)"));
                 }
             }
             for p in surplus {
-                if let Some(i) = self.items.get_mut(&p) {
-                    i.deleted_by = Some(format!(
-                        "adopted by the re-created {from}, then deleted: more pods than its {want} replicas"
-                    ));
-                }
-                self.delete(&p, None);
+                self.items[p].deleted_by = Some(format!(
+                    "adopted by the re-created {from}, then deleted: more pods than its {want} replicas"
+                ));
+                self.delete(p, None);
             }
         }
         changed
@@ -94,7 +88,7 @@ impl Planner<'_> {
         let rs = self.graph.get(uid)?;
         let r = workload::controller_ref(rs)?;
         let d = self.current(&r.uid)?;
-        if d.kind != "Deployment" || d.group() != "apps" || d.is_terminating() {
+        if d.kind != "Deployment" || d.group() != "apps" || self.is_terminating(d.uid()) {
             return None;
         }
         if !workload::is_managed(d) {
@@ -120,13 +114,16 @@ impl Planner<'_> {
         if item.state == State::Alive {
             return None;
         }
-        let orig = self.graph.get(item.obj.uid())?;
+        let orig = &*item.orig;
         let gone = matches!(item.state, State::Gone(_));
-        if self.recreated.contains(orig.uid()) {
+        if self
+            .id(orig.uid())
+            .is_some_and(|id| self.recreated.contains(&id))
+        {
             let want = self.recreator(orig.uid()).map_or(0, workload::replicas);
             let adopts = self
                 .items
-                .values()
+                .iter()
                 .any(|i| i.adopted_by.is_some() && i.orphaned_from.contains(&name_of(orig)));
             let pods = if adopts {
                 "it adopts the orphaned pods"
@@ -152,12 +149,18 @@ impl Planner<'_> {
                 .graph
                 .find("", "Service", orig.namespace(), orig.name())
                 .and_then(|s| self.current(s.uid()))?;
-            return (gone && workload::service_selects(svc)).then(|| {
+            // The working copy's deletion timestamp is its state.
+            let selects = !self.is_terminating(svc.uid()) && workload::service_selects(svc);
+            return (gone && selects).then(|| {
                 "re-created by the endpoints controller (same name, new uid)".to_string()
             });
         }
         let r = workload::controller_ref(orig)?;
-        if self.recreated.contains(&r.uid) && orig.is_pod() {
+        if self
+            .id(&r.uid)
+            .is_some_and(|id| self.recreated.contains(&id))
+            && orig.is_pod()
+        {
             let wants = self
                 .recreator(&r.uid)
                 .is_some_and(|d| workload::replicas(d) > 0);
@@ -169,6 +172,12 @@ impl Planner<'_> {
             });
         }
         let owner = self.current(&r.uid)?;
+        // A Terminating owner replaces nothing (`workload::replacement`
+        // reads the deletion timestamp, which the working copy keeps as its
+        // state).
+        if self.is_terminating(owner.uid()) {
+            return None;
+        }
         match owner.kind.as_str() {
             // Only through `recreated`: a Deployment re-creates a
             // ReplicaSet only when it controls no other.
@@ -223,7 +232,7 @@ impl Planner<'_> {
             self.graph
                 .find("", "Pod", set.namespace(), &format!("{}-{j}", set.name()))
                 .and_then(|p| self.current(p.uid()))
-                .is_some_and(|p| !p.is_terminating() && workload::is_running_and_ready(p))
+                .is_some_and(|p| !self.is_terminating(p.uid()) && workload::is_running_and_ready(p))
         })
     }
 }
