@@ -322,18 +322,28 @@ pub fn finalizer(app: &App, f: &FinalizerDialog, frame: &mut Frame, area: Rect) 
         }
     }
     let lines = wrap::wrap_hanging_lines(&lines, usize::from(w.saturating_sub(2)), 2);
-    let h = u16::try_from(lines.len())
-        .unwrap_or(u16::MAX)
-        .saturating_add(2);
+    let title = format!(" Remove a finalizer from {} ", f.target);
+    let inner = fitted_popup(frame, area, w, lines.len(), title, theme::BAD);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// A framed popup `w` wide and as tall as `rows` wrapped lines (within
+/// `area`), cleared and drawn; returns the room inside the frame.
+fn fitted_popup(
+    frame: &mut Frame,
+    area: Rect,
+    w: u16,
+    rows: usize,
+    title: String,
+    style: Style,
+) -> Rect {
+    let h = u16::try_from(rows).unwrap_or(u16::MAX).saturating_add(2);
     let popup = centered(area, w, h);
     frame.render_widget(Clear, popup);
-    let block = frame_block(
-        format!(" Remove a finalizer from {} ", f.target),
-        theme::BAD,
-    );
+    let block = frame_block(title, style);
     let inner = block.inner(popup);
     frame.render_widget(block, popup);
-    frame.render_widget(Paragraph::new(lines), inner);
+    inner
 }
 
 /// A yes/no confirmation.
@@ -347,14 +357,8 @@ pub fn confirm(app: &App, c: &ConfirmDialog, frame: &mut Frame, area: Rect) {
     lines.push(Line::default());
     lines.push(keys_line(&[("Enter/y", "confirm"), ("Esc/n", "cancel")]));
     let lines = wrap::wrap_lines(&lines, usize::from(w.saturating_sub(2)));
-    let h = u16::try_from(lines.len())
-        .unwrap_or(u16::MAX)
-        .saturating_add(2);
-    let popup = centered(area, w, h);
-    frame.render_widget(Clear, popup);
-    let block = frame_block(format!(" {} ", c.title), theme::WARN);
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
+    let title = format!(" {} ", c.title);
+    let inner = fitted_popup(frame, area, w, lines.len(), title, theme::WARN);
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -467,14 +471,8 @@ pub fn controllers(app: &App, c: &ControllersDialog, frame: &mut Frame, area: Re
         ("Esc", "close"),
     ]));
     let lines = wrap::wrap_lines(&lines, usize::from(w.saturating_sub(2)));
-    let h = u16::try_from(lines.len())
-        .unwrap_or(u16::MAX)
-        .saturating_add(2);
-    let popup = centered(area, w, h);
-    frame.render_widget(Clear, popup);
-    let block = frame_block(" Simulated controllers ".into(), theme::TITLE);
-    let inner = block.inner(popup);
-    frame.render_widget(block, popup);
+    let title = " Simulated controllers ".to_string();
+    let inner = fitted_popup(frame, area, w, lines.len(), title, theme::TITLE);
     // Keep the chosen controller in view on a short screen.
     let chosen_row = lines
         .iter()
