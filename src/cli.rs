@@ -251,6 +251,10 @@ pub struct BenchArgs {
     /// in the same run, time and peak memory.
     #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
     pub load: Option<Vec<usize>>,
+    /// With --load: write the generated files into this directory and keep
+    /// them (to profile one load: `bench --load-one ownerscope FILE`).
+    #[arg(long, value_name = "DIR", requires = "load")]
+    pub load_keep: Option<std::path::PathBuf>,
     /// One measured load in this process (`bare-json`, `bare-yaml` or
     /// `ownerscope`, then the file): what `--load` runs in its children.
     #[arg(long, num_args = 2, value_names = ["WAY", "FILE"], hide = true)]

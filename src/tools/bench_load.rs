@@ -394,9 +394,15 @@ fn tmp_dir() -> Result<PathBuf, CmdError> {
 ///
 /// # Errors
 /// A file that cannot be written, a child that fails.
-pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
+pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
     let runs = runs.clamp(1, 15);
-    let dir = tmp_dir()?;
+    let dir = match keep {
+        Some(d) => {
+            std::fs::create_dir_all(d).map_err(err)?;
+            d.to_path_buf()
+        }
+        None => tmp_dir()?,
+    };
     println!(
         "ownerscope bench --load: median of {runs} interleaved runs, each in its own process; CPU time, peak resident memory{}",
         if cfg!(debug_assertions) {
@@ -466,7 +472,9 @@ pub fn run(sizes: &[usize], runs: usize) -> CmdResult {
         }
         Ok(())
     })();
-    std::fs::remove_dir_all(&dir).ok();
+    if keep.is_none() {
+        std::fs::remove_dir_all(&dir).ok();
+    }
     result
 }
 
