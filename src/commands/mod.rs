@@ -48,10 +48,10 @@ pub fn leave_to_exit(sim: Sim) {
 /// The scenario's load error.
 pub fn load_sim(name_or_path: &str, seed: Option<u64>) -> Result<Sim, CmdError> {
     let sc = scenario::load(name_or_path)?;
-    let sim = match seed {
-        Some(s) => Sim::load_with_seed(sc, s)?,
-        None => Sim::load(sc)?,
-    };
+    // Deferred: `tree`, `why` and `plan` read what was loaded; whatever
+    // runs the simulator gives its controllers their first look first.
+    let seed = seed.unwrap_or(sc.settings.seed);
+    let sim = Sim::load_deferred(sc, seed)?;
     // Headless: nothing outside the simulator reads its changes.
     let sim = sim.unwatched();
     Ok(sim)

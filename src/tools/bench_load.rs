@@ -12,9 +12,11 @@
 //!   edges: the least any tool must do to draw an ownership tree. For YAML,
 //!   the same objects read as YAML events into values (the same parser
 //!   ownerscope uses, without its line table), then into the same structs.
-//! - **ownerscope**: what `tree FILE` and `ui FILE` do before their first
-//!   output: load the file, start the simulator on it (the API server's
-//!   store, the garbage collector's graph) and build the ownership graph.
+//! - **ownerscope**: what `tree FILE`, `why` and `plan` do before their
+//!   first output: load the file, restore every object through the
+//!   simulated API server's admission into its store, which is the
+//!   ownership graph (the garbage collector's and the controllers' first
+//!   look waits for a command that runs the simulator: `Sim::load_deferred`).
 //! - **ui**: all that `ui FILE` does up to its first frame of the tree: the
 //!   above with a simulator that can be reset, the UI's own copy of the
 //!   objects, its forest index and rows, and one frame drawn at 160x48.
@@ -35,7 +37,6 @@ use serde::Deserialize;
 
 use super::bench::median;
 use crate::commands::{CmdError, CmdResult};
-use crate::sim::Sim;
 use crate::sim::scenario;
 
 fn err(e: impl std::fmt::Display) -> CmdError {
@@ -258,8 +259,7 @@ fn bare_yaml(path: &Path) -> Result<usize, CmdError> {
 }
 
 fn ownerscope(path: &Path) -> Result<usize, CmdError> {
-    let sc = scenario::load(&path.to_string_lossy())?;
-    let sim = Sim::load(sc)?;
+    let sim = crate::commands::load_sim(&path.to_string_lossy(), None)?;
     let n = sim.graph().len();
     // As the commands do: the process ends next, and frees it at once.
     crate::commands::leave_to_exit(sim);
