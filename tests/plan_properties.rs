@@ -180,7 +180,8 @@ fn workload_scenario(ws: &[Workload]) -> Scenario {
                 ("app".to_string(), app.clone()),
                 ("pod-template-hash".to_string(), hash.clone()),
             ]
-            .into();
+            .into_iter()
+            .collect();
             rs.spec =
                 serde_json::json!({"replicas": r.replicas, "selector": {"matchLabels": labels}});
             if r.managed {

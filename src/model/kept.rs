@@ -14,6 +14,8 @@
 use serde::Deserializer;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+
+use super::object::StringMap;
 use std::fmt;
 
 /// What to keep of a value.
@@ -117,27 +119,19 @@ pub const STATUS: Keep = Keep::Fields(&[
     ("completionTime", Keep::All),
 ]);
 
-impl Keep {
-    fn field(self, key: &str) -> Option<Keep> {
-        match self {
-            Keep::All => Some(Keep::All),
-            Keep::Fields(fields) => fields.iter().find(|(k, _)| *k == key).map(|(_, k)| *k),
-        }
-    }
-}
-
 impl<'de> DeserializeSeed<'de> for Keep {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         match self {
             Keep::All => serde::Deserialize::deserialize(d),
-            Keep::Fields(_) => d.deserialize_any(Pruner(self)),
+            Keep::Fields(fields) => d.deserialize_any(Pruner(fields)),
         }
     }
 }
 
-struct Pruner(Keep);
+/// Reads a map keeping these fields (a list: the same for each element).
+struct Pruner(&'static [(&'static str, Keep)]);
 
 impl<'de> Visitor<'de> for Pruner {
     type Value = Value;
@@ -179,31 +173,62 @@ impl<'de> Visitor<'de> for Pruner {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        self.0.deserialize(d)
+        Keep::Fields(self.0).deserialize(d)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(self.0)? {
+        while let Some(v) = seq.next_element_seed(Keep::Fields(self.0))? {
             out.push(v);
         }
+        out.shrink_to_fit();
         Ok(Value::Array(out))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            match self.0.field(&key) {
-                Some(keep) => {
-                    let v = map.next_value_seed(keep)?;
-                    out.insert(key, v);
-                }
+        // The kept fields are gathered first, so that the map is made at
+        // exactly their number: a map grown one key at a time reserves
+        // room for more, several hundred bytes an object at 100k.
+        let mut kept: Vec<(&'static str, Value)> = Vec::new();
+        while let Some(field) = map.next_key_seed(FieldOf(self.0))? {
+            match field {
+                Some((name, keep)) => kept.push((name, map.next_value_seed(keep)?)),
                 None => {
                     map.next_value::<IgnoredAny>()?;
                 }
             }
         }
+        let mut out = Map::with_capacity(kept.len());
+        for (name, v) in kept {
+            out.insert(name.to_string(), v);
+        }
         Ok(Value::Object(out))
+    }
+}
+
+/// A map key read as one of the fields to keep (its name and what to keep
+/// of its value), or `None` for a field to skip: a skipped key is compared
+/// where it lies in the input, never copied.
+#[derive(Clone, Copy)]
+struct FieldOf(&'static [(&'static str, Keep)]);
+
+impl<'de> DeserializeSeed<'de> for FieldOf {
+    type Value = Option<(&'static str, Keep)>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for FieldOf {
+    type Value = Option<(&'static str, Keep)>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(self.0.iter().find(|(k, _)| *k == key).copied())
     }
 }
 
@@ -217,35 +242,52 @@ pub const DROPPED_ANNOTATIONS: &[&str] = &["kubectl.kubernetes.io/last-applied-c
 ///
 /// # Errors
 /// An annotation value that is not a string.
-pub fn annotations<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<std::collections::BTreeMap<String, String>, D::Error> {
-    struct Annotations;
-    impl<'de> Visitor<'de> for Annotations {
-        type Value = std::collections::BTreeMap<String, String>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a map of strings")
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok(Self::Value::new())
-        }
-        fn visit_none<E>(self) -> Result<Self::Value, E> {
-            Ok(Self::Value::new())
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut out = Self::Value::new();
-            while let Some(key) = map.next_key::<String>()? {
-                if DROPPED_ANNOTATIONS.contains(&key.as_str()) {
-                    map.next_value::<IgnoredAny>()?;
-                } else {
-                    let v = map.next_value::<String>()?;
-                    out.insert(key, v);
-                }
-            }
-            Ok(out)
-        }
+pub fn annotations<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Error> {
+    d.deserialize_any(Strings {
+        dropped: DROPPED_ANNOTATIONS,
+    })
+}
+
+/// `deserialize_with` for `metadata.labels`.
+///
+/// # Errors
+/// A label value that is not a string.
+pub fn labels<'de, D: Deserializer<'de>>(d: D) -> Result<StringMap, D::Error> {
+    d.deserialize_any(Strings { dropped: &[] })
+}
+
+/// A map of strings read into a [`StringMap`] of exactly its size (the
+/// pairs are gathered, then sorted once, a repeated key keeping its last
+/// value as a `BTreeMap` would: never an insertion per key, which would be
+/// quadratic in a hostile file's million labels).
+struct Strings {
+    dropped: &'static [&'static str],
+}
+
+impl<'de> Visitor<'de> for Strings {
+    type Value = StringMap;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a map of strings")
     }
-    d.deserialize_any(Annotations)
+    fn visit_unit<E>(self) -> Result<StringMap, E> {
+        Ok(StringMap::new())
+    }
+    fn visit_none<E>(self) -> Result<StringMap, E> {
+        Ok(StringMap::new())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StringMap, A::Error> {
+        let mut pairs = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if self.dropped.contains(&key.as_str()) {
+                map.next_value::<IgnoredAny>()?;
+            } else {
+                let v = map.next_value::<String>()?;
+                pairs.push((key, v));
+            }
+        }
+        // Collected again into a vector of exactly this length.
+        Ok(pairs.into_iter().collect())
+    }
 }
 
 /// `deserialize_with` for `spec`.
@@ -271,6 +313,47 @@ mod tests {
 
     fn spec_of(v: &Value) -> Value {
         spec(v.clone()).expect("prunes")
+    }
+
+    /// Labels and annotations read in any order come out in key order, a
+    /// repeated key with its last value (as a `BTreeMap` had them), from
+    /// JSON text as from a YAML value.
+    #[test]
+    fn string_maps_are_sorted_and_a_repeated_key_keeps_its_last_value() {
+        let text = r#"{"name":"x","labels":{"tier":"web","app":"a","tier":"db"},
+            "annotations":{"z":"1","kubectl.kubernetes.io/last-applied-configuration":"{}","b":"2"}}"#;
+        let meta: crate::model::object::ObjectMeta = serde_json::from_str(text).expect("reads");
+        let labels: Vec<_> = meta.labels.iter().collect();
+        assert_eq!(
+            labels,
+            [
+                (&"app".to_string(), &"a".to_string()),
+                (&"tier".to_string(), &"db".to_string())
+            ]
+        );
+        assert_eq!(meta.annotations.iter_keys().collect::<Vec<_>>(), ["b", "z"]);
+        let from_value: crate::model::object::ObjectMeta = serde_json::from_value(json!({
+            "name": "x", "labels": {"b": "2", "a": "1"}
+        }))
+        .expect("reads");
+        assert_eq!(
+            from_value.labels.iter_keys().collect::<Vec<_>>(),
+            ["a", "b"]
+        );
+        assert_eq!(from_value.labels.get("b").map(String::as_str), Some("2"));
+        // Reversed, a hundred thousand labels: sorted once, not inserted one
+        // by one.
+        let many: serde_json::Map<String, Value> = (0..100_000)
+            .rev()
+            .map(|i| (format!("k{i:06}"), json!("v")))
+            .collect();
+        let meta: crate::model::object::ObjectMeta =
+            serde_json::from_value(json!({"name": "x", "labels": many})).expect("reads");
+        assert_eq!(meta.labels.len(), 100_000);
+        assert_eq!(
+            meta.labels.first().map(|(k, _)| k.as_str()),
+            Some("k000000")
+        );
     }
 
     #[test]

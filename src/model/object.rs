@@ -4,7 +4,6 @@
 //! manifest, a `kubectl get -o json` item or a metadata-only watch event
 //! deserialises straight into [`Object`].
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use jiff::Timestamp;
@@ -13,6 +12,12 @@ use serde_json::Value;
 
 /// A Kubernetes UID.
 pub type Uid = String;
+
+/// Labels and annotations: a map kept as one sorted vector (`litemap`),
+/// in key order as a `BTreeMap` iterates. A `BTreeMap` allocates a node of
+/// eleven entries for the first key: at 100k objects with a few labels
+/// and an annotation each that was 120 MiB of the load's peak.
+pub type StringMap = litemap::LiteMap<String, String>;
 
 /// One entry of `metadata.ownerReferences`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -72,14 +77,18 @@ pub struct ObjectMeta {
     pub deletion_timestamp: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labels: BTreeMap<String, String>,
+    #[serde(
+        default,
+        deserialize_with = "super::kept::labels",
+        skip_serializing_if = "StringMap::is_empty"
+    )]
+    pub labels: StringMap,
     #[serde(
         default,
         deserialize_with = "super::kept::annotations",
-        skip_serializing_if = "BTreeMap::is_empty"
+        skip_serializing_if = "StringMap::is_empty"
     )]
-    pub annotations: BTreeMap<String, String>,
+    pub annotations: StringMap,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub finalizers: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

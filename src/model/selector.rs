@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::model::object::StringMap;
 use serde_json::Value;
 
 /// One requirement of a selector.
@@ -25,7 +26,7 @@ pub enum Requirement {
 }
 
 impl Requirement {
-    fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+    fn matches(&self, labels: &StringMap) -> bool {
         match self {
             Requirement::In(k, vs) => labels.get(k).is_some_and(|v| vs.contains(v)),
             Requirement::NotIn(k, vs) => labels.get(k).is_none_or(|v| !vs.contains(v)),
@@ -94,7 +95,7 @@ impl Selector {
     }
 
     #[must_use]
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+    pub fn matches(&self, labels: &StringMap) -> bool {
         match self {
             Selector::Nothing => false,
             Selector::All(reqs) => reqs.iter().all(|r| r.matches(labels)),
@@ -296,7 +297,7 @@ mod tests {
         }
     }
 
-    fn labels(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn labels(pairs: &[(&str, &str)]) -> StringMap {
         pairs
             .iter()
             .map(|(k, v)| ((*k).to_string(), (*v).to_string()))

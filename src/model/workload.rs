@@ -144,7 +144,7 @@ pub fn replicas(owner: &Object) -> u64 {
 
 /// The template's labels: what a created pod (or ReplicaSet) carries.
 #[must_use]
-pub fn template_labels(owner: &Object) -> std::collections::BTreeMap<String, String> {
+pub fn template_labels(owner: &Object) -> crate::model::object::StringMap {
     owner
         .value_at(&["spec", "template", "metadata", "labels"])
         .and_then(Value::as_object)

@@ -6,8 +6,6 @@
 //! trigger it here: a Service loaded without its Endpoints is left so, to
 //! keep scenarios as written.
 
-use std::collections::BTreeMap;
-
 use super::{Intent, Op, intent};
 use crate::model::Object;
 use crate::model::workload::service_selects;
@@ -97,13 +95,15 @@ pub fn replace_slice(api: &ApiServer, owner: &SliceOwner) -> Vec<Intent> {
         return Vec::new();
     };
     let mut new = Object::new(&owner.api_version, "EndpointSlice", svc.namespace(), "");
-    new.metadata.labels = BTreeMap::from([
+    new.metadata.labels = [
         (
             "kubernetes.io/service-name".to_string(),
             svc.name().to_string(),
         ),
         (MANAGED_BY.to_string(), SLICE_CONTROLLER.to_string()),
-    ]);
+    ]
+    .into_iter()
+    .collect();
     new.metadata
         .owner_references
         .push(svc.reference(Some(true), Some(true)));
