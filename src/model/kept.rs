@@ -331,13 +331,13 @@ mod tests {
                 (&"tier".to_string(), &"db".to_string())
             ]
         );
-        assert_eq!(meta.annotations.iter_keys().collect::<Vec<_>>(), ["b", "z"]);
+        assert_eq!(meta.annotations.keys().collect::<Vec<_>>(), ["b", "z"]);
         let from_value: crate::model::object::ObjectMeta = serde_json::from_value(json!({
             "name": "x", "labels": {"b": "2", "a": "1"}
         }))
         .expect("reads");
         assert_eq!(
-            from_value.labels.iter_keys().collect::<Vec<_>>(),
+            from_value.labels.keys().collect::<Vec<_>>(),
             ["a", "b"]
         );
         assert_eq!(from_value.labels.get("b").map(String::as_str), Some("2"));
