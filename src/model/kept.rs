@@ -336,10 +336,7 @@ mod tests {
             "name": "x", "labels": {"b": "2", "a": "1"}
         }))
         .expect("reads");
-        assert_eq!(
-            from_value.labels.keys().collect::<Vec<_>>(),
-            ["a", "b"]
-        );
+        assert_eq!(from_value.labels.keys().collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(from_value.labels.get("b").map(String::as_str), Some("2"));
         // Reversed, a hundred thousand labels: sorted once, not inserted one
         // by one.

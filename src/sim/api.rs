@@ -678,23 +678,26 @@ impl ApiServer {
                 }],
             );
         }
-        let namespaced = self
-            .store
-            .kinds()
-            .namespaced(&group, &obj.kind)
-            .unwrap_or(obj.namespace().is_some());
-        self.store
-            .kinds_mut()
-            .learn(&obj.api_version, &obj.kind, namespaced);
+        let namespaced = match self.store.kinds().namespaced(&group, &obj.kind) {
+            Some(known) => known,
+            None => {
+                let guess = obj.namespace().is_some();
+                self.store
+                    .kinds_mut()
+                    .learn(&obj.api_version, &obj.kind, guess);
+                guess
+            }
+        };
         if !namespaced {
             obj.metadata.namespace = None;
         } else if obj.namespace().is_none() {
             obj.metadata.namespace = Some("default".into());
         }
-        // R57: no new content in a terminating namespace.
-        if let Some(ns) = obj.namespace() {
+        // R57: no new content in a terminating namespace (a restored
+        // object is already there: not asked, and not looked up).
+        if !restore && let Some(ns) = obj.namespace() {
             let ns_key = Key::namespace(ns);
-            if self.get(&ns_key).is_some_and(Object::is_terminating) && !restore {
+            if self.get(&ns_key).is_some_and(Object::is_terminating) {
                 return ApiResponse::err(
                     403,
                     format!(
@@ -719,8 +722,11 @@ impl ApiServer {
                 "create not allowed while custom resource definition is terminating",
             );
         }
-        let key = Key::of(&obj);
-        if let Some(existing) = self.get(&key) {
+        // Its scope settled above: looked up as stored, without a key.
+        if let Some(existing) = self
+            .store
+            .find(&group, &obj.kind, obj.namespace(), obj.name())
+        {
             let resource = self.resource_name(&group, &obj.kind);
             let msg = format!("{} \"{}\" already exists", resource, obj.name());
             return if existing.is_terminating() {
