@@ -23,7 +23,8 @@
 //!
 //! Time is the child's CPU time (`/proc/self/schedstat`), so that another
 //! process on a 2-core machine does not move the figures; the medians and
-//! their ratios are printed. Run it in release:
+//! their ratios are printed, and the ratio of user-space time alone (the
+//! system time, the kernel clearing pages, swings between runs on a VM). Run it in release:
 //! `cargo run --release -- bench --load 10000,100000`.
 
 use std::collections::{BTreeMap, HashMap};
@@ -314,8 +315,25 @@ fn cpu_ns() -> u64 {
         .unwrap_or(0)
 }
 
+/// User-space CPU time of this process so far, in ms (`/proc/self/stat`'s
+/// `utime`, in the kernel's 10 ms ticks): the part of the CPU time that is
+/// the program's own work. The rest, system time, is mostly the kernel
+/// clearing the pages a load touches, and on this VM it swings between
+/// runs (0.01 s or 0.3 s for the same bare parse) with the huge pages the
+/// kernel has at hand.
+fn user_ms() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // Fields after the command name, which is in parentheses.
+            let rest = s.rsplit_once(')')?.1;
+            rest.split_whitespace().nth(11)?.parse::<u64>().ok()
+        })
+        .map_or(0, |ticks| ticks * 10)
+}
+
 /// The child side: one way of reading one file, once; prints
-/// `<CPU milliseconds> <peak KiB> <count> <wall milliseconds>`.
+/// `<CPU milliseconds> <peak KiB> <count> <wall milliseconds> <user milliseconds>`.
 ///
 /// # Errors
 /// An unknown way, or a file that does not load.
@@ -323,6 +341,7 @@ pub fn run_one(way: &str, path: &str) -> CmdResult {
     let path = Path::new(path);
     let t = Instant::now();
     let cpu0 = cpu_ns();
+    let user0 = user_ms();
     let n = match way {
         "bare-json" => bare_json(path)?,
         "bare-yaml" => bare_yaml(path)?,
@@ -335,13 +354,15 @@ pub fn run_one(way: &str, path: &str) -> CmdResult {
     let wall = t.elapsed().as_secs_f64() * 1000.0;
     #[allow(clippy::cast_precision_loss)]
     let cpu = cpu_ns().saturating_sub(cpu0) as f64 / 1e6;
-    println!("{cpu:.1} {} {n} {wall:.1}", peak_kib());
+    let user = user_ms().saturating_sub(user0);
+    println!("{cpu:.1} {} {n} {wall:.1} {user}", peak_kib());
     Ok(())
 }
 
 struct Sample {
     time: Duration,
     peak_kib: u64,
+    user: Duration,
 }
 
 fn child(way: &str, path: &Path) -> Result<Sample, CmdError> {
@@ -362,15 +383,18 @@ fn child(way: &str, path: &Path) -> Result<Sample, CmdError> {
     let mut f = text.split_whitespace();
     let ms: f64 = f.next().and_then(|s| s.parse().ok()).unwrap_or(0.0);
     let peak_kib = f.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let user_ms: u64 = f.nth(2).and_then(|s| s.parse().ok()).unwrap_or(0);
     Ok(Sample {
         time: Duration::from_secs_f64(ms / 1000.0),
         peak_kib,
+        user: Duration::from_millis(user_ms),
     })
 }
 
 struct Row {
     time: Duration,
     peak_mib: f64,
+    user: Duration,
 }
 
 fn measure(samples: Vec<Sample>) -> Row {
@@ -379,7 +403,8 @@ fn measure(samples: Vec<Sample>) -> Row {
     #[allow(clippy::cast_precision_loss)]
     let peak_mib = peaks.get(peaks.len() / 2).copied().unwrap_or(0) as f64 / 1024.0;
     Row {
-        time: median(samples.into_iter().map(|s| s.time).collect()),
+        time: median(samples.iter().map(|s| s.time).collect()),
+        user: median(samples.iter().map(|s| s.user).collect()),
         peak_mib,
     }
 }
@@ -412,9 +437,9 @@ pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
         }
     );
     println!(
-        "| input | objects | MB | bare parse + index | ownerscope load + index | time ratio | bare peak | ownerscope peak | memory ratio |"
+        "| input | objects | MB | bare parse + index | ownerscope load + index | time ratio | user-space time ratio | bare peak | ownerscope peak | memory ratio |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut uis = Vec::new();
     let result = (|| {
         for &n in sizes {
@@ -446,10 +471,13 @@ pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
                 #[allow(clippy::cast_precision_loss)]
                 let mb = bytes as f64 / 1e6;
                 println!(
-                    "| {input} | {n} | {mb:.0} | {:.0} ms | {:.0} ms | {:.2}x | {:.0} MiB | {:.0} MiB | {:.2}x |",
+                    "| {input} | {n} | {mb:.0} | {:.0} ms | {:.0} ms | {:.2}x | {:.2}x ({:.0} / {:.0} ms) | {:.0} MiB | {:.0} MiB | {:.2}x |",
                     b.time.as_secs_f64() * 1000.0,
                     o.time.as_secs_f64() * 1000.0,
                     o.time.as_secs_f64() / b.time.as_secs_f64().max(1e-9),
+                    o.user.as_secs_f64() / b.user.as_secs_f64().max(1e-9),
+                    o.user.as_secs_f64() * 1000.0,
+                    b.user.as_secs_f64() * 1000.0,
                     b.peak_mib,
                     o.peak_mib,
                     o.peak_mib / b.peak_mib.max(1e-9),
