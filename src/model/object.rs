@@ -20,7 +20,7 @@ pub type Uid = String;
 pub type StringMap = litemap::LiteMap<String, String>;
 
 /// One entry of `metadata.ownerReferences`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnerReference {
     #[serde(default)]

@@ -1,7 +1,7 @@
 //! Field validation the API server applies to object metadata, with the
 //! messages it answers (GC-SEMANTICS R1-R3, R5, R19, R21, R22).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 
 use crate::model::{FOREGROUND, ORPHAN, Object, OwnerReference, version_of};
@@ -112,19 +112,25 @@ pub fn validate_owner_references(refs: &[OwnerReference]) -> Vec<FieldError> {
 /// R5: identical references collapse to one, with a warning.
 #[must_use]
 pub fn dedup_owner_references(refs: &mut Vec<OwnerReference>) -> Option<String> {
-    let mut seen: Vec<OwnerReference> = Vec::new();
-    let mut dup_uids: BTreeSet<String> = BTreeSet::new();
-    for r in refs.drain(..) {
-        if seen.contains(&r) {
-            dup_uids.insert(r.uid.clone());
-        } else {
-            seen.push(r);
-        }
-    }
-    *refs = seen;
-    if dup_uids.is_empty() {
+    // Most objects have one reference: nothing to compare, nothing to copy.
+    if refs.len() < 2 {
         return None;
     }
+    let repeated: Vec<bool> = {
+        let mut seen: HashSet<&OwnerReference> = HashSet::with_capacity(refs.len());
+        refs.iter().map(|r| !seen.insert(r)).collect()
+    };
+    if !repeated.contains(&true) {
+        return None;
+    }
+    let dup_uids: BTreeSet<String> = refs
+        .iter()
+        .zip(&repeated)
+        .filter(|(_, again)| **again)
+        .map(|(r, _)| r.uid.clone())
+        .collect();
+    let mut again = repeated.iter();
+    refs.retain(|_| !again.next().copied().unwrap_or(false));
     let uids: Vec<&str> = dup_uids.iter().map(String::as_str).collect();
     Some(format!(
         ".metadata.ownerReferences contains duplicate entries; API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; please fix your requests; duplicate UID(s) observed: [{}]",
@@ -136,18 +142,18 @@ fn is_qualified_name(s: &str) -> bool {
     fn name_part_ok(p: &str) -> bool {
         !p.is_empty()
             && p.len() <= 63
-            && p.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && p.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-            && p.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+            && p.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+            && p.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && p.bytes().last().is_some_and(|c| c.is_ascii_alphanumeric())
     }
     fn prefix_ok(p: &str) -> bool {
         !p.is_empty()
             && p.len() <= 253
             && p.split('.').all(|l| {
                 !l.is_empty()
-                    && l.chars()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+                    && l.bytes()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
                     && !l.starts_with('-')
                     && !l.ends_with('-')
             })
@@ -161,28 +167,28 @@ fn is_qualified_name(s: &str) -> bool {
 fn is_dns_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 63
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        && s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && s.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+        && s.bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+        && s.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && s.bytes().last().is_some_and(|c| c.is_ascii_alphanumeric())
 }
 
 fn is_dns_subdomain(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 253
-        && s.chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
-        && s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && s.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+        && s.bytes()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-' || c == b'.')
+        && s.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && s.bytes().last().is_some_and(|c| c.is_ascii_alphanumeric())
 }
 
 fn is_label_value(s: &str) -> bool {
     s.is_empty()
         || (s.len() <= 63
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-            && s.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
-            && s.chars().last().is_some_and(|c| c.is_ascii_alphanumeric()))
+            && s.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+            && s.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric())
+            && s.bytes().last().is_some_and(|c| c.is_ascii_alphanumeric()))
 }
 
 fn shown(s: &str) -> String {
@@ -381,5 +387,21 @@ mod tests {
         let w = dedup_owner_references(&mut refs).expect("warning");
         assert!(w.starts_with(".metadata.ownerReferences contains duplicate entries;"));
         assert_eq!(refs.len(), 2);
+        // The first of each kept, in order; each repeated uid named once.
+        let mut refs = vec![
+            r("ConfigMap", "a", "1", false),
+            r("ConfigMap", "b", "2", false),
+            r("ConfigMap", "a", "1", false),
+            r("ConfigMap", "c", "3", false),
+            r("ConfigMap", "b", "2", false),
+            r("ConfigMap", "b", "2", false),
+        ];
+        let w = dedup_owner_references(&mut refs).expect("warning");
+        assert!(w.ends_with("duplicate UID(s) observed: [1 2]"), "{w}");
+        let names: Vec<&str> = refs.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c"]);
+        let mut one = vec![r("ConfigMap", "a", "1", false)];
+        assert_eq!(dedup_owner_references(&mut one), None);
+        assert_eq!(one.len(), 1);
     }
 }
