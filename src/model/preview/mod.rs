@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::finalizers;
 use super::graph::{OwnershipGraph, RefStatus};
 use super::kinds::{DefaultPolicy, Partial};
-use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference, Policy, Uid};
+use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, Policy, Uid};
 
 mod controllers;
 
@@ -184,6 +184,14 @@ struct Item {
     state: State,
     /// sticky, like the GC node flag
     deleting_dependents: bool,
+    /// What happens to few objects, boxed: the working set stays small
+    /// (at 100k objects its size was felt).
+    more: Option<Box<More>>,
+}
+
+/// What happens to an object beyond its state.
+#[derive(Clone, Debug, Default)]
+struct More {
     orphaned_from: Vec<String>,
     stripped: Vec<String>,
     never: Option<String>,
@@ -193,10 +201,23 @@ struct Item {
     deleted_by: Option<String>,
 }
 
+/// Nothing more.
+static NO_MORE: More = More {
+    orphaned_from: Vec::new(),
+    stripped: Vec::new(),
+    never: None,
+    adopted_by: None,
+    deleted_by: None,
+};
+
 /// An object's place in the working set: its index in `Planner::items`,
 /// which are in uid order, so that a pass in id order is a pass in uid
 /// order (the order the garbage collector's passes are predicted in).
 type Id = usize;
+
+/// The planner's hash maps: foldhash, not SipHash, which hashing 100k
+/// uids made a tenth of the preview.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 struct Planner<'a> {
     graph: &'a OwnershipGraph,
@@ -204,7 +225,7 @@ struct Planner<'a> {
     /// The working set, in uid order.
     items: Vec<Item>,
     /// Each item's id by uid (the graph's strings, which outlive the plan).
-    ids: HashMap<&'a str, Id>,
+    ids: FastMap<&'a str, Id>,
     /// Per item, the items that hold a reference to it, in id order: the
     /// graph's reverse index, looked up once.
     referrers: Vec<Vec<Id>>,
@@ -226,7 +247,7 @@ pub fn plan(
     policy: Option<Policy>,
     controllers: &BTreeMap<String, bool>,
 ) -> Plan {
-    let Some(target) = graph.get(target_uid) else {
+    let Some(target) = graph.get_shared(target_uid) else {
         return Plan {
             target: ObjRef {
                 uid: target_uid.to_string(),
@@ -254,83 +275,82 @@ pub fn plan(
             [first, rest @ ..] => format!("{} and {} more", first.resource, rest.len()),
         }
     };
-    let mut entries: Vec<(u32, PlanEntry)> = Vec::with_capacity(p.items.len());
-    entries.extend(p.items.iter().enumerate().filter_map(|(id, i)| {
-            let mut outcome = match p.outcome(i) {
-                Some(o) => o,
-                None => parked.get(&id)?.clone(),
-            };
-            // An owner that waited in foreground went once its visible
-            // blocking dependents were gone; one of a kind that could not
-            // be listed would hold it.
-            if let Outcome::Deleted { wave } = outcome
-                && i.deleting_dependents
-                && partial.is_partial()
-            {
-                outcome = Outcome::Unsure {
-                    wave,
-                    unless: format!(
-                        "it waits in foreground for its dependents, and a blocking one of a kind you cannot list ({unseen_short}) would keep it Terminating"
-                    ),
-                };
-            }
-            let wave = match &outcome {
-                Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } => *wave,
-                _ => u32::MAX,
-            };
-            Some((
-                wave,
-                PlanEntry {
-                    object: i.obj.obj_ref(),
-                    then: p.then(i),
-                    outcome,
-                },
-            ))
-    }));
     // Waves numbered from 1 without gaps: a round of work that deleted
     // nothing (a controller releasing a finalizer, an orphaning) is no wave
     // a reader needs to count.
-    let waves: BTreeSet<u32> = entries
-        .iter()
-        .map(|e| e.0)
-        .filter(|w| *w != 0 && *w != u32::MAX)
-        .collect();
+    let mut waves: BTreeSet<u32> = BTreeSet::new();
+    let mut last = 0;
+    for i in &p.items {
+        if let State::Gone(w) = i.state
+            && w != last
+        {
+            waves.insert(w);
+            last = w;
+        }
+    }
+    waves.remove(&0);
     let number = |w: u32| {
         waves
             .iter()
             .position(|x| *x == w)
             .map_or(w, |i| u32::try_from(i + 1).unwrap_or(w))
     };
-    for (w, e) in &mut entries {
-        *w = number(*w);
-        if let Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } = &mut e.outcome {
+    let mut entries: Vec<PlanEntry> = Vec::with_capacity(p.items.len());
+    entries.extend(p.items.iter().enumerate().filter_map(|(id, i)| {
+        let mut outcome = match p.outcome(i) {
+            Some(o) => o,
+            None => parked.get(&id)?.clone(),
+        };
+        // An owner that waited in foreground went once its visible
+        // blocking dependents were gone; one of a kind that could not
+        // be listed would hold it.
+        if let Outcome::Deleted { wave } = outcome
+            && i.deleting_dependents
+            && partial.is_partial()
+        {
+            outcome = Outcome::Unsure {
+                wave,
+                unless: format!(
+                    "it waits in foreground for its dependents, and a blocking one of a kind you cannot list ({unseen_short}) would keep it Terminating"
+                ),
+            };
+        }
+        if let Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } = &mut outcome {
             *wave = number(*wave);
         }
-    }
+        Some(PlanEntry {
+            object: i.obj.obj_ref(),
+            then: p.then(id),
+            outcome,
+        })
+    }));
+    // The target first, then by wave, namespace, kind and name; ties in
+    // id (uid) order, the order they were made in (a stable sort, fast on
+    // the runs that order leaves). Sorted on the entries' own copies of
+    // the names, just made and close together in memory (on the objects'
+    // own, each comparison waited on memory).
+    let key = |e: &PlanEntry| {
+        let wave = match e.outcome {
+            Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } => wave,
+            _ => u32::MAX,
+        };
+        (e.object.uid != target_uid, wave)
+    };
     entries.sort_by(|a, b| {
-        let ta = a.1.object.uid != target_uid;
-        let tb = b.1.object.uid != target_uid;
-        (
-            ta,
-            a.0,
-            &a.1.object.namespace,
-            &a.1.object.kind,
-            &a.1.object.name,
-        )
-            .cmp(&(
-                tb,
-                b.0,
-                &b.1.object.namespace,
-                &b.1.object.kind,
-                &b.1.object.name,
+        key(a).cmp(&key(b)).then_with(|| {
+            (&a.object.namespace, &a.object.kind, &a.object.name).cmp(&(
+                &b.object.namespace,
+                &b.object.kind,
+                &b.object.name,
             ))
+        })
     });
     Plan {
         target: target.obj_ref(),
         requested: policy,
         policy: effective,
         policy_note: note,
-        entries: entries.into_iter().map(|(_, e)| e).collect(),
+        entries,
         partial,
     }
 }
@@ -408,6 +428,14 @@ impl Item {
     fn has_finalizer(&self, f: &str) -> bool {
         self.finalizers.iter().any(|x| x == f)
     }
+
+    fn more(&self) -> &More {
+        self.more.as_deref().unwrap_or(&NO_MORE)
+    }
+
+    fn more_mut(&mut self) -> &mut More {
+        self.more.get_or_insert_with(Box::default)
+    }
 }
 
 /// R58 with R17: the namespace controller's Background DELETE changes an
@@ -449,15 +477,14 @@ fn crd_instances<'g>(graph: &'g OwnershipGraph, crd: &Object) -> Vec<&'g str> {
 }
 
 /// The PersistentVolumes bound to a claim (`spec.claimRef`).
-fn bound_volumes<'g>(graph: &'g OwnershipGraph, pvc: &Object) -> Vec<&'g str> {
+fn bound_volumes<'g>(graph: &'g OwnershipGraph, pvc: &Object) -> Vec<&'g Arc<Object>> {
     graph
-        .objects()
+        .shared_objects()
         .filter(|v| v.kind == "PersistentVolume" && v.group().is_empty())
         .filter(|v| {
             v.str_at(&["spec", "claimRef", "name"]) == Some(pvc.name())
                 && v.str_at(&["spec", "claimRef", "namespace"]) == pvc.namespace()
         })
-        .map(Object::uid)
         .collect()
 }
 
@@ -469,85 +496,151 @@ fn is_namespace(o: &Object) -> bool {
     o.kind == "Namespace" && o.group().is_empty()
 }
 
+/// The working set as [`Planner::new`] finds it.
+#[derive(Default)]
+struct Found<'a> {
+    /// Each object's place in `objects` by uid.
+    ids: FastMap<&'a str, Id>,
+    objects: Vec<&'a Arc<Object>>,
+    /// Per object, the places of the objects that refer to it.
+    referrers: Vec<Vec<Id>>,
+    /// The places still to walk from.
+    todo: Vec<Id>,
+}
+
+impl<'a> Found<'a> {
+    /// The object's place, added (and to walk from) if new.
+    fn add(&mut self, o: &'a Arc<Object>) -> Id {
+        let next = self.objects.len();
+        let at = *self.ids.entry(o.uid()).or_insert(next);
+        if at == next {
+            self.objects.push(o);
+            self.referrers.push(Vec::new());
+            self.todo.push(at);
+        }
+        at
+    }
+}
+
+/// The first 40 bytes of a uid, zero-padded, as numbers: ordered as the
+/// uids are, except that uids equal there are told apart by the rest.
+type UidKey = (u128, u128, u64);
+
+fn uid_key(uid: &str) -> UidKey {
+    let mut b = [0u8; 40];
+    let n = uid.len().min(40);
+    b[..n].copy_from_slice(&uid.as_bytes()[..n]);
+    let word = |from: usize, len: usize| {
+        b[from..from + len]
+            .iter()
+            .fold(0u128, |w, &x| (w << 8) | u128::from(x))
+    };
+    (
+        word(0, 16),
+        word(16, 16),
+        u64::try_from(word(32, 8)).unwrap_or(u64::MAX),
+    )
+}
+
 impl<'a> Planner<'a> {
     /// A planner over the target, everything that refers to it
     /// (transitively, by uid), and for a namespace its content.
     fn new(
         graph: &'a OwnershipGraph,
         controllers: &'a BTreeMap<String, bool>,
-        target: &'a Object,
+        target: &'a Arc<Object>,
     ) -> Self {
-        let mut todo: Vec<&str> = vec![target.uid()];
+        // The working set in the order found, each object with the places
+        // of the objects referring to it (in the graph's uid order): the
+        // graph's reverse index is read once, and its objects are shared,
+        // never looked up again by uid.
+        let mut found = Found::default();
+        found.add(target);
         if is_crd(target) {
-            todo.extend(crd_instances(graph, target));
+            for u in crd_instances(graph, target) {
+                if let Some(o) = graph.get_shared(u) {
+                    found.add(o);
+                }
+            }
         }
         if is_namespace(target) {
-            todo.extend(
-                graph
-                    .objects()
-                    .filter(|o| o.namespace() == Some(target.name()))
-                    .map(Object::uid),
-            );
-        }
-        let mut found: HashMap<&'a str, &'a Arc<Object>> = HashMap::new();
-        while let Some(u) = todo.pop() {
-            if found.contains_key(u) {
-                continue;
+            for o in graph
+                .shared_objects()
+                .filter(|o| o.namespace() == Some(target.name()))
+            {
+                found.add(o);
             }
-            let Some(o) = graph.get_shared(u) else {
-                continue;
-            };
-            found.insert(o.uid(), o);
-            todo.extend(graph.referrers(u).map(String::as_str));
+        }
+        while let Some(at) = found.todo.pop() {
+            let o = found.objects[at];
+            for d in graph.shared_referrers(o.uid()) {
+                let d = found.add(d);
+                found.referrers[at].push(d);
+            }
             // The endpoints controller deletes a Service's Endpoints.
             if is_service(o)
-                && let Some(ep) = graph.find("", "Endpoints", o.namespace(), o.name())
+                && let Some(ep) = graph.find_shared("", "Endpoints", o.namespace(), o.name())
             {
-                todo.push(ep.uid());
+                found.add(ep);
             }
             // A claim's volume is reclaimed when the claim goes.
             if o.kind == "PersistentVolumeClaim" && o.group().is_empty() {
-                todo.extend(bound_volumes(graph, o));
+                for v in bound_volumes(graph, o) {
+                    found.add(v);
+                }
             }
         }
-        // Sorted by the uids held beside the objects, one pointer less to
-        // follow per comparison.
-        let mut objects: Vec<(&'a str, &'a Arc<Object>)> = found.into_iter().collect();
-        objects.sort_unstable_by_key(|(uid, _)| *uid);
-        let objects: Vec<&'a Arc<Object>> = objects.into_iter().map(|(_, o)| o).collect();
-        let ids: HashMap<&'a str, Id> = objects
+        let Found {
+            mut ids,
+            objects,
+            mut referrers,
+            ..
+        } = found;
+        // Ids in uid order. The sort compares the first 40 bytes of each
+        // uid held beside it (a uid has 36), so that it seldom follows a
+        // pointer to the uid itself.
+        let mut order: Vec<(UidKey, Id)> = objects
             .iter()
             .enumerate()
-            .map(|(id, o)| (o.uid(), id))
+            .map(|(at, o)| (uid_key(o.uid()), at))
             .collect();
-        // Every referrer is in the working set (it is closed under
-        // referrers), and the graph lists them in uid order.
-        let referrers = objects
+        order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| objects[a.1].uid().cmp(objects[b.1].uid()))
+        });
+        let mut id_of = vec![0; objects.len()];
+        for (id, &(_, at)) in order.iter().enumerate() {
+            id_of[at] = id;
+        }
+        for id in ids.values_mut() {
+            *id = id_of[*id];
+        }
+        // Still in uid order: ids are.
+        for r in &mut referrers {
+            for d in r.iter_mut() {
+                *d = id_of[*d];
+            }
+        }
+        let referrers = order
             .iter()
-            .map(|o| {
-                graph
-                    .referrers(o.uid())
-                    .filter_map(|d| ids.get(d.as_str()).copied())
-                    .collect()
-            })
+            .map(|&(_, at)| std::mem::take(&mut referrers[at]))
             .collect();
-        let items = objects
-            .into_iter()
-            .map(|o| Item {
-                orig: Arc::clone(o),
-                obj: Arc::clone(o),
-                finalizers: o.metadata.finalizers.clone(),
-                state: if o.is_terminating() {
-                    State::Terminating
-                } else {
-                    State::Alive
-                },
-                deleting_dependents: o.is_deleting_dependents(),
-                orphaned_from: Vec::new(),
-                stripped: Vec::new(),
-                never: None,
-                adopted_by: None,
-                deleted_by: None,
+        let items = order
+            .iter()
+            .map(|&(_, at)| {
+                let o = objects[at];
+                Item {
+                    orig: Arc::clone(o),
+                    obj: Arc::clone(o),
+                    finalizers: o.metadata.finalizers.clone(),
+                    state: if o.is_terminating() {
+                        State::Terminating
+                    } else {
+                        State::Alive
+                    },
+                    deleting_dependents: o.is_deleting_dependents(),
+                    more: None,
+                }
             })
             .collect::<Vec<_>>();
         Planner {
@@ -593,20 +686,6 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// Whether an object (in the working set or not) is Terminating and
-    /// still has finalizer `f`.
-    fn terminating_with(&self, uid: &str, f: &str) -> bool {
-        match self.id(uid) {
-            Some(id) => {
-                self.items[id].state == State::Terminating && self.items[id].has_finalizer(f)
-            }
-            None => self
-                .graph
-                .get(uid)
-                .is_some_and(|o| o.is_terminating() && o.has_finalizer(f)),
-        }
-    }
-
     /// Objects referring to `id` (by uid) that still exist, in id order.
     fn referrers(&self, id: Id) -> Vec<Id> {
         let uid = self.items[id].obj.uid();
@@ -615,8 +694,11 @@ impl<'a> Planner<'a> {
             .copied()
             .filter(|&d| {
                 let i = &self.items[d];
+                // Its references as the graph has them (the reverse index
+                // says one points here) unless the plan changed them.
                 !matches!(i.state, State::Gone(_))
-                    && i.obj.metadata.owner_references.iter().any(|r| r.uid == uid)
+                    && (Arc::ptr_eq(&i.obj, &i.orig)
+                        || i.obj.metadata.owner_references.iter().any(|r| r.uid == uid))
             })
             .collect()
     }
@@ -678,20 +760,24 @@ impl<'a> Planner<'a> {
             fins.push(c.to_string());
         }
         // R15: scheduled pods get a grace period the kubelet ends.
-        let scheduled = obj.is_pod()
-            && !obj
-                .str_at(&["spec", "nodeName"])
-                .unwrap_or_default()
-                .is_empty()
-            && !matches!(
-                obj.str_at(&["status", "phase"]),
-                Some("Succeeded" | "Failed")
-            );
-        let grace = obj
-            .value_at(&["spec", "terminationGracePeriodSeconds"])
-            .and_then(Value::as_i64)
-            .unwrap_or(30);
-        if keep_grace || (!was_terminating && scheduled && grace != 0) {
+        // (Read only when it matters: a pod's spec is a JSON map.)
+        let scheduled = || {
+            obj.is_pod()
+                && !obj
+                    .str_at(&["spec", "nodeName"])
+                    .unwrap_or_default()
+                    .is_empty()
+                && !matches!(
+                    obj.str_at(&["status", "phase"]),
+                    Some("Succeeded" | "Failed")
+                )
+        };
+        let grace = || {
+            obj.value_at(&["spec", "terminationGracePeriodSeconds"])
+                .and_then(Value::as_i64)
+                .unwrap_or(30)
+        };
+        if keep_grace || (!was_terminating && scheduled() && grace() != 0) {
             fins.push(GRACE.to_string());
         }
         let wave = self.wave;
@@ -898,7 +984,7 @@ impl<'a> Planner<'a> {
                 .metadata
                 .owner_references
                 .retain(|r| r.uid != uid);
-            dep.orphaned_from.push(owner.clone());
+            dep.more_mut().orphaned_from.push(owner.clone());
         }
         self.remove_finalizer(id, ORPHAN);
         self.gone_if_done(id);
@@ -997,19 +1083,43 @@ impl<'a> Planner<'a> {
         if obj.metadata.owner_references.is_empty() {
             return false;
         }
-        let (mut solid, mut dangling, mut waiting) = (Vec::new(), Vec::new(), Vec::new());
+        // The references, borrowed from the working copy held here: a
+        // cascade resolves one per object.
+        let (mut solid, mut dangling, mut waiting) = (false, Vec::new(), Vec::new());
         for r in &obj.metadata.owner_references {
-            match graph.classify(&obj, r) {
-                RefStatus::Unmappable { api_version } => {
+            match graph.resolve(&obj, r) {
+                Ok(owner) => {
+                    let (gone, foreground) = match self.id(&r.uid) {
+                        Some(o) => {
+                            let o = &self.items[o];
+                            (
+                                matches!(o.state, State::Gone(_)),
+                                o.state == State::Terminating && o.has_finalizer(FOREGROUND),
+                            )
+                        }
+                        None => (
+                            false,
+                            owner.is_terminating() && owner.has_finalizer(FOREGROUND),
+                        ),
+                    };
+                    if gone {
+                        dangling.push(r);
+                    } else if foreground {
+                        waiting.push(r);
+                    } else {
+                        solid = true;
+                    }
+                }
+                Err(RefStatus::Unmappable { api_version }) => {
                     let reason = super::diagnosis::never_mapped(
                         &api_version,
                         &format!("{}/{}", r.kind, r.name),
                     );
-                    self.items[id].never = Some(reason);
+                    self.items[id].more_mut().never = Some(reason);
                     return false;
                 }
-                RefStatus::Unresolvable | RefStatus::UnknownKind => {
-                    let reason = match graph.classify(&obj, r) {
+                Err(status @ (RefStatus::Unresolvable | RefStatus::UnknownKind)) => {
+                    let reason = match status {
                         RefStatus::Unresolvable => format!(
                             "cluster-scoped, but its owner reference names a namespaced {}: the garbage collector never resolves it",
                             r.kind
@@ -1019,44 +1129,35 @@ impl<'a> Planner<'a> {
                             r.kind, r.api_version
                         ),
                     };
-                    self.items[id].never = Some(reason);
+                    self.items[id].more_mut().never = Some(reason);
                     return false;
                 }
                 // Not seen, so not known to be gone: counted as an owner
                 // that exists (never "deleted" on a guess).
-                RefStatus::Unverified { .. } => solid.push(r.clone()),
-                RefStatus::Resolves { owner } => {
-                    if self.is_gone(&owner) {
-                        dangling.push(r.clone());
-                    } else if self.terminating_with(&owner, FOREGROUND) {
-                        waiting.push(r.clone());
-                    } else {
-                        solid.push(r.clone());
-                    }
-                }
-                _ => dangling.push(r.clone()),
+                Err(RefStatus::Unverified { .. }) => solid = true,
+                Err(_) => dangling.push(r),
             }
         }
-        if !solid.is_empty() {
+        if solid {
             if dangling.is_empty() && waiting.is_empty() {
                 return false;
             }
-            let gone: BTreeSet<Uid> = dangling
+            let gone: BTreeSet<&str> = dangling
                 .iter()
                 .chain(&waiting)
-                .map(|r| r.uid.clone())
+                .map(|r| r.uid.as_str())
                 .collect();
             let names: Vec<String> = dangling
                 .iter()
                 .chain(&waiting)
-                .map(|r: &OwnerReference| format!("{}/{}", r.kind, r.name))
+                .map(|r| format!("{}/{}", r.kind, r.name))
                 .collect();
             let i = &mut self.items[id];
             Arc::make_mut(&mut i.obj)
                 .metadata
                 .owner_references
-                .retain(|r| !gone.contains(&r.uid));
-            i.stripped.extend(names);
+                .retain(|r| !gone.contains(r.uid.as_str()));
+            i.more_mut().stripped.extend(names);
             // R35: dropping a blocking reference wakes its owner.
             let unblocked: Vec<Id> = dangling
                 .iter()
@@ -1121,18 +1222,19 @@ impl<'a> Planner<'a> {
             }
             State::Alive => {}
         }
-        if let Some(by) = &item.adopted_by {
+        let more = item.more();
+        if let Some(by) = &more.adopted_by {
             return Some(Outcome::Adopted {
-                references_removed: item.orphaned_from.clone(),
+                references_removed: more.orphaned_from.clone(),
                 by: by.clone(),
             });
         }
-        if !item.orphaned_from.is_empty() {
+        if !more.orphaned_from.is_empty() {
             return Some(Outcome::Orphaned {
-                references_removed: item.orphaned_from.clone(),
+                references_removed: more.orphaned_from.clone(),
             });
         }
-        if !item.stripped.is_empty() {
+        if !more.stripped.is_empty() {
             let owners = item
                 .obj
                 .metadata
@@ -1142,10 +1244,10 @@ impl<'a> Planner<'a> {
                 .collect();
             return Some(Outcome::KeptByOtherOwner {
                 owners,
-                references_removed: item.stripped.clone(),
+                references_removed: more.stripped.clone(),
             });
         }
-        if let Some(reason) = &item.never {
+        if let Some(reason) = &more.never {
             return Some(Outcome::NeverCollected {
                 reason: reason.clone(),
             });
