@@ -115,7 +115,7 @@ impl Planner<'_> {
         if item.state == State::Alive {
             return None;
         }
-        let orig = &*item.orig;
+        let orig = item.orig;
         let gone = matches!(item.state, State::Gone(_));
         if self.recreated.contains(&id) {
             let want = self.recreator(orig.uid()).map_or(0, workload::replicas);

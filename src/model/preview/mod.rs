@@ -169,13 +169,13 @@ enum State {
 }
 
 #[derive(Clone, Debug)]
-struct Item {
+struct Item<'a> {
     /// The object as the graph has it.
-    orig: Arc<Object>,
-    /// Shared with the graph until the plan changes its owner references
-    /// (copy on write). Its finalizers and deletion timestamp are not
-    /// kept up to date: `finalizers` and `state` are.
-    obj: Arc<Object>,
+    orig: &'a Object,
+    /// The graph's until the plan changes its owner references (copy on
+    /// write). Its finalizers and deletion timestamp are not kept up to
+    /// date: `finalizers` and `state` are.
+    obj: Working<'a>,
     /// The current finalizers, held here so that a DELETE does not copy
     /// the whole object (at 100k objects the copies were a third of the
     /// preview's time).
@@ -187,6 +187,46 @@ struct Item {
     /// What happens to few objects, boxed: the working set stays small
     /// (at 100k objects its size was felt).
     more: Option<Box<More>>,
+}
+
+/// An object as the plan has it: borrowed from the graph until the plan
+/// changes it, then its own copy. Borrowed rather than shared: counting
+/// references wrote to every object of the working set on the way in and
+/// again on the way out, at 100k objects a few milliseconds of waiting on
+/// memory.
+#[derive(Clone, Debug)]
+enum Working<'a> {
+    Graph(&'a Object),
+    Changed(Arc<Object>),
+}
+
+impl std::ops::Deref for Working<'_> {
+    type Target = Object;
+
+    fn deref(&self) -> &Object {
+        match self {
+            Working::Graph(o) => o,
+            Working::Changed(o) => o,
+        }
+    }
+}
+
+impl Working<'_> {
+    /// The plan's own copy, to change.
+    fn to_mut(&mut self) -> &mut Object {
+        if let Working::Graph(o) = *self {
+            *self = Working::Changed(Arc::new(o.clone()));
+        }
+        match self {
+            Working::Changed(o) => Arc::make_mut(o),
+            Working::Graph(_) => unreachable!("copied above"),
+        }
+    }
+
+    /// Still the graph's copy.
+    fn unchanged(&self) -> bool {
+        matches!(self, Working::Graph(_))
+    }
 }
 
 /// What happens to an object beyond its state.
@@ -223,7 +263,7 @@ struct Planner<'a> {
     graph: &'a OwnershipGraph,
     controllers: &'a BTreeMap<String, bool>,
     /// The working set, in uid order.
-    items: Vec<Item>,
+    items: Vec<Item<'a>>,
     /// Each item's id by uid (the graph's strings, which outlive the plan).
     ids: FastMap<&'a str, Id>,
     /// Per item, the items that hold a reference to it, in id order: the
@@ -424,7 +464,7 @@ pub(super) fn name_of(o: &Object) -> String {
     format!("{}/{}", o.kind, o.name())
 }
 
-impl Item {
+impl Item<'_> {
     fn has_finalizer(&self, f: &str) -> bool {
         self.finalizers.iter().any(|x| x == f)
     }
@@ -477,9 +517,9 @@ fn crd_instances<'g>(graph: &'g OwnershipGraph, crd: &Object) -> Vec<&'g str> {
 }
 
 /// The PersistentVolumes bound to a claim (`spec.claimRef`).
-fn bound_volumes<'g>(graph: &'g OwnershipGraph, pvc: &Object) -> Vec<&'g Arc<Object>> {
+fn bound_volumes<'g>(graph: &'g OwnershipGraph, pvc: &Object) -> Vec<&'g Object> {
     graph
-        .shared_objects()
+        .objects()
         .filter(|v| v.kind == "PersistentVolume" && v.group().is_empty())
         .filter(|v| {
             v.str_at(&["spec", "claimRef", "name"]) == Some(pvc.name())
@@ -501,7 +541,7 @@ fn is_namespace(o: &Object) -> bool {
 struct Found<'a> {
     /// Each object's place in `objects` by uid.
     ids: FastMap<&'a str, Id>,
-    objects: Vec<&'a Arc<Object>>,
+    objects: Vec<&'a Object>,
     /// Per object, the places of the objects that refer to it.
     referrers: Vec<Vec<Id>>,
     /// The places still to walk from.
@@ -510,7 +550,7 @@ struct Found<'a> {
 
 impl<'a> Found<'a> {
     /// The object's place, added (and to walk from) if new.
-    fn add(&mut self, o: &'a Arc<Object>) -> Id {
+    fn add(&mut self, o: &'a Object) -> Id {
         let next = self.objects.len();
         let at = *self.ids.entry(o.uid()).or_insert(next);
         if at == next {
@@ -530,15 +570,12 @@ fn uid_key(uid: &str) -> UidKey {
     let mut b = [0u8; 40];
     let n = uid.len().min(40);
     b[..n].copy_from_slice(&uid.as_bytes()[..n]);
-    let word = |from: usize, len: usize| {
-        b[from..from + len]
-            .iter()
-            .fold(0u128, |w, &x| (w << 8) | u128::from(x))
-    };
+    let (hi, rest) = b.split_at(16);
+    let (mid, lo) = rest.split_at(16);
     (
-        word(0, 16),
-        word(16, 16),
-        u64::try_from(word(32, 8)).unwrap_or(u64::MAX),
+        <[u8; 16]>::try_from(hi).map_or(0, u128::from_be_bytes),
+        <[u8; 16]>::try_from(mid).map_or(0, u128::from_be_bytes),
+        <[u8; 8]>::try_from(lo).map_or(0, u64::from_be_bytes),
     )
 }
 
@@ -558,14 +595,14 @@ impl<'a> Planner<'a> {
         found.add(target);
         if is_crd(target) {
             for u in crd_instances(graph, target) {
-                if let Some(o) = graph.get_shared(u) {
+                if let Some(o) = graph.get(u) {
                     found.add(o);
                 }
             }
         }
         if is_namespace(target) {
             for o in graph
-                .shared_objects()
+                .objects()
                 .filter(|o| o.namespace() == Some(target.name()))
             {
                 found.add(o);
@@ -573,13 +610,13 @@ impl<'a> Planner<'a> {
         }
         while let Some(at) = found.todo.pop() {
             let o = found.objects[at];
-            for d in graph.shared_referrers(o.uid()) {
+            for d in graph.referrer_objects(o.uid()) {
                 let d = found.add(d);
                 found.referrers[at].push(d);
             }
             // The endpoints controller deletes a Service's Endpoints.
             if is_service(o)
-                && let Some(ep) = graph.find_shared("", "Endpoints", o.namespace(), o.name())
+                && let Some(ep) = graph.find("", "Endpoints", o.namespace(), o.name())
             {
                 found.add(ep);
             }
@@ -630,8 +667,8 @@ impl<'a> Planner<'a> {
             .map(|&(_, at)| {
                 let o = objects[at];
                 Item {
-                    orig: Arc::clone(o),
-                    obj: Arc::clone(o),
+                    orig: o,
+                    obj: Working::Graph(o),
                     finalizers: o.metadata.finalizers.clone(),
                     state: if o.is_terminating() {
                         State::Terminating
@@ -697,7 +734,7 @@ impl<'a> Planner<'a> {
                 // Its references as the graph has them (the reverse index
                 // says one points here) unless the plan changed them.
                 !matches!(i.state, State::Gone(_))
-                    && (Arc::ptr_eq(&i.obj, &i.orig)
+                    && (i.obj.unchanged()
                         || i.obj.metadata.owner_references.iter().any(|r| r.uid == uid))
             })
             .collect()
@@ -980,7 +1017,8 @@ impl<'a> Planner<'a> {
         let uid = self.items[id].obj.uid().to_string();
         for d in self.referrers(id) {
             let dep = &mut self.items[d];
-            Arc::make_mut(&mut dep.obj)
+            dep.obj
+                .to_mut()
                 .metadata
                 .owner_references
                 .retain(|r| r.uid != uid);
@@ -1153,7 +1191,8 @@ impl<'a> Planner<'a> {
                 .map(|r| format!("{}/{}", r.kind, r.name))
                 .collect();
             let i = &mut self.items[id];
-            Arc::make_mut(&mut i.obj)
+            i.obj
+                .to_mut()
                 .metadata
                 .owner_references
                 .retain(|r| !gone.contains(r.uid.as_str()));
@@ -1182,10 +1221,7 @@ impl<'a> Planner<'a> {
                 .any(|&d| self.items[d].deleting_dependents);
             let mut unblocked = Vec::new();
             if cycle {
-                for r in &mut Arc::make_mut(&mut self.items[id].obj)
-                    .metadata
-                    .owner_references
-                {
+                for r in &mut self.items[id].obj.to_mut().metadata.owner_references {
                     if r.blocks() {
                         r.block_owner_deletion = Some(false);
                         unblocked.push(r.uid.clone());
