@@ -20,7 +20,7 @@ use serde_json::Value;
 use super::finalizers;
 use super::graph::{OwnershipGraph, RefStatus};
 use super::kinds::{DefaultPolicy, Partial};
-use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, Policy, Uid};
+use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference, Policy, Uid};
 
 mod controllers;
 
@@ -249,6 +249,18 @@ static NO_MORE: More = More {
     adopted_by: None,
     deleted_by: None,
 };
+
+/// How the garbage collector takes an owner reference in a pass.
+enum RefClass {
+    /// The owner is there (or may be, unseen): it holds the dependent.
+    Solid,
+    /// Gone, or never there: the reference is dangling.
+    Dangling,
+    /// The owner waits in foreground for its dependents.
+    Waiting,
+    /// The dependent is never collected, for this reason.
+    Never(String),
+}
 
 /// An object's place in the working set: its index in `Planner::items`,
 /// which are in uid order, so that a pass in id order is a pass in uid
@@ -882,15 +894,12 @@ impl<'a> Planner<'a> {
         for d in self.referrers(id) {
             self.enqueue(d);
         }
-        let owners: Vec<Id> = self.items[id]
-            .obj
-            .metadata
-            .owner_references
-            .iter()
-            .filter_map(|r| self.id(&r.uid))
-            .collect();
-        for o in owners {
-            if self.items[o].deleting_dependents {
+        // (A handle on the object, not a list of ids: no allocation.)
+        let obj = self.items[id].obj.clone();
+        for r in &obj.metadata.owner_references {
+            if let Some(o) = self.id(&r.uid)
+                && self.items[o].deleting_dependents
+            {
                 self.enqueue(o);
             }
         }
@@ -1107,6 +1116,49 @@ impl<'a> Planner<'a> {
         self.items[id].finalizers.retain(|x| x != f);
     }
 
+    /// How the garbage collector takes a reference `obj` holds.
+    fn ref_class(&self, obj: &Object, r: &OwnerReference) -> RefClass {
+        match self.graph.resolve(obj, r) {
+            Ok(owner) => {
+                let (gone, foreground) = match self.id(&r.uid) {
+                    Some(o) => {
+                        let o = &self.items[o];
+                        (
+                            matches!(o.state, State::Gone(_)),
+                            o.state == State::Terminating && o.has_finalizer(FOREGROUND),
+                        )
+                    }
+                    None => (
+                        false,
+                        owner.is_terminating() && owner.has_finalizer(FOREGROUND),
+                    ),
+                };
+                if gone {
+                    RefClass::Dangling
+                } else if foreground {
+                    RefClass::Waiting
+                } else {
+                    RefClass::Solid
+                }
+            }
+            Err(RefStatus::Unmappable { api_version }) => RefClass::Never(
+                super::diagnosis::never_mapped(&api_version, &format!("{}/{}", r.kind, r.name)),
+            ),
+            Err(RefStatus::Unresolvable) => RefClass::Never(format!(
+                "cluster-scoped, but its owner reference names a namespaced {}: the garbage collector never resolves it",
+                r.kind
+            )),
+            Err(RefStatus::UnknownKind) => RefClass::Never(format!(
+                "its owner reference names kind {} ({}), which the server does not serve: the garbage collector retries and keeps it",
+                r.kind, r.api_version
+            )),
+            // Not seen, so not known to be gone: counted as an owner
+            // that exists (never "deleted" on a guess).
+            Err(RefStatus::Unverified { .. }) => RefClass::Solid,
+            Err(_) => RefClass::Dangling,
+        }
+    }
+
     /// One `attemptToDeleteItem` (R34) over the working copy.
     fn gc_pass(&mut self, id: Id) -> bool {
         let graph = self.graph;
@@ -1121,64 +1173,32 @@ impl<'a> Planner<'a> {
         if obj.metadata.owner_references.is_empty() {
             return false;
         }
-        // The references, borrowed from the working copy held here: a
-        // cascade resolves one per object.
-        let (mut solid, mut dangling, mut waiting) = (false, Vec::new(), Vec::new());
+        // Counted first, listed only when some are stripped: a cascade
+        // resolves one reference per object, and a list each was an
+        // allocation each.
+        let (mut solid, mut dangling, mut waiting) = (false, false, false);
         for r in &obj.metadata.owner_references {
-            match graph.resolve(&obj, r) {
-                Ok(owner) => {
-                    let (gone, foreground) = match self.id(&r.uid) {
-                        Some(o) => {
-                            let o = &self.items[o];
-                            (
-                                matches!(o.state, State::Gone(_)),
-                                o.state == State::Terminating && o.has_finalizer(FOREGROUND),
-                            )
-                        }
-                        None => (
-                            false,
-                            owner.is_terminating() && owner.has_finalizer(FOREGROUND),
-                        ),
-                    };
-                    if gone {
-                        dangling.push(r);
-                    } else if foreground {
-                        waiting.push(r);
-                    } else {
-                        solid = true;
-                    }
-                }
-                Err(RefStatus::Unmappable { api_version }) => {
-                    let reason = super::diagnosis::never_mapped(
-                        &api_version,
-                        &format!("{}/{}", r.kind, r.name),
-                    );
+            match self.ref_class(&obj, r) {
+                RefClass::Solid => solid = true,
+                RefClass::Dangling => dangling = true,
+                RefClass::Waiting => waiting = true,
+                RefClass::Never(reason) => {
                     self.items[id].more_mut().never = Some(reason);
                     return false;
                 }
-                Err(status @ (RefStatus::Unresolvable | RefStatus::UnknownKind)) => {
-                    let reason = match status {
-                        RefStatus::Unresolvable => format!(
-                            "cluster-scoped, but its owner reference names a namespaced {}: the garbage collector never resolves it",
-                            r.kind
-                        ),
-                        _ => format!(
-                            "its owner reference names kind {} ({}), which the server does not serve: the garbage collector retries and keeps it",
-                            r.kind, r.api_version
-                        ),
-                    };
-                    self.items[id].more_mut().never = Some(reason);
-                    return false;
-                }
-                // Not seen, so not known to be gone: counted as an owner
-                // that exists (never "deleted" on a guess).
-                Err(RefStatus::Unverified { .. }) => solid = true,
-                Err(_) => dangling.push(r),
             }
         }
         if solid {
-            if dangling.is_empty() && waiting.is_empty() {
+            if !dangling && !waiting {
                 return false;
+            }
+            let (mut dangling, mut waiting) = (Vec::new(), Vec::new());
+            for r in &obj.metadata.owner_references {
+                match self.ref_class(&obj, r) {
+                    RefClass::Dangling => dangling.push(r),
+                    RefClass::Waiting => waiting.push(r),
+                    RefClass::Solid | RefClass::Never(_) => {}
+                }
             }
             let gone: BTreeSet<&str> = dangling
                 .iter()
@@ -1215,7 +1235,7 @@ impl<'a> Planner<'a> {
         // plain "deleted" on a guess.
         let dependents = self.referrers(id);
         let has_dependents = !dependents.is_empty() || !graph.kinds().unlisted().is_empty();
-        let policy = if !waiting.is_empty() && has_dependents {
+        let policy = if waiting && has_dependents {
             let cycle = dependents
                 .iter()
                 .any(|&d| self.items[d].deleting_dependents);
