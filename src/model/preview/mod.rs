@@ -12,8 +12,10 @@
 //! controller is online; any other finalizer is predicted to wait.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
+use hashbrown::HashTable;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -267,17 +269,13 @@ enum RefClass {
 /// order (the order the garbage collector's passes are predicted in).
 type Id = usize;
 
-/// The planner's hash maps: foldhash, not SipHash, which hashing 100k
-/// uids made a tenth of the preview.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-
 struct Planner<'a> {
     graph: &'a OwnershipGraph,
     controllers: &'a BTreeMap<String, bool>,
     /// The working set, in uid order.
     items: Vec<Item<'a>>,
-    /// Each item's id by uid (the graph's strings, which outlive the plan).
-    ids: FastMap<&'a str, Id>,
+    /// Each item's id by uid.
+    ids: UidIndex<'a>,
     /// Per item, the items that hold a reference to it, in id order: the
     /// graph's reverse index, looked up once.
     referrers: Vec<Vec<Id>>,
@@ -313,8 +311,7 @@ pub fn plan(
         };
     };
     let (effective, note) = effective_policy(graph, target, policy);
-    let mut p = Planner::new(graph, controllers, target);
-    let root = p.ids[target.uid()];
+    let (mut p, root) = Planner::new(graph, controllers, target);
     p.delete(root, policy);
     p.run();
     let parked = p.parked();
@@ -548,12 +545,45 @@ fn is_namespace(o: &Object) -> bool {
     o.kind == "Namespace" && o.group().is_empty()
 }
 
+/// Each item's id by uid: the graph's strings (which outlive the plan)
+/// with their hashes, so that growing the table and probing it seldom
+/// reads a uid again (at 100k objects, each read of a uid is a wait on
+/// memory).
+#[derive(Default)]
+struct UidIndex<'a> {
+    table: HashTable<(u64, &'a str, Id)>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl<'a> UidIndex<'a> {
+    fn get(&self, uid: &str) -> Option<Id> {
+        let hash = self.hasher.hash_one(uid);
+        self.table
+            .find(hash, |e| e.0 == hash && e.1 == uid)
+            .map(|e| e.2)
+    }
+
+    /// The id of `uid`, `next` (added) if it has none.
+    fn get_or_insert(&mut self, uid: &'a str, next: Id) -> Id {
+        let hash = self.hasher.hash_one(uid);
+        self.table
+            .entry(hash, |e| e.0 == hash && e.1 == uid, |e| e.0)
+            .or_insert((hash, uid, next))
+            .get()
+            .2
+    }
+}
+
 /// The working set as [`Planner::new`] finds it.
 #[derive(Default)]
 struct Found<'a> {
-    /// Each object's place in `objects` by uid.
-    ids: FastMap<&'a str, Id>,
-    objects: Vec<&'a Object>,
+    /// Each object's place in `items` by uid.
+    ids: UidIndex<'a>,
+    /// The items, in the order found: made at the first sight of each
+    /// object, while it is at hand.
+    items: Vec<Item<'a>>,
+    /// Each one's uid sort key, taken at the same time.
+    keys: Vec<UidKey>,
     /// Per object, the places of the objects that refer to it.
     referrers: Vec<Vec<Id>>,
     /// The places still to walk from.
@@ -563,10 +593,22 @@ struct Found<'a> {
 impl<'a> Found<'a> {
     /// The object's place, added (and to walk from) if new.
     fn add(&mut self, o: &'a Object) -> Id {
-        let next = self.objects.len();
-        let at = *self.ids.entry(o.uid()).or_insert(next);
+        let next = self.items.len();
+        let at = self.ids.get_or_insert(o.uid(), next);
         if at == next {
-            self.objects.push(o);
+            self.keys.push(uid_key(o.uid()));
+            self.items.push(Item {
+                orig: o,
+                obj: Working::Graph(o),
+                finalizers: o.metadata.finalizers.clone(),
+                state: if o.is_terminating() {
+                    State::Terminating
+                } else {
+                    State::Alive
+                },
+                deleting_dependents: o.is_deleting_dependents(),
+                more: None,
+            });
             self.referrers.push(Vec::new());
             self.todo.push(at);
         }
@@ -593,18 +635,19 @@ fn uid_key(uid: &str) -> UidKey {
 
 impl<'a> Planner<'a> {
     /// A planner over the target, everything that refers to it
-    /// (transitively, by uid), and for a namespace its content.
+    /// (transitively, by uid), and for a namespace its content; and the
+    /// target's id.
     fn new(
         graph: &'a OwnershipGraph,
         controllers: &'a BTreeMap<String, bool>,
         target: &'a Arc<Object>,
-    ) -> Self {
+    ) -> (Self, Id) {
         // The working set in the order found, each object with the places
         // of the objects referring to it (in the graph's uid order): the
         // graph's reverse index is read once, and its objects are shared,
         // never looked up again by uid.
         let mut found = Found::default();
-        found.add(target);
+        let target_at = found.add(target);
         if is_crd(target) {
             for u in crd_instances(graph, target) {
                 if let Some(o) = graph.get(u) {
@@ -621,7 +664,7 @@ impl<'a> Planner<'a> {
             }
         }
         while let Some(at) = found.todo.pop() {
-            let o = found.objects[at];
+            let o = found.items[at].orig;
             for d in graph.referrer_objects(o.uid()) {
                 let d = found.add(d);
                 found.referrers[at].push(d);
@@ -641,28 +684,25 @@ impl<'a> Planner<'a> {
         }
         let Found {
             mut ids,
-            objects,
+            items,
+            keys,
             mut referrers,
             ..
         } = found;
         // Ids in uid order. The sort compares the first 40 bytes of each
         // uid held beside it (a uid has 36), so that it seldom follows a
         // pointer to the uid itself.
-        let mut order: Vec<(UidKey, Id)> = objects
-            .iter()
-            .enumerate()
-            .map(|(at, o)| (uid_key(o.uid()), at))
-            .collect();
+        let mut order: Vec<(UidKey, Id)> = keys.into_iter().zip(0..).collect();
         order.sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
-                .then_with(|| objects[a.1].uid().cmp(objects[b.1].uid()))
+                .then_with(|| items[a.1].orig.uid().cmp(items[b.1].orig.uid()))
         });
-        let mut id_of = vec![0; objects.len()];
+        let mut id_of = vec![0; items.len()];
         for (id, &(_, at)) in order.iter().enumerate() {
             id_of[at] = id;
         }
-        for id in ids.values_mut() {
-            *id = id_of[*id];
+        for e in &mut ids.table {
+            e.2 = id_of[e.2];
         }
         // Still in uid order: ids are.
         for r in &mut referrers {
@@ -674,25 +714,12 @@ impl<'a> Planner<'a> {
             .iter()
             .map(|&(_, at)| std::mem::take(&mut referrers[at]))
             .collect();
-        let items = order
+        let mut items: Vec<Option<Item>> = items.into_iter().map(Some).collect();
+        let items: Vec<Item> = order
             .iter()
-            .map(|&(_, at)| {
-                let o = objects[at];
-                Item {
-                    orig: o,
-                    obj: Working::Graph(o),
-                    finalizers: o.metadata.finalizers.clone(),
-                    state: if o.is_terminating() {
-                        State::Terminating
-                    } else {
-                        State::Alive
-                    },
-                    deleting_dependents: o.is_deleting_dependents(),
-                    more: None,
-                }
-            })
-            .collect::<Vec<_>>();
-        Planner {
+            .filter_map(|&(_, at)| items[at].take())
+            .collect();
+        let planner = Planner {
             graph,
             controllers,
             queued: vec![false; items.len()],
@@ -702,12 +729,13 @@ impl<'a> Planner<'a> {
             queue: VecDeque::new(),
             wave: 0,
             recreated: BTreeSet::new(),
-        }
+        };
+        (planner, id_of[target_at])
     }
 
     /// The id of an object in the working set.
     fn id(&self, uid: &str) -> Option<Id> {
-        self.ids.get(uid).copied()
+        self.ids.get(uid)
     }
 
     /// Whether an object (in the working set or not) is gone.
