@@ -248,10 +248,21 @@ impl OwnershipGraph {
         namespace: Option<&str>,
         name: &str,
     ) -> Option<&Object> {
+        self.find_shared(group, kind, namespace, name).map(|o| &**o)
+    }
+
+    /// [`Self::find`], the stored copy itself, to share it.
+    #[must_use]
+    pub fn find_shared(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<&Arc<Object>> {
         let parts = (group, kind, namespace.unwrap_or_default(), name);
         self.by_name
             .find(self.hasher.hash_one(parts), |o| name_parts(o) == parts)
-            .map(|o| &**o)
     }
 
     pub fn objects(&self) -> impl Iterator<Item = &Object> {
@@ -392,6 +403,15 @@ impl OwnershipGraph {
     /// Uids of objects that hold any reference to `uid`, resolving or not.
     pub fn referrers(&self, uid: &str) -> impl Iterator<Item = &Uid> {
         self.referrers.get(uid).into_iter().flat_map(BTreeMap::keys)
+    }
+
+    /// The stored copies of the objects that hold any reference to `uid`,
+    /// resolving or not, in uid order, to share them.
+    pub fn shared_referrers(&self, uid: &str) -> impl Iterator<Item = &Arc<Object>> {
+        self.referrers
+            .get(uid)
+            .into_iter()
+            .flat_map(BTreeMap::values)
     }
 
     /// The objects that hold any reference to `uid`, resolving or not, in
