@@ -1820,7 +1820,7 @@ steps:
     let ns_entry = plan
         .entries
         .iter()
-        .find(|e| e.object.kind == "Namespace")
+        .find(|e| e.object.kind() == "Namespace")
         .expect("the namespace in the plan");
     let ownerscope::model::preview::Outcome::Waiting { on } = &ns_entry.outcome else {
         panic!("the namespace waits: {:?}", ns_entry.outcome);

@@ -117,7 +117,7 @@ fn deleting_a_crd_deletes_its_instances_and_waits_for_the_last() {
     let outcome = |name: &str| {
         plan.entries
             .iter()
-            .find(|e| e.object.name == name)
+            .find(|e| e.object.name() == name)
             .map(|e| e.outcome.clone())
     };
     assert!(matches!(

@@ -97,7 +97,7 @@ fn an_owner_waiting_in_foreground_goes_with_its_namespace_its_held_dependent_sta
     let outcome = |name: &str| {
         plan.entries
             .iter()
-            .find(|e| e.object.name == name)
+            .find(|e| e.object.name() == name)
             .map(|e| e.outcome.clone())
             .unwrap_or_else(|| panic!("{name} in the plan"))
     };
@@ -138,7 +138,7 @@ fn another_spec_finalizer_keeps_the_namespace_holding_just_that_one() {
     let n = plan
         .entries
         .iter()
-        .find(|e| e.object.name == "n")
+        .find(|e| e.object.name() == "n")
         .expect("namespace in the plan");
     match &n.outcome {
         preview::Outcome::Waiting { on } => assert!(

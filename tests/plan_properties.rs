@@ -431,9 +431,9 @@ proptest! {
         for e in &plan.entries {
             if matches!(e.outcome, preview::Outcome::Deleted { .. }) {
                 prop_assert!(
-                    after.objects().all(|o| o.uid() != e.object.uid),
+                    after.objects().all(|o| o.uid() != e.object.uid()),
                     "{}/{} predicted deleted from a view without {hidden_kind}, but the full cluster keeps it",
-                    e.object.kind, e.object.name
+                    e.object.kind(), e.object.name()
                 );
             }
         }

@@ -57,7 +57,7 @@ fn a_reference_through_an_unserved_version_is_never_collected() {
     let outcome = |name: &str| {
         plan.entries
             .iter()
-            .find(|e| e.object.name == name)
+            .find(|e| e.object.name() == name)
             .map(|e| e.outcome.clone())
     };
     assert!(

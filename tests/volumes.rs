@@ -51,7 +51,7 @@ fn a_released_volume_with_policy_delete_is_deleted() {
     let vol = plan
         .entries
         .iter()
-        .find(|e| e.object.name == "vol")
+        .find(|e| e.object.name() == "vol")
         .expect("the volume is in the preview");
     assert!(
         matches!(vol.outcome, preview::Outcome::Deleted { .. }),
@@ -70,7 +70,7 @@ fn a_released_volume_with_policy_retain_stays_released() {
     assert!(!vol.is_terminating());
     assert_eq!(vol.str_at(&["status", "phase"]), Some("Released"));
     assert!(
-        plan.entries.iter().all(|e| e.object.name != "vol"),
+        plan.entries.iter().all(|e| e.object.name() != "vol"),
         "the preview leaves it alone: {:?}",
         plan.entries
     );

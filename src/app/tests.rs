@@ -954,7 +954,8 @@ fn the_preview_lists_what_waits_behind_an_owners_own_finalizer() {
         .filter_map(|e| match &e.outcome {
             crate::model::preview::Outcome::Parked { behind, .. } => Some(format!(
                 "{}/{} behind {behind}",
-                e.object.kind, e.object.name
+                e.object.kind(),
+                e.object.name()
             )),
             _ => None,
         })

@@ -7,7 +7,10 @@
 //! answer at once.
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasher;
 use std::sync::Arc;
+
+use hashbrown::HashTable;
 
 use serde::{Deserialize, Serialize};
 
@@ -78,8 +81,10 @@ impl RefStatus {
     }
 }
 
-/// `group \0 kind \0 namespace \0 name`: one allocation per lookup.
-type NameKey = String;
+/// The hasher of the graph's indexes: foldhash (already in the tree through
+/// hashbrown) instead of SipHash, whose cost on uids and names was a tenth
+/// of the deletion preview at 100k objects. Seeded per process.
+type Hasher = foldhash::fast::RandomState;
 
 /// Objects, their names and who refers to whom.
 #[derive(Clone, Debug, Default)]
@@ -90,24 +95,30 @@ pub struct OwnershipGraph {
     /// simulator's store, its change log and the UI's mirror hold the same
     /// copy of an object (a change replaces it, never edits it in place).
     objects: BTreeMap<Uid, Arc<Object>>,
-    by_name: HashMap<NameKey, Uid>,
+    /// The object of each (group, kind, namespace, name), keyed by those
+    /// parts of the object itself: a lookup hashes borrowed parts, with no
+    /// key to build, and finds the object without a second lookup by uid
+    /// (resolving every owner reference of a 100k-object cascade did both).
+    by_name: HashTable<Arc<Object>>,
+    hasher: Hasher,
     /// referenced uid -> uids of objects with a reference to it
     /// The referring objects themselves are kept with their uids, so that
     /// a walk down a cascade (the diagnosis, the preview) does not look
     /// each one up again among every object.
-    referrers: HashMap<Uid, BTreeMap<Uid, Arc<Object>>>,
+    referrers: HashMap<Uid, BTreeMap<Uid, Arc<Object>>, Hasher>,
 }
 
-fn name_key(group: &str, kind: &str, namespace: Option<&str>, name: &str) -> NameKey {
-    let ns = namespace.unwrap_or_default();
-    let mut k = String::with_capacity(group.len() + kind.len() + ns.len() + name.len() + 3);
-    for (i, part) in [group, kind, ns, name].into_iter().enumerate() {
-        if i > 0 {
-            k.push('\0');
-        }
-        k.push_str(part);
-    }
-    k
+/// The parts an object is found by name with; no namespace and an empty
+/// one are the same.
+type NameParts<'a> = (&'a str, &'a str, &'a str, &'a str);
+
+fn name_parts(o: &Object) -> NameParts<'_> {
+    (
+        o.group(),
+        &o.kind,
+        o.namespace().unwrap_or_default(),
+        o.name(),
+    )
 }
 
 impl OwnershipGraph {
@@ -164,10 +175,7 @@ impl OwnershipGraph {
         }
         self.kinds
             .learn(&obj.api_version, &obj.kind, obj.namespace().is_some());
-        self.by_name.insert(
-            name_key(obj.group(), &obj.kind, obj.namespace(), obj.name()),
-            uid.clone(),
-        );
+        self.index_name(&obj);
         for r in &obj.metadata.owner_references {
             self.referrers
                 .entry(r.uid.clone())
@@ -184,10 +192,31 @@ impl OwnershipGraph {
         Some(old)
     }
 
+    /// The object is the one found by its name from now on.
+    fn index_name(&mut self, obj: &Arc<Object>) {
+        let parts = name_parts(obj);
+        let hash = self.hasher.hash_one(parts);
+        let hasher = &self.hasher;
+        match self.by_name.entry(
+            hash,
+            |o| name_parts(o) == parts,
+            |o| hasher.hash_one(name_parts(o)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(mut e) => *e.get_mut() = Arc::clone(obj),
+            hashbrown::hash_table::Entry::Vacant(e) => {
+                e.insert(Arc::clone(obj));
+            }
+        }
+    }
+
     fn unindex(&mut self, old: &Object) {
-        let key = name_key(old.group(), &old.kind, old.namespace(), old.name());
-        if self.by_name.get(&key).map(String::as_str) == Some(old.uid()) {
-            self.by_name.remove(&key);
+        let parts = name_parts(old);
+        let hash = self.hasher.hash_one(parts);
+        if let Ok(e) = self
+            .by_name
+            .find_entry(hash, |o| name_parts(o) == parts && o.uid() == old.uid())
+        {
+            e.remove();
         }
         for r in &old.metadata.owner_references {
             if let Some(set) = self.referrers.get_mut(&r.uid) {
@@ -219,9 +248,21 @@ impl OwnershipGraph {
         namespace: Option<&str>,
         name: &str,
     ) -> Option<&Object> {
+        self.find_shared(group, kind, namespace, name).map(|o| &**o)
+    }
+
+    /// [`Self::find`], the stored copy itself, to share it.
+    #[must_use]
+    pub fn find_shared(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<&Arc<Object>> {
+        let parts = (group, kind, namespace.unwrap_or_default(), name);
         self.by_name
-            .get(&name_key(group, kind, namespace, name))
-            .and_then(|u| self.get(u))
+            .find(self.hasher.hash_one(parts), |o| name_parts(o) == parts)
     }
 
     pub fn objects(&self) -> impl Iterator<Item = &Object> {
@@ -236,17 +277,33 @@ impl OwnershipGraph {
     /// Where `r`, a reference held by `dependent`, points.
     #[must_use]
     pub fn classify(&self, dependent: &Object, r: &OwnerReference) -> RefStatus {
+        match self.resolve(dependent, r) {
+            Ok(_) => RefStatus::Resolves {
+                owner: r.uid.clone(),
+            },
+            Err(status) => status,
+        }
+    }
+
+    /// The owner `r`, a reference held by `dependent`, resolves to; else
+    /// where it points ([`Self::classify`] without copying the uid of an
+    /// owner that resolves, which is what a walk down a cascade meets).
+    ///
+    /// # Errors
+    /// The reference does not resolve: its status, never
+    /// [`RefStatus::Resolves`].
+    pub fn resolve(&self, dependent: &Object, r: &OwnerReference) -> Result<&Object, RefStatus> {
         let group = group_of(&r.api_version);
         if !self.kinds.serves(&r.api_version) {
-            return RefStatus::Unmappable {
+            return Err(RefStatus::Unmappable {
                 api_version: r.api_version.clone(),
-            };
+            });
         }
         let Some(namespaced) = self.kinds.namespaced(group, &r.kind) else {
-            return RefStatus::UnknownKind;
+            return Err(RefStatus::UnknownKind);
         };
         if namespaced && dependent.namespace().is_none() {
-            return RefStatus::Unresolvable;
+            return Err(RefStatus::Unresolvable);
         }
         let ns = if namespaced {
             dependent.namespace()
@@ -262,27 +319,25 @@ impl OwnershipGraph {
             .or_else(|| self.kinds.unlisted_kind(dependent.group(), &dependent.kind));
         if let Some(found) = self.find(group, &r.kind, ns, &r.name) {
             return if found.uid() == r.uid {
-                RefStatus::Resolves {
-                    owner: r.uid.clone(),
-                }
+                Ok(found)
             } else if let Some(u) = unlisted {
                 // What is seen of a kind not synced may be an older
                 // object of that name: the owner may exist all the same.
-                RefStatus::Unverified {
+                Err(RefStatus::Unverified {
                     resource: u.resource.clone(),
                     reason: u.reason.clone(),
-                }
+                })
             } else {
-                RefStatus::UidMismatch {
+                Err(RefStatus::UidMismatch {
                     found: found.uid().to_string(),
-                }
+                })
             };
         }
         if let Some(u) = unlisted {
-            return RefStatus::Unverified {
+            return Err(RefStatus::Unverified {
                 resource: u.resource.clone(),
                 reason: u.reason.clone(),
-            };
+            });
         }
         if namespaced
             && let Some(other) = self.objects.get(&r.uid)
@@ -290,11 +345,11 @@ impl OwnershipGraph {
             && other.kind == r.kind
             && let Some(other_ns) = other.namespace()
         {
-            return RefStatus::CrossNamespace {
+            return Err(RefStatus::CrossNamespace {
                 owner_namespace: other_ns.to_string(),
-            };
+            });
         }
-        RefStatus::OwnerAbsent
+        Err(RefStatus::OwnerAbsent)
     }
 
     /// Each owner reference of `uid` with its status.
@@ -348,6 +403,15 @@ impl OwnershipGraph {
     /// Uids of objects that hold any reference to `uid`, resolving or not.
     pub fn referrers(&self, uid: &str) -> impl Iterator<Item = &Uid> {
         self.referrers.get(uid).into_iter().flat_map(BTreeMap::keys)
+    }
+
+    /// The stored copies of the objects that hold any reference to `uid`,
+    /// resolving or not, in uid order, to share them.
+    pub fn shared_referrers(&self, uid: &str) -> impl Iterator<Item = &Arc<Object>> {
+        self.referrers
+            .get(uid)
+            .into_iter()
+            .flat_map(BTreeMap::values)
     }
 
     /// The objects that hold any reference to `uid`, resolving or not, in

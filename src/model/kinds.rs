@@ -5,7 +5,7 @@
 //! The built-in table covers the standard kinds; a scenario, a snapshot or a
 //! live cluster's discovery extends it.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -153,9 +153,14 @@ pub struct KindTable {
     /// server's discovery says so).
     served_legacy: Vec<String>,
     /// group -> kind -> facts (nested so that a lookup borrows, it is asked
-    /// for every object admitted and every reference resolved).
-    by_group_kind: BTreeMap<String, BTreeMap<String, KindInfo>>,
+    /// for every object admitted and every reference resolved). Hashed
+    /// with foldhash: ordered maps compared a dozen strings a lookup, about
+    /// a twentieth of the deletion preview at 100k objects; [`Self::iter`]
+    /// sorts.
+    by_group_kind: HashMap<String, Kinds, foldhash::fast::RandomState>,
 }
+
+type Kinds = HashMap<String, KindInfo, foldhash::fast::RandomState>;
 
 /// How Kubernetes orders versions: GA, then beta, then alpha, each by
 /// major then minor number, highest first; anything else last.
@@ -547,7 +552,7 @@ impl KindTable {
         let mut t = KindTable {
             unlisted: Vec::new(),
             served_legacy: Vec::new(),
-            by_group_kind: BTreeMap::new(),
+            by_group_kind: HashMap::default(),
         };
         for &(group, version, kind, plural, namespaced, short, policy) in BUILTIN {
             t.insert(KindInfo {
@@ -570,7 +575,7 @@ impl KindTable {
         KindTable {
             unlisted: Vec::new(),
             served_legacy: Vec::new(),
-            by_group_kind: BTreeMap::new(),
+            by_group_kind: HashMap::default(),
         }
     }
 
@@ -792,8 +797,15 @@ impl KindTable {
         hits
     }
 
+    /// Every kind, by group then kind.
     pub fn iter(&self) -> impl Iterator<Item = &KindInfo> {
-        self.by_group_kind.values().flat_map(BTreeMap::values)
+        let mut all: Vec<&KindInfo> = self
+            .by_group_kind
+            .values()
+            .flat_map(Kinds::values)
+            .collect();
+        all.sort_unstable_by(|a, b| (&a.group, &a.kind).cmp(&(&b.group, &b.kind)));
+        all.into_iter()
     }
 }
 

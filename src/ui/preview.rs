@@ -10,8 +10,8 @@ use crate::model::preview::{Outcome, Plan, PlanEntry, Wait};
 
 fn who(e: &PlanEntry) -> Line<'static> {
     Line::from(vec![
-        Span::styled(e.object.kind.clone(), theme::KIND),
-        Span::raw(format!("/{}", e.object.name)),
+        Span::styled(e.object.kind().to_string(), theme::KIND),
+        Span::raw(format!("/{}", e.object.name())),
     ])
 }
 

@@ -28,7 +28,7 @@ pub fn check(name: &str, base: &Sim, target: &Object, policy: Option<Policy>) ->
     let mut errors = Vec::new();
     for before in base.objects() {
         let uid = before.uid();
-        let entry = plan.entries.iter().find(|e| e.object.uid == uid);
+        let entry = plan.entries.iter().find(|e| e.object.uid() == uid);
         let actual = now.get(uid);
         let who = format!("{}/{}", before.kind, before.name());
         match (entry.map(|e| &e.outcome), actual) {
@@ -196,11 +196,7 @@ fn parked_then(ctx: &str, plan: &preview::Plan, after: &Sim) -> Vec<String> {
                 behind,
                 other_owners,
                 ..
-            } => Some((
-                e.object.uid.as_str(),
-                behind.as_str(),
-                other_owners.is_empty(),
-            )),
+            } => Some((e.object.uid(), behind.as_str(), other_owners.is_empty())),
             _ => None,
         })
         .collect();

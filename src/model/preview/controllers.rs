@@ -4,7 +4,7 @@
 //! adopts the orphaned pods and deletes the surplus; and the `then`
 //! sentence of each entry.
 
-use super::{Id, Item, Planner, State, is_service, name_of};
+use super::{Id, Planner, State, is_service, name_of};
 use crate::model::object::Object;
 use crate::model::workload;
 
@@ -27,7 +27,7 @@ impl Planner<'_> {
                 continue;
             };
             if self.items[ep].state == State::Alive {
-                self.items[ep].deleted_by =
+                self.items[ep].more_mut().deleted_by =
                     Some("deleted by the endpoints controller once its Service is gone".into());
                 self.delete(ep, None);
                 changed = true;
@@ -55,7 +55,7 @@ impl Planner<'_> {
                 .items
                 .iter()
                 .filter(|i| i.state == State::Alive && i.obj.is_pod())
-                .filter(|i| i.orphaned_from.contains(&from))
+                .filter(|i| i.more().orphaned_from.contains(&from))
                 .filter(|i| workload::controller_ref(&i.obj).is_none())
                 .filter(|i| workload::is_active_pod(&i.obj) && sel.matches(&i.obj.metadata.labels))
                 .map(|i| Object::clone(&i.obj))
@@ -68,11 +68,11 @@ impl Planner<'_> {
                 .collect();
             for p in &orphans {
                 if let Some(p) = self.id(p.uid()) {
-                    self.items[p].adopted_by = Some(format!("{from} (re-created)"));
+                    self.items[p].more_mut().adopted_by = Some(format!("{from} (re-created)"));
                 }
             }
             for p in surplus {
-                self.items[p].deleted_by = Some(format!(
+                self.items[p].more_mut().deleted_by = Some(format!(
                     "adopted by the re-created {from}, then deleted: more pods than its {want} replicas"
                 ));
                 self.delete(p, None);
@@ -107,24 +107,21 @@ impl Planner<'_> {
 
     /// What a controller does about an object that goes (or is left
     /// Terminating) while its controller stays.
-    pub(super) fn then(&self, item: &Item) -> Option<String> {
-        if let Some(why) = &item.deleted_by {
+    pub(super) fn then(&self, id: Id) -> Option<String> {
+        let item = &self.items[id];
+        if let Some(why) = &item.more().deleted_by {
             return Some(why.clone());
         }
         if item.state == State::Alive {
             return None;
         }
-        let orig = &*item.orig;
+        let orig = item.orig;
         let gone = matches!(item.state, State::Gone(_));
-        if self
-            .id(orig.uid())
-            .is_some_and(|id| self.recreated.contains(&id))
-        {
+        if self.recreated.contains(&id) {
             let want = self.recreator(orig.uid()).map_or(0, workload::replicas);
-            let adopts = self
-                .items
-                .iter()
-                .any(|i| i.adopted_by.is_some() && i.orphaned_from.contains(&name_of(orig)));
+            let adopts = self.items.iter().any(|i| {
+                i.more().adopted_by.is_some() && i.more().orphaned_from.contains(&name_of(orig))
+            });
             let pods = if adopts {
                 "it adopts the orphaned pods"
             } else if want == 0 {

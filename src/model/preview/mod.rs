@@ -12,8 +12,10 @@
 //! controller is online; any other finalizer is predicted to wait.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
+use hashbrown::HashTable;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -134,7 +136,7 @@ pub enum Outcome {
 /// One affected object.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PlanEntry {
-    pub object: ObjRef,
+    pub object: PlanObject,
     pub outcome: Outcome,
     /// What a controller does about it afterwards: `re-created by the
     /// Deployment controller (same name, new uid)`, `replaced by the
@@ -142,6 +144,103 @@ pub struct PlanEntry {
     /// controller`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub then: Option<String>,
+}
+
+/// The object an entry is about: the graph's copy when the plan was made,
+/// shared rather than its names copied (five allocations an entry, a fifth
+/// of the preview at 100k objects). Compared, shown and serialized as its
+/// [`ObjRef`].
+#[derive(Clone)]
+pub struct PlanObject(Arc<Object>);
+
+/// An [`ObjRef`], borrowed.
+#[derive(PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ObjRefView<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    namespace: Option<&'a str>,
+    name: &'a str,
+    uid: &'a str,
+}
+
+impl PlanObject {
+    #[must_use]
+    pub fn api_version(&self) -> &str {
+        &self.0.api_version
+    }
+
+    #[must_use]
+    pub fn kind(&self) -> &str {
+        &self.0.kind
+    }
+
+    /// `None` for a cluster-scoped object.
+    #[must_use]
+    pub fn namespace(&self) -> Option<&str> {
+        self.0.namespace()
+    }
+
+    #[must_use]
+    pub fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    #[must_use]
+    pub fn uid(&self) -> &str {
+        self.0.uid()
+    }
+
+    #[must_use]
+    pub fn obj_ref(&self) -> ObjRef {
+        self.0.obj_ref()
+    }
+
+    fn view(&self) -> ObjRefView<'_> {
+        ObjRefView {
+            api_version: self.api_version(),
+            kind: self.kind(),
+            namespace: self.namespace(),
+            name: self.name(),
+            uid: self.uid(),
+        }
+    }
+}
+
+impl PartialEq for PlanObject {
+    fn eq(&self, other: &Self) -> bool {
+        self.view() == other.view()
+    }
+}
+
+impl Eq for PlanObject {}
+
+impl std::fmt::Debug for PlanObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObjRef")
+            .field("api_version", &self.api_version())
+            .field("kind", &self.kind())
+            .field("namespace", &self.namespace())
+            .field("name", &self.name())
+            .field("uid", &self.uid())
+            .finish()
+    }
+}
+
+impl std::fmt::Display for PlanObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.namespace() {
+            Some(ns) => write!(f, "{}/{} -n {}", self.kind(), self.name(), ns),
+            None => write!(f, "{}/{}", self.kind(), self.name()),
+        }
+    }
+}
+
+impl Serialize for PlanObject {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.view().serialize(s)
+    }
 }
 
 /// The predicted outcome of one DELETE.
@@ -169,13 +268,13 @@ enum State {
 }
 
 #[derive(Clone, Debug)]
-struct Item {
+struct Item<'a> {
     /// The object as the graph has it.
-    orig: Arc<Object>,
-    /// Shared with the graph until the plan changes its owner references
-    /// (copy on write). Its finalizers and deletion timestamp are not
-    /// kept up to date: `finalizers` and `state` are.
-    obj: Arc<Object>,
+    orig: &'a Arc<Object>,
+    /// The graph's until the plan changes its owner references (copy on
+    /// write). Its finalizers and deletion timestamp are not kept up to
+    /// date: `finalizers` and `state` are.
+    obj: Working<'a>,
     /// The current finalizers, held here so that a DELETE does not copy
     /// the whole object (at 100k objects the copies were a third of the
     /// preview's time).
@@ -184,6 +283,54 @@ struct Item {
     state: State,
     /// sticky, like the GC node flag
     deleting_dependents: bool,
+    /// What happens to few objects, boxed: the working set stays small
+    /// (at 100k objects its size was felt).
+    more: Option<Box<More>>,
+}
+
+/// An object as the plan has it: borrowed from the graph until the plan
+/// changes it, then its own copy. Borrowed rather than shared: counting
+/// references wrote to every object of the working set on the way in and
+/// again on the way out, at 100k objects a few milliseconds of waiting on
+/// memory.
+#[derive(Clone, Debug)]
+enum Working<'a> {
+    Graph(&'a Object),
+    Changed(Arc<Object>),
+}
+
+impl std::ops::Deref for Working<'_> {
+    type Target = Object;
+
+    fn deref(&self) -> &Object {
+        match self {
+            Working::Graph(o) => o,
+            Working::Changed(o) => o,
+        }
+    }
+}
+
+impl Working<'_> {
+    /// The plan's own copy, to change.
+    fn to_mut(&mut self) -> &mut Object {
+        if let Working::Graph(o) = *self {
+            *self = Working::Changed(Arc::new(o.clone()));
+        }
+        match self {
+            Working::Changed(o) => Arc::make_mut(o),
+            Working::Graph(_) => unreachable!("copied above"),
+        }
+    }
+
+    /// Still the graph's copy.
+    fn unchanged(&self) -> bool {
+        matches!(self, Working::Graph(_))
+    }
+}
+
+/// What happens to an object beyond its state.
+#[derive(Clone, Debug, Default)]
+struct More {
     orphaned_from: Vec<String>,
     stripped: Vec<String>,
     never: Option<String>,
@@ -191,6 +338,27 @@ struct Item {
     adopted_by: Option<String>,
     /// Why a controller deleted it.
     deleted_by: Option<String>,
+}
+
+/// Nothing more.
+static NO_MORE: More = More {
+    orphaned_from: Vec::new(),
+    stripped: Vec::new(),
+    never: None,
+    adopted_by: None,
+    deleted_by: None,
+};
+
+/// How the garbage collector takes an owner reference in a pass.
+enum RefClass {
+    /// The owner is there (or may be, unseen): it holds the dependent.
+    Solid,
+    /// Gone, or never there: the reference is dangling.
+    Dangling,
+    /// The owner waits in foreground for its dependents.
+    Waiting,
+    /// The dependent is never collected, for this reason.
+    Never(String),
 }
 
 /// An object's place in the working set: its index in `Planner::items`,
@@ -202,9 +370,9 @@ struct Planner<'a> {
     graph: &'a OwnershipGraph,
     controllers: &'a BTreeMap<String, bool>,
     /// The working set, in uid order.
-    items: Vec<Item>,
-    /// Each item's id by uid (the graph's strings, which outlive the plan).
-    ids: HashMap<&'a str, Id>,
+    items: Vec<Item<'a>>,
+    /// Each item's id by uid.
+    ids: UidIndex<'a>,
     /// Per item, the items that hold a reference to it, in id order: the
     /// graph's reverse index, looked up once.
     referrers: Vec<Vec<Id>>,
@@ -226,7 +394,7 @@ pub fn plan(
     policy: Option<Policy>,
     controllers: &BTreeMap<String, bool>,
 ) -> Plan {
-    let Some(target) = graph.get(target_uid) else {
+    let Some(target) = graph.get_shared(target_uid) else {
         return Plan {
             target: ObjRef {
                 uid: target_uid.to_string(),
@@ -240,8 +408,7 @@ pub fn plan(
         };
     };
     let (effective, note) = effective_policy(graph, target, policy);
-    let mut p = Planner::new(graph, controllers, target);
-    let root = p.ids[target.uid()];
+    let (mut p, root) = Planner::new(graph, controllers, target);
     p.delete(root, policy);
     p.run();
     let parked = p.parked();
@@ -254,83 +421,79 @@ pub fn plan(
             [first, rest @ ..] => format!("{} and {} more", first.resource, rest.len()),
         }
     };
-    let mut entries: Vec<(u32, PlanEntry)> = Vec::with_capacity(p.items.len());
-    entries.extend(p.items.iter().enumerate().filter_map(|(id, i)| {
-            let mut outcome = match p.outcome(i) {
-                Some(o) => o,
-                None => parked.get(&id)?.clone(),
-            };
-            // An owner that waited in foreground went once its visible
-            // blocking dependents were gone; one of a kind that could not
-            // be listed would hold it.
-            if let Outcome::Deleted { wave } = outcome
-                && i.deleting_dependents
-                && partial.is_partial()
-            {
-                outcome = Outcome::Unsure {
-                    wave,
-                    unless: format!(
-                        "it waits in foreground for its dependents, and a blocking one of a kind you cannot list ({unseen_short}) would keep it Terminating"
-                    ),
-                };
-            }
-            let wave = match &outcome {
-                Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } => *wave,
-                _ => u32::MAX,
-            };
-            Some((
-                wave,
-                PlanEntry {
-                    object: i.obj.obj_ref(),
-                    then: p.then(i),
-                    outcome,
-                },
-            ))
-    }));
     // Waves numbered from 1 without gaps: a round of work that deleted
     // nothing (a controller releasing a finalizer, an orphaning) is no wave
     // a reader needs to count.
-    let waves: BTreeSet<u32> = entries
-        .iter()
-        .map(|e| e.0)
-        .filter(|w| *w != 0 && *w != u32::MAX)
-        .collect();
+    let mut waves: BTreeSet<u32> = BTreeSet::new();
+    let mut last = 0;
+    for i in &p.items {
+        if let State::Gone(w) = i.state
+            && w != last
+        {
+            waves.insert(w);
+            last = w;
+        }
+    }
+    waves.remove(&0);
     let number = |w: u32| {
         waves
             .iter()
             .position(|x| *x == w)
             .map_or(w, |i| u32::try_from(i + 1).unwrap_or(w))
     };
-    for (w, e) in &mut entries {
-        *w = number(*w);
-        if let Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } = &mut e.outcome {
+    let mut entries: Vec<PlanEntry> = Vec::with_capacity(p.items.len());
+    entries.extend(p.items.iter().enumerate().filter_map(|(id, i)| {
+        let mut outcome = match p.outcome(i) {
+            Some(o) => o,
+            None => parked.get(&id)?.clone(),
+        };
+        // An owner that waited in foreground went once its visible
+        // blocking dependents were gone; one of a kind that could not
+        // be listed would hold it.
+        if let Outcome::Deleted { wave } = outcome
+            && i.deleting_dependents
+            && partial.is_partial()
+        {
+            outcome = Outcome::Unsure {
+                wave,
+                unless: format!(
+                    "it waits in foreground for its dependents, and a blocking one of a kind you cannot list ({unseen_short}) would keep it Terminating"
+                ),
+            };
+        }
+        if let Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } = &mut outcome {
             *wave = number(*wave);
         }
-    }
+        Some(PlanEntry {
+            object: PlanObject(Arc::clone(i.orig)),
+            then: p.then(id),
+            outcome,
+        })
+    }));
+    // The target first, then by wave, namespace, kind and name; ties in
+    // id (uid) order, the order they were made in (a stable sort, fast on
+    // the runs that order leaves). Sorted on the entries' own copies of
+    // the names, just made and close together in memory (on the objects'
+    // own, each comparison waited on memory).
+    let key = |e: &PlanEntry| {
+        let wave = match e.outcome {
+            Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } => wave,
+            _ => u32::MAX,
+        };
+        (!Arc::ptr_eq(&e.object.0, target), wave)
+    };
     entries.sort_by(|a, b| {
-        let ta = a.1.object.uid != target_uid;
-        let tb = b.1.object.uid != target_uid;
-        (
-            ta,
-            a.0,
-            &a.1.object.namespace,
-            &a.1.object.kind,
-            &a.1.object.name,
-        )
-            .cmp(&(
-                tb,
-                b.0,
-                &b.1.object.namespace,
-                &b.1.object.kind,
-                &b.1.object.name,
-            ))
+        key(a).cmp(&key(b)).then_with(|| {
+            let (a, b) = (&a.object, &b.object);
+            (a.namespace(), a.kind(), a.name()).cmp(&(b.namespace(), b.kind(), b.name()))
+        })
     });
     Plan {
         target: target.obj_ref(),
         requested: policy,
         policy: effective,
         policy_note: note,
-        entries: entries.into_iter().map(|(_, e)| e).collect(),
+        entries,
         partial,
     }
 }
@@ -404,9 +567,17 @@ pub(super) fn name_of(o: &Object) -> String {
     format!("{}/{}", o.kind, o.name())
 }
 
-impl Item {
+impl Item<'_> {
     fn has_finalizer(&self, f: &str) -> bool {
         self.finalizers.iter().any(|x| x == f)
+    }
+
+    fn more(&self) -> &More {
+        self.more.as_deref().unwrap_or(&NO_MORE)
+    }
+
+    fn more_mut(&mut self) -> &mut More {
+        self.more.get_or_insert_with(Box::default)
     }
 }
 
@@ -449,15 +620,14 @@ fn crd_instances<'g>(graph: &'g OwnershipGraph, crd: &Object) -> Vec<&'g str> {
 }
 
 /// The PersistentVolumes bound to a claim (`spec.claimRef`).
-fn bound_volumes<'g>(graph: &'g OwnershipGraph, pvc: &Object) -> Vec<&'g str> {
+fn bound_volumes<'g>(graph: &'g OwnershipGraph, pvc: &Object) -> Vec<&'g Arc<Object>> {
     graph
-        .objects()
+        .shared_objects()
         .filter(|v| v.kind == "PersistentVolume" && v.group().is_empty())
         .filter(|v| {
             v.str_at(&["spec", "claimRef", "name"]) == Some(pvc.name())
                 && v.str_at(&["spec", "claimRef", "namespace"]) == pvc.namespace()
         })
-        .map(Object::uid)
         .collect()
 }
 
@@ -469,73 +639,61 @@ fn is_namespace(o: &Object) -> bool {
     o.kind == "Namespace" && o.group().is_empty()
 }
 
-impl<'a> Planner<'a> {
-    /// A planner over the target, everything that refers to it
-    /// (transitively, by uid), and for a namespace its content.
-    fn new(
-        graph: &'a OwnershipGraph,
-        controllers: &'a BTreeMap<String, bool>,
-        target: &'a Object,
-    ) -> Self {
-        let mut todo: Vec<&str> = vec![target.uid()];
-        if is_crd(target) {
-            todo.extend(crd_instances(graph, target));
-        }
-        if is_namespace(target) {
-            todo.extend(
-                graph
-                    .objects()
-                    .filter(|o| o.namespace() == Some(target.name()))
-                    .map(Object::uid),
-            );
-        }
-        let mut found: HashMap<&'a str, &'a Arc<Object>> = HashMap::new();
-        while let Some(u) = todo.pop() {
-            if found.contains_key(u) {
-                continue;
-            }
-            let Some(o) = graph.get_shared(u) else {
-                continue;
-            };
-            found.insert(o.uid(), o);
-            todo.extend(graph.referrers(u).map(String::as_str));
-            // The endpoints controller deletes a Service's Endpoints.
-            if is_service(o)
-                && let Some(ep) = graph.find("", "Endpoints", o.namespace(), o.name())
-            {
-                todo.push(ep.uid());
-            }
-            // A claim's volume is reclaimed when the claim goes.
-            if o.kind == "PersistentVolumeClaim" && o.group().is_empty() {
-                todo.extend(bound_volumes(graph, o));
-            }
-        }
-        // Sorted by the uids held beside the objects, one pointer less to
-        // follow per comparison.
-        let mut objects: Vec<(&'a str, &'a Arc<Object>)> = found.into_iter().collect();
-        objects.sort_unstable_by_key(|(uid, _)| *uid);
-        let objects: Vec<&'a Arc<Object>> = objects.into_iter().map(|(_, o)| o).collect();
-        let ids: HashMap<&'a str, Id> = objects
-            .iter()
-            .enumerate()
-            .map(|(id, o)| (o.uid(), id))
-            .collect();
-        // Every referrer is in the working set (it is closed under
-        // referrers), and the graph lists them in uid order.
-        let referrers = objects
-            .iter()
-            .map(|o| {
-                graph
-                    .referrers(o.uid())
-                    .filter_map(|d| ids.get(d.as_str()).copied())
-                    .collect()
-            })
-            .collect();
-        let items = objects
-            .into_iter()
-            .map(|o| Item {
-                orig: Arc::clone(o),
-                obj: Arc::clone(o),
+/// Each item's id by uid: the graph's strings (which outlive the plan)
+/// with their hashes, so that growing the table and probing it seldom
+/// reads a uid again (at 100k objects, each read of a uid is a wait on
+/// memory).
+#[derive(Default)]
+struct UidIndex<'a> {
+    table: HashTable<(u64, &'a str, Id)>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl<'a> UidIndex<'a> {
+    fn get(&self, uid: &str) -> Option<Id> {
+        let hash = self.hasher.hash_one(uid);
+        self.table
+            .find(hash, |e| e.0 == hash && e.1 == uid)
+            .map(|e| e.2)
+    }
+
+    /// The id of `uid`, `next` (added) if it has none.
+    fn get_or_insert(&mut self, uid: &'a str, next: Id) -> Id {
+        let hash = self.hasher.hash_one(uid);
+        self.table
+            .entry(hash, |e| e.0 == hash && e.1 == uid, |e| e.0)
+            .or_insert((hash, uid, next))
+            .get()
+            .2
+    }
+}
+
+/// The working set as [`Planner::new`] finds it.
+#[derive(Default)]
+struct Found<'a> {
+    /// Each object's place in `items` by uid.
+    ids: UidIndex<'a>,
+    /// The items, in the order found: made at the first sight of each
+    /// object, while it is at hand.
+    items: Vec<Item<'a>>,
+    /// Each one's uid sort key, taken at the same time.
+    keys: Vec<UidKey>,
+    /// Per object, the places of the objects that refer to it.
+    referrers: Vec<Vec<Id>>,
+    /// The places still to walk from.
+    todo: Vec<Id>,
+}
+
+impl<'a> Found<'a> {
+    /// The object's place, added (and to walk from) if new.
+    fn add(&mut self, o: &'a Arc<Object>) -> Id {
+        let next = self.items.len();
+        let at = self.ids.get_or_insert(o.uid(), next);
+        if at == next {
+            self.keys.push(uid_key(o.uid()));
+            self.items.push(Item {
+                orig: o,
+                obj: Working::Graph(o),
                 finalizers: o.metadata.finalizers.clone(),
                 state: if o.is_terminating() {
                     State::Terminating
@@ -543,14 +701,119 @@ impl<'a> Planner<'a> {
                     State::Alive
                 },
                 deleting_dependents: o.is_deleting_dependents(),
-                orphaned_from: Vec::new(),
-                stripped: Vec::new(),
-                never: None,
-                adopted_by: None,
-                deleted_by: None,
-            })
-            .collect::<Vec<_>>();
-        Planner {
+                more: None,
+            });
+            self.referrers.push(Vec::new());
+            self.todo.push(at);
+        }
+        at
+    }
+}
+
+/// The first 40 bytes of a uid, zero-padded, as numbers: ordered as the
+/// uids are, except that uids equal there are told apart by the rest.
+type UidKey = (u128, u128, u64);
+
+fn uid_key(uid: &str) -> UidKey {
+    let mut b = [0u8; 40];
+    let n = uid.len().min(40);
+    b[..n].copy_from_slice(&uid.as_bytes()[..n]);
+    let (hi, rest) = b.split_at(16);
+    let (mid, lo) = rest.split_at(16);
+    (
+        <[u8; 16]>::try_from(hi).map_or(0, u128::from_be_bytes),
+        <[u8; 16]>::try_from(mid).map_or(0, u128::from_be_bytes),
+        <[u8; 8]>::try_from(lo).map_or(0, u64::from_be_bytes),
+    )
+}
+
+impl<'a> Planner<'a> {
+    /// A planner over the target, everything that refers to it
+    /// (transitively, by uid), and for a namespace its content; and the
+    /// target's id.
+    fn new(
+        graph: &'a OwnershipGraph,
+        controllers: &'a BTreeMap<String, bool>,
+        target: &'a Arc<Object>,
+    ) -> (Self, Id) {
+        // The working set in the order found, each object with the places
+        // of the objects referring to it (in the graph's uid order): the
+        // graph's reverse index is read once, and its objects are shared,
+        // never looked up again by uid.
+        let mut found = Found::default();
+        let target_at = found.add(target);
+        if is_crd(target) {
+            for u in crd_instances(graph, target) {
+                if let Some(o) = graph.get_shared(u) {
+                    found.add(o);
+                }
+            }
+        }
+        if is_namespace(target) {
+            for o in graph
+                .shared_objects()
+                .filter(|o| o.namespace() == Some(target.name()))
+            {
+                found.add(o);
+            }
+        }
+        while let Some(at) = found.todo.pop() {
+            let o = found.items[at].orig;
+            for d in graph.shared_referrers(o.uid()) {
+                let d = found.add(d);
+                found.referrers[at].push(d);
+            }
+            // The endpoints controller deletes a Service's Endpoints.
+            if is_service(o)
+                && let Some(ep) = graph.find_shared("", "Endpoints", o.namespace(), o.name())
+            {
+                found.add(ep);
+            }
+            // A claim's volume is reclaimed when the claim goes.
+            if o.kind == "PersistentVolumeClaim" && o.group().is_empty() {
+                for v in bound_volumes(graph, o) {
+                    found.add(v);
+                }
+            }
+        }
+        let Found {
+            mut ids,
+            items,
+            keys,
+            mut referrers,
+            ..
+        } = found;
+        // Ids in uid order. The sort compares the first 40 bytes of each
+        // uid held beside it (a uid has 36), so that it seldom follows a
+        // pointer to the uid itself.
+        let mut order: Vec<(UidKey, Id)> = keys.into_iter().zip(0..).collect();
+        order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| items[a.1].orig.uid().cmp(items[b.1].orig.uid()))
+        });
+        let mut id_of = vec![0; items.len()];
+        for (id, &(_, at)) in order.iter().enumerate() {
+            id_of[at] = id;
+        }
+        for e in &mut ids.table {
+            e.2 = id_of[e.2];
+        }
+        // Still in uid order: ids are.
+        for r in &mut referrers {
+            for d in r.iter_mut() {
+                *d = id_of[*d];
+            }
+        }
+        let referrers = order
+            .iter()
+            .map(|&(_, at)| std::mem::take(&mut referrers[at]))
+            .collect();
+        let mut items: Vec<Option<Item>> = items.into_iter().map(Some).collect();
+        let items: Vec<Item> = order
+            .iter()
+            .filter_map(|&(_, at)| items[at].take())
+            .collect();
+        let planner = Planner {
             graph,
             controllers,
             queued: vec![false; items.len()],
@@ -560,12 +823,13 @@ impl<'a> Planner<'a> {
             queue: VecDeque::new(),
             wave: 0,
             recreated: BTreeSet::new(),
-        }
+        };
+        (planner, id_of[target_at])
     }
 
     /// The id of an object in the working set.
     fn id(&self, uid: &str) -> Option<Id> {
-        self.ids.get(uid).copied()
+        self.ids.get(uid)
     }
 
     /// Whether an object (in the working set or not) is gone.
@@ -593,20 +857,6 @@ impl<'a> Planner<'a> {
         }
     }
 
-    /// Whether an object (in the working set or not) is Terminating and
-    /// still has finalizer `f`.
-    fn terminating_with(&self, uid: &str, f: &str) -> bool {
-        match self.id(uid) {
-            Some(id) => {
-                self.items[id].state == State::Terminating && self.items[id].has_finalizer(f)
-            }
-            None => self
-                .graph
-                .get(uid)
-                .is_some_and(|o| o.is_terminating() && o.has_finalizer(f)),
-        }
-    }
-
     /// Objects referring to `id` (by uid) that still exist, in id order.
     fn referrers(&self, id: Id) -> Vec<Id> {
         let uid = self.items[id].obj.uid();
@@ -615,8 +865,11 @@ impl<'a> Planner<'a> {
             .copied()
             .filter(|&d| {
                 let i = &self.items[d];
+                // Its references as the graph has them (the reverse index
+                // says one points here) unless the plan changed them.
                 !matches!(i.state, State::Gone(_))
-                    && i.obj.metadata.owner_references.iter().any(|r| r.uid == uid)
+                    && (i.obj.unchanged()
+                        || i.obj.metadata.owner_references.iter().any(|r| r.uid == uid))
             })
             .collect()
     }
@@ -678,20 +931,24 @@ impl<'a> Planner<'a> {
             fins.push(c.to_string());
         }
         // R15: scheduled pods get a grace period the kubelet ends.
-        let scheduled = obj.is_pod()
-            && !obj
-                .str_at(&["spec", "nodeName"])
-                .unwrap_or_default()
-                .is_empty()
-            && !matches!(
-                obj.str_at(&["status", "phase"]),
-                Some("Succeeded" | "Failed")
-            );
-        let grace = obj
-            .value_at(&["spec", "terminationGracePeriodSeconds"])
-            .and_then(Value::as_i64)
-            .unwrap_or(30);
-        if keep_grace || (!was_terminating && scheduled && grace != 0) {
+        // (Read only when it matters: a pod's spec is a JSON map.)
+        let scheduled = || {
+            obj.is_pod()
+                && !obj
+                    .str_at(&["spec", "nodeName"])
+                    .unwrap_or_default()
+                    .is_empty()
+                && !matches!(
+                    obj.str_at(&["status", "phase"]),
+                    Some("Succeeded" | "Failed")
+                )
+        };
+        let grace = || {
+            obj.value_at(&["spec", "terminationGracePeriodSeconds"])
+                .and_then(Value::as_i64)
+                .unwrap_or(30)
+        };
+        if keep_grace || (!was_terminating && scheduled() && grace() != 0) {
             fins.push(GRACE.to_string());
         }
         let wave = self.wave;
@@ -759,15 +1016,12 @@ impl<'a> Planner<'a> {
         for d in self.referrers(id) {
             self.enqueue(d);
         }
-        let owners: Vec<Id> = self.items[id]
-            .obj
-            .metadata
-            .owner_references
-            .iter()
-            .filter_map(|r| self.id(&r.uid))
-            .collect();
-        for o in owners {
-            if self.items[o].deleting_dependents {
+        // (A handle on the object, not a list of ids: no allocation.)
+        let obj = self.items[id].obj.clone();
+        for r in &obj.metadata.owner_references {
+            if let Some(o) = self.id(&r.uid)
+                && self.items[o].deleting_dependents
+            {
                 self.enqueue(o);
             }
         }
@@ -894,11 +1148,12 @@ impl<'a> Planner<'a> {
         let uid = self.items[id].obj.uid().to_string();
         for d in self.referrers(id) {
             let dep = &mut self.items[d];
-            Arc::make_mut(&mut dep.obj)
+            dep.obj
+                .to_mut()
                 .metadata
                 .owner_references
                 .retain(|r| r.uid != uid);
-            dep.orphaned_from.push(owner.clone());
+            dep.more_mut().orphaned_from.push(owner.clone());
         }
         self.remove_finalizer(id, ORPHAN);
         self.gone_if_done(id);
@@ -983,6 +1238,49 @@ impl<'a> Planner<'a> {
         self.items[id].finalizers.retain(|x| x != f);
     }
 
+    /// How the garbage collector takes a reference `obj` holds.
+    fn ref_class(&self, obj: &Object, r: &OwnerReference) -> RefClass {
+        match self.graph.resolve(obj, r) {
+            Ok(owner) => {
+                let (gone, foreground) = match self.id(&r.uid) {
+                    Some(o) => {
+                        let o = &self.items[o];
+                        (
+                            matches!(o.state, State::Gone(_)),
+                            o.state == State::Terminating && o.has_finalizer(FOREGROUND),
+                        )
+                    }
+                    None => (
+                        false,
+                        owner.is_terminating() && owner.has_finalizer(FOREGROUND),
+                    ),
+                };
+                if gone {
+                    RefClass::Dangling
+                } else if foreground {
+                    RefClass::Waiting
+                } else {
+                    RefClass::Solid
+                }
+            }
+            Err(RefStatus::Unmappable { api_version }) => RefClass::Never(
+                super::diagnosis::never_mapped(&api_version, &format!("{}/{}", r.kind, r.name)),
+            ),
+            Err(RefStatus::Unresolvable) => RefClass::Never(format!(
+                "cluster-scoped, but its owner reference names a namespaced {}: the garbage collector never resolves it",
+                r.kind
+            )),
+            Err(RefStatus::UnknownKind) => RefClass::Never(format!(
+                "its owner reference names kind {} ({}), which the server does not serve: the garbage collector retries and keeps it",
+                r.kind, r.api_version
+            )),
+            // Not seen, so not known to be gone: counted as an owner
+            // that exists (never "deleted" on a guess).
+            Err(RefStatus::Unverified { .. }) => RefClass::Solid,
+            Err(_) => RefClass::Dangling,
+        }
+    }
+
     /// One `attemptToDeleteItem` (R34) over the working copy.
     fn gc_pass(&mut self, id: Id) -> bool {
         let graph = self.graph;
@@ -997,66 +1295,50 @@ impl<'a> Planner<'a> {
         if obj.metadata.owner_references.is_empty() {
             return false;
         }
-        let (mut solid, mut dangling, mut waiting) = (Vec::new(), Vec::new(), Vec::new());
+        // Counted first, listed only when some are stripped: a cascade
+        // resolves one reference per object, and a list each was an
+        // allocation each.
+        let (mut solid, mut dangling, mut waiting) = (false, false, false);
         for r in &obj.metadata.owner_references {
-            match graph.classify(&obj, r) {
-                RefStatus::Unmappable { api_version } => {
-                    let reason = super::diagnosis::never_mapped(
-                        &api_version,
-                        &format!("{}/{}", r.kind, r.name),
-                    );
-                    self.items[id].never = Some(reason);
+            match self.ref_class(&obj, r) {
+                RefClass::Solid => solid = true,
+                RefClass::Dangling => dangling = true,
+                RefClass::Waiting => waiting = true,
+                RefClass::Never(reason) => {
+                    self.items[id].more_mut().never = Some(reason);
                     return false;
                 }
-                RefStatus::Unresolvable | RefStatus::UnknownKind => {
-                    let reason = match graph.classify(&obj, r) {
-                        RefStatus::Unresolvable => format!(
-                            "cluster-scoped, but its owner reference names a namespaced {}: the garbage collector never resolves it",
-                            r.kind
-                        ),
-                        _ => format!(
-                            "its owner reference names kind {} ({}), which the server does not serve: the garbage collector retries and keeps it",
-                            r.kind, r.api_version
-                        ),
-                    };
-                    self.items[id].never = Some(reason);
-                    return false;
-                }
-                // Not seen, so not known to be gone: counted as an owner
-                // that exists (never "deleted" on a guess).
-                RefStatus::Unverified { .. } => solid.push(r.clone()),
-                RefStatus::Resolves { owner } => {
-                    if self.is_gone(&owner) {
-                        dangling.push(r.clone());
-                    } else if self.terminating_with(&owner, FOREGROUND) {
-                        waiting.push(r.clone());
-                    } else {
-                        solid.push(r.clone());
-                    }
-                }
-                _ => dangling.push(r.clone()),
             }
         }
-        if !solid.is_empty() {
-            if dangling.is_empty() && waiting.is_empty() {
+        if solid {
+            if !dangling && !waiting {
                 return false;
             }
-            let gone: BTreeSet<Uid> = dangling
+            let (mut dangling, mut waiting) = (Vec::new(), Vec::new());
+            for r in &obj.metadata.owner_references {
+                match self.ref_class(&obj, r) {
+                    RefClass::Dangling => dangling.push(r),
+                    RefClass::Waiting => waiting.push(r),
+                    RefClass::Solid | RefClass::Never(_) => {}
+                }
+            }
+            let gone: BTreeSet<&str> = dangling
                 .iter()
                 .chain(&waiting)
-                .map(|r| r.uid.clone())
+                .map(|r| r.uid.as_str())
                 .collect();
             let names: Vec<String> = dangling
                 .iter()
                 .chain(&waiting)
-                .map(|r: &OwnerReference| format!("{}/{}", r.kind, r.name))
+                .map(|r| format!("{}/{}", r.kind, r.name))
                 .collect();
             let i = &mut self.items[id];
-            Arc::make_mut(&mut i.obj)
+            i.obj
+                .to_mut()
                 .metadata
                 .owner_references
-                .retain(|r| !gone.contains(&r.uid));
-            i.stripped.extend(names);
+                .retain(|r| !gone.contains(r.uid.as_str()));
+            i.more_mut().stripped.extend(names);
             // R35: dropping a blocking reference wakes its owner.
             let unblocked: Vec<Id> = dangling
                 .iter()
@@ -1075,16 +1357,13 @@ impl<'a> Planner<'a> {
         // plain "deleted" on a guess.
         let dependents = self.referrers(id);
         let has_dependents = !dependents.is_empty() || !graph.kinds().unlisted().is_empty();
-        let policy = if !waiting.is_empty() && has_dependents {
+        let policy = if waiting && has_dependents {
             let cycle = dependents
                 .iter()
                 .any(|&d| self.items[d].deleting_dependents);
             let mut unblocked = Vec::new();
             if cycle {
-                for r in &mut Arc::make_mut(&mut self.items[id].obj)
-                    .metadata
-                    .owner_references
-                {
+                for r in &mut self.items[id].obj.to_mut().metadata.owner_references {
                     if r.blocks() {
                         r.block_owner_deletion = Some(false);
                         unblocked.push(r.uid.clone());
@@ -1121,18 +1400,19 @@ impl<'a> Planner<'a> {
             }
             State::Alive => {}
         }
-        if let Some(by) = &item.adopted_by {
+        let more = item.more();
+        if let Some(by) = &more.adopted_by {
             return Some(Outcome::Adopted {
-                references_removed: item.orphaned_from.clone(),
+                references_removed: more.orphaned_from.clone(),
                 by: by.clone(),
             });
         }
-        if !item.orphaned_from.is_empty() {
+        if !more.orphaned_from.is_empty() {
             return Some(Outcome::Orphaned {
-                references_removed: item.orphaned_from.clone(),
+                references_removed: more.orphaned_from.clone(),
             });
         }
-        if !item.stripped.is_empty() {
+        if !more.stripped.is_empty() {
             let owners = item
                 .obj
                 .metadata
@@ -1142,10 +1422,10 @@ impl<'a> Planner<'a> {
                 .collect();
             return Some(Outcome::KeptByOtherOwner {
                 owners,
-                references_removed: item.stripped.clone(),
+                references_removed: more.stripped.clone(),
             });
         }
-        if let Some(reason) = &item.never {
+        if let Some(reason) = &more.never {
             return Some(Outcome::NeverCollected {
                 reason: reason.clone(),
             });
@@ -1428,7 +1708,7 @@ impl Plan {
             ));
         }
         for e in &self.entries {
-            let who = format!("{}/{}", e.object.kind, e.object.name);
+            let who = format!("{}/{}", e.object.kind(), e.object.name());
             let line = match &e.outcome {
                 Outcome::Deleted { wave: 0 } => format!("deleted now        {who}"),
                 Outcome::Deleted { wave } => format!("deleted (wave {wave:>2}) {who}"),
