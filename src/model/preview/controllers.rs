@@ -153,9 +153,10 @@ impl Planner<'_> {
             });
         }
         let r = workload::controller_ref(orig)?;
-        if self
-            .id(&r.uid)
-            .is_some_and(|id| self.recreated.contains(&id))
+        if !self.recreated.is_empty()
+            && self
+                .id(&r.uid)
+                .is_some_and(|id| self.recreated.contains(&id))
             && orig.is_pod()
         {
             let wants = self

@@ -898,10 +898,15 @@ impl<'a> Planner<'a> {
             self.delete_crd(id);
             return;
         }
-        let unsupported = graph
-            .kinds()
-            .get(obj.group(), &obj.kind)
-            .is_some_and(|k| k.default_policy == DefaultPolicy::Unsupported);
+        // Asked only when a finalizer would be added: most DELETEs of a
+        // cascade are Background, and the kind table wants the kind's name,
+        // one more wait on memory an object.
+        let unsupported = || {
+            graph
+                .kinds()
+                .get(obj.group(), &obj.kind)
+                .is_some_and(|k| k.default_policy == DefaultPolicy::Unsupported)
+        };
         let mut fins: Vec<String> = item
             .finalizers
             .iter()
@@ -912,9 +917,7 @@ impl<'a> Planner<'a> {
         if was_terminating && policy.is_none() {
             return; // R17: no policy, no change
         }
-        let chosen = if unsupported {
-            None
-        } else if was_terminating || policy.is_some() {
+        let chosen = if was_terminating || policy.is_some() {
             match policy {
                 Some(Policy::Orphan) => Some(ORPHAN),
                 Some(Policy::Foreground) => Some(FOREGROUND),
@@ -927,7 +930,7 @@ impl<'a> Planner<'a> {
                 Policy::Background => None,
             }
         };
-        if let Some(c) = chosen {
+        if let Some(c) = chosen.filter(|_| !unsupported()) {
             fins.push(c.to_string());
         }
         // R15: scheduled pods get a grace period the kubelet ends.
