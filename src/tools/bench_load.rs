@@ -48,9 +48,32 @@ fn err(e: impl std::fmt::Display) -> CmdError {
 // The input
 // ---------------------------------------------------------------------------
 
+/// The uid of the `i`th object: a version-4 UUID as an API server makes
+/// them, random-looking (derived from `i` by splitmix64, so the same every
+/// run), so that indexes by uid compare and hash what real uids are.
+fn uid_of(i: usize) -> String {
+    let mix = |mut z: u64| {
+        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let a = mix(i as u64);
+    let b = mix(a);
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        0x8000 | ((b >> 48) & 0x3fff),
+        b & 0xffff_ffff_ffff
+    )
+}
+
 /// One object of the generated List, as JSON text: metadata as a real
-/// cluster has it (labels, an annotation, owner references), a spec and a
-/// status of realistic size.
+/// cluster has it (labels, an annotation, owner references; a map's keys in
+/// order, as an API server writes them), a spec and a status of realistic
+/// size.
 fn item(
     out: &mut String,
     i: usize,
@@ -59,7 +82,7 @@ fn item(
     name: &str,
     owner: Option<(&str, &str, &str, usize)>,
 ) {
-    let uid = format!("{:08x}-0000-4000-8000-{i:012x}", i % 7);
+    let uid = uid_of(i);
     let (api, spec, status) = match kind {
         "Deployment" => (
             "apps/v1",
@@ -91,13 +114,13 @@ fn item(
     };
     let owners = owner.map_or(String::new(), |(oapi, okind, oname, oi)| {
         format!(
-            r#","ownerReferences":[{{"apiVersion":"{oapi}","kind":"{okind}","name":"{oname}","uid":"{:08x}-0000-4000-8000-{oi:012x}","controller":true,"blockOwnerDeletion":true}}]"#,
-            oi % 7
+            r#","ownerReferences":[{{"apiVersion":"{oapi}","kind":"{okind}","name":"{oname}","uid":"{}","controller":true,"blockOwnerDeletion":true}}]"#,
+            uid_of(oi)
         )
     });
     let _ = write!(
         out,
-        r#"{{"apiVersion":"{api}","kind":"{kind}","metadata":{{"name":"{name}","namespace":"{ns}","uid":"{uid}","resourceVersion":"{}","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z","labels":{{"app":"{name}","team":"payments","pod-template-hash":"7d9c8b6f5"}},"annotations":{{"deployment.kubernetes.io/revision":"3"}}{owners}}},"spec":{spec},"status":{status}}}"#,
+        r#"{{"apiVersion":"{api}","kind":"{kind}","metadata":{{"name":"{name}","namespace":"{ns}","uid":"{uid}","resourceVersion":"{}","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z","labels":{{"app":"{name}","pod-template-hash":"7d9c8b6f5","team":"payments"}},"annotations":{{"deployment.kubernetes.io/revision":"3"}}{owners}}},"spec":{spec},"status":{status}}}"#,
         1000 + i
     );
 }
@@ -519,6 +542,13 @@ mod tests {
         let from_yaml = scenario::parse("s.yaml", &yaml_of(&json).expect("yaml")).expect("loads");
         assert_eq!(from_json.objects, from_yaml.objects);
         let list: BareList = serde_json::from_str(&json).expect("bare");
+        // Uids as a real server's: 36 characters, version 4, all distinct.
+        let uids: std::collections::BTreeSet<String> = (0..25).map(uid_of).collect();
+        assert_eq!(uids.len(), 25);
+        assert!(
+            uids.iter()
+                .all(|u| u.len() == 36 && u.as_bytes()[14] == b'4')
+        );
         // 25 objects; every one but the first Deployments has an owner here.
         assert_eq!(bare_index(&list.items), 25 + 22);
     }
