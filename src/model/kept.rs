@@ -276,7 +276,7 @@ impl<'de> Visitor<'de> for Strings {
         Ok(StringMap::new())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<StringMap, A::Error> {
-        let mut pairs = Vec::new();
+        let mut pairs: Vec<(String, String)> = Vec::with_capacity(4);
         while let Some(key) = map.next_key::<String>()? {
             if self.dropped.contains(&key.as_str()) {
                 map.next_value::<IgnoredAny>()?;
@@ -285,7 +285,14 @@ impl<'de> Visitor<'de> for Strings {
                 pairs.push((key, v));
             }
         }
-        // Collected again into a vector of exactly this length.
+        // An API server writes a map's keys in order (Go's encoding sorts
+        // them): then the pairs are the map as they are, made exactly
+        // their length. Otherwise collected again, sorted, the last of a
+        // repeated key kept.
+        if pairs.windows(2).all(|w| w[0].0 < w[1].0) {
+            pairs.shrink_to_fit();
+            return Ok(StringMap::from_sorted_store_unchecked(pairs));
+        }
         Ok(pairs.into_iter().collect())
     }
 }
@@ -332,6 +339,15 @@ mod tests {
             ]
         );
         assert_eq!(meta.annotations.keys().collect::<Vec<_>>(), ["b", "z"]);
+        // In order already, as a server writes them: found by key; and a
+        // key repeated next to itself still keeps its last value.
+        let text =
+            r#"{"name":"x","labels":{"a":"1","b":"2","c":"3"},"annotations":{"k":"1","k":"2"}}"#;
+        let meta: crate::model::object::ObjectMeta = serde_json::from_str(text).expect("reads");
+        assert_eq!(meta.labels.get("b").map(String::as_str), Some("2"));
+        assert_eq!(meta.labels.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(meta.annotations.len(), 1);
+        assert_eq!(meta.annotations.get("k").map(String::as_str), Some("2"));
         let from_value: crate::model::object::ObjectMeta = serde_json::from_value(json!({
             "name": "x", "labels": {"b": "2", "a": "1"}
         }))

@@ -104,11 +104,12 @@ pub struct Sim {
     watched: bool,
     /// What the workload controllers' informers hold.
     workloads: controllers::WorkloadIndex,
-    /// The objects (by uid, in the order they were restored) that the
+    /// The objects (as stored, in the order they were restored) that the
     /// garbage collector and the controllers have not looked at yet: a
     /// simulator from [`Sim::load_deferred`] gives them their first look
-    /// at the first call that runs it ([`Sim::prime`]). Empty once primed.
-    unprimed: Option<Vec<String>>,
+    /// at the first call that runs it ([`Sim::prime`]), before which
+    /// nothing changes the store. Empty once primed.
+    unprimed: Option<Vec<Arc<Object>>>,
 }
 
 /// The namespace controller's `namespaceDeletionGracePeriod`.
@@ -226,7 +227,7 @@ impl Sim {
                     self.schedule_at(self.settings.unobserved_for.0, Task::GcObserve(uid));
                 }
             }
-            self.initial_list(&order);
+            self.initial_list(order);
             self.schedule_steps(0);
         }
     }
@@ -244,23 +245,30 @@ impl Sim {
             _ => None,
         };
         let mut sim = Self::shell(&scenario, seed);
+        sim.api
+            .begin_restore(moved.as_ref().map_or(scenario.objects.len(), Vec::len));
         let restored: Box<dyn Iterator<Item = Object>> = match moved {
             Some(objects) => Box::new(objects.into_iter()),
             None => Box::new(scenario.objects.iter().cloned()),
         };
-        let mut order: Vec<String> = Vec::new();
+        let mut order: Vec<Arc<Object>> = Vec::with_capacity(restored.size_hint().0);
         for (i, mut obj) in restored.enumerate() {
             if obj.metadata.uid.is_empty() {
                 obj.metadata.uid = sim.api.uids().next_uid();
             }
-            let uid = obj.uid().to_string();
             let resp = sim.api.create(obj, &Caller::default(), true);
-            if !resp.is_success() {
-                let line = scenario.object_line(i);
-                return Err(scenario.error_at(line, &format!("objects[{i}]"), resp.message));
+            match resp.object {
+                Some(stored) if resp.is_success() => order.push(stored),
+                _ => {
+                    let line = scenario.object_line(i);
+                    return Err(scenario.error_at(line, &format!("objects[{i}]"), resp.message));
+                }
             }
-            order.push(uid);
             super::progress::indexed_one();
+        }
+        if let Err((i, resp)) = sim.api.end_restore() {
+            let line = scenario.object_line(i);
+            return Err(scenario.error_at(line, &format!("objects[{i}]"), resp.message));
         }
         sim.unprimed = Some(order);
         Ok(sim)
@@ -326,12 +334,9 @@ impl Sim {
     /// The initial list, in the order given: watchers (the garbage
     /// collector, the controllers) see every object, the timeline does
     /// not. One object's copy at a time.
-    fn initial_list(&mut self, order: &[String]) {
-        for uid in order {
-            if let Some(obj) = self.api.graph().get_shared(uid) {
-                let ch = Change::Added(Arc::clone(obj));
-                self.react(&ch);
-            }
+    fn initial_list(&mut self, order: Vec<Arc<Object>>) {
+        for obj in order {
+            self.react(&Change::Added(obj));
         }
         self.after_dispatch();
     }
@@ -1540,6 +1545,58 @@ mod watch_tests {
         let mut headless = deleted_deployment(Sim::load(sc).expect("sim").unwatched());
         assert!(headless.take_watch_changes().is_empty());
         assert_eq!(watched.timeline().len(), headless.timeline().len());
+    }
+
+    /// Objects restored together are put in uid order at the end; a uid
+    /// given twice is still refused, naming the later object and its line,
+    /// whether the two are next to each other or not, and the objects
+    /// restored are then found by uid, name and owner as if one by one.
+    #[test]
+    fn a_uid_given_twice_is_refused_at_the_later_object() {
+        let cm = |name: &str, uid: &str| {
+            format!(
+                "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: {name}, namespace: shop, uid: {uid}}}\n"
+            )
+        };
+        let text = format!(
+            "name: t\nobjects:\n{}{}{}{}",
+            cm("a", "u-3"),
+            cm("b", "u-1"),
+            cm("c", "u-2"),
+            cm("d", "u-1")
+        );
+        // From a file: an error finds the object's line in it again.
+        let path =
+            std::env::temp_dir().join(format!("ownerscope-uid-twice-{}.yaml", std::process::id()));
+        std::fs::write(&path, &text).expect("write");
+        let sc = crate::sim::scenario::load(&path.to_string_lossy()).expect("parses");
+        let e = Sim::load(sc).expect_err("refused");
+        std::fs::remove_file(&path).ok();
+        assert_eq!(e.field, "objects[3]");
+        assert_eq!(e.line, 12);
+        assert!(e.message.contains("uid u-1 is already taken"), "{e}");
+
+        let text = format!(
+            "name: t\nobjects:\n{}{}- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p\n    namespace: shop\n    uid: u-0\n    ownerReferences: [{{apiVersion: v1, kind: ConfigMap, name: b, uid: u-1}}]\n",
+            cm("a", "u-3"),
+            cm("b", "u-1"),
+        );
+        let sim = Sim::load(crate::sim::scenario::parse("t.yaml", &text).expect("parses"))
+            .expect("loads");
+        let uids: Vec<&str> = sim.objects().map(Object::uid).collect();
+        assert_eq!(uids, ["u-0", "u-1", "u-3"], "in uid order");
+        let g = sim.graph();
+        assert_eq!(g.get("u-1").map(Object::name), Some("b"));
+        assert_eq!(
+            g.find("", "ConfigMap", Some("shop"), "a").map(Object::uid),
+            Some("u-3")
+        );
+        assert_eq!(
+            g.shared_referrers("u-1")
+                .map(|o| o.name())
+                .collect::<Vec<_>>(),
+            ["p"]
+        );
     }
 
     /// A deferred simulator reads as a primed one, and runs as one: for

@@ -552,6 +552,13 @@ fn counted<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Object>>
         ) -> Result<Self::Value, A::Error> {
             let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
             while let Some(o) = seq.next_element::<Object>()? {
+                // Checked as read; the first problem ends the fast read,
+                // and the located one finds its line and field.
+                let required_missing =
+                    o.kind.is_empty() || o.api_version.is_empty() || o.metadata.name.is_empty();
+                if required_missing || check_object(&o).is_some() {
+                    return Err(serde::de::Error::custom("an object to locate"));
+                }
                 super::progress::parsed_one();
                 out.push(o);
             }
@@ -672,12 +679,6 @@ fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
         ),
         _ => return None,
     };
-    let required_missing = objects
-        .iter()
-        .any(|o| o.kind.is_empty() || o.api_version.is_empty() || o.metadata.name.is_empty());
-    if required_missing {
-        return None;
-    }
     let mut s = Scenario {
         name,
         description,
@@ -690,7 +691,7 @@ fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
         steps: Vec::new(),
         settings: Settings::default(),
     };
-    finish_objects(&mut s, &|_, field| (0, field.to_string())).ok()?;
+    finish_objects(&mut s, &|_, field| (0, field.to_string()), Checked::Yes).ok()?;
     Some(s)
 }
 
@@ -742,7 +743,7 @@ fn parse_docs(file: &str, docs: &[Document]) -> Result<Scenario, LoadError> {
         settings: Settings::default(),
     };
     let paths: Vec<(&Document, String)> = raw.iter().map(|(d, p, _)| (*d, p.clone())).collect();
-    finish_objects(&mut s, &located(&paths))?;
+    finish_objects(&mut s, &located(&paths), Checked::No)?;
     Ok(s)
 }
 
@@ -819,7 +820,7 @@ fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
         steps,
         settings: header.settings,
     };
-    finish_objects(&mut s, &located(&paths))?;
+    finish_objects(&mut s, &located(&paths), Checked::No)?;
     Ok(s)
 }
 
@@ -1004,7 +1005,22 @@ fn stable_uid(o: &Object) -> String {
     UidGen::new(h).next_uid()
 }
 
-/// Assigns missing uids and fills owner-reference uids from the owner named.
+/// Whether [`check_object`] has passed every object already.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Checked {
+    /// Each object as it was read (the JSON fast path): then, while it is
+    /// in the cache, not in a second pass over 100k objects.
+    Yes,
+    No,
+}
+
+/// An object's identity (names as the API server validates them) and its
+/// times: the field and the message of the first problem.
+fn check_object(o: &Object) -> Option<(String, String)> {
+    super::validation::validate_identity(o)
+        .or_else(|| check_times(o).map(|(field, message)| (field.to_string(), message)))
+}
+
 /// The longest grace period accepted (ten years): the simulator's clock
 /// adds it to timestamps, which must stay in range.
 const MAX_GRACE_SECONDS: i64 = 10 * 365 * 24 * 3600;
@@ -1014,7 +1030,8 @@ const MAX_GRACE_SECONDS: i64 = 10 * 365 * 24 * 3600;
 /// panic later.
 fn check_times(o: &Object) -> Option<(&'static str, String)> {
     let earliest = jiff::Timestamp::UNIX_EPOCH;
-    let latest: jiff::Timestamp = "2500-01-01T00:00:00Z".parse().ok()?;
+    // 2500-01-01T00:00:00Z.
+    let latest = jiff::Timestamp::constant(16_725_225_600, 0);
     for (field, ts) in [
         ("metadata.creationTimestamp", o.metadata.creation_timestamp),
         ("metadata.deletionTimestamp", o.metadata.deletion_timestamp),
@@ -1057,25 +1074,24 @@ fn check_times(o: &Object) -> Option<(&'static str, String)> {
     None
 }
 
-fn finish_objects(s: &mut Scenario, locate: &Locate<'_>) -> Result<(), LoadError> {
-    for (i, o) in s.objects.iter().enumerate() {
-        if let Some((field, message)) = super::validation::validate_identity(o) {
-            let (line, field) = locate(i, &field);
-            return Err(LoadError {
-                file: s.source.clone(),
-                line,
-                field,
-                message,
-            });
-        }
-        if let Some((field, message)) = check_times(o) {
-            let (line, field) = locate(i, field);
-            return Err(LoadError {
-                file: s.source.clone(),
-                line,
-                field,
-                message,
-            });
+/// Checks each object's identity and times, assigns missing uids and fills
+/// owner-reference uids from the owner named.
+fn finish_objects(
+    s: &mut Scenario,
+    locate: &Locate<'_>,
+    checked: Checked,
+) -> Result<(), LoadError> {
+    if checked == Checked::No {
+        for (i, o) in s.objects.iter().enumerate() {
+            if let Some((field, message)) = check_object(o) {
+                let (line, field) = locate(i, &field);
+                return Err(LoadError {
+                    file: s.source.clone(),
+                    line,
+                    field,
+                    message,
+                });
+            }
         }
     }
     for o in &mut s.objects {
@@ -1162,6 +1178,24 @@ mod tests {
         assert_eq!(Millis::parse("3"), Some(Millis(3000)));
         assert_eq!(Millis::parse("soon"), None);
         assert_eq!(Millis::parse("-1s"), None);
+    }
+
+    #[test]
+    fn timestamps_from_1970_up_to_2500_load_and_later_ones_are_refused() {
+        let with = |ts: &str| {
+            format!(
+                "name: t\nobjects:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: c, namespace: shop, creationTimestamp: \"{ts}\"}}\n"
+            )
+        };
+        for ok in ["1970-01-01T00:00:00Z", "2499-12-31T23:59:59Z"] {
+            assert!(parse("t.yaml", &with(ok)).is_ok(), "{ok}");
+        }
+        let e = parse("t.yaml", &with("2500-01-01T00:00:00Z")).expect_err("refused");
+        assert_eq!(e.field, "objects[0].metadata.creationTimestamp");
+        assert!(
+            e.message.contains("outside 1970-01-01 .. 2500-01-01"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -56,7 +56,8 @@ fn quoted(s: &str) -> String {
 pub fn validate_owner_references(refs: &[OwnerReference]) -> Vec<FieldError> {
     const FIELD: &str = "metadata.ownerReferences";
     let mut errs = Vec::new();
-    let mut controller: Option<String> = None;
+    // The first controller reference, named only if a second one is found.
+    let mut controller: Option<&OwnerReference> = None;
     for r in refs {
         let version = version_of(&r.api_version);
         if version.is_empty() || r.api_version.ends_with('/') {
@@ -95,14 +96,16 @@ pub fn validate_owner_references(refs: &[OwnerReference]) -> Vec<FieldError> {
             ));
         }
         if r.is_controller() {
-            let this = format!("{}/{}", r.kind, r.name);
-            match &controller {
+            match controller {
                 Some(first) => errs.push(invalid(
                     FIELD,
                     "[]v1.OwnerReference{...}".to_string(),
-                    format!("Only one reference can have Controller set to true. Found \"true\" in references for {first} and {this}"),
+                    format!(
+                        "Only one reference can have Controller set to true. Found \"true\" in references for {}/{} and {}/{}",
+                        first.kind, first.name, r.kind, r.name
+                    ),
                 )),
-                None => controller = Some(this),
+                None => controller = Some(r),
             }
         }
     }

@@ -136,7 +136,11 @@ impl Sim {
             }
             order.push(uid);
         }
-        sim.initial_list(&order);
+        let order = order
+            .iter()
+            .filter_map(|uid: &String| sim.api.graph().get_shared(uid).cloned())
+            .collect();
+        sim.initial_list(order);
         sim.schedule_steps(saved.steps_run);
         Ok(sim)
     }
