@@ -285,7 +285,7 @@ impl OwnershipGraph {
         // A uid taken twice: the later of the two is the one refused.
         let mut taken: Option<usize> = None;
         for pair in order.windows(2) {
-            if added[pair[0].1].uid() == added[pair[1].1].uid() {
+            if pair[0].0 == pair[1].0 && added[pair[0].1].uid() == added[pair[1].1].uid() {
                 taken = Some(taken.map_or(pair[1].1, |t| t.min(pair[1].1)));
             }
         }

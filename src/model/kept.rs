@@ -369,6 +369,39 @@ mod tests {
         );
     }
 
+    /// However many fields are kept, all are, in the order read, among
+    /// skipped ones, from text as from a value.
+    #[test]
+    fn every_kept_field_is_kept_in_the_order_read() {
+        let text = r#"{"type":"ClusterIP","suspend":false,"containers":[{"name":"x"}],
+            "parallelism":2,"completions":3,"replicas":4,"podManagementPolicy":"Parallel",
+            "image":"skipped","serviceName":"s","nodeName":"n","volumeName":"v"}"#;
+        let order = [
+            "type",
+            "suspend",
+            "parallelism",
+            "completions",
+            "replicas",
+            "podManagementPolicy",
+            "serviceName",
+            "nodeName",
+            "volumeName",
+        ];
+        let from_text = spec(&mut serde_json::Deserializer::from_str(text)).expect("prunes");
+        let from_value = spec_of(&serde_json::from_str(text).expect("json"));
+        for kept in [&from_text, &from_value] {
+            let keys: Vec<&str> = kept
+                .as_object()
+                .expect("a map")
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(keys, order);
+        }
+        assert_eq!(from_text, from_value);
+        assert_eq!(from_text["volumeName"], "v");
+    }
+
     #[test]
     fn a_pod_keeps_what_the_rules_read_and_nothing_else() {
         let pod = json!({

@@ -1042,6 +1042,7 @@ fn check_times(o: &Object) -> Option<(&'static str, String)> {
             return Some((field, format!("{t} is outside 1970-01-01 .. 2500-01-01")));
         }
     }
+    let pod_grace = o.value_at(&["spec", "terminationGracePeriodSeconds"]);
     let grace = [
         (
             "metadata.deletionGracePeriodSeconds",
@@ -1049,8 +1050,7 @@ fn check_times(o: &Object) -> Option<(&'static str, String)> {
         ),
         (
             "spec.terminationGracePeriodSeconds",
-            o.value_at(&["spec", "terminationGracePeriodSeconds"])
-                .and_then(serde_json::Value::as_i64),
+            pod_grace.and_then(serde_json::Value::as_i64),
         ),
     ];
     for (field, g) in grace {
@@ -1063,9 +1063,7 @@ fn check_times(o: &Object) -> Option<(&'static str, String)> {
             ));
         }
     }
-    if o.value_at(&["spec", "terminationGracePeriodSeconds"])
-        .is_some_and(|v| v.as_i64().is_none())
-    {
+    if pod_grace.is_some_and(|v| v.as_i64().is_none()) {
         return Some((
             "spec.terminationGracePeriodSeconds",
             "must be a whole number of seconds".into(),
