@@ -109,7 +109,26 @@ pub struct OwnershipGraph {
     /// Objects added since [`OwnershipGraph::begin_bulk`], in the order
     /// added: found by name and by their owners already, by uid once
     /// [`OwnershipGraph::end_bulk`] has sorted them into `objects` at once.
-    bulk: Option<Vec<Arc<Object>>>,
+    bulk: Option<Vec<Bulk>>,
+}
+
+/// An object added in bulk, with what its place in the uid index is made
+/// of, taken when it was added (while it was in the cache): the first 16
+/// bytes of its uid to sort by, its uid as the index's key, and its place
+/// among those added.
+#[derive(Clone, Debug)]
+struct Bulk {
+    prefix: u128,
+    uid: Uid,
+    at: usize,
+    obj: Arc<Object>,
+}
+
+fn uid_prefix(uid: &str) -> u128 {
+    let mut b = [0u8; 16];
+    let n = uid.len().min(16);
+    b[..n].copy_from_slice(&uid.as_bytes()[..n]);
+    u128::from_be_bytes(b)
 }
 
 /// The parts an object is found by name with; no namespace and an empty
@@ -208,7 +227,12 @@ impl OwnershipGraph {
         );
         if let Some(bulk) = &mut self.bulk {
             Self::index_new(&mut self.by_name, &mut self.referrers, &self.hasher, &obj);
-            bulk.push(obj);
+            bulk.push(Bulk {
+                prefix: uid_prefix(obj.uid()),
+                uid: obj.metadata.uid.clone(),
+                at: bulk.len(),
+                obj,
+            });
             return Ok(());
         }
         match self.objects.entry(obj.metadata.uid.clone()) {
@@ -261,54 +285,46 @@ impl OwnershipGraph {
     /// already has (stored before, or added earlier), with its place among
     /// those added; none of those added is then in the graph.
     pub fn end_bulk(&mut self) -> Result<(), (usize, Arc<Object>)> {
-        let Some(added) = self.bulk.take() else {
+        let Some(mut added) = self.bulk.take() else {
             return Ok(());
         };
-        // Sorted by a copy of each uid's first 16 bytes held beside its
-        // place, then by the whole uid: the sort seldom follows a pointer.
-        let prefix = |u: &str| {
-            let mut b = [0u8; 16];
-            let n = u.len().min(16);
-            b[..n].copy_from_slice(&u.as_bytes()[..n]);
-            u128::from_be_bytes(b)
-        };
-        let mut order: Vec<(u128, usize)> = added
-            .iter()
-            .enumerate()
-            .map(|(at, o)| (prefix(o.uid()), at))
-            .collect();
-        order.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| added[a.1].uid().cmp(added[b.1].uid()))
-                .then(a.1.cmp(&b.1))
+        // In uid order: by the prefix held in each entry, so that the sort
+        // seldom follows a pointer; then by the whole uid, then by place.
+        added.sort_unstable_by(|a, b| {
+            a.prefix
+                .cmp(&b.prefix)
+                .then_with(|| a.uid.cmp(&b.uid))
+                .then(a.at.cmp(&b.at))
         });
         // A uid taken twice: the later of the two is the one refused.
-        let mut taken: Option<usize> = None;
-        for pair in order.windows(2) {
-            if pair[0].0 == pair[1].0 && added[pair[0].1].uid() == added[pair[1].1].uid() {
-                taken = Some(taken.map_or(pair[1].1, |t| t.min(pair[1].1)));
+        let mut taken: Option<&Bulk> = None;
+        for pair in added.windows(2) {
+            if pair[0].prefix == pair[1].prefix
+                && pair[0].uid == pair[1].uid
+                && taken.is_none_or(|t| pair[1].at < t.at)
+            {
+                taken = Some(&pair[1]);
             }
         }
         if !self.objects.is_empty() {
-            let end = taken.unwrap_or(added.len());
-            taken = added[..end]
-                .iter()
-                .position(|o| self.objects.contains_key(o.uid()))
-                .or(taken);
-        }
-        if let Some(at) = taken {
-            let refused = Arc::clone(&added[at]);
-            for o in &added {
-                self.unindex(o);
+            for b in &added {
+                if taken.is_none_or(|t| b.at < t.at) && self.objects.contains_key(&b.uid) {
+                    taken = Some(b);
+                }
             }
-            return Err((at, refused));
+        }
+        if let Some(t) = taken {
+            let refused = (t.at, Arc::clone(&t.obj));
+            for b in &added {
+                self.unindex(&b.obj);
+            }
+            return Err(refused);
         }
         // Built from sorted entries in one pass (`collect` finds them
-        // sorted), not by a search per object.
-        let mut sorted: BTreeMap<Uid, Arc<Object>> = order
-            .iter()
-            .map(|&(_, at)| (added[at].metadata.uid.clone(), Arc::clone(&added[at])))
-            .collect();
+        // sorted), not by a search per object; the keys were made as the
+        // objects were added, not now, each a read of an object gone cold.
+        let mut sorted: BTreeMap<Uid, Arc<Object>> =
+            added.into_iter().map(|b| (b.uid, b.obj)).collect();
         self.objects.append(&mut sorted);
         Ok(())
     }
@@ -625,6 +641,46 @@ mod tests {
         let mut o = Object::new(api, kind, ns, name);
         o.metadata.uid = uid.into();
         o
+    }
+
+    /// Objects added in bulk join the ones stored before in uid order; one
+    /// whose uid is stored already is refused with its place, and none of
+    /// those added stays (by uid, name or owner).
+    #[test]
+    fn a_bulk_addition_joins_in_uid_order_or_refuses_a_uid_stored_before() {
+        let mut g = OwnershipGraph::default();
+        g.upsert(obj("v1", "ConfigMap", Some("a"), "m", "u-5"));
+        g.begin_bulk(3);
+        for (name, uid) in [("x", "u-9"), ("y", "u-1")] {
+            let o = owned_by(
+                obj("v1", "Pod", Some("a"), name, uid),
+                "v1",
+                "ConfigMap",
+                "m",
+                "u-5",
+            );
+            g.insert_new(Arc::new(o)).expect("kept aside");
+        }
+        g.end_bulk().expect("no uid twice");
+        let uids: Vec<&str> = g.objects().map(Object::uid).collect();
+        assert_eq!(uids, ["u-1", "u-5", "u-9"]);
+        assert_eq!(g.shared_referrers("u-5").count(), 2);
+
+        g.begin_bulk(2);
+        g.insert_new(Arc::new(obj("v1", "Pod", Some("a"), "z", "u-7")))
+            .expect("kept aside");
+        g.insert_new(Arc::new(obj("v1", "Pod", Some("a"), "w", "u-9")))
+            .expect("kept aside");
+        let (at, refused) = g.end_bulk().expect_err("u-9 is stored");
+        assert_eq!((at, refused.name()), (1, "w"));
+        assert!(g.get("u-7").is_none());
+        assert!(g.find("", "Pod", Some("a"), "z").is_none());
+        assert!(g.find("", "Pod", Some("a"), "w").is_none());
+        assert_eq!(
+            g.find("", "Pod", Some("a"), "x").map(Object::uid),
+            Some("u-9")
+        );
+        assert_eq!(g.len(), 3);
     }
 
     fn owned_by(mut o: Object, api: &str, kind: &str, name: &str, uid: &str) -> Object {
