@@ -198,13 +198,7 @@ impl OwnershipGraph {
         }
         self.kinds
             .learn(&obj.api_version, &obj.kind, obj.namespace().is_some());
-        self.index_name(&obj);
-        for r in &obj.metadata.owner_references {
-            self.referrers
-                .entry(r.uid.clone())
-                .or_default()
-                .insert(uid.clone(), Arc::clone(&obj));
-        }
+        Self::index_new(&mut self.by_name, &mut self.referrers, &self.hasher, &obj);
         self.objects.insert(uid, obj);
     }
 
@@ -213,12 +207,12 @@ impl OwnershipGraph {
     /// without learning its kind: the caller (the simulated API server) has
     /// settled it. Gives the object back when its uid is taken.
     ///
-    /// # Errors
-    /// The object itself, unstored, when another object has its uid.
-    ///
     /// Between [`OwnershipGraph::begin_bulk`] and
     /// [`OwnershipGraph::end_bulk`] the object is kept aside, and whether
     /// its uid is taken is answered by `end_bulk`.
+    ///
+    /// # Errors
+    /// The object itself, unstored, when another object has its uid.
     pub fn insert_new(&mut self, obj: Arc<Object>) -> Result<(), Arc<Object>> {
         debug_assert!(
             obj.kind.is_empty() || self.kinds.get(obj.group(), &obj.kind).is_some(),
@@ -346,10 +340,6 @@ impl OwnershipGraph {
     }
 
     /// The object is the one found by its name from now on.
-    fn index_name(&mut self, obj: &Arc<Object>) {
-        Self::index_name_in(&mut self.by_name, &self.hasher, obj);
-    }
-
     fn index_name_in(by_name: &mut HashTable<Arc<Object>>, hasher: &Hasher, obj: &Arc<Object>) {
         let parts = name_parts(obj);
         let hash = hasher.hash_one(parts);

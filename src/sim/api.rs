@@ -505,15 +505,9 @@ impl ApiServer {
     /// another object has, and the error answer its create would have
     /// had; none of them is then stored.
     pub fn end_restore(&mut self) -> Result<(), (usize, ApiResponse)> {
-        self.store.end_bulk().map_err(|(at, obj)| {
-            (
-                at,
-                ApiResponse::err(
-                    409,
-                    format!("uid {} is already taken by another object", obj.uid()),
-                ),
-            )
-        })
+        self.store
+            .end_bulk()
+            .map_err(|(at, obj)| (at, Self::uid_taken(&obj)))
     }
 
     fn next_rv(&mut self) -> String {
@@ -787,41 +781,38 @@ impl ApiServer {
         Self::apply_create_defaults(&mut obj);
         let crd = KindInfo::of_crd(&obj);
         obj.metadata.resource_version = Some(self.next_rv());
+        let obj = Arc::new(obj);
         if restore {
             // Loading, not a request: no change is recorded, the loader
             // shows each restored object to the watchers itself (a change
             // per object would hold a second copy of the whole store at
             // once), from the stored object the answer shares.
-            let obj = Arc::new(obj);
             if let Err(obj) = self.store.insert_new(Arc::clone(&obj)) {
                 self.rv -= 1;
-                return ApiResponse::err(
-                    409,
-                    format!("uid {} is already taken by another object", obj.uid()),
-                );
+                return Self::uid_taken(&obj);
             }
-            // A definition makes its kind served (discovery, REST mapping);
-            // a kind a scenario already declares keeps what it declares.
-            if let Some(info) = crd {
-                self.store.kinds_mut().declare(info);
-            }
-            return ApiResponse {
-                code: 201,
-                warnings,
-                ..ApiResponse::ok(obj)
-            };
+        } else {
+            self.index(Arc::clone(&obj));
+            self.changes.push(Change::Added(Arc::clone(&obj)));
         }
+        // A definition makes its kind served (discovery, REST mapping); a
+        // kind a scenario already declares keeps what it declares.
         if let Some(info) = crd {
             self.store.kinds_mut().declare(info);
         }
-        let obj = Arc::new(obj);
-        self.index(Arc::clone(&obj));
-        self.changes.push(Change::Added(Arc::clone(&obj)));
         ApiResponse {
             code: 201,
             warnings,
             ..ApiResponse::ok(obj)
         }
+    }
+
+    /// The answer to restoring an object whose uid another one has.
+    fn uid_taken(obj: &Object) -> ApiResponse {
+        ApiResponse::err(
+            409,
+            format!("uid {} is already taken by another object", obj.uid()),
+        )
     }
 
     /// PUT (and, through [`ApiServer::patch`], PATCH). Applies R19, R21-R23.

@@ -251,25 +251,28 @@ impl Sim {
             Some(objects) => Box::new(objects.into_iter()),
             None => Box::new(scenario.objects.iter().cloned()),
         };
+        let refused = |i: usize, resp: ApiResponse| {
+            scenario.error_at(
+                scenario.object_line(i),
+                &format!("objects[{i}]"),
+                resp.message,
+            )
+        };
         let mut order: Vec<Arc<Object>> = Vec::with_capacity(restored.size_hint().0);
         for (i, mut obj) in restored.enumerate() {
             if obj.metadata.uid.is_empty() {
                 obj.metadata.uid = sim.api.uids().next_uid();
             }
-            let resp = sim.api.create(obj, &Caller::default(), true);
-            match resp.object {
+            let mut resp = sim.api.create(obj, &Caller::default(), true);
+            match resp.object.take() {
                 Some(stored) if resp.is_success() => order.push(stored),
-                _ => {
-                    let line = scenario.object_line(i);
-                    return Err(scenario.error_at(line, &format!("objects[{i}]"), resp.message));
-                }
+                _ => return Err(refused(i, resp)),
             }
             super::progress::indexed_one();
         }
-        if let Err((i, resp)) = sim.api.end_restore() {
-            let line = scenario.object_line(i);
-            return Err(scenario.error_at(line, &format!("objects[{i}]"), resp.message));
-        }
+        sim.api
+            .end_restore()
+            .map_err(|(i, resp)| refused(i, resp))?;
         sim.unprimed = Some(order);
         Ok(sim)
     }
