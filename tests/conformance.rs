@@ -302,7 +302,8 @@ fn s03_orphan_delete_then_adoption() {
     // R72: a new ReplicaSet with the same selector adopts the orphans.
     let mut r2 = Object::new("apps/v1", "ReplicaSet", Some("ns"), "r2");
     r2.metadata.labels.insert("app".into(), "web".into());
-    r2.spec = serde_json::json!({"replicas": 2, "selector": {"matchLabels": {"app": "web"}}});
+    r2.spec =
+        serde_json::json!({"replicas": 2, "selector": {"matchLabels": {"app": "web"}}}).into();
     assert_eq!(sim.create(r2).code, 201);
     let r2_uid = sim.uid_of("ReplicaSet", "ns", "r2");
     sim.step_until(20, |s| {

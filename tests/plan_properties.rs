@@ -53,7 +53,8 @@ fn scenario(nodes: &[Node]) -> Scenario {
             o.metadata.finalizers.push(FINALIZERS[f].to_string());
         }
         if kind == "Pod" && n.scheduled {
-            o.spec = serde_json::json!({"nodeName": "node-1", "terminationGracePeriodSeconds": 30});
+            o.spec = serde_json::json!({"nodeName": "node-1", "terminationGracePeriodSeconds": 30})
+                .into();
         }
         let mut controller_taken = false;
         let mut seen = Vec::new();
@@ -160,7 +161,7 @@ fn workload_scenario(ws: &[Workload]) -> Scenario {
         if let Some((replicas, managed, fin)) = w.deployment {
             let mut d = Object::new("apps/v1", "Deployment", Some("ns"), &app);
             d.metadata.uid = format!("uid-{app}");
-            d.spec = serde_json::json!({"replicas": replicas, "selector": {"matchLabels": {"app": app}}});
+            d.spec = serde_json::json!({"replicas": replicas, "selector": {"matchLabels": {"app": app}}}).into();
             if managed {
                 d.spec["template"] = serde_json::json!({"metadata": {"labels": {"app": app}}});
             }
@@ -183,7 +184,8 @@ fn workload_scenario(ws: &[Workload]) -> Scenario {
             .into_iter()
             .collect();
             rs.spec =
-                serde_json::json!({"replicas": r.replicas, "selector": {"matchLabels": labels}});
+                serde_json::json!({"replicas": r.replicas, "selector": {"matchLabels": labels}})
+                    .into();
             if r.managed {
                 rs.spec["template"] = serde_json::json!({"metadata": {"labels": labels}});
             }
@@ -198,8 +200,8 @@ fn workload_scenario(ws: &[Workload]) -> Scenario {
                 p.metadata.uid = format!("uid-{name}-p{k}");
                 p.metadata.labels = rs.metadata.labels.clone();
                 if scheduled {
-                    p.spec = serde_json::json!({"nodeName": "node-1", "terminationGracePeriodSeconds": 30});
-                    p.status = serde_json::json!({"phase": "Running"});
+                    p.spec = serde_json::json!({"nodeName": "node-1", "terminationGracePeriodSeconds": 30}).into();
+                    p.status = serde_json::json!({"phase": "Running"}).into();
                 }
                 if let Some(f) = fin {
                     p.metadata.finalizers.push(FINALIZERS[f].to_string());

@@ -250,7 +250,8 @@ objects:
         "replicas": 1,
         "selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["x"]}]},
         "template": {"metadata": {"labels": {"app": "x"}}},
-    });
+    })
+    .into();
     assert_eq!(sim.create(rs).code, 201);
     let rs_uid = sim.uid_of("ReplicaSet", "ns", "x");
     sim.settle(600_000);

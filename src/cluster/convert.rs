@@ -25,8 +25,8 @@ pub fn from_partial(ar: &ApiResource, pom: &PartialObjectMeta<DynamicObject>) ->
         api_version: ar.api_version.clone(),
         kind: ar.kind.clone(),
         metadata,
-        spec: Value::Null,
-        status: Value::Null,
+        spec: Value::Null.into(),
+        status: Value::Null.into(),
         ..Object::default()
     })
 }
@@ -46,8 +46,8 @@ pub fn from_dynamic(ar: &ApiResource, obj: &DynamicObject) -> Option<Object> {
         api_version: ar.api_version.clone(),
         kind: ar.kind.clone(),
         metadata,
-        spec,
-        status,
+        spec: spec.into(),
+        status: status.into(),
         ..Object::default()
     })
 }
@@ -452,7 +452,7 @@ mod kept_tests {
         }, "podAntiAffinity": {}}});
         let (kept_pinned, _) = kept_fields("", "Pod", &pinned, &Value::Null);
         let mut o = crate::model::Object::new("v1", "Pod", Some("ns"), "p");
-        o.spec = kept_pinned.clone();
+        o.spec = kept_pinned.clone().into();
         assert_eq!(crate::model::workload::node_of(&o).as_deref(), Some("n2"));
         assert!(!kept_pinned.to_string().contains("zone"), "{kept_pinned}");
         assert!(!kept_pinned.to_string().contains("weight"), "{kept_pinned}");

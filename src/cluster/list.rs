@@ -169,8 +169,8 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
             o.kind.clone_from(&ar.kind);
             if s.full {
                 let (spec, status) = kept_fields(&ar.group, &ar.kind, &o.spec, &o.status);
-                o.spec = spec;
-                o.status = status;
+                o.spec = spec.into();
+                o.status = status.into();
             }
             out.push(o);
         }
@@ -483,11 +483,11 @@ mod tests {
     /// object.
     fn shop() -> Vec<Object> {
         let mut pinned = obj("v1", "Pod", Some("shop"), "agent-x", "p1");
-        pinned.spec = json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}});
+        pinned.spec = json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}}).into();
         let mut scheduled = obj("v1", "Pod", Some("shop"), "web", "p2");
-        scheduled.spec = json!({"nodeName": "n2"});
+        scheduled.spec = json!({"nodeName": "n2"}).into();
         let mut claim = obj("v1", "PersistentVolumeClaim", Some("shop"), "data", "c1");
-        claim.spec = json!({"volumeName": "pv1"});
+        claim.spec = json!({"volumeName": "pv1"}).into();
         let widget = obj("example.com/v1", "Widget", Some("shop"), "w", "w1");
         let mut owned = obj("v1", "ConfigMap", Some("shop"), "cfg", "cm1");
         owned.metadata.owner_references.push(OwnerReference {
@@ -522,7 +522,7 @@ mod tests {
 
         let pv = |name: &str, claim_ns: &str| {
             let mut o = obj("v1", "PersistentVolume", None, name, &format!("u-{name}"));
-            o.spec = json!({"claimRef": {"namespace": claim_ns, "name": "x"}});
+            o.spec = json!({"claimRef": {"namespace": claim_ns, "name": "x"}}).into();
             o
         };
         assert!(
@@ -543,7 +543,7 @@ mod tests {
                 &format!("things.{group}"),
                 &format!("u-{group}"),
             );
-            o.spec = json!({"group": group, "names": {"kind": kind}});
+            o.spec = json!({"group": group, "names": {"kind": kind}}).into();
             o
         };
         assert!(r.wants(&crd("example.com", "Widget")));

@@ -13,8 +13,9 @@
 
 use serde::Deserializer;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::fields::Fields;
 use super::object::StringMap;
 use std::fmt;
 
@@ -119,91 +120,197 @@ pub const STATUS: Keep = Keep::Fields(&[
     ("completionTime", Keep::All),
 ]);
 
-impl<'de> DeserializeSeed<'de> for Keep {
-    type Value = Value;
+/// What is kept of a value, written as compact JSON into `out` as it is
+/// read: no `Value` is made ([`super::fields`] makes it when asked).
+struct Write<'o> {
+    keep: Keep,
+    out: &'o mut Vec<u8>,
+}
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        match self {
-            Keep::All => serde::Deserialize::deserialize(d),
-            Keep::Fields(fields) => d.deserialize_any(Pruner(fields)),
-        }
+impl<'de> DeserializeSeed<'de> for Write<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
     }
 }
 
-/// Reads a map keeping these fields (a list: the same for each element).
-struct Pruner(&'static [(&'static str, Keep)]);
+impl Write<'_> {
+    fn json<T: serde::Serialize + ?Sized, E: serde::de::Error>(self, v: &T) -> Result<(), E> {
+        serde_json::to_writer(&mut *self.out, v).map_err(E::custom)
+    }
+}
 
-impl<'de> Visitor<'de> for Pruner {
-    type Value = Value;
+impl<'de> Visitor<'de> for Write<'_> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a value")
     }
 
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<(), E> {
+        self.json(&v)
     }
 
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<(), E> {
+        self.json(&v)
     }
 
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<(), E> {
+        self.json(&v)
     }
 
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::from(v))
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<(), E> {
+        // As `Value::from(f64)`: a number JSON cannot hold is null.
+        self.json(&Value::from(v))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_string()))
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<(), E> {
+        string(self.out, v).map_err(E::custom)
     }
 
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.out.extend_from_slice(b"null");
+        Ok(())
     }
 
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_none<E: serde::de::Error>(self) -> Result<(), E> {
+        self.visit_unit()
     }
 
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
     }
 
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Keep::Fields(self.0).deserialize(d)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut out = Vec::new();
-        while let Some(v) = seq.next_element_seed(Keep::Fields(self.0))? {
-            out.push(v);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let keep = self.keep;
+        self.out.push(b'[');
+        let mut first = true;
+        loop {
+            let at = self.out.len();
+            if !first {
+                self.out.push(b',');
+            }
+            let out = &mut *self.out;
+            if seq.next_element_seed(Write { keep, out })?.is_none() {
+                self.out.truncate(at);
+                break;
+            }
+            first = false;
         }
-        out.shrink_to_fit();
-        Ok(Value::Array(out))
+        self.out.push(b']');
+        Ok(())
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        // The kept fields are gathered first, so that the map is made at
-        // exactly their number: a map grown one key at a time reserves
-        // room for more, several hundred bytes an object at 100k.
-        let mut kept: Vec<(&'static str, Value)> = Vec::new();
-        while let Some(field) = map.next_key_seed(FieldOf(self.0))? {
-            match field {
-                Some((name, keep)) => kept.push((name, map.next_value_seed(keep)?)),
-                None => {
-                    map.next_value::<IgnoredAny>()?;
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.out.push(b'{');
+        let mut first = true;
+        match self.keep {
+            Keep::All => loop {
+                let at = self.out.len();
+                if !first {
+                    self.out.push(b',');
+                }
+                if map.next_key_seed(Key(&mut *self.out))?.is_none() {
+                    self.out.truncate(at);
+                    break;
+                }
+                first = false;
+                self.out.push(b':');
+                map.next_value_seed(Write {
+                    keep: Keep::All,
+                    out: &mut *self.out,
+                })?;
+            },
+            Keep::Fields(fields) => {
+                while let Some(field) = map.next_key_seed(FieldOf(fields))? {
+                    let Some((name, keep)) = field else {
+                        map.next_value::<IgnoredAny>()?;
+                        continue;
+                    };
+                    if !first {
+                        self.out.push(b',');
+                    }
+                    first = false;
+                    // A name of the table: nothing to escape.
+                    self.out.push(b'"');
+                    self.out.extend_from_slice(name.as_bytes());
+                    self.out.extend_from_slice(b"\":");
+                    map.next_value_seed(Write {
+                        keep,
+                        out: &mut *self.out,
+                    })?;
                 }
             }
         }
-        let mut out = Map::with_capacity(kept.len());
-        for (name, v) in kept {
-            out.insert(name.to_string(), v);
-        }
-        Ok(Value::Object(out))
+        self.out.push(b'}');
+        Ok(())
     }
+}
+
+/// A map key written as read.
+struct Key<'o>(&'o mut Vec<u8>);
+
+impl<'de> DeserializeSeed<'de> for Key<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for Key<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<(), E> {
+        string(self.0, key).map_err(E::custom)
+    }
+}
+
+/// A JSON string: copied between quotes when nothing in it needs an
+/// escape (names, labels, phases: nearly always), else as serde_json
+/// escapes it.
+fn string(out: &mut Vec<u8>, s: &str) -> serde_json::Result<()> {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+        return Ok(());
+    }
+    serde_json::to_writer(out, s)
+}
+
+/// `spec` or `status` read keeping `keep`: compact JSON, or null.
+fn kept<'de, D: Deserializer<'de>>(keep: Keep, d: D) -> Result<Fields, D::Error> {
+    thread_local! {
+        /// Written into, then copied out at its length: one allocation
+        /// of exactly the text an object, none grown.
+        static OUT: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    // Taken out while written (a deserializer could, in principle, read
+    // another object's fields meanwhile: it then gets a buffer of its own).
+    let mut out = OUT.with(std::cell::RefCell::take);
+    out.clear();
+    let written = Write {
+        keep,
+        out: &mut out,
+    }
+    .deserialize(d);
+    let text = match written {
+        Ok(()) if out == b"null" => Ok(None),
+        // Strings were copied from `&str`s, the rest is ASCII.
+        Ok(()) => std::str::from_utf8(&out)
+            .map(|t| Some(t.to_owned()))
+            .map_err(serde::de::Error::custom),
+        Err(e) => Err(e),
+    };
+    OUT.with(|b| b.replace(out));
+    Ok(text?.map_or_else(Fields::default, Fields::from_text))
 }
 
 /// A map key read as one of the fields to keep (its name and what to keep
@@ -301,16 +408,16 @@ impl<'de> Visitor<'de> for Strings {
 ///
 /// # Errors
 /// A kept field that is not valid JSON/YAML.
-pub fn spec<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
-    SPEC.deserialize(d)
+pub fn spec<'de, D: Deserializer<'de>>(d: D) -> Result<Fields, D::Error> {
+    kept(SPEC, d)
 }
 
 /// `deserialize_with` for `status`.
 ///
 /// # Errors
 /// As [`spec`].
-pub fn status<'de, D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
-    STATUS.deserialize(d)
+pub fn status<'de, D: Deserializer<'de>>(d: D) -> Result<Fields, D::Error> {
+    kept(STATUS, d)
 }
 
 #[cfg(test)]
@@ -319,7 +426,7 @@ mod tests {
     use serde_json::json;
 
     fn spec_of(v: &Value) -> Value {
-        spec(v.clone()).expect("prunes")
+        spec(v.clone()).expect("prunes").into_value()
     }
 
     /// Labels and annotations read in any order come out in key order, a
@@ -387,7 +494,9 @@ mod tests {
             "nodeName",
             "volumeName",
         ];
-        let from_text = spec(&mut serde_json::Deserializer::from_str(text)).expect("prunes");
+        let from_text = spec(&mut serde_json::Deserializer::from_str(text))
+            .expect("prunes")
+            .into_value();
         let from_value = spec_of(&serde_json::from_str(text).expect("json"));
         for kept in [&from_text, &from_value] {
             let keys: Vec<&str> = kept
@@ -485,7 +594,7 @@ mod tests {
         let st =
             json!({"phase": "Running", "podIP": "10.0.0.1", "conditions": [{"type": "Ready"}]});
         assert_eq!(
-            status(st).expect("prunes"),
+            status(st).expect("prunes").into_value(),
             json!({"phase": "Running", "conditions": [{"type": "Ready"}]})
         );
     }

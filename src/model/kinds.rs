@@ -850,7 +850,7 @@ mod tests {
                 {"name": "v1", "served": true},
                 {"name": "v3", "served": false},
             ],
-        });
+        }).into();
         let k = KindInfo::of_crd(&crd).expect("a kind");
         assert_eq!(
             (k.group.as_str(), k.kind.as_str(), k.version.as_str()),

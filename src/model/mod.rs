@@ -4,6 +4,7 @@
 pub mod badges;
 pub mod blockers;
 pub mod diagnosis;
+pub mod fields;
 pub mod finalizers;
 pub mod forest;
 pub mod graph;

@@ -10,6 +10,8 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::fields::Fields;
+
 /// A Kubernetes UID.
 pub type Uid = String;
 
@@ -109,15 +111,15 @@ pub struct Object {
     #[serde(
         default,
         deserialize_with = "super::kept::spec",
-        skip_serializing_if = "Value::is_null"
+        skip_serializing_if = "Fields::is_null"
     )]
-    pub spec: Value,
+    pub spec: Fields,
     #[serde(
         default,
         deserialize_with = "super::kept::status",
-        skip_serializing_if = "Value::is_null"
+        skip_serializing_if = "Fields::is_null"
     )]
-    pub status: Value,
+    pub status: Fields,
     /// RBAC's top-level fields (`rules` of a Role or ClusterRole; `roleRef`
     /// and `subjects` of a binding), kept whole: `ownerscope serve`
     /// authorizes from them. Boxed: other kinds pay one pointer each.
@@ -267,7 +269,7 @@ impl Object {
     #[must_use]
     pub fn value_at(&self, path: &[&str]) -> Option<&Value> {
         let (first, rest) = path.split_first()?;
-        let mut v = match *first {
+        let mut v: &Value = match *first {
             "spec" => &self.spec,
             "status" => &self.status,
             _ => return None,
@@ -341,7 +343,7 @@ impl Object {
         let Some((first, rest)) = path.split_first() else {
             return;
         };
-        let mut v = match *first {
+        let mut v: &mut Value = match *first {
             "spec" => &mut self.spec,
             "status" => &mut self.status,
             _ => return,

@@ -158,7 +158,8 @@ mod tests {
         let mut r = Object::new("apps/v1", "ReplicaSet", Some("shop"), name);
         r.metadata.uid = format!("uid-{name}");
         r.spec = json!({"replicas": 1, "selector": {"matchLabels": {"app": app}},
-            "template": {"metadata": {"labels": {"app": app}}}});
+            "template": {"metadata": {"labels": {"app": app}}}})
+        .into();
         r
     }
 
@@ -187,7 +188,7 @@ mod tests {
     fn a_service_selects_pods_by_labels_and_owns_none() {
         let mut svc = Object::new("v1", "Service", Some("shop"), "web");
         svc.metadata.uid = "uid-svc".into();
-        svc.spec = json!({"selector": {"app": "web"}});
+        svc.spec = json!({"selector": {"app": "web"}}).into();
         let mut elsewhere = pod("web-x", "web");
         elsewhere.metadata.namespace = Some("other".into());
         elsewhere.metadata.uid = "uid-other".into();
@@ -239,7 +240,7 @@ mod tests {
     #[test]
     fn a_metadata_only_workload_has_an_unknown_selector() {
         let mut owner = rs("web-abc", "web");
-        owner.spec = serde_json::Value::Null;
+        owner.spec = serde_json::Value::Null.into();
         let g = graph(vec![owner.clone(), pod("web-abc-1", "web")]);
         let r = relations(&g, &owner);
         assert!(r.selector_unknown);

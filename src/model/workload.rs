@@ -401,7 +401,8 @@ pub fn new_replicaset(d: &Object, last: Option<&Object>) -> Object {
         "replicas": replicas(d),
         "selector": selector,
         "template": template,
-    });
+    })
+    .into();
     rs
 }
 

@@ -953,7 +953,7 @@ impl ApiServer {
             return self.not_found(key);
         };
         let mut new = Object::clone(&old);
-        new.status = status;
+        new.status = status.into();
         if new == *old {
             return ApiResponse::ok(old);
         }
@@ -1140,7 +1140,8 @@ impl ApiServer {
             &new.status,
             "InstanceDeletionPending",
             "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
-        );
+        )
+        .into();
         let stored = self.store_update(obj, new);
         ApiResponse::ok(stored)
     }

@@ -1370,7 +1370,7 @@ impl Sim {
         let mut status = self
             .api
             .get(&key)
-            .map(|o| o.status.clone())
+            .map(|o| (*o.status).clone())
             .unwrap_or(Value::Null);
         if !status.is_object() {
             status = serde_json::json!({});

@@ -1042,7 +1042,9 @@ fn check_times(o: &Object) -> Option<(&'static str, String)> {
             return Some((field, format!("{t} is outside 1970-01-01 .. 2500-01-01")));
         }
     }
-    let pod_grace = o.value_at(&["spec", "terminationGracePeriodSeconds"]);
+    // Read from the kept text: a check of every object as it is loaded
+    // does not make each one's `spec` value ([`crate::model::fields`]).
+    let pod_grace = o.spec.top_level("terminationGracePeriodSeconds");
     let grace = [
         (
             "metadata.deletionGracePeriodSeconds",
@@ -1050,7 +1052,7 @@ fn check_times(o: &Object) -> Option<(&'static str, String)> {
         ),
         (
             "spec.terminationGracePeriodSeconds",
-            pod_grace.and_then(serde_json::Value::as_i64),
+            pod_grace.as_ref().and_then(serde_json::Value::as_i64),
         ),
     ];
     for (field, g) in grace {

@@ -61,8 +61,8 @@ impl Diff {
             .cloned()
             .collect();
         labels.dedup();
-        let mut old_status = old.status.clone();
-        let mut new_status = new.status.clone();
+        let mut old_status = (*old.status).clone();
+        let mut new_status = (*new.status).clone();
         for s in [&mut old_status, &mut new_status] {
             if let Value::Object(m) = s {
                 m.remove("phase");

@@ -125,7 +125,7 @@ pub fn sync_namespace(api: &ApiServer, ns: &Object, now_ms_since_deletion: u64) 
         )
     };
     let status_with = |content_remaining: Value, finalizers_remaining: Value| {
-        let mut status = ns.status.clone();
+        let mut status = (*ns.status).clone();
         if !status.is_object() {
             status = json!({});
         }

@@ -63,8 +63,9 @@ pub fn pod_from_template(owner: &Object, name: Option<&str>) -> Object {
         .value_at(&["spec", "template", "spec"])
         .cloned()
         .filter(Value::is_object)
-        .unwrap_or_else(|| json!({}));
-    pod.status = json!({"phase": "Pending"});
+        .unwrap_or_else(|| json!({}))
+        .into();
+    pod.status = json!({"phase": "Pending"}).into();
     pod
 }
 

@@ -128,8 +128,8 @@ fn claims_for(api: &ApiServer, set: &Object, i: u64, actor: &str) -> Vec<Intent>
                 .owner_references
                 .push(set.reference(Some(true), Some(true)));
         }
-        pvc.spec = t.get("spec").cloned().unwrap_or_else(|| json!({}));
-        pvc.status = json!({"phase": "Pending"});
+        pvc.spec = t.get("spec").cloned().unwrap_or_else(|| json!({})).into();
+        pvc.status = json!({"phase": "Pending"}).into();
         out.push(intent(
             actor,
             Op::Create {

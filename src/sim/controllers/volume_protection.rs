@@ -45,7 +45,7 @@ pub fn sync_volume_protection(api: &ApiServer) -> Vec<Intent> {
                     name: name.to_string(),
                 };
                 if api.get(&key).is_none() {
-                    let mut status = pv.status.clone();
+                    let mut status = (*pv.status).clone();
                     if !status.is_object() {
                         status = json!({});
                     }
