@@ -141,25 +141,62 @@ pub fn dedup_owner_references(refs: &mut Vec<OwnerReference>) -> Option<String> 
     ))
 }
 
+/// Which of the API server's name alphabets each byte belongs to: one
+/// lookup a byte, as every object's name, namespace and labels are checked
+/// as a file is loaded.
+const LOWER_DIGIT: u8 = 1;
+const UPPER: u8 = 2;
+const DASH: u8 = 4;
+const DOT: u8 = 8;
+const UNDERSCORE: u8 = 16;
+
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        #[allow(clippy::cast_possible_truncation)]
+        let b = c as u8;
+        t[c] = if b.is_ascii_lowercase() || b.is_ascii_digit() {
+            LOWER_DIGIT
+        } else if b.is_ascii_uppercase() {
+            UPPER
+        } else if b == b'-' {
+            DASH
+        } else if b == b'.' {
+            DOT
+        } else if b == b'_' {
+            UNDERSCORE
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
+};
+
+/// Every byte in `allowed`, and the first and last in `ends`.
+fn made_of(s: &str, allowed: u8, ends: u8) -> bool {
+    let b = s.as_bytes();
+    match (b.first(), b.last()) {
+        (Some(&first), Some(&last)) => {
+            CLASS[usize::from(first)] & ends != 0
+                && CLASS[usize::from(last)] & ends != 0
+                && b.iter().all(|&c| CLASS[usize::from(c)] & allowed != 0)
+        }
+        _ => false,
+    }
+}
+
 fn is_qualified_name(s: &str) -> bool {
+    const ALNUM: u8 = LOWER_DIGIT | UPPER;
     fn name_part_ok(p: &str) -> bool {
-        !p.is_empty()
-            && p.len() <= 63
-            && p.bytes()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-            && p.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric())
-            && p.bytes().last().is_some_and(|c| c.is_ascii_alphanumeric())
+        p.len() <= 63 && made_of(p, ALNUM | DASH | UNDERSCORE | DOT, ALNUM)
     }
     fn prefix_ok(p: &str) -> bool {
         !p.is_empty()
             && p.len() <= 253
-            && p.split('.').all(|l| {
-                !l.is_empty()
-                    && l.bytes()
-                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-                    && !l.starts_with('-')
-                    && !l.ends_with('-')
-            })
+            && p.split('.')
+                .all(|l| made_of(l, LOWER_DIGIT | DASH, LOWER_DIGIT))
     }
     match s.split_once('/') {
         Some((prefix, name)) => prefix_ok(prefix) && name_part_ok(name) && !name.contains('/'),
@@ -168,30 +205,16 @@ fn is_qualified_name(s: &str) -> bool {
 }
 
 fn is_dns_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.bytes()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-        && s.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && s.bytes().last().is_some_and(|c| c.is_ascii_alphanumeric())
+    s.len() <= 63 && made_of(s, LOWER_DIGIT | DASH, LOWER_DIGIT)
 }
 
 fn is_dns_subdomain(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.bytes()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-' || c == b'.')
-        && s.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && s.bytes().last().is_some_and(|c| c.is_ascii_alphanumeric())
+    s.len() <= 253 && made_of(s, LOWER_DIGIT | DASH | DOT, LOWER_DIGIT)
 }
 
 fn is_label_value(s: &str) -> bool {
-    s.is_empty()
-        || (s.len() <= 63
-            && s.bytes()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
-            && s.bytes().next().is_some_and(|c| c.is_ascii_alphanumeric())
-            && s.bytes().last().is_some_and(|c| c.is_ascii_alphanumeric()))
+    const ALNUM: u8 = LOWER_DIGIT | UPPER;
+    s.is_empty() || (s.len() <= 63 && made_of(s, ALNUM | DASH | UNDERSCORE | DOT, ALNUM))
 }
 
 fn shown(s: &str) -> String {
@@ -212,8 +235,9 @@ fn shown(s: &str) -> String {
 #[must_use]
 pub fn validate_identity(o: &Object) -> Option<(String, String)> {
     let name = o.name();
-    let rbac = o.group() == "rbac.authorization.k8s.io";
-    let namespace_kind = o.kind == "Namespace" && o.group().is_empty();
+    let group = o.group();
+    let rbac = group == "rbac.authorization.k8s.io";
+    let namespace_kind = o.kind == "Namespace" && group.is_empty();
     let name_problem = if rbac {
         (name == "."
             || name == ".."
@@ -378,6 +402,74 @@ mod tests {
         assert!(is_qualified_name("foregroundDeletion"));
         assert!(!is_qualified_name("bad name"));
         assert!(!is_qualified_name("Example.com/x"));
+        for ok in [
+            "a",
+            "A_b.c-9",
+            "app.kubernetes.io/name",
+            "x/Y",
+            &"k".repeat(63),
+        ] {
+            assert!(is_qualified_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "-a",
+            "a-",
+            "_a",
+            "a.",
+            "/a",
+            "a/",
+            "a..b/x",
+            "-a.com/x",
+            "a.com-/x",
+            "a/b/c",
+            "caf\u{e9}",
+            &"k".repeat(64),
+        ] {
+            assert!(!is_qualified_name(bad), "{bad}");
+        }
+    }
+
+    /// The API server's alphabets: DNS-1123 labels (namespaces) and
+    /// subdomains (names), label values.
+    #[test]
+    fn names_namespaces_and_label_values() {
+        for ok in ["a", "web-1", "0", &"a".repeat(63)] {
+            assert!(is_dns_label(ok), "{ok}");
+            assert!(is_dns_subdomain(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "-a",
+            "a-",
+            "A",
+            "a_b",
+            "a b",
+            "\u{1b}]0;x",
+            &"a".repeat(64),
+        ] {
+            assert!(!is_dns_label(bad), "{bad}");
+        }
+        assert!(!is_dns_label("a.b"));
+        assert!(is_dns_subdomain("a.b-c.d"));
+        assert!(is_dns_subdomain(&"a".repeat(253)));
+        for bad in [
+            "",
+            ".a",
+            "a.",
+            "Child_2!",
+            "a/b",
+            "\u{e9}",
+            &"a".repeat(254),
+        ] {
+            assert!(!is_dns_subdomain(bad), "{bad}");
+        }
+        for ok in ["", "v1", "A_b.c-9", &"v".repeat(63)] {
+            assert!(is_label_value(ok), "{ok}");
+        }
+        for bad in ["-v", "v-", "_v", "v.", "a b", "a/b", &"v".repeat(64)] {
+            assert!(!is_label_value(bad), "{bad}");
+        }
     }
 
     #[test]
