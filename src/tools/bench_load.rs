@@ -73,21 +73,28 @@ fn uid_of(i: usize) -> String {
 /// One object of the generated List, as JSON text: metadata as a real
 /// cluster has it (labels, an annotation, owner references; a map's keys in
 /// order, as an API server writes them), a spec and a status of realistic
-/// size.
+/// size. `app` is the Deployment's name: its selector's `app` label, which
+/// its ReplicaSet (with the `pod-template-hash` it adds) and their pods
+/// carry, so that each controller finds exactly its pods.
 fn item(
     out: &mut String,
     i: usize,
     kind: &str,
     ns: &str,
-    name: &str,
+    (name, app): (&str, &str),
     owner: Option<(&str, &str, &str, usize)>,
 ) {
     let uid = uid_of(i);
+    let labels = if kind == "Deployment" {
+        format!(r#"{{"app":"{app}","team":"payments"}}"#)
+    } else {
+        format!(r#"{{"app":"{app}","pod-template-hash":"7d9c8b6f5","team":"payments"}}"#)
+    };
     let (api, spec, status) = match kind {
         "Deployment" => (
             "apps/v1",
             format!(
-                r#"{{"replicas":8,"selector":{{"matchLabels":{{"app":"{name}"}}}},"template":{{"metadata":{{"labels":{{"app":"{name}"}}}},"spec":{{"containers":[{{"name":"main","image":"registry.example.com/app:1.2.3","ports":[{{"containerPort":8080}}],"resources":{{"requests":{{"cpu":"100m","memory":"128Mi"}}}}}}]}}}}}}"#
+                r#"{{"replicas":8,"selector":{{"matchLabels":{{"app":"{app}"}}}},"template":{{"metadata":{{"labels":{{"app":"{app}"}}}},"spec":{{"containers":[{{"name":"main","image":"registry.example.com/app:1.2.3","ports":[{{"containerPort":8080}}],"resources":{{"requests":{{"cpu":"100m","memory":"128Mi"}}}}}}]}}}}}}"#
             ),
             r#"{"replicas":8,"readyReplicas":8,"availableReplicas":8,"observedGeneration":1}"#
                 .to_string(),
@@ -95,7 +102,7 @@ fn item(
         "ReplicaSet" => (
             "apps/v1",
             format!(
-                r#"{{"replicas":8,"selector":{{"matchLabels":{{"app":"{name}","pod-template-hash":"7d9c8b6f5"}}}},"template":{{"metadata":{{"labels":{{"app":"{name}"}}}},"spec":{{"containers":[{{"name":"main","image":"registry.example.com/app:1.2.3"}}]}}}}}}"#
+                r#"{{"replicas":8,"selector":{{"matchLabels":{{"app":"{app}","pod-template-hash":"7d9c8b6f5"}}}},"template":{{"metadata":{{"labels":{{"app":"{app}","pod-template-hash":"7d9c8b6f5"}}}},"spec":{{"containers":[{{"name":"main","image":"registry.example.com/app:1.2.3"}}]}}}}}}"#
             ),
             r#"{"replicas":8,"readyReplicas":8}"#.to_string(),
         ),
@@ -120,7 +127,7 @@ fn item(
     });
     let _ = write!(
         out,
-        r#"{{"apiVersion":"{api}","kind":"{kind}","metadata":{{"name":"{name}","namespace":"{ns}","uid":"{uid}","resourceVersion":"{}","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z","labels":{{"app":"{name}","pod-template-hash":"7d9c8b6f5","team":"payments"}},"annotations":{{"deployment.kubernetes.io/revision":"3"}}{owners}}},"spec":{spec},"status":{status}}}"#,
+        r#"{{"apiVersion":"{api}","kind":"{kind}","metadata":{{"name":"{name}","namespace":"{ns}","uid":"{uid}","resourceVersion":"{}","generation":1,"creationTimestamp":"2026-01-01T00:00:00Z","labels":{labels},"annotations":{{"deployment.kubernetes.io/revision":"3"}}{owners}}},"spec":{spec},"status":{status}}}"#,
         1000 + i
     );
 }
@@ -143,7 +150,7 @@ fn list(n: usize) -> String {
         let dep = format!("app{d}");
         let dep_i = i;
         sep(&mut out, &mut i);
-        item(&mut out, dep_i, "Deployment", &ns, &dep, None);
+        item(&mut out, dep_i, "Deployment", &ns, (&dep, &dep), None);
         if i >= n {
             break;
         }
@@ -155,7 +162,7 @@ fn list(n: usize) -> String {
             rs_i,
             "ReplicaSet",
             &ns,
-            &rs,
+            (&rs, &dep),
             Some(("apps/v1", "Deployment", &dep, dep_i)),
         );
         for p in 0..8 {
@@ -170,7 +177,7 @@ fn list(n: usize) -> String {
                 pi,
                 "Pod",
                 &ns,
-                &pod,
+                (&pod, &dep),
                 Some(("apps/v1", "ReplicaSet", &rs, rs_i)),
             );
         }
@@ -551,5 +558,27 @@ mod tests {
         );
         // 25 objects; every one but the first Deployments has an owner here.
         assert_eq!(bare_index(&list.items), 25 + 22);
+    }
+
+    /// Each Deployment's and ReplicaSet's selector selects its own pods, as
+    /// on a real cluster: with the clock running, the simulated controllers
+    /// release none of them and make none.
+    #[test]
+    fn the_generated_controllers_keep_their_own_pods() {
+        let mut sim = crate::sim::engine::Sim::load(
+            // Three whole Deployments (one, its ReplicaSet, eight pods).
+            scenario::parse("list.json", &list(30)).expect("loads"),
+        )
+        .expect("starts");
+        let owned = |sim: &crate::sim::engine::Sim| -> Vec<(String, usize)> {
+            sim.graph()
+                .objects()
+                .map(|o| (o.name().to_string(), o.metadata.owner_references.len()))
+                .collect()
+        };
+        let before = owned(&sim);
+        sim.advance(30_000);
+        assert_eq!(owned(&sim), before);
+        assert_eq!(before.len(), 30);
     }
 }
