@@ -25,8 +25,6 @@ pub fn from_partial(ar: &ApiResource, pom: &PartialObjectMeta<DynamicObject>) ->
         api_version: ar.api_version.clone(),
         kind: ar.kind.clone(),
         metadata,
-        spec: Value::Null.into(),
-        status: Value::Null.into(),
         ..Object::default()
     })
 }

@@ -185,53 +185,38 @@ impl<'de> Visitor<'de> for Write<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let keep = self.keep;
         self.out.push(b'[');
-        let mut first = true;
-        loop {
-            let at = self.out.len();
-            if !first {
-                self.out.push(b',');
-            }
-            let out = &mut *self.out;
-            if seq.next_element_seed(Write { keep, out })?.is_none() {
-                self.out.truncate(at);
-                break;
-            }
-            first = false;
+        while seq
+            .next_element_seed(Write {
+                keep,
+                out: &mut *self.out,
+            })?
+            .is_some()
+        {
+            self.out.push(b',');
         }
-        self.out.push(b']');
+        close(self.out, b']');
         Ok(())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         self.out.push(b'{');
-        let mut first = true;
         match self.keep {
-            Keep::All => loop {
-                let at = self.out.len();
-                if !first {
+            Keep::All => {
+                while map.next_key_seed(Key(&mut *self.out))?.is_some() {
+                    self.out.push(b':');
+                    map.next_value_seed(Write {
+                        keep: Keep::All,
+                        out: &mut *self.out,
+                    })?;
                     self.out.push(b',');
                 }
-                if map.next_key_seed(Key(&mut *self.out))?.is_none() {
-                    self.out.truncate(at);
-                    break;
-                }
-                first = false;
-                self.out.push(b':');
-                map.next_value_seed(Write {
-                    keep: Keep::All,
-                    out: &mut *self.out,
-                })?;
-            },
+            }
             Keep::Fields(fields) => {
                 while let Some(field) = map.next_key_seed(FieldOf(fields))? {
                     let Some((name, keep)) = field else {
                         map.next_value::<IgnoredAny>()?;
                         continue;
                     };
-                    if !first {
-                        self.out.push(b',');
-                    }
-                    first = false;
                     // A name of the table: nothing to escape.
                     self.out.push(b'"');
                     self.out.extend_from_slice(name.as_bytes());
@@ -240,12 +225,21 @@ impl<'de> Visitor<'de> for Write<'_> {
                         keep,
                         out: &mut *self.out,
                     })?;
+                    self.out.push(b',');
                 }
             }
         }
-        self.out.push(b'}');
+        close(self.out, b'}');
         Ok(())
     }
+}
+
+/// Ends a list or a map whose every element was followed by a comma.
+fn close(out: &mut Vec<u8>, bracket: u8) {
+    if out.last() == Some(&b',') {
+        out.pop();
+    }
+    out.push(bracket);
 }
 
 /// A map key written as read.

@@ -141,15 +141,16 @@ pub fn dedup_owner_references(refs: &mut Vec<OwnerReference>) -> Option<String> 
     ))
 }
 
-/// Which of the API server's name alphabets each byte belongs to: one
-/// lookup a byte, as every object's name, namespace and labels are checked
-/// as a file is loaded.
+// The API server's name alphabets, a bit each.
 const LOWER_DIGIT: u8 = 1;
 const UPPER: u8 = 2;
 const DASH: u8 = 4;
 const DOT: u8 = 8;
 const UNDERSCORE: u8 = 16;
+const ALNUM: u8 = LOWER_DIGIT | UPPER;
 
+/// Which alphabets each byte belongs to: one lookup a byte, as every
+/// object's name, namespace and labels are checked as a file is loaded.
 const CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut c = 0;
@@ -187,11 +188,13 @@ fn made_of(s: &str, allowed: u8, ends: u8) -> bool {
     }
 }
 
+/// A qualified name's name part, and a non-empty label value: at most 63
+/// alphanumerics, `-`, `_` or `.`, alphanumeric at both ends.
+fn is_name_part(s: &str) -> bool {
+    s.len() <= 63 && made_of(s, ALNUM | DASH | UNDERSCORE | DOT, ALNUM)
+}
+
 fn is_qualified_name(s: &str) -> bool {
-    const ALNUM: u8 = LOWER_DIGIT | UPPER;
-    fn name_part_ok(p: &str) -> bool {
-        p.len() <= 63 && made_of(p, ALNUM | DASH | UNDERSCORE | DOT, ALNUM)
-    }
     fn prefix_ok(p: &str) -> bool {
         !p.is_empty()
             && p.len() <= 253
@@ -199,8 +202,8 @@ fn is_qualified_name(s: &str) -> bool {
                 .all(|l| made_of(l, LOWER_DIGIT | DASH, LOWER_DIGIT))
     }
     match s.split_once('/') {
-        Some((prefix, name)) => prefix_ok(prefix) && name_part_ok(name) && !name.contains('/'),
-        None => name_part_ok(s),
+        Some((prefix, name)) => prefix_ok(prefix) && is_name_part(name) && !name.contains('/'),
+        None => is_name_part(s),
     }
 }
 
@@ -213,8 +216,7 @@ fn is_dns_subdomain(s: &str) -> bool {
 }
 
 fn is_label_value(s: &str) -> bool {
-    const ALNUM: u8 = LOWER_DIGIT | UPPER;
-    s.is_empty() || (s.len() <= 63 && made_of(s, ALNUM | DASH | UNDERSCORE | DOT, ALNUM))
+    s.is_empty() || is_name_part(s)
 }
 
 fn shown(s: &str) -> String {
