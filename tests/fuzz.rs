@@ -129,7 +129,7 @@ fn corpus() -> Vec<String> {
     let mut out: Vec<String> = BUNDLED.iter().map(|(_, t)| (*t).to_string()).collect();
     for (name, _) in BUNDLED {
         if let Ok(sc) = scenario::bundled(name) {
-            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": sc.objects});
+            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": sc.objects.iter().map(|o| &**o).collect::<Vec<_>>()});
             out.push(serde_json::to_string_pretty(&list).unwrap_or_default());
         }
     }

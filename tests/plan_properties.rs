@@ -86,7 +86,7 @@ fn scenario(nodes: &[Node]) -> Scenario {
         kinds: Vec::new(),
         partial: ownerscope::model::Partial::default(),
         object_lines: vec![0; objects.len()],
-        objects,
+        objects: objects.into_iter().map(std::sync::Arc::new).collect(),
         controllers: vec![
             ControllerSpec {
                 finalizer: FINALIZERS[0].into(),
@@ -216,7 +216,7 @@ fn workload_scenario(ws: &[Workload]) -> Scenario {
         }
     }
     sc.object_lines = vec![0; objects.len()];
-    sc.objects = objects;
+    sc.objects = objects.into_iter().map(std::sync::Arc::new).collect();
     sc
 }
 

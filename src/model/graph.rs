@@ -135,6 +135,16 @@ fn uid_prefix(uid: &str) -> u128 {
 /// one are the same.
 type NameParts<'a> = (&'a str, &'a str, &'a str, &'a str);
 
+/// Why [`OwnershipGraph::insert_new`] refused an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Taken {
+    /// Another object has its uid.
+    Uid,
+    /// Another object has its kind, namespace and name; whether that one
+    /// is being deleted.
+    Name { terminating: bool },
+}
+
 fn name_parts(o: &Object) -> NameParts<'_> {
     (
         o.group(),
@@ -202,25 +212,42 @@ impl OwnershipGraph {
         self.objects.insert(uid, obj);
     }
 
-    /// Adds an object whose uid is not stored yet, with one search of the
-    /// uid index (an upsert searches it to remove and again to insert), and
-    /// without learning its kind: the caller (the simulated API server) has
-    /// settled it. Gives the object back when its uid is taken.
+    /// Adds an object whose kind, namespace and name no stored object has,
+    /// and whose uid is not stored yet: one search of the name index (it
+    /// both answers whether the name is taken and makes the room) and one
+    /// of the uid index (an upsert searches each twice), without learning
+    /// its kind: the caller (the simulated API server) has settled it.
     ///
     /// Between [`OwnershipGraph::begin_bulk`] and
     /// [`OwnershipGraph::end_bulk`] the object is kept aside, and whether
     /// its uid is taken is answered by `end_bulk`.
     ///
     /// # Errors
-    /// The object itself, unstored, when another object has its uid.
-    pub fn insert_new(&mut self, obj: Arc<Object>) -> Result<(), Arc<Object>> {
+    /// What another object already has, the object unstored.
+    pub fn insert_new(&mut self, obj: Arc<Object>) -> Result<(), Taken> {
         debug_assert!(
             obj.kind.is_empty() || self.kinds.get(obj.group(), &obj.kind).is_some(),
             "insert_new: the kind of {} is not known",
             obj.kind
         );
+        let parts = name_parts(&obj);
+        let hash = self.hasher.hash_one(parts);
+        let hasher = &self.hasher;
+        let name_slot = match self.by_name.entry(
+            hash,
+            |o| name_parts(o) == parts,
+            |o| hasher.hash_one(name_parts(o)),
+        ) {
+            hashbrown::hash_table::Entry::Vacant(slot) => slot,
+            hashbrown::hash_table::Entry::Occupied(named) => {
+                return Err(Taken::Name {
+                    terminating: named.get().is_terminating(),
+                });
+            }
+        };
         if let Some(bulk) = &mut self.bulk {
-            Self::index_new(&mut self.by_name, &mut self.referrers, &self.hasher, &obj);
+            name_slot.insert(Arc::clone(&obj));
+            Self::index_owners(&mut self.referrers, &obj);
             bulk.push(Bulk {
                 prefix: uid_prefix(obj.uid()),
                 uid: obj.metadata.uid.clone(),
@@ -230,10 +257,11 @@ impl OwnershipGraph {
             return Ok(());
         }
         match self.objects.entry(obj.metadata.uid.clone()) {
-            std::collections::btree_map::Entry::Occupied(_) => Err(obj),
+            std::collections::btree_map::Entry::Occupied(_) => Err(Taken::Uid),
             std::collections::btree_map::Entry::Vacant(slot) => {
-                let obj = slot.insert(obj);
-                Self::index_new(&mut self.by_name, &mut self.referrers, &self.hasher, obj);
+                name_slot.insert(Arc::clone(&obj));
+                Self::index_owners(&mut self.referrers, &obj);
+                slot.insert(obj);
                 Ok(())
             }
         }
@@ -247,6 +275,14 @@ impl OwnershipGraph {
         obj: &Arc<Object>,
     ) {
         Self::index_name_in(by_name, hasher, obj);
+        Self::index_owners(referrers, obj);
+    }
+
+    /// A new object found by its owners.
+    fn index_owners(
+        referrers: &mut HashMap<Uid, BTreeMap<Uid, Arc<Object>>, Hasher>,
+        obj: &Arc<Object>,
+    ) {
         for r in &obj.metadata.owner_references {
             let uid = obj.metadata.uid.clone();
             match referrers.get_mut(r.uid.as_str()) {
@@ -631,6 +667,47 @@ mod tests {
         let mut o = Object::new(api, kind, ns, name);
         o.metadata.uid = uid.into();
         o
+    }
+
+    /// A new object whose kind, namespace and name another has is refused,
+    /// in bulk or not, saying whether that one is being deleted, and
+    /// nothing of it is indexed; the same name in another namespace or of
+    /// another kind is not taken.
+    #[test]
+    fn a_new_object_whose_name_is_taken_is_refused() {
+        let mut g = OwnershipGraph::default();
+        let mut going = obj("v1", "ConfigMap", Some("a"), "m", "u-1");
+        going.metadata.deletion_timestamp = Some(jiff::Timestamp::UNIX_EPOCH);
+        g.upsert(going);
+        g.upsert(obj("v1", "ConfigMap", Some("a"), "n", "u-2"));
+        let same = |uid: &str, name: &str| Arc::new(obj("v1", "ConfigMap", Some("a"), name, uid));
+        assert_eq!(
+            g.insert_new(same("u-3", "m")),
+            Err(Taken::Name { terminating: true })
+        );
+        assert_eq!(
+            g.insert_new(same("u-3", "n")),
+            Err(Taken::Name { terminating: false })
+        );
+        assert_eq!(g.insert_new(same("u-2", "o")), Err(Taken::Uid));
+        assert!(g.get("u-3").is_none());
+        assert!(g.find("", "ConfigMap", Some("a"), "o").is_none());
+        g.begin_bulk(3);
+        g.insert_new(Arc::new(obj("v1", "ConfigMap", Some("b"), "m", "u-4")))
+            .expect("another namespace");
+        g.insert_new(Arc::new(obj("v1", "Secret", Some("a"), "m", "u-5")))
+            .expect("another kind");
+        assert_eq!(
+            g.insert_new(Arc::new(obj("v1", "ConfigMap", Some("b"), "m", "u-6"))),
+            Err(Taken::Name { terminating: false }),
+            "a name added in the same bulk is taken"
+        );
+        g.end_bulk().expect("no uid twice");
+        assert_eq!(g.len(), 4);
+        assert_eq!(
+            g.find("", "ConfigMap", Some("b"), "m").map(Object::uid),
+            Some("u-4")
+        );
     }
 
     /// Objects added in bulk join the ones stored before in uid order; one

@@ -16,7 +16,7 @@ use super::validation::{
 };
 use crate::model::{
     DefaultPolicy, FOREGROUND, KindInfo, KindTable, ORPHAN, ObjRef, Object, OwnershipGraph, Policy,
-    Uid, group_of,
+    Taken, Uid, group_of,
 };
 
 /// The finalizer a CRD's DELETE adds (R75).
@@ -687,7 +687,16 @@ impl ApiServer {
     /// POST. The object's uid is generated unless `restore` is set, in which
     /// case the object is loaded as stored (uid, timestamps and deletion
     /// state kept), as a scenario or a snapshot needs.
-    pub fn create(&mut self, mut obj: Object, caller: &Caller, restore: bool) -> ApiResponse {
+    pub fn create(
+        &mut self,
+        obj: impl Into<Arc<Object>>,
+        caller: &Caller,
+        restore: bool,
+    ) -> ApiResponse {
+        // Changed in place when not shared (a restored object read from a
+        // file: stored in the allocation it was read into).
+        let mut shared: Arc<Object> = obj.into();
+        let obj = Arc::make_mut(&mut shared);
         let group = obj.group().to_string();
         if obj.metadata.name.is_empty() {
             return Self::invalid(
@@ -745,20 +754,16 @@ impl ApiServer {
                 "create not allowed while custom resource definition is terminating",
             );
         }
-        // Its scope settled above: looked up as stored, without a key.
-        if let Some(existing) = self
-            .store
-            .find(&group, &obj.kind, obj.namespace(), obj.name())
+        // Its scope settled above: looked up as stored, without a key. (A
+        // restored object's name is looked up as it is stored, below.)
+        if !restore
+            && let Some(existing) = self
+                .store
+                .find(&group, &obj.kind, obj.namespace(), obj.name())
         {
-            let resource = self.resource_name(&group, &obj.kind);
-            let msg = format!("{} \"{}\" already exists", resource, obj.name());
-            return if existing.is_terminating() {
-                ApiResponse::err(409, format!("object is being deleted: {msg}"))
-            } else {
-                ApiResponse::err(409, msg)
-            };
+            return self.already_exists(obj, existing.is_terminating());
         }
-        let warnings = match self.admit_metadata(&mut obj, None, caller) {
+        let warnings = match self.admit_metadata(obj, None, caller) {
             Ok(w) => w,
             Err(resp) => return resp,
         };
@@ -778,18 +783,21 @@ impl ApiServer {
         if obj.metadata.generation.is_none() && !obj.spec.is_null() {
             obj.metadata.generation = Some(1);
         }
-        Self::apply_create_defaults(&mut obj);
-        let crd = KindInfo::of_crd(&obj);
+        Self::apply_create_defaults(obj);
+        let crd = KindInfo::of_crd(obj);
         obj.metadata.resource_version = Some(self.next_rv());
-        let obj = Arc::new(obj);
+        let obj = shared;
         if restore {
             // Loading, not a request: no change is recorded, the loader
             // shows each restored object to the watchers itself (a change
             // per object would hold a second copy of the whole store at
             // once), from the stored object the answer shares.
-            if let Err(obj) = self.store.insert_new(Arc::clone(&obj)) {
+            if let Err(taken) = self.store.insert_new(Arc::clone(&obj)) {
                 self.rv -= 1;
-                return Self::uid_taken(&obj);
+                return match taken {
+                    Taken::Uid => Self::uid_taken(&obj),
+                    Taken::Name { terminating } => self.already_exists(&obj, terminating),
+                };
             }
         } else {
             self.index(Arc::clone(&obj));
@@ -804,6 +812,18 @@ impl ApiServer {
             code: 201,
             warnings,
             ..ApiResponse::ok(obj)
+        }
+    }
+
+    /// The answer to creating an object whose kind, namespace and name
+    /// another one has.
+    fn already_exists(&self, obj: &Object, terminating: bool) -> ApiResponse {
+        let resource = self.resource_name(obj.group(), &obj.kind);
+        let msg = format!("{} \"{}\" already exists", resource, obj.name());
+        if terminating {
+            ApiResponse::err(409, format!("object is being deleted: {msg}"))
+        } else {
+            ApiResponse::err(409, msg)
         }
     }
 

@@ -247,7 +247,9 @@ impl Sim {
         let mut sim = Self::shell(&scenario, seed);
         sim.api
             .begin_restore(moved.as_ref().map_or(scenario.objects.len(), Vec::len));
-        let restored: Box<dyn Iterator<Item = Object>> = match moved {
+        // Moved: each object is stored in the allocation it was read into.
+        // Copied: shared with the scenario until the store changes it.
+        let restored: Box<dyn Iterator<Item = Arc<Object>>> = match moved {
             Some(objects) => Box::new(objects.into_iter()),
             None => Box::new(scenario.objects.iter().cloned()),
         };
@@ -261,7 +263,7 @@ impl Sim {
         let mut order: Vec<Arc<Object>> = Vec::with_capacity(restored.size_hint().0);
         for (i, mut obj) in restored.enumerate() {
             if obj.metadata.uid.is_empty() {
-                obj.metadata.uid = sim.api.uids().next_uid();
+                Arc::make_mut(&mut obj).metadata.uid = sim.api.uids().next_uid();
             }
             let mut resp = sim.api.create(obj, &Caller::default(), true);
             match resp.object.take() {

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
@@ -350,7 +351,7 @@ pub struct Scenario {
     /// What the snapshot could not list (empty for a complete view).
     pub partial: Partial,
     /// Objects with uids assigned and owner-reference uids resolved.
-    pub objects: Vec<Object>,
+    pub objects: Vec<Arc<Object>>,
     /// The line each object starts on.
     pub object_lines: Vec<usize>,
     pub controllers: Vec<ControllerSpec>,
@@ -536,10 +537,10 @@ fn read_counted(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
 }
 
 /// `deserialize_with` for a list of objects, counting each as it is read.
-fn counted<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Object>>, D::Error> {
+fn counted<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Arc<Object>>>, D::Error> {
     struct Counted;
     impl<'de> serde::de::Visitor<'de> for Counted {
-        type Value = Option<Vec<Object>>;
+        type Value = Option<Vec<Arc<Object>>>;
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a list of objects")
         }
@@ -560,7 +561,10 @@ fn counted<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Object>>
                     return Err(serde::de::Error::custom("an object to locate"));
                 }
                 super::progress::parsed_one();
-                out.push(o);
+                // Shared from the start: the store keeps this allocation
+                // (a list of objects held by value was copied as it grew,
+                // then each object again into the store).
+                out.push(Arc::new(o));
             }
             Ok(Some(out))
         }
@@ -625,13 +629,13 @@ fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
         #[serde(default)]
         metadata: Option<serde::de::IgnoredAny>,
         #[serde(default, deserialize_with = "counted")]
-        items: Option<Vec<Object>>,
+        items: Option<Vec<Arc<Object>>>,
         #[serde(default)]
         name: Option<String>,
         #[serde(default)]
         description: Option<String>,
         #[serde(default, deserialize_with = "counted")]
-        objects: Option<Vec<Object>>,
+        objects: Option<Vec<Arc<Object>>>,
         #[serde(default)]
         kinds: Option<Vec<KindDecl>>,
         #[serde(default)]
@@ -728,7 +732,7 @@ fn parse_docs(file: &str, docs: &[Document]) -> Result<Scenario, LoadError> {
     for (doc, path, v) in &raw {
         let obj = decode_object(file, doc, path, v)?;
         lines.push(doc.line_of(path));
-        objects.push(obj);
+        objects.push(Arc::new(obj));
     }
     let mut s = Scenario {
         name: stem,
@@ -786,7 +790,7 @@ fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, LoadError> {
     }
     for (i, v) in listed.into_iter().flatten().enumerate() {
         let path = format!("objects[{i}]");
-        objects.push(decode_object(file, doc, &path, v)?);
+        objects.push(Arc::new(decode_object(file, doc, &path, v)?));
         lines.push(doc.line_of(&path));
         paths.push((doc, path));
     }
@@ -1096,7 +1100,7 @@ fn finish_objects(
     }
     for o in &mut s.objects {
         if o.metadata.uid.is_empty() {
-            o.metadata.uid = stable_uid(o);
+            Arc::make_mut(o).metadata.uid = stable_uid(o);
         }
     }
     let by_owner_name = s
@@ -1128,6 +1132,14 @@ fn finish_objects(
         );
     }
     for (i, o) in s.objects.iter_mut().enumerate() {
+        if o.metadata
+            .owner_references
+            .iter()
+            .all(|r| !r.uid.is_empty())
+        {
+            continue;
+        }
+        let o = Arc::make_mut(o);
         let ns = o.namespace().unwrap_or("default").to_string();
         for (j, r) in o.metadata.owner_references.iter_mut().enumerate() {
             if !r.uid.is_empty() {

@@ -78,7 +78,7 @@ fn scenario(objects: Vec<Object>) -> Scenario {
         kinds: Vec::new(),
         partial: crate::model::Partial::default(),
         object_lines: vec![0; objects.len()],
-        objects,
+        objects: objects.into_iter().map(std::sync::Arc::new).collect(),
         controllers: Vec::new(),
         steps: Vec::new(),
         settings: Settings::default(),
