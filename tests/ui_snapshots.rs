@@ -317,6 +317,23 @@ fn details_show_selector_relations_labels_and_annotations() {
     }
 }
 
+/// A workload whose file gives no spec: its selector is not known, and
+/// the simulator says the file did not give it, not that a live cluster
+/// was watched for metadata only.
+#[test]
+fn a_workload_without_a_spec_in_the_file_says_so() {
+    let mut s = Session::new("shop-demo", 160, 48, false).expect("demo loads");
+    s.keys("/job/nightly-report-2<Enter>");
+    let flat = words(&s.screen());
+    assert!(flat.contains("Selects pods: not known here"), "{flat}");
+    // (The sentence wraps beside the tree: its first words are enough.)
+    assert!(
+        flat.contains("its selector would be in its spec, which the scenario or file"),
+        "{flat}"
+    );
+    assert!(!flat.contains("live cluster"), "{flat}");
+}
+
 #[test]
 fn yaml_view_of_the_selected_object() {
     snap("yaml_view", |s| {

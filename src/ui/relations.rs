@@ -90,9 +90,14 @@ pub fn selector_lines(app: &App, obj: &Object) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     if r.selector_unknown {
         out.push(heading("Selects pods: not known here".into()));
-        out.push(note(
-            "its selector is in its spec, which this view does not keep (a live cluster is watched for metadata only)".into(),
-        ));
+        // A live cluster is watched for metadata only; a scenario or a
+        // file may simply not give the spec.
+        let why = if app.is_simulator() {
+            "its selector would be in its spec, which the scenario or file does not give"
+        } else {
+            "its selector is in its spec, which this view does not keep (a live cluster is watched for metadata only)"
+        };
+        out.push(note(why.into()));
     }
     if let Some(pods) = &r.selects {
         let sel = match relations::pod_selector(obj) {
