@@ -46,10 +46,6 @@ pub enum Recorded {
     Repeat(Object),
 }
 
-fn boxed(v: Value) -> Option<Box<Value>> {
-    Some(Box::new(v))
-}
-
 fn text(v: Option<&Value>) -> &str {
     v.and_then(Value::as_str).unwrap_or_default()
 }
@@ -87,17 +83,22 @@ pub fn record<'a>(
         o.kind == "Event"
             && o.group().is_empty()
             && o.namespace() == Some(namespace.as_str())
-            && o.involved_object.as_deref() == Some(&involved)
-            && text(o.reason.as_deref()) == reason
-            && text(o.message.as_deref()) == message
-            && text(o.type_.as_deref()) == "Warning"
-            && o.source.as_deref().and_then(|s| s.get("component")) == Some(&json!(entry.by))
+            && o.extra().involved_object.as_ref() == Some(&involved)
+            && text(o.extra().reason.as_ref()) == reason
+            && text(o.extra().message.as_ref()) == message
+            && text(o.extra().type_.as_ref()) == "Warning"
+            && o.extra().source.as_ref().and_then(|s| s.get("component")) == Some(&json!(entry.by))
     };
     if let Some(old) = stored.into_iter().find(same) {
         let mut o = old.clone();
-        let count = o.count.as_deref().and_then(Value::as_i64).unwrap_or(1);
-        o.count = boxed(json!(count + 1));
-        o.last_timestamp = boxed(time);
+        let count = o
+            .extra()
+            .count
+            .as_ref()
+            .and_then(Value::as_i64)
+            .unwrap_or(1);
+        o.extra_mut().count = Some(json!(count + 1));
+        o.extra_mut().last_timestamp = Some(time);
         return Some(Recorded::Repeat(o));
     }
     let nanos = at.as_nanosecond();
@@ -107,46 +108,46 @@ pub fn record<'a>(
         Some(&namespace),
         &format!("{}.{nanos:x}", r.name),
     );
-    o.involved_object = boxed(involved);
-    o.reason = boxed(json!(reason));
-    o.message = boxed(json!(message));
-    o.type_ = boxed(json!("Warning"));
-    o.source = boxed(json!({"component": entry.by}));
-    o.reporting_component = boxed(json!(entry.by));
-    o.reporting_instance = boxed(json!(""));
-    o.first_timestamp = boxed(time.clone());
-    o.last_timestamp = boxed(time);
-    o.count = boxed(json!(1));
+    o.extra_mut().involved_object = Some(involved);
+    o.extra_mut().reason = Some(json!(reason));
+    o.extra_mut().message = Some(json!(message));
+    o.extra_mut().type_ = Some(json!("Warning"));
+    o.extra_mut().source = Some(json!({"component": entry.by}));
+    o.extra_mut().reporting_component = Some(json!(entry.by));
+    o.extra_mut().reporting_instance = Some(json!(""));
+    o.extra_mut().first_timestamp = Some(time.clone());
+    o.extra_mut().last_timestamp = Some(time);
+    o.extra_mut().count = Some(json!(1));
     Some(Recorded::New(o))
 }
 
 /// A stored core/v1 Event as `events.k8s.io/v1` sends it.
 #[must_use]
 pub fn as_events_v1(o: &Object) -> Value {
-    let field = |f: &Option<Box<Value>>| f.as_deref().cloned().unwrap_or(Value::Null);
+    let field = |f: &Option<Value>| f.clone().unwrap_or(Value::Null);
     let mut v = json!({
         "kind": "Event",
         "apiVersion": "events.k8s.io/v1",
         "metadata": serde_json::to_value(&o.metadata).unwrap_or(Value::Null),
-        "eventTime": field(&o.event_time),
+        "eventTime": field(&o.extra().event_time),
     });
     let pairs = [
-        ("regarding", &o.involved_object),
-        ("note", &o.message),
-        ("reason", &o.reason),
-        ("type", &o.type_),
-        ("reportingController", &o.reporting_component),
-        ("reportingInstance", &o.reporting_instance),
-        ("action", &o.action),
-        ("related", &o.related),
-        ("series", &o.series),
-        ("deprecatedSource", &o.source),
-        ("deprecatedFirstTimestamp", &o.first_timestamp),
-        ("deprecatedLastTimestamp", &o.last_timestamp),
-        ("deprecatedCount", &o.count),
+        ("regarding", &o.extra().involved_object),
+        ("note", &o.extra().message),
+        ("reason", &o.extra().reason),
+        ("type", &o.extra().type_),
+        ("reportingController", &o.extra().reporting_component),
+        ("reportingInstance", &o.extra().reporting_instance),
+        ("action", &o.extra().action),
+        ("related", &o.extra().related),
+        ("series", &o.extra().series),
+        ("deprecatedSource", &o.extra().source),
+        ("deprecatedFirstTimestamp", &o.extra().first_timestamp),
+        ("deprecatedLastTimestamp", &o.extra().last_timestamp),
+        ("deprecatedCount", &o.extra().count),
     ];
     for (name, f) in pairs {
-        if let Some(x) = f.as_deref() {
+        if let Some(x) = f {
             v[name] = x.clone();
         }
     }
@@ -174,17 +175,17 @@ pub fn field<'a>(o: &'a Object, name: &str) -> Option<&'a str> {
         ];
         return FIELDS
             .contains(&sub)
-            .then(|| text(o.involved_object.as_deref().and_then(|i| i.get(sub))));
+            .then(|| text(o.extra().involved_object.as_ref().and_then(|i| i.get(sub))));
     }
     match name {
-        "reason" => Some(text(o.reason.as_deref())),
-        "type" => Some(text(o.type_.as_deref())),
+        "reason" => Some(text(o.extra().reason.as_ref())),
+        "type" => Some(text(o.extra().type_.as_ref())),
         "reportingComponent" | "reportingController" => {
-            Some(text(o.reporting_component.as_deref()))
+            Some(text(o.extra().reporting_component.as_ref()))
         }
-        "source" | "deprecatedSource" => {
-            Some(text(o.source.as_deref().and_then(|s| s.get("component"))))
-        }
+        "source" | "deprecatedSource" => Some(text(
+            o.extra().source.as_ref().and_then(|s| s.get("component")),
+        )),
         _ => None,
     }
 }
@@ -237,9 +238,9 @@ mod tests {
             panic!("a repeat");
         };
         assert_eq!(again.metadata.uid, "e1");
-        assert_eq!(again.count.as_deref(), Some(&json!(2)));
+        assert_eq!(again.extra().count.as_ref(), Some(&json!(2)));
         assert_eq!(
-            again.last_timestamp.as_deref(),
+            again.extra().last_timestamp.as_ref(),
             Some(&json!("2026-01-01T00:00:09Z"))
         );
         // Another message is another event.

@@ -128,7 +128,7 @@ fn event_object(o: &Object) -> Value {
 }
 
 fn event_message(o: &Object) -> Value {
-    o.message.as_deref().cloned().unwrap_or(json!(""))
+    o.extra().message.clone().unwrap_or(json!(""))
 }
 
 fn finalizers(o: &Object) -> Value {
