@@ -697,10 +697,12 @@ impl ApiServer {
         // file: stored in the allocation it was read into).
         let mut shared: Arc<Object> = obj.into();
         let obj = Arc::make_mut(&mut shared);
-        let group = obj.group().to_string();
+        // Borrowed from the object's own field, not copied (an allocation
+        // per restored object).
+        let group = group_of(&obj.api_version);
         if obj.metadata.name.is_empty() {
             return Self::invalid(
-                &group,
+                group,
                 &obj.kind,
                 "",
                 &[FieldError {
@@ -710,7 +712,7 @@ impl ApiServer {
                 }],
             );
         }
-        let namespaced = match self.store.kinds().namespaced(&group, &obj.kind) {
+        let namespaced = match self.store.kinds().namespaced(group, &obj.kind) {
             Some(known) => known,
             None => {
                 let guess = obj.namespace().is_some();
@@ -734,7 +736,7 @@ impl ApiServer {
                     403,
                     format!(
                         "{} \"{}\" is forbidden: unable to create new content in namespace {} because it is being terminated",
-                        self.resource_name(&group, &obj.kind),
+                        self.resource_name(group, &obj.kind),
                         obj.name(),
                         ns
                     ),
@@ -746,7 +748,7 @@ impl ApiServer {
         // MethodNotAllowed with the same message.
         if !restore
             && self
-                .crd_of(&group, &obj.kind)
+                .crd_of(group, &obj.kind)
                 .is_some_and(Object::is_terminating)
         {
             return ApiResponse::err(
@@ -759,7 +761,7 @@ impl ApiServer {
         if !restore
             && let Some(existing) = self
                 .store
-                .find(&group, &obj.kind, obj.namespace(), obj.name())
+                .find(group, &obj.kind, obj.namespace(), obj.name())
         {
             return self.already_exists(obj, existing.is_terminating());
         }
@@ -785,7 +787,15 @@ impl ApiServer {
         }
         Self::apply_create_defaults(obj);
         let crd = KindInfo::of_crd(obj);
-        obj.metadata.resource_version = Some(self.next_rv());
+        // Written into the version a restored object was read with, if
+        // any: no allocation.
+        self.rv += 1;
+        let rv = obj
+            .metadata
+            .resource_version
+            .get_or_insert_with(String::new);
+        rv.clear();
+        rv.push_str(itoa::Buffer::new().format(self.rv));
         let obj = shared;
         if restore {
             // Loading, not a request: no change is recorded, the loader
