@@ -552,7 +552,7 @@ fn counted<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Arc<Obje
             mut seq: A,
         ) -> Result<Self::Value, A::Error> {
             let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-            while let Some(o) = seq.next_element::<Object>()? {
+            while let Some(o) = seq.next_element_seed(crate::model::object::Shared)? {
                 // Checked as read; the first problem ends the fast read,
                 // and the located one finds its line and field.
                 let required_missing =
@@ -561,10 +561,10 @@ fn counted<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Arc<Obje
                     return Err(serde::de::Error::custom("an object to locate"));
                 }
                 super::progress::parsed_one();
-                // Shared from the start: the store keeps this allocation
-                // (a list of objects held by value was copied as it grew,
-                // then each object again into the store).
-                out.push(Arc::new(o));
+                // Read into the allocation the store keeps (a list of
+                // objects held by value was copied as it grew, then each
+                // object again into the store).
+                out.push(o);
             }
             Ok(Some(out))
         }
