@@ -238,7 +238,8 @@ pub struct BenchArgs {
     /// Objects in the generated cluster.
     #[arg(long, default_value_t = 100_000)]
     pub objects: usize,
-    /// Repetitions of each measurement (the median is reported).
+    /// Repetitions of each measurement (the median is reported); `--load`
+    /// runs at most 9 of each (the default gives 9).
     #[arg(long, default_value_t = 30)]
     pub runs: usize,
     /// Instead of frames and keys: what each user action costs on clusters

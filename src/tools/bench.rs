@@ -145,7 +145,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         return super::bench_live::run(args);
     }
     if let Some(sizes) = &args.load {
-        return super::bench_load::run(sizes, args.runs.min(5), args.load_keep.as_deref());
+        return super::bench_load::run(sizes, args.runs.min(9), args.load_keep.as_deref());
     }
     let runs = args.runs.max(3);
     println!(

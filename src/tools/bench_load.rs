@@ -439,6 +439,19 @@ fn measure(samples: Vec<Sample>) -> Row {
     }
 }
 
+/// The median of the ratios of the runs made one after the other (ours
+/// against the bare parse's just before it): on a machine whose speed
+/// drifts between runs, each pair ran at about the same speed.
+fn paired_ratio(bare: &[Sample], ours: &[Sample]) -> f64 {
+    let mut r: Vec<f64> = bare
+        .iter()
+        .zip(ours)
+        .map(|(b, o)| o.time.as_secs_f64() / b.time.as_secs_f64().max(1e-9))
+        .collect();
+    r.sort_by(f64::total_cmp);
+    r.get(r.len() / 2).copied().unwrap_or(0.0)
+}
+
 fn tmp_dir() -> Result<PathBuf, CmdError> {
     let dir = std::env::temp_dir().join(format!("ownerscope-bench-load-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(err)?;
@@ -459,7 +472,7 @@ pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
         None => tmp_dir()?,
     };
     println!(
-        "ownerscope bench --load: median of {runs} interleaved runs, each in its own process; CPU time, peak resident memory{}",
+        "ownerscope bench --load: {runs} interleaved runs, each in its own process; CPU time (median, and the median of the runs' ratios), peak resident memory (median){}",
         if cfg!(debug_assertions) {
             " (DEBUG BUILD: use --release for real figures)"
         } else {
@@ -467,7 +480,7 @@ pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
         }
     );
     println!(
-        "| input | objects | MB | bare parse + index | ownerscope load + index | time ratio | user-space time ratio | bare peak | ownerscope peak | memory ratio |"
+        "| input | objects | MB | bare parse + index | ownerscope load + index | time ratio: of each pair (of the medians) | user-space time ratio | bare peak | ownerscope peak | memory ratio |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let mut uis = Vec::new();
@@ -495,13 +508,14 @@ pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
                     ours.push(child("ownerscope", path)?);
                     shown.push(child("ui", path)?);
                 }
+                let paired = paired_ratio(&bare, &ours);
                 let b = measure(bare);
                 let o = measure(ours);
                 uis.push((input, n, measure(shown), b.time));
                 #[allow(clippy::cast_precision_loss)]
                 let mb = bytes as f64 / 1e6;
                 println!(
-                    "| {input} | {n} | {mb:.0} | {:.0} ms | {:.0} ms | {:.2}x | {:.2}x ({:.0} / {:.0} ms) | {:.0} MiB | {:.0} MiB | {:.2}x |",
+                    "| {input} | {n} | {mb:.0} | {:.0} ms | {:.0} ms | {paired:.2}x ({:.2}x) | {:.2}x ({:.0} / {:.0} ms) | {:.0} MiB | {:.0} MiB | {:.2}x |",
                     b.time.as_secs_f64() * 1000.0,
                     o.time.as_secs_f64() * 1000.0,
                     o.time.as_secs_f64() / b.time.as_secs_f64().max(1e-9),
