@@ -269,9 +269,15 @@ fn events<'a>(app: &'a App, uid: &str, only_events: bool) -> Vec<Line<'a>> {
     let mut out = vec![heading(format!("Events ({})", mine.len()))];
     for h in mine.iter().rev().take(8).rev() {
         let style = if h.warning { theme::WARN } else { Style::new() };
+        // A creation or a deletion has no detail: its verb says it.
+        let what = if h.detail.is_empty() {
+            h.verb.to_string()
+        } else {
+            h.detail.clone()
+        };
         out.push(Line::from(vec![
             Span::styled(format!("{:>8} ", super::timeline::when(h.t)), theme::DIM),
-            Span::styled(h.detail.clone(), style),
+            Span::styled(what, style),
             Span::styled(format!("  (by {})", h.by), theme::DIM),
         ]));
     }
