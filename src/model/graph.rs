@@ -158,7 +158,7 @@ struct Bulk {
     places: Vec<Place>,
 }
 
-/// The first 16 bytes of an uid, in two halves compared as numbers, and
+/// The first 16 bytes of a uid, in two halves compared as numbers, and
 /// the object's place among those added.
 #[derive(Clone, Copy, Debug)]
 struct Place {
