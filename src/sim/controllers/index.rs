@@ -9,7 +9,11 @@
 //! Every update costs O(log n); a sync costs what its owner's children and
 //! its namespace's orphans and workloads of one kind cost.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+/// Hashed with foldhash, as the ownership graph's indexes: the index is
+/// told of every change the simulator makes.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 use crate::model::selector::Selector;
 use crate::model::workload::{self, controller_ref};
