@@ -169,25 +169,7 @@ pub struct Extra {
 }
 
 /// An object without any of [`Extra`]'s fields.
-static NO_EXTRA: Extra = Extra {
-    rules: None,
-    role_ref: None,
-    subjects: None,
-    involved_object: None,
-    reason: None,
-    message: None,
-    source: None,
-    first_timestamp: None,
-    last_timestamp: None,
-    count: None,
-    type_: None,
-    event_time: None,
-    series: None,
-    action: None,
-    related: None,
-    reporting_component: None,
-    reporting_instance: None,
-};
+static NO_EXTRA: std::sync::LazyLock<Extra> = std::sync::LazyLock::new(Extra::default);
 
 /// The fields of an object as read: those of [`Object`] and of [`Extra`];
 /// any other is skipped.

@@ -15,6 +15,7 @@
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
+use crate::model::object::Extra;
 use crate::model::{KindInfo, Object};
 use crate::sim::timeline::{Entry, What};
 
@@ -97,8 +98,9 @@ pub fn record<'a>(
             .as_ref()
             .and_then(Value::as_i64)
             .unwrap_or(1);
-        o.extra_mut().count = Some(json!(count + 1));
-        o.extra_mut().last_timestamp = Some(time);
+        let extra = o.extra_mut();
+        extra.count = Some(json!(count + 1));
+        extra.last_timestamp = Some(time);
         return Some(Recorded::Repeat(o));
     }
     let nanos = at.as_nanosecond();
@@ -108,16 +110,19 @@ pub fn record<'a>(
         Some(&namespace),
         &format!("{}.{nanos:x}", r.name),
     );
-    o.extra_mut().involved_object = Some(involved);
-    o.extra_mut().reason = Some(json!(reason));
-    o.extra_mut().message = Some(json!(message));
-    o.extra_mut().type_ = Some(json!("Warning"));
-    o.extra_mut().source = Some(json!({"component": entry.by}));
-    o.extra_mut().reporting_component = Some(json!(entry.by));
-    o.extra_mut().reporting_instance = Some(json!(""));
-    o.extra_mut().first_timestamp = Some(time.clone());
-    o.extra_mut().last_timestamp = Some(time);
-    o.extra_mut().count = Some(json!(1));
+    o.extra = Some(Box::new(Extra {
+        involved_object: Some(involved),
+        reason: Some(json!(reason)),
+        message: Some(json!(message)),
+        type_: Some(json!("Warning")),
+        source: Some(json!({"component": entry.by})),
+        reporting_component: Some(json!(entry.by)),
+        reporting_instance: Some(json!("")),
+        first_timestamp: Some(time.clone()),
+        last_timestamp: Some(time),
+        count: Some(json!(1)),
+        ..Extra::default()
+    }));
     Some(Recorded::New(o))
 }
 

@@ -510,9 +510,14 @@ impl ApiServer {
             .map_err(|(at, obj)| (at, Self::uid_taken(&obj)))
     }
 
-    fn next_rv(&mut self) -> String {
+    /// The next resource version, written into `slot` (into the string
+    /// already there, if any: a restored object keeps the allocation of
+    /// the version it was read with).
+    fn stamp_rv(&mut self, slot: &mut Option<String>) {
         self.rv += 1;
-        self.rv.to_string()
+        let rv = slot.get_or_insert_with(String::new);
+        rv.clear();
+        rv.push_str(itoa::Buffer::new().format(self.rv));
     }
 
     fn index(&mut self, obj: impl Into<Arc<Object>>) {
@@ -528,13 +533,13 @@ impl ApiServer {
         // As on a real server, the deletion has a resource version of its
         // own: a watch's DELETED event carries it.
         let mut gone = Object::clone(&obj);
-        gone.metadata.resource_version = Some(self.next_rv());
+        self.stamp_rv(&mut gone.metadata.resource_version);
         self.changes.push(Change::Deleted(Arc::new(gone)));
         Some(obj)
     }
 
     fn store_update(&mut self, old: Arc<Object>, mut new: Object) -> Arc<Object> {
-        new.metadata.resource_version = Some(self.next_rv());
+        self.stamp_rv(&mut new.metadata.resource_version);
         let new = Arc::new(new);
         self.index(Arc::clone(&new));
         self.changes.push(Change::Modified {
@@ -787,15 +792,7 @@ impl ApiServer {
         }
         Self::apply_create_defaults(obj);
         let crd = KindInfo::of_crd(obj);
-        // Written into the version a restored object was read with, if
-        // any: no allocation.
-        self.rv += 1;
-        let rv = obj
-            .metadata
-            .resource_version
-            .get_or_insert_with(String::new);
-        rv.clear();
-        rv.push_str(itoa::Buffer::new().format(self.rv));
+        self.stamp_rv(&mut obj.metadata.resource_version);
         let obj = shared;
         if restore {
             // Loading, not a request: no change is recorded, the loader
