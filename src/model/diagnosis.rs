@@ -19,6 +19,7 @@ use super::badges::human_duration;
 use super::finalizers::{self, FinalizerInfo, Origin};
 use super::graph::{OwnershipGraph, RefStatus};
 use super::kinds::Partial;
+use super::nodes::{self, NodeHealth};
 use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference};
 
 use super::blockers::{BlockerCounts, LIST_LIMIT, MAX_DEPTH, NODE_BUDGET, Scan};
@@ -41,9 +42,13 @@ pub struct Blocker {
     /// `Terminating 11s`, `not deleted yet`, ...
     pub state: String,
     pub finalizers: Vec<FinalizerStatus>,
-    /// Seconds left in a pod's grace period.
+    /// Seconds left in a pod's grace period (none when no kubelet will end
+    /// it: see `stranded`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grace_left: Option<i64>,
+    /// A pod whose node will never end its deletion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stranded: Option<Stranded>,
     /// Other owners that keep it (the GC will drop the reference instead of
     /// deleting it).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -60,6 +65,22 @@ pub struct Blocker {
 #[allow(clippy::trivially_copy_pass_by_ref)]
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+/// A Terminating pod no kubelet will finish (R76, R77, STUCK-CAUSES C8):
+/// its node, and what to do, safest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stranded {
+    pub node: NodeHealth,
+    /// The cause, then the fixes in order, then what a force delete risks.
+    pub explanation: Vec<String>,
+}
+
+fn stranded(graph: &OwnershipGraph, obj: &Object, now: Timestamp) -> Option<Stranded> {
+    let node = nodes::stranded(graph, obj)?;
+    let explanation = nodes::explain(&name_of(obj), &node, now);
+    Some(Stranded { node, explanation })
 }
 
 /// One namespace condition.
@@ -83,6 +104,10 @@ pub struct NamespaceStatus {
     pub remaining: Vec<String>,
     /// finalizer -> objects in the namespace holding it
     pub remaining_by_finalizer: BTreeMap<String, Vec<String>>,
+    /// Pods in the namespace that no kubelet will finish, each with its
+    /// node's state.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stranded_pods: Vec<String>,
 }
 
 /// Where a live object stands with the garbage collector.
@@ -148,6 +173,9 @@ pub struct Diagnosis {
     pub releasing: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grace_left: Option<i64>,
+    /// A pod whose node will never end its deletion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stranded: Option<Stranded>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<NamespaceStatus>,
     /// Foreground deletions this object holds up (as a blocking
@@ -209,6 +237,7 @@ pub fn diagnose(
             waiting_on: None,
             releasing: Vec::new(),
             grace_left: None,
+            stranded: None,
             namespace: None,
             blocks: Vec::new(),
             owners: Vec::new(),
@@ -234,6 +263,7 @@ pub fn diagnose(
         waiting_on: None,
         releasing: Vec::new(),
         grace_left: grace_left(obj, now),
+        stranded: stranded(graph, obj, now),
         namespace: None,
         blocks: blocks(graph, obj),
         fate: Fate::Terminating,
@@ -262,7 +292,10 @@ pub fn diagnose(
             d.releasing = names;
         }
         if obj.kind == "Namespace" && obj.group().is_empty() {
-            d.namespace = Some(namespace_status(graph, obj));
+            d.namespace = Some(namespace_status(graph, obj, now));
+        }
+        if d.stranded.is_some() {
+            d.grace_left = None;
         }
     } else {
         d.fate = fate(graph, obj);
@@ -370,11 +403,13 @@ impl<'g> Walk<'g> {
                 } else {
                     (Vec::new(), 0)
                 };
+                let stranded = stranded(self.graph, dep, now);
                 Blocker {
                     object: dep.obj_ref(),
                     state,
                     finalizers: finalizer_statuses(dep, controllers),
-                    grace_left: grace_left(dep, now),
+                    grace_left: grace_left(dep, now).filter(|_| stranded.is_none()),
+                    stranded,
                     other_owners,
                     blocked_by,
                     more,
@@ -385,7 +420,7 @@ impl<'g> Walk<'g> {
     }
 }
 
-fn namespace_status(graph: &OwnershipGraph, ns: &Object) -> NamespaceStatus {
+fn namespace_status(graph: &OwnershipGraph, ns: &Object, now: Timestamp) -> NamespaceStatus {
     let conditions = ns
         .value_at(&["status", "conditions"])
         .and_then(Value::as_array)
@@ -416,8 +451,14 @@ fn namespace_status(graph: &OwnershipGraph, ns: &Object) -> NamespaceStatus {
         .filter(|o| o.namespace() == Some(ns.name()))
         .collect();
     content.sort_by_key(|o| (o.kind.clone(), o.name().to_string()));
+    let mut stranded_pods = Vec::new();
     for o in content {
         remaining.push(name_of(o));
+        if let Some(s) = stranded(graph, o, now)
+            && let Some(cause) = s.explanation.first()
+        {
+            stranded_pods.push(cause.clone());
+        }
         for f in &o.metadata.finalizers {
             by_finalizer.entry(f.clone()).or_default().push(name_of(o));
         }
@@ -431,6 +472,7 @@ fn namespace_status(graph: &OwnershipGraph, ns: &Object) -> NamespaceStatus {
         conditions,
         remaining,
         remaining_by_finalizer: by_finalizer,
+        stranded_pods,
     }
 }
 
@@ -555,7 +597,9 @@ fn blocker_causes(b: &Blocker, out: &mut Vec<String>) {
             out.push(c);
         }
     }
-    if let Some(g) = b.grace_left {
+    if let Some(s) = &b.stranded {
+        out.extend(s.explanation.iter().cloned());
+    } else if let Some(g) = b.grace_left {
         out.push(format!("{who} is in its grace period ({}s left)", g));
     }
     for c in &b.blocked_by {
@@ -648,7 +692,32 @@ fn causes(d: &Diagnosis) -> Vec<String> {
                 c.message
             ));
         }
-        if ns.remaining_by_finalizer.is_empty() && !ns.remaining.is_empty() {
+        // The namespace controller's other failures (R59): a conversion
+        // webhook that cannot be reached (STUCK-CAUSES C5), a group version
+        // it cannot parse. It retries; the namespace never goes meanwhile.
+        for c in ns.conditions.iter().filter(|c| {
+            c.status == "True"
+                && matches!(
+                    c.kind.as_str(),
+                    "NamespaceDeletionContentFailure"
+                        | "NamespaceDeletionGroupVersionParsingFailure"
+                )
+        }) {
+            out.push(format!(
+                "the namespace controller cannot delete the content of {who}: {}",
+                c.message
+            ));
+            if c.message.contains("conversion webhook") {
+                out.push(
+                    "fix, safest first: restore the conversion webhook's Service (or its endpoints), or make the CRD serve one version with no conversion; deleting the CRD or finalizing the namespace leaves the stored objects behind".into(),
+                );
+            }
+        }
+        out.extend(ns.stranded_pods.iter().cloned());
+        if ns.remaining_by_finalizer.is_empty()
+            && ns.stranded_pods.is_empty()
+            && !ns.remaining.is_empty()
+        {
             out.push(format!(
                 "the namespace controller is still deleting {}",
                 super::wording::count(ns.remaining.len(), "object")
@@ -660,7 +729,9 @@ fn causes(d: &Diagnosis) -> Vec<String> {
             out.push(c);
         }
     }
-    if let Some(g) = d.grace_left {
+    if let Some(s) = &d.stranded {
+        out.extend(s.explanation.iter().cloned());
+    } else if let Some(g) = d.grace_left {
         out.push(format!("{who} is in its grace period ({g}s left): the kubelet deletes it when its containers stop"));
     }
     if out.is_empty() {
@@ -896,6 +967,9 @@ fn blocker_lines(b: &Blocker, indent: usize, out: &mut Vec<String>) {
     }
     if let Some(g) = b.grace_left {
         out.push(format!("{pad}  grace period: {g}s left"));
+    }
+    if let Some(s) = &b.stranded {
+        out.extend(s.explanation.iter().map(|l| format!("{pad}  {l}")));
     }
     if !b.other_owners.is_empty() {
         out.push(format!(

@@ -111,6 +111,15 @@ pub struct OwnershipGraph {
     /// added: found by name and by their owners already, by uid once
     /// [`OwnershipGraph::end_bulk`] has sorted them into `objects` at once.
     bulk: Option<Bulk>,
+    /// How many Node objects are stored: whether nodes are in view at all
+    /// (a pod bound to a node that is not there then means the node is
+    /// gone, R77; with none, nodes are simply not part of this view).
+    nodes: usize,
+}
+
+/// A Node (core group), counted as it is indexed.
+fn is_node(o: &Object) -> bool {
+    o.kind == "Node" && o.api_version == "v1"
 }
 
 /// A referring object, ordered and found by its uid: the object is its
@@ -247,6 +256,14 @@ impl OwnershipGraph {
         self.objects.is_empty()
     }
 
+    /// Whether any Node object is stored: nodes are part of this view (a
+    /// whole-cluster snapshot, a scenario that models them, a live view
+    /// that read the nodes its pods use).
+    #[must_use]
+    pub fn has_nodes(&self) -> bool {
+        self.nodes > 0
+    }
+
     /// Adds or replaces an object (by uid).
     pub fn upsert(&mut self, obj: impl Into<Arc<Object>>) {
         let obj: Arc<Object> = obj.into();
@@ -257,6 +274,7 @@ impl OwnershipGraph {
         self.kinds
             .learn(&obj.api_version, &obj.kind, obj.namespace().is_some());
         Self::index_new(&mut self.by_name, &mut self.referrers, &self.hasher, &obj);
+        self.nodes += usize::from(is_node(&obj));
         self.objects.insert(uid, obj);
     }
 
@@ -296,6 +314,7 @@ impl OwnershipGraph {
         if let Some(bulk) = &mut self.bulk {
             name_slot.insert(Arc::clone(&obj));
             Self::index_owners(&mut self.referrers, &obj);
+            self.nodes += usize::from(is_node(&obj));
             bulk.places.push(place_of(obj.uid(), bulk.added.len()));
             bulk.added.push((obj.metadata.uid.clone(), obj));
             return Ok(());
@@ -305,6 +324,7 @@ impl OwnershipGraph {
             std::collections::btree_map::Entry::Vacant(slot) => {
                 name_slot.insert(Arc::clone(&obj));
                 Self::index_owners(&mut self.referrers, &obj);
+                self.nodes += usize::from(is_node(&obj));
                 slot.insert(obj);
                 Ok(())
             }
@@ -438,6 +458,7 @@ impl OwnershipGraph {
     }
 
     fn unindex(&mut self, old: &Object) {
+        self.nodes -= usize::from(is_node(old));
         let parts = name_parts(old);
         let hash = self.hasher.hash_one(parts);
         if let Ok(e) = self

@@ -106,6 +106,13 @@ pub const SPEC: Keep = Keep::Fields(&[
     ("ttlSecondsAfterFinished", Keep::All),
     // Services (endpoints) and LoadBalancer cleanup.
     ("type", Keep::All),
+    // APIServices: the name is `version.group` (validation), and the
+    // Service behind it (R80, STUCK-CAUSES C4).
+    ("version", Keep::All),
+    (
+        "service",
+        Keep::Fields(&[("namespace", Keep::All), ("name", Keep::All)]),
+    ),
 ]);
 
 /// `status`: who reads each field.

@@ -10,6 +10,7 @@ pub mod forest;
 pub mod graph;
 pub mod kept;
 pub mod kinds;
+pub mod nodes;
 pub mod object;
 pub mod preview;
 pub mod relations;

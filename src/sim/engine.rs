@@ -52,6 +52,8 @@ enum Task {
     CrdSync(String),
     /// The TTL-after-finished controller's look at the Job with this uid.
     TtlAfterFinished(String),
+    /// The pod GC's look at the pods of the Node with this name (R77).
+    PodGc(String),
 }
 
 impl Task {
@@ -636,6 +638,10 @@ impl Sim {
                 }
             }
             Task::NamespaceSync(name) => self.run_namespace(&name),
+            Task::PodGc(node) => {
+                let intents = controllers::podgc::sync(&self.api, &node);
+                self.carry_out(intents);
+            }
         }
     }
 
@@ -673,7 +679,9 @@ impl Sim {
         let Some(pod) = self.api.get_uid(uid).cloned() else {
             return;
         };
-        if !pod.is_terminating() {
+        // A node that stopped reporting meanwhile confirms nothing (R76).
+        if !pod.is_terminating() || !crate::model::nodes::of_pod(self.api.graph(), &pod).confirms()
+        {
             return;
         }
         let opts = DeleteOptions {
@@ -947,6 +955,15 @@ impl Sim {
                 if !deleted && obj.is_terminating() {
                     self.maybe_schedule_kubelet(obj);
                 }
+                if !deleted
+                    && let crate::model::nodes::NodeHealth::Gone { node } =
+                        crate::model::nodes::of_pod(self.api.graph(), obj)
+                {
+                    self.schedule_once(
+                        crate::model::nodes::POD_GC_QUARANTINE_SECS * 1000,
+                        Task::PodGc(node),
+                    );
+                }
                 if obj.has_finalizer(controllers::JOB_TRACKING) {
                     self.schedule_once(delay, Task::JobSync);
                 }
@@ -954,6 +971,31 @@ impl Sim {
             }
             ("batch", "Job") => {
                 self.schedule_once(delay, Task::JobSync);
+            }
+            ("", "Node") if deleted => {
+                self.schedule_once(
+                    crate::model::nodes::POD_GC_QUARANTINE_SECS * 1000,
+                    Task::PodGc(obj.name().to_string()),
+                );
+            }
+            // A node back to Ready: its kubelet ends the deletions it had
+            // left waiting.
+            ("", "Node") if crate::model::nodes::of_node(obj).confirms() => {
+                let node = obj.name().to_string();
+                let waiting: Vec<Object> = self
+                    .api
+                    .graph()
+                    .objects()
+                    .filter(|p| {
+                        p.is_pod()
+                            && p.is_terminating()
+                            && p.str_at(&["spec", "nodeName"]) == Some(node.as_str())
+                    })
+                    .cloned()
+                    .collect();
+                for p in &waiting {
+                    self.maybe_schedule_kubelet(p);
+                }
             }
             ("", "Service" | "Endpoints") if deleted => {
                 let ns = obj.namespace().unwrap_or_default().to_string();
@@ -1049,10 +1091,18 @@ impl Sim {
         }
     }
 
+    /// R76: only the kubelet of a Ready node (or of a node out of view)
+    /// ends a graceful pod deletion; on a node that does not report, the
+    /// pod stays Terminating until the node is back, its Node object is
+    /// deleted (the pod GC, R77), or it is force-deleted.
     fn maybe_schedule_kubelet(&mut self, pod: &Object) {
         let grace = pod.metadata.deletion_grace_period_seconds.unwrap_or(0);
         let node = pod.str_at(&["spec", "nodeName"]).unwrap_or_default();
-        if grace <= 0 || node.is_empty() || !self.kubelet_scheduled.insert(pod.uid().to_string()) {
+        if grace <= 0
+            || node.is_empty()
+            || !crate::model::nodes::of_pod(self.api.graph(), pod).confirms()
+            || !self.kubelet_scheduled.insert(pod.uid().to_string())
+        {
             return;
         }
         let grace_ms = u64::try_from(grace).unwrap_or(0) * 1000;

@@ -228,37 +228,88 @@ fn shown(s: &str) -> String {
     }
 }
 
+/// How the API server validates a kind's name (`ValidateObjectMeta`'s name
+/// function, per kind, as kube-apiserver 1.20 and later have them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NameRule {
+    /// Most kinds, custom resources included: a DNS-1123 subdomain.
+    Subdomain,
+    /// Namespaces: a DNS-1123 label.
+    Label,
+    /// Services (`ValidateServiceName`): a DNS-1035 label, which starts
+    /// with a letter.
+    Dns1035Label,
+    /// RBAC objects and CertificateSigningRequests
+    /// (`path.IsValidPathSegmentName`): anything that fits in a URL path
+    /// segment, as in `system:controller:job-controller`.
+    PathSegment,
+    /// APIServices (kube-aggregator's `ValidateAPIService`): a path segment
+    /// that is `spec.version + "." + spec.group`; the core group's is
+    /// `v1.`, which every cluster has.
+    ApiService,
+}
+
+fn name_rule(group: &str, kind: &str) -> NameRule {
+    match (group, kind) {
+        ("", "Namespace") => NameRule::Label,
+        ("", "Service") => NameRule::Dns1035Label,
+        ("rbac.authorization.k8s.io", _) | ("certificates.k8s.io", "CertificateSigningRequest") => {
+            NameRule::PathSegment
+        }
+        ("apiregistration.k8s.io", "APIService") => NameRule::ApiService,
+        _ => NameRule::Subdomain,
+    }
+}
+
+fn is_path_segment(s: &str) -> bool {
+    s != "." && s != ".." && !s.contains('/') && !s.contains('%')
+}
+
+fn is_dns1035_label(s: &str) -> bool {
+    is_dns_label(s) && s.as_bytes().first().is_some_and(u8::is_ascii_lowercase)
+}
+
+/// What is wrong with `name` for an object of `group`/`kind` (`spec` read
+/// only for an APIService), as the API server words it.
+fn name_problem(o: &Object, name: &str) -> Option<String> {
+    const SUBDOMAIN: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', start and end with an alphanumeric character, and be at most 253 characters";
+    const PATH: &str =
+        "may not be '.' or '..', contain '/' or '%', or be longer than 253 characters";
+    match name_rule(o.group(), &o.kind) {
+        NameRule::Subdomain => (!is_dns_subdomain(name)).then(|| SUBDOMAIN.to_string()),
+        NameRule::Label => (!is_dns_label(name)).then(|| {
+            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', start and end with an alphanumeric character, and be at most 63 characters".to_string()
+        }),
+        NameRule::Dns1035Label => (!is_dns1035_label(name)).then(|| {
+            "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character, and be at most 63 characters".to_string()
+        }),
+        NameRule::PathSegment => {
+            (!is_path_segment(name) || name.len() > 253).then(|| PATH.to_string())
+        }
+        NameRule::ApiService => {
+            if !is_path_segment(name) || name.len() > 253 {
+                return Some(PATH.to_string());
+            }
+            // A snapshot read metadata-only has no spec: then only the
+            // path-segment rule can be checked.
+            let version = o.str_at(&["spec", "version"])?;
+            let group = o.str_at(&["spec", "group"]).unwrap_or_default();
+            let required = format!("{version}.{group}");
+            (name != required).then(|| format!("must be `spec.version+\".\"+spec.group`: {required:?}"))
+        }
+    }
+}
+
 /// A name, a namespace and the labels as the API server validates them:
-/// names are DNS-1123 subdomains (RBAC objects take any path segment, as in
-/// `system:controller:job-controller`; a Namespace's name is a DNS-1123
-/// label), namespaces DNS-1123 labels, label keys qualified names, label
-/// values at most 63 characters of the label alphabet. Returns the field
-/// and the message of the first problem.
+/// names by their kind's rule ([`NameRule`]: DNS-1123 subdomains for most,
+/// path segments for RBAC objects, `version.group` for APIServices, ...),
+/// namespaces DNS-1123 labels, label keys qualified names, label values at
+/// most 63 characters of the label alphabet. Returns the field and the
+/// message of the first problem.
 #[must_use]
 pub fn validate_identity(o: &Object) -> Option<(String, String)> {
     let name = o.name();
-    let group = o.group();
-    let rbac = group == "rbac.authorization.k8s.io";
-    let namespace_kind = o.kind == "Namespace" && group.is_empty();
-    let name_problem = if rbac {
-        (name == "."
-            || name == ".."
-            || name.contains('/')
-            || name.contains('%')
-            || name.len() > 253)
-            .then_some(
-                "may not be '.' or '..', contain '/' or '%', or be longer than 253 characters",
-            )
-    } else if namespace_kind {
-        (!is_dns_label(name)).then_some(
-            "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', start and end with an alphanumeric character, and be at most 63 characters",
-        )
-    } else {
-        (!is_dns_subdomain(name)).then_some(
-            "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', start and end with an alphanumeric character, and be at most 253 characters",
-        )
-    };
-    if let Some(why) = name_problem {
+    if let Some(why) = name_problem(o, name) {
         return Some((
             "metadata.name".into(),
             format!("Invalid value: {}: {why}", shown(name)),
@@ -471,6 +522,53 @@ mod tests {
         }
         for bad in ["-v", "v-", "_v", "v.", "a b", "a/b", &"v".repeat(64)] {
             assert!(!is_label_value(bad), "{bad}");
+        }
+    }
+
+    fn object(yaml_json: serde_json::Value) -> Object {
+        serde_json::from_value(yaml_json).expect("object")
+    }
+
+    /// Each kind's name as the API server checks it: the core group's
+    /// APIService `v1.` is in every cluster and must load.
+    #[test]
+    fn names_are_checked_by_their_kinds_rule() {
+        let ok = |v: serde_json::Value| validate_identity(&object(v));
+        for good in [
+            serde_json::json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "v1.", "uid": "u"}, "spec": {"version": "v1"}}),
+            serde_json::json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "v1beta1.metrics.k8s.io", "uid": "u"}, "spec": {"version": "v1beta1", "group": "metrics.k8s.io"}}),
+            serde_json::json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "v1.", "uid": "u"}}),
+            serde_json::json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "system:node:n1", "uid": "u"}}),
+            serde_json::json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "system:aggregate-to-edit", "uid": "u"}}),
+            serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "a", "uid": "u"}}),
+        ] {
+            assert_eq!(ok(good.clone()), None, "{good}");
+        }
+        for (bad, why) in [
+            (
+                serde_json::json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "v1.other", "uid": "u"}, "spec": {"version": "v1", "group": "metrics.k8s.io"}}),
+                "must be `spec.version+\".\"+spec.group`: \"v1.metrics.k8s.io\"",
+            ),
+            (
+                serde_json::json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService", "metadata": {"name": "a/b", "uid": "u"}}),
+                "may not be '.' or '..'",
+            ),
+            (
+                serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "v1.", "namespace": "a", "uid": "u"}}),
+                "RFC 1123 subdomain",
+            ),
+            (
+                serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "1web", "namespace": "a", "uid": "u"}}),
+                "DNS-1035 label",
+            ),
+            (
+                serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a.b", "namespace": "a", "uid": "u"}}),
+                "DNS-1035 label",
+            ),
+        ] {
+            let (field, message) = ok(bad.clone()).expect("refused");
+            assert_eq!(field, "metadata.name");
+            assert!(message.contains(why), "{bad}: {message}");
         }
     }
 

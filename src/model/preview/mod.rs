@@ -25,6 +25,7 @@ use super::kinds::{DefaultPolicy, Partial};
 use super::object::{FOREGROUND, ORPHAN, ObjRef, Object, OwnerReference, Policy, Uid};
 
 mod controllers;
+mod nodes;
 
 /// Built-in finalizers a running control plane removes by itself.
 const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
@@ -59,6 +60,11 @@ pub enum Wait {
     /// A namespace is never finalized while the discovery of these group
     /// versions fails (R58.6).
     DiscoveryFailing { group_versions: Vec<String> },
+    /// A pod's grace period, which only the kubelet of its node ends, and
+    /// that node is not reporting (R76).
+    Kubelet {
+        node: crate::model::nodes::NodeHealth,
+    },
 }
 
 impl Wait {
@@ -87,6 +93,12 @@ impl Wait {
                 group_versions.join(", "),
                 crate::model::kinds::DISCOVERY_FAILED
             ),
+            Wait::Kubelet { node } => match node {
+                crate::model::nodes::NodeHealth::NotReady { node, status, .. } => format!(
+                    "the kubelet of Node/{node}, which is not reporting (Ready {status}): delete the Node object once the machine is gone, and the pod GC force-deletes the pod"
+                ),
+                other => format!("the kubelet of Node/{}", other.node().unwrap_or_default()),
+            },
         }
     }
 }
@@ -769,6 +781,15 @@ impl<'a> Planner<'a> {
             {
                 found.add(ep);
             }
+            // The pod GC force-deletes the pods of a Node that goes (R77).
+            if nodes::is_node(o) {
+                for p in graph
+                    .shared_objects()
+                    .filter(|p| p.is_pod() && p.str_at(&["spec", "nodeName"]) == Some(o.name()))
+                {
+                    found.add(p);
+                }
+            }
             // A claim's volume is reclaimed when the claim goes.
             if o.kind == "PersistentVolumeClaim" && o.group().is_empty() {
                 for v in bound_volumes(graph, o) {
@@ -883,6 +904,11 @@ impl<'a> Planner<'a> {
 
     /// R11-R17 and R56 for a DELETE (user's or the garbage collector's).
     fn delete(&mut self, id: Id, policy: Option<Policy>) {
+        self.delete_with(id, policy, false);
+    }
+
+    /// A DELETE; `force`: with grace period 0 (no kubelet waited for).
+    fn delete_with(&mut self, id: Id, policy: Option<Policy>, force: bool) {
         let graph = self.graph;
         let item = &self.items[id];
         if matches!(item.state, State::Gone(_)) {
@@ -951,7 +977,7 @@ impl<'a> Planner<'a> {
                 .and_then(Value::as_i64)
                 .unwrap_or(30)
         };
-        if keep_grace || (!was_terminating && scheduled() && grace() != 0) {
+        if !force && (keep_grace || (!was_terminating && scheduled() && grace() != 0)) {
             fins.push(GRACE.to_string());
         }
         let wave = self.wave;
@@ -1032,7 +1058,8 @@ impl<'a> Planner<'a> {
 
     fn releasable(&self, obj: &Object, f: &str) -> bool {
         match f {
-            GRACE | JOB_TRACKING => true,
+            GRACE => self.kubelet_confirms(obj),
+            JOB_TRACKING => true,
             PVC_PROTECTION => self.pvc_users(obj).is_empty(),
             PV_PROTECTION => {
                 // R64: released once not Bound; the PV controller releases a
@@ -1131,6 +1158,7 @@ impl<'a> Planner<'a> {
                 changed |= self.reclaim(id);
             }
             changed |= self.workload_controllers();
+            changed |= self.pod_gc();
             if !changed && self.queue.is_empty() {
                 break;
             }
@@ -1550,6 +1578,12 @@ impl<'a> Planner<'a> {
                         .collect();
                     deps.sort();
                     out.push(Wait::BlockingDependents { dependents: deps });
+                }
+                GRACE => {
+                    let node = self.node_health(obj);
+                    if !node.confirms() {
+                        out.push(Wait::Kubelet { node });
+                    }
                 }
                 PVC_PROTECTION => out.push(Wait::InUse {
                     by: self.pvc_users(obj),

@@ -18,6 +18,7 @@ pub mod endpoint;
 pub mod index;
 pub mod job;
 pub mod namespace;
+pub mod podgc;
 pub mod replicaset;
 pub mod stateful_set;
 pub mod ttl_after_finished;
