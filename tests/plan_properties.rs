@@ -405,6 +405,7 @@ proptest! {
             reason: "forbidden".into(),
             group: hidden_group,
             kind: hidden_kind.into(),
+            detail: String::new(),
         });
         let mut partial = OwnershipGraph::new(kinds);
         for o in base.objects().filter(|o| o.kind != hidden_kind) {

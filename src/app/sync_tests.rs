@@ -33,6 +33,7 @@ fn syncing_replicasets() -> Unlisted {
         reason: "not synced: its watch has not listed yet".into(),
         group: "apps".into(),
         kind: "ReplicaSet".into(),
+        detail: String::new(),
     }
 }
 

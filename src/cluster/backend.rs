@@ -318,6 +318,7 @@ impl ClusterBackend {
                     reason,
                     group: r.ar.group.clone(),
                     kind: r.ar.kind.clone(),
+                    detail: String::new(),
                 })
             })
             .collect();

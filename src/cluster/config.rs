@@ -279,8 +279,17 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connected, ClusterError> {
     } else {
         Scope::Namespace(default_namespace.clone())
     };
+    // Retried only when the server asks (client-go's rule): kube's default
+    // retries of every 503 made one unavailable aggregated API hold every
+    // command until `--request-timeout` (super::retry).
+    let mut config = config;
+    config.default_retry = false;
     let builder = ClientBuilder::try_from(config)
-        .map_err(|e| ClusterError(format!("client: {}", super::error_message(&e))))?;
+        .map_err(|e| ClusterError(format!("client: {}", super::error_message(&e))))?
+        .with_layer(&tower::buffer::BufferLayer::new(1024))
+        .with_layer(&tower::retry::RetryLayer::new(
+            super::retry::RetryAfter::default(),
+        ));
     let guard = opts.read_only.then(ReadOnlyLayer::default);
     let client = match &guard {
         Some(layer) => builder.with_layer(layer).build(),

@@ -60,6 +60,7 @@ pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
         (
             "",
             "Namespace"
+                | "Node"
                 | "ReplicationController"
                 | "Service"
                 | "PersistentVolume"
@@ -195,6 +196,33 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
                 ],
             );
             (kept, pick(status, &[&["phase"]]))
+        }
+        // R76: whether the node's kubelet reports (its Ready condition,
+        // since when and why), STUCK-CAUSES C8.
+        ("", "Node") => {
+            let cs: Vec<Value> = status
+                .get("conditions")
+                .and_then(Value::as_array)
+                .map(|cs| {
+                    cs.iter()
+                        .filter(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
+                        .map(|c| {
+                            pick(
+                                c,
+                                &[
+                                    &["type"],
+                                    &["status"],
+                                    &["reason"],
+                                    &["message"],
+                                    &["lastTransitionTime"],
+                                    &["lastHeartbeatTime"],
+                                ],
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            (Value::Null, serde_json::json!({"conditions": cs}))
         }
         ("", "PersistentVolumeClaim") => {
             (pick(spec, &[&["volumeName"]]), pick(status, &[&["phase"]]))

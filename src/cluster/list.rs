@@ -271,12 +271,21 @@ pub async fn list_discovered(
     let scoped = in_scope_reading(conn, &discovered.resources, true);
     let mut objects = Vec::new();
     let mut missing = Vec::new();
+    let from_cache = discovered.from_cache();
     let mut kinds = conn.viewed_kinds(discovered.kinds);
     let mut vanished = Vec::new();
     for (listed, r) in list_all(scoped).await {
         match r {
             Ok(objs) => objects.extend(objs),
             Err(e) if is_not_found(&e) => vanished.push(listed.resource),
+            // A cached resource of an aggregated API that went down since
+            // (503): the cache is stale for it; the caller asks discovery
+            // again, which names the API as unavailable (never as a
+            // resource you cannot list).
+            Err(e) if from_cache && is_unavailable(&e) => {
+                vanished.push(listed.resource.clone());
+                missing.push(listed.unlisted(&mut kinds, &e));
+            }
             Err(e) => missing.push(listed.unlisted(&mut kinds, &e)),
         }
     }
@@ -337,6 +346,11 @@ pub async fn list_discovered(
     })
 }
 
+/// A 503: an aggregated API whose backend is down.
+fn is_unavailable(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == 503)
+}
+
 /// A 404 on a collection: the resource is not served (any more).
 fn is_not_found(e: &kube::Error) -> bool {
     matches!(e, kube::Error::Api(s) if s.code == 404)
@@ -359,6 +373,7 @@ impl Listed {
             reason: reason.clone(),
             group: self.group,
             kind: self.kind,
+            detail: String::new(),
         });
         (self.resource, reason)
     }

@@ -18,6 +18,7 @@ pub mod convert;
 pub mod discovery;
 pub mod list;
 pub mod readonly;
+pub mod retry;
 pub mod watch;
 
 pub use backend::ClusterBackend;

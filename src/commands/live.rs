@@ -107,6 +107,17 @@ impl LiveView {
                     let fresh = cluster::discovery::rediscover(&conn).await?;
                     if fresh.resources != discovered.resources {
                         snap = cluster::list::list_discovered(&conn, fresh).await?;
+                    } else {
+                        // The same resources, but an API the cache did not
+                        // know is unavailable now: say so.
+                        for u in fresh
+                            .kinds
+                            .unlisted()
+                            .iter()
+                            .filter(|u| u.is_unavailable_api())
+                        {
+                            snap.kinds.mark_unlisted(u.clone());
+                        }
                     }
                 }
                 Ok::<_, cluster::ClusterError>((conn, snap))

@@ -90,12 +90,12 @@ pub fn run(args: &TreeArgs) -> CmdResult {
                     u.resource.replace("objects outside ", "selection ")
                 ))?;
             }
-            if !unlisted.is_empty() {
-                let names: Vec<&str> = unlisted.iter().map(|u| u.resource.as_str()).collect();
-                out.line(&format!(
-                    "partial view: you cannot list {}: owners of those kinds show as ?unverified, not gone",
-                    names.join(", ")
-                ))?;
+            let unlisted: Vec<crate::model::Unlisted> = unlisted.into_iter().cloned().collect();
+            for line in crate::model::kinds::unseen_lines(
+                &unlisted,
+                "owners of those kinds show as ?unverified, not gone",
+            ) {
+                out.line(&line)?;
             }
             out.text(&forest::to_text(&groups))?;
         }

@@ -691,6 +691,19 @@ fn causes(d: &Diagnosis) -> Vec<String> {
                 "the namespace controller does not finalize {who} while discovery fails: {}",
                 c.message
             ));
+            // STUCK-CAUSES C4: the APIService, its Service, the fix.
+            for u in d.partial.unlisted.iter().filter(|u| u.is_unavailable_api()) {
+                let apiservice = match u.resource.split_once('/') {
+                    Some((group, version)) => format!("{version}.{group}"),
+                    None => format!("{}.", u.resource),
+                };
+                if !u.detail.is_empty() {
+                    out.push(u.detail.clone());
+                }
+                out.push(format!(
+                    "fix, safest first: bring back what serves APIService {apiservice} (its Service's pods and endpoints); if that API is no longer wanted, delete the APIService object: the namespace then finishes by itself. Finalizing the namespace by hand (/finalize) leaves whatever that API held behind"
+                ));
+            }
         }
         // The namespace controller's other failures (R59): a conversion
         // webhook that cannot be reached (STUCK-CAUSES C5), a group version
@@ -828,7 +841,16 @@ impl Diagnosis {
     /// The full answer, as lines of text.
     #[must_use]
     pub fn lines(&self) -> Vec<String> {
-        let mut out = vec![self.headline(), String::new()];
+        let mut out = vec![self.headline()];
+        // Every cause, and the fixes, first: what an on-call engineer
+        // reads before the details.
+        if self.causes.len() > 1 {
+            out.push("Causes:".into());
+            for c in &self.causes {
+                out.push(format!("  - {c}"));
+            }
+        }
+        out.push(String::new());
         if let (Some(ts), Some(s)) = (self.terminating_since, self.terminating_seconds) {
             out.push(format!(
                 "deletionTimestamp {ts} ({} ago)",
@@ -889,7 +911,9 @@ impl Diagnosis {
                     c.kind, c.status, c.reason, c.message
                 ));
             }
-            if ns.remaining.is_empty() {
+            if ns.remaining.is_empty() && self.partial.is_partial() {
+                out.push("  no content seen (some of it cannot be listed: see above)".into());
+            } else if ns.remaining.is_empty() {
                 out.push("  no content left".into());
             } else {
                 out.push(format!(
@@ -940,12 +964,6 @@ impl Diagnosis {
                 "The garbage collector will remove the references to {}",
                 dropped.join(", ")
             ));
-        }
-        if self.causes.len() > 1 {
-            out.push("Causes:".into());
-            for c in &self.causes {
-                out.push(format!("  - {c}"));
-            }
         }
         out
     }

@@ -101,7 +101,7 @@ impl KindInfo {
 /// A kind that could not be listed (forbidden, or the list failed): what is
 /// not seen must never become a conclusion (an owner of that kind is
 /// unverified, not gone; a dependent of that kind may exist and block).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Unlisted {
     /// `configmaps`, `jobs.batch`: as kubectl names it.
@@ -113,6 +113,51 @@ pub struct Unlisted {
     pub group: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub kind: String,
+    /// For a group version whose discovery fails: what its APIService says
+    /// (`APIService v1beta1.metrics.k8s.io is not Available: MissingEndpoints:
+    /// ...`), when it could be read.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+impl Unlisted {
+    /// A group version whose discovery fails (an aggregated API that is
+    /// down), as opposed to a resource that could not be listed.
+    #[must_use]
+    pub fn is_unavailable_api(&self) -> bool {
+        self.reason == DISCOVERY_FAILED
+    }
+}
+
+/// What could not be seen, in lines a reader takes at once: unavailable
+/// APIs named as such, with their APIService's word (never as a
+/// permission problem, STUCK-CAUSES C4), then what could not be listed.
+/// `then` says what follows for the answer (`owners of those kinds show as
+/// ?unverified, not gone`).
+#[must_use]
+pub fn unseen_lines(unlisted: &[Unlisted], then: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (apis, rest): (Vec<&Unlisted>, Vec<&Unlisted>) =
+        unlisted.iter().partition(|u| u.is_unavailable_api());
+    for u in apis {
+        let why = if u.detail.is_empty() {
+            format!("its discovery answers \"{DISCOVERY_FAILED}\"")
+        } else {
+            u.detail.clone()
+        };
+        out.push(format!(
+            "unavailable API {}: {why}; its objects cannot be seen: {then}",
+            u.resource
+        ));
+    }
+    if !rest.is_empty() {
+        let names: Vec<&str> = rest.iter().map(|u| u.resource.as_str()).collect();
+        out.push(format!(
+            "partial view: you cannot list {}: {then}",
+            names.join(", ")
+        ));
+    }
+    out
 }
 
 /// The group and kind of an [`Unlisted`] that stands for part of every
@@ -658,16 +703,26 @@ impl KindTable {
     /// failing, as an aggregated API whose backend is down answers 503, or
     /// as recovered. Failing, it is unlisted: nothing of it can be seen.
     pub fn set_discovery_failing(&mut self, group_version: &str, failing: bool) {
-        let u = Unlisted {
-            resource: group_version.to_string(),
-            reason: DISCOVERY_FAILED.to_string(),
-            group: String::new(),
-            kind: String::new(),
-        };
         if failing {
-            self.mark_unlisted(u);
+            self.mark_unlisted(Unlisted {
+                resource: group_version.to_string(),
+                reason: DISCOVERY_FAILED.to_string(),
+                group: String::new(),
+                kind: String::new(),
+                detail: String::new(),
+            });
         } else {
-            self.unlisted.retain(|x| *x != u);
+            self.unlisted
+                .retain(|x| !(x.is_unavailable_api() && x.resource == group_version));
+        }
+    }
+
+    /// What the APIService of a failing group version says of it.
+    pub fn set_discovery_detail(&mut self, group_version: &str, detail: &str) {
+        for u in &mut self.unlisted {
+            if u.is_unavailable_api() && u.resource == group_version {
+                u.detail = detail.to_string();
+            }
         }
     }
 
@@ -710,6 +765,7 @@ impl KindTable {
             reason: "not selected by the label selector".to_string(),
             group: ANY_KIND.to_string(),
             kind: ANY_KIND.to_string(),
+            detail: String::new(),
         });
     }
 

@@ -78,10 +78,18 @@ fn ready_condition(node: &Object) -> Option<&Value> {
         .find(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
 }
 
-/// The health of a Node object.
+/// The health of a Node object. One read without its status (a list of
+/// metadata only) says nothing of it: its kubelet is taken to work.
 #[must_use]
 pub fn of_node(node: &Object) -> NodeHealth {
     let name = node.name().to_string();
+    if node
+        .status
+        .as_object()
+        .is_none_or(serde_json::Map::is_empty)
+    {
+        return NodeHealth::Unseen { node: name };
+    }
     let Some(c) = ready_condition(node) else {
         return NodeHealth::NotReady {
             node: name,
@@ -188,7 +196,7 @@ mod tests {
     }
 
     fn node(name: &str, ready: Option<&str>) -> Object {
-        let conditions = ready.map_or(serde_json::json!([]), |s| {
+        let conditions = ready.map_or(serde_json::json!([{"type": "MemoryPressure", "status": "Unknown"}]), |s| {
             serde_json::json!([{"type": "Ready", "status": s, "reason": "NodeStatusUnknown", "message": "Kubelet stopped posting node status.", "lastTransitionTime": "2026-01-01T00:00:00Z"}])
         });
         obj(serde_json::json!({
@@ -228,6 +236,9 @@ mod tests {
         assert!(of_pod(&g, &p).confirms());
         g.upsert(node("n1", None));
         assert!(!of_pod(&g, &p).confirms(), "a kubelet that never reported");
+        // Read without its status: nothing is known of it.
+        g.upsert(obj(serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "uid": "node-n1"}})));
+        assert_eq!(of_pod(&g, &p), NodeHealth::Unseen { node: "n1".into() });
         g.remove("node-n1");
         g.remove("node-n2");
         assert!(!g.has_nodes());

@@ -515,6 +515,7 @@ mod stale_tests {
             reason: "not synced: its watch has not listed yet".into(),
             group: "apps".into(),
             kind: "ReplicaSet".into(),
+            detail: String::new(),
         }]));
         a.set_screen(100, 16);
         a.set_viewport(crate::ui::layout::tree_rows(ratatui::layout::Rect::new(

@@ -254,7 +254,11 @@ pub fn namespace_lines(why: &Diagnosis) -> Vec<Line<'static>> {
             c.kind, c.status, c.reason, c.message
         )));
     }
-    if ns.remaining.is_empty() {
+    if ns.remaining.is_empty() && why.partial.is_partial() {
+        out.push(Line::from(
+            "  no content seen (some of it cannot be listed)",
+        ));
+    } else if ns.remaining.is_empty() {
         out.push(Line::from("  no content left"));
     } else {
         out.push(Line::from(format!(

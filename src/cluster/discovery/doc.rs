@@ -144,6 +144,9 @@ pub struct Document {
     /// Group versions whose discovery failed (an aggregated API whose
     /// backend is down): nothing of them can be seen.
     pub failing: Vec<String>,
+    /// What the APIService of each failing group version says
+    /// (`APIService v1beta1.metrics.k8s.io is not Available: ...`).
+    pub why_failing: BTreeMap<String, String>,
 }
 
 impl Document {

@@ -89,6 +89,9 @@ pub fn from_document(d: &Document, mode: &'static str, requests: usize) -> Disco
     }
     for gv in &d.failing {
         kinds.set_discovery_failing(gv, true);
+        if let Some(why) = d.why_failing.get(gv) {
+            kinds.set_discovery_detail(gv, why);
+        }
     }
     for g in &d.groups.groups {
         let Some(pref) = g.preferred() else { continue };
@@ -168,14 +171,73 @@ fn discovery_error(what: &str, e: &str) -> ClusterError {
     ClusterError(format!("discovery: {what}: {e}"))
 }
 
+/// What the discovery of some group versions gave.
+#[derive(Default)]
+struct Lists {
+    lists: Vec<ResourceList>,
+    /// Failing (an aggregated API whose backend is down answers 503 at
+    /// once; a timeout, a conversion error): skipped, as kubectl skips
+    /// them, and named as unavailable.
+    failing: Vec<String>,
+    /// Answering 404: gone since the group list was read (an APIService or
+    /// a CRD deleted; a stale disk cache).
+    vanished: Vec<String>,
+}
+
+/// What the APIService of a failing group version says, in one line: its
+/// `Available` condition (`MissingEndpoints: endpoints for service/... have
+/// no addresses`) and its Service. One GET for each failing group version
+/// (rare); `None` when it cannot be read.
+async fn apiservice_word(client: &Client, gv: &str) -> Option<String> {
+    let (group, version) = gv.split_once('/')?;
+    let name = format!("{version}.{group}");
+    let body = get(
+        client,
+        &format!("/apis/apiregistration.k8s.io/v1/apiservices/{name}"),
+    )
+    .await
+    .ok()?;
+    let v: serde_json::Value = serde_json::from_str(&body).ok()?;
+    Some(apiservice_sentence(&name, &v))
+}
+
+/// `APIService v1beta1.metrics.k8s.io (Service kube-system/metrics-server)
+/// is not Available: MissingEndpoints: endpoints for ... have no addresses`.
+#[must_use]
+pub fn apiservice_sentence(name: &str, v: &serde_json::Value) -> String {
+    let s = |p: &str| v.pointer(p).and_then(serde_json::Value::as_str);
+    let service = match (s("/spec/service/namespace"), s("/spec/service/name")) {
+        (Some(ns), Some(n)) => format!(" (Service {ns}/{n})"),
+        _ => String::new(),
+    };
+    let available = v
+        .pointer("/status/conditions")
+        .and_then(serde_json::Value::as_array)
+        .and_then(|cs| {
+            cs.iter()
+                .find(|c| c.get("type").and_then(serde_json::Value::as_str) == Some("Available"))
+        });
+    let cond = |k: &str| {
+        available
+            .and_then(|c| c.get(k))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default()
+    };
+    match (cond("status"), cond("reason"), cond("message")) {
+        ("True", _, _) => {
+            format!("APIService {name}{service} is Available, yet its discovery fails")
+        }
+        (_, "", "") => format!("APIService {name}{service} is not Available"),
+        (_, r, "") => format!("APIService {name}{service} is not Available: {r}"),
+        (_, "", m) => format!("APIService {name}{service} is not Available: {m}"),
+        (_, r, m) => format!("APIService {name}{service} is not Available: {r}: {m}"),
+    }
+}
+
 /// The `APIResourceList` of each group version in `gvs`, concurrently: the
-/// ones that failed with a server error are returned apart (an aggregated
-/// API whose backend is down); any other failure of the core group is an
-/// error.
-async fn resource_lists(
-    client: &Client,
-    gvs: Vec<String>,
-) -> Result<(Vec<ResourceList>, Vec<String>), ClusterError> {
+/// ones that failed are returned apart (see [`Lists`]); any failure of the
+/// core group is an error.
+async fn resource_lists(client: &Client, gvs: Vec<String>) -> Result<Lists, ClusterError> {
     let answers: Vec<(String, Result<String, kube::Error>)> = stream::iter(gvs)
         .map(|gv| async move {
             let path = if gv.contains('/') {
@@ -189,21 +251,55 @@ async fn resource_lists(
         .buffer_unordered(16)
         .collect()
         .await;
-    let mut lists = Vec::new();
-    let mut failing = Vec::new();
+    let mut out = Lists::default();
     for (gv, r) in answers {
         match r.map_err(|e| (error_code(&e), error_message(&e))) {
-            Ok(body) => {
-                lists.push(doc::parse_resources(&body).map_err(|e| discovery_error(&gv, &e))?)
-            }
+            Ok(body) => out
+                .lists
+                .push(doc::parse_resources(&body).map_err(|e| discovery_error(&gv, &e))?),
             Err((_, msg)) if !gv.contains('/') => return Err(discovery_error(&gv, &msg)),
+            Err((404, _)) => {
+                tracing::info!("discovery of {gv}: gone (404)");
+                out.vanished.push(gv);
+            }
             Err((code, msg)) => {
-                tracing::debug!("discovery of {gv} failed ({code}): {msg}");
-                failing.push(gv);
+                tracing::info!("discovery of {gv} failed ({code}): {msg}");
+                out.failing.push(gv);
             }
         }
     }
-    Ok((lists, failing))
+    out.failing.sort();
+    out.vanished.sort();
+    Ok(out)
+}
+
+/// Drops the group versions that answered 404 from the group list, and
+/// asks the APIService of each failing one why.
+async fn settle_failures(client: &Client, d: &mut Document, found: Lists) {
+    for l in found.lists {
+        d.resources.insert(l.group_version.clone(), l);
+    }
+    if !found.vanished.is_empty() {
+        for g in &mut d.groups.groups {
+            g.versions
+                .retain(|v| !found.vanished.contains(&v.group_version));
+        }
+        d.groups.groups.retain(|g| !g.versions.is_empty());
+    }
+    let words: Vec<(String, Option<String>)> = stream::iter(found.failing.clone())
+        .map(|gv| async move {
+            let w = apiservice_word(client, &gv).await;
+            (gv, w)
+        })
+        .buffer_unordered(8)
+        .collect()
+        .await;
+    for (gv, w) in words {
+        if let Some(w) = w {
+            d.why_failing.insert(gv, w);
+        }
+    }
+    d.failing.extend(found.failing);
 }
 
 /// Asks the server: aggregated discovery where it answers it, else the
@@ -253,11 +349,8 @@ pub async fn fetch(client: &Client) -> Result<(Document, &'static str, usize), C
     // The core group first, as client-go has it.
     d.groups.groups.sort_by_key(|g| !g.name.is_empty());
     let requests = 2 + to_ask.len();
-    let (lists, failing) = resource_lists(client, to_ask).await?;
-    for l in lists {
-        d.resources.insert(l.group_version.clone(), l);
-    }
-    d.failing.extend(failing);
+    let found = resource_lists(client, to_ask).await?;
+    settle_failures(client, &mut d, found).await;
     if !d.groups.groups.iter().any(|g| g.name.is_empty()) {
         return Err(discovery_error("/api", "the answer had no core group"));
     }
@@ -302,14 +395,20 @@ async fn cached(client: &Client, cache: &Cache) -> Option<(Document, usize)> {
         return None;
     }
     let requests = missing.len();
-    let (lists, failing) = resource_lists(client, missing).await.ok()?;
-    for l in lists {
-        if let Err(e) = cache.put_resources(&l) {
+    let found = resource_lists(client, missing).await.ok()?;
+    // A group version the cached group list names that is gone now (an
+    // APIService deleted since): the cache is stale; ask everything again,
+    // as kubectl invalidates its cache, rather than call it unreadable for
+    // the rest of the cache's life.
+    if !found.vanished.is_empty() {
+        return None;
+    }
+    for l in &found.lists {
+        if let Err(e) = cache.put_resources(l) {
             tracing::warn!("discovery cache {}: {e}", cache.dir().display());
         }
-        d.resources.insert(l.group_version.clone(), l);
     }
-    d.failing = failing;
+    settle_failures(client, &mut d, found).await;
     Some((d, requests))
 }
 

@@ -1732,18 +1732,10 @@ impl Plan {
                 .unwrap_or_default(),
             self.summary()
         )];
-        if self.partial.is_partial() {
-            let names: Vec<&str> = self
-                .partial
-                .unlisted
-                .iter()
-                .map(|u| u.resource.as_str())
-                .collect();
-            out.push(format!(
-                "partial view: you cannot list {}: counts are lower bounds; objects of those kinds may also be deleted, orphaned or hold things up",
-                names.join(", ")
-            ));
-        }
+        out.extend(crate::model::kinds::unseen_lines(
+            &self.partial.unlisted,
+            "counts are lower bounds; objects of those kinds may also be deleted, orphaned or hold things up",
+        ));
         for e in &self.entries {
             let who = format!("{}/{}", e.object.kind(), e.object.name());
             let line = match &e.outcome {
