@@ -1,0 +1,273 @@
+//! What stalls deletions in production, built on the real control plane
+//! (kube-apiserver and kube-controller-manager 1.20, `.ci/test-cluster.sh`)
+//! and read with the headless commands as an on-call engineer would: each
+//! test asserts the sentence a user reads (STUCK-CAUSES C4, C8).
+//!
+//! Version differences by rule: none of these answers differs between 1.20
+//! and current releases, except that 1.26+ also offers the
+//! `node.kubernetes.io/out-of-service` taint (named as a fix, not used).
+
+mod live_support;
+
+use std::time::{Duration, Instant};
+
+use live_support::*;
+
+fn admin() -> String {
+    env().admin.to_str().expect("path").to_string()
+}
+
+/// `ownerscope ARGS --kubeconfig ADMIN`: stdout, stderr, and how long it
+/// took.
+fn run(args: &[&str]) -> (String, String, Duration) {
+    let admin = admin();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--kubeconfig", admin.as_str()]);
+    let start = Instant::now();
+    let o = ownerscope(&all);
+    (
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+        start.elapsed(),
+    )
+}
+
+fn wait_for(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < limit, "{what}: not within {limit:?}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// An APIService whose Service has no endpoints, removed when dropped (it
+/// keeps every namespace of the cluster from being deleted meanwhile).
+struct DeadApi;
+
+impl DeadApi {
+    fn create() -> DeadApi {
+        kubectl(
+            &["apply", "-f", "-"],
+            Some(
+                r#"
+apiVersion: v1
+kind: Service
+metadata: {name: dead-metrics, namespace: kube-system}
+spec:
+  ports: [{port: 443, targetPort: 4443}]
+  selector: {app: no-such-pod}
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: v1beta1.metrics.k8s.io}
+spec:
+  group: metrics.k8s.io
+  version: v1beta1
+  groupPriorityMinimum: 100
+  versionPriority: 100
+  insecureSkipTLSVerify: true
+  service: {name: dead-metrics, namespace: kube-system}
+"#,
+            ),
+        );
+        wait_for(
+            "the APIService is not Available",
+            Duration::from_secs(30),
+            || {
+                kubectl(
+                    &[
+                        "get",
+                        "apiservice",
+                        "v1beta1.metrics.k8s.io",
+                        "-o",
+                        "jsonpath={.status.conditions[0].reason}",
+                    ],
+                    None,
+                ) == "MissingEndpoints"
+            },
+        );
+        // The aggregator serves the group (answering 503) a moment later;
+        // until then it answers 404, as for an API that is not there.
+        wait_for("the group answers 503", Duration::from_secs(30), || {
+            try_kubectl(&["get", "--raw", "/apis/metrics.k8s.io/v1beta1"], None)
+                .is_err_and(|e| e.contains("ServiceUnavailable"))
+        });
+        DeadApi
+    }
+}
+
+impl Drop for DeadApi {
+    fn drop(&mut self) {
+        let _ = try_kubectl(
+            &[
+                "delete",
+                "apiservice",
+                "v1beta1.metrics.k8s.io",
+                "--wait=false",
+            ],
+            None,
+        );
+        let _ = try_kubectl(
+            &[
+                "delete",
+                "service",
+                "-n",
+                "kube-system",
+                "dead-metrics",
+                "--wait=false",
+            ],
+            None,
+        );
+    }
+}
+
+/// STUCK-CAUSES C4, GC-SEMANTICS R80: one unavailable aggregated API
+/// neither slows nor stops a live command; it is named as unavailable, with
+/// what its APIService says, never as a permission problem; a namespace it
+/// holds names it and the fix, safest first.
+#[test]
+fn an_unavailable_aggregated_api_is_named_and_stops_nothing() {
+    let _g = exclusive();
+    let ns = format!(
+        "dead-api-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() % 1_000_000)
+            .unwrap_or(0)
+    );
+    let api = DeadApi::create();
+    kubectl(&["create", "namespace", &ns], None);
+    kubectl(&["create", "configmap", "-n", &ns, "a"], None);
+
+    // Every headless command answers within about a second.
+    for args in [
+        vec!["tree", "--live", "-A"],
+        vec!["tree", "--live", "-n", &ns],
+        vec!["why", "--live", "-n", &ns, "configmap/a"],
+        vec!["plan", "--live", "-n", &ns, "--delete", "configmap/a"],
+    ] {
+        let (out, err, took) = run(&args);
+        assert!(
+            took < Duration::from_secs(5),
+            "{args:?} took {took:?}: {err}"
+        );
+        assert!(!out.is_empty(), "{args:?}: {err}");
+        if args[0] == "tree" {
+            let first = out.lines().next().unwrap_or_default();
+            assert!(
+                first.starts_with(
+                    "unavailable API metrics.k8s.io/v1beta1: APIService v1beta1.metrics.k8s.io (Service kube-system/dead-metrics) is not Available: MissingEndpoints: "
+                ),
+                "{out}"
+            );
+            assert!(!out.contains("you cannot list metrics"), "{out}");
+        }
+    }
+
+    // The namespace it holds.
+    kubectl(&["delete", "namespace", &ns, "--wait=false"], None);
+    wait_for(
+        "NamespaceDeletionDiscoveryFailure",
+        Duration::from_secs(30),
+        || {
+            kubectl(
+                &[
+                    "get",
+                    "namespace",
+                    &ns,
+                    "-o",
+                    "jsonpath={.status.conditions[?(@.type==\"NamespaceDeletionDiscoveryFailure\")].status}",
+                ],
+                None,
+            ) == "True"
+        },
+    );
+    let (out, err, _) = run(&["why", "--live", &format!("namespace/{ns}")]);
+    assert!(
+        out.contains(&format!(
+            "the namespace controller does not finalize Namespace/{ns} while discovery fails"
+        )),
+        "{out}{err}"
+    );
+    assert!(
+        out.contains("  - APIService v1beta1.metrics.k8s.io (Service kube-system/dead-metrics) is not Available: MissingEndpoints"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "  - fix, safest first: bring back what serves APIService v1beta1.metrics.k8s.io"
+        ),
+        "{out}"
+    );
+
+    // Deleting the APIService lets the namespace go by itself.
+    drop(api);
+    wait_for("the namespace goes", Duration::from_secs(60), || {
+        try_kubectl(&["get", "namespace", &ns], None).is_err()
+    });
+}
+
+/// STUCK-CAUSES C8, GC-SEMANTICS R76, R77: a pod bound to a Node with no
+/// kubelet stays Terminating, and `why` names the node and the fixes; once
+/// the Node object is deleted, the pod GC force-deletes the pod (~40 s).
+#[test]
+fn a_pod_on_a_node_with_no_kubelet_names_the_node_and_goes_with_it() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "dead-node"));
+    let node = format!("{ns}-node");
+    kubectl(
+        &["apply", "-f", "-"],
+        Some(&format!(
+            r#"
+apiVersion: v1
+kind: Node
+metadata: {{name: {node}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: db-0, namespace: {ns}}}
+spec:
+  nodeName: {node}
+  containers: [{{name: c, image: busybox}}]
+"#
+        )),
+    );
+    kubectl(&["delete", "pod", "-n", &ns, "db-0", "--wait=false"], None);
+    let (out, err, took) = run(&["why", "--live", "-n", &ns, "pod/db-0"]);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(
+        out.contains(&format!(
+            "Pod/db-0 waits for the kubelet of Node/{node}, which is not reporting: Ready is "
+        )),
+        "{out}{err}"
+    );
+    assert!(
+        out.contains(&format!("fix, safest first: bring Node/{node} back; or, once the machine is surely gone, delete the Node object")),
+        "{out}"
+    );
+    assert!(!out.contains("the kubelet deletes it when"), "{out}");
+
+    // The plan of the fix: deleting the Node takes the pod with it.
+    let (plan, err, _) = run(&["plan", "--live", "-A", "--delete", &format!("node/{node}")]);
+    let pod_line = plan
+        .lines()
+        .find(|l| l.contains("Pod/db-0"))
+        .unwrap_or_else(|| panic!("{plan}{err}"));
+    assert!(pod_line.starts_with("deleted"), "{plan}");
+
+    kubectl(&["delete", "node", &node], None);
+    let start = Instant::now();
+    wait_for(
+        "the pod GC deletes the pod",
+        Duration::from_secs(120),
+        || try_kubectl(&["get", "pod", "-n", &ns, "db-0"], None).is_err(),
+    );
+    assert!(
+        start.elapsed() >= Duration::from_secs(20),
+        "not before the pod GC's quarantine: {:?}",
+        start.elapsed()
+    );
+    kubectl(&["delete", "namespace", &ns, "--wait=false"], None);
+}
