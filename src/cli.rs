@@ -35,6 +35,9 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Explain why an object is still there, or what will happen to it.
     Why(WhyArgs),
+    /// List everything Terminating, grouped by cause, the oldest first, and
+    /// what holds others up: the first command to run on an incident.
+    Stuck(StuckArgs),
     /// Predict what a delete would do, before it is sent.
     Plan(PlanArgs),
     /// Write the metadata of everything listable on a live cluster as a
@@ -446,6 +449,35 @@ pub struct WhyArgs {
     pub at: Option<f64>,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+/// `stuck -o`: a terminal, a script, a ticket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum StuckOutput {
+    #[default]
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+pub struct StuckArgs {
+    /// A bundled scenario name, a scenario/manifest/List file, or a
+    /// snapshot (not with --live).
+    #[arg(required_unless_present = "live", conflicts_with = "live")]
+    pub scenario: Option<String>,
+    /// The namespace to look in (with --live; everything of a file
+    /// otherwise, or of the whole cluster with -A).
+    #[arg(short = 'n', long = "namespace")]
+    pub namespace: Option<String>,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// Look after running the scenario's steps up to this many seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub at: Option<f64>,
+    /// Output format: text, json (scripts) or markdown (a ticket).
+    #[arg(short = 'o', long = "output", value_enum, default_value_t)]
+    pub output: StuckOutput,
 }
 
 #[derive(Debug, Args)]

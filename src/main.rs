@@ -18,6 +18,7 @@ fn main() -> ExitCode {
         Some(Command::Tree(a)) => commands::tree::run(a),
         Some(Command::Simulate(a)) => commands::simulate::run(a),
         Some(Command::Why(a)) => commands::why::run(a),
+        Some(Command::Stuck(a)) => commands::stuck::run(a),
         Some(Command::Plan(a)) => commands::plan::run(a),
         Some(Command::Snapshot(a)) => commands::snapshot::run(a),
         Some(Command::Serve(a)) => commands::serve::run(a),

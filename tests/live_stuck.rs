@@ -200,6 +200,17 @@ fn an_unavailable_aggregated_api_is_named_and_stops_nothing() {
         "{out}"
     );
 
+    // The first command of an incident says the same.
+    let (md, err, _) = run(&["stuck", "--live", "-A", "-o", "markdown"]);
+    assert!(
+        md.contains("## Holding others up\n\n- unavailable API metrics.k8s.io/v1beta1: APIService v1beta1.metrics.k8s.io (Service kube-system/dead-metrics) is not Available: MissingEndpoints"),
+        "{md}{err}"
+    );
+    assert!(
+        md.contains(&format!("| `Namespace/{ns}` | the namespace controller does not finalize Namespace/{ns} while discovery fails")),
+        "{md}"
+    );
+
     // Deleting the APIService lets the namespace go by itself.
     drop(api);
     wait_for("the namespace goes", Duration::from_secs(60), || {
@@ -248,6 +259,17 @@ spec:
         "{out}"
     );
     assert!(!out.contains("the kubelet deletes it when"), "{out}");
+
+    let (stuck, err, _) = run(&["stuck", "--live", "-A"]);
+    let group = stuck
+        .find("node not reporting (no kubelet ends the pod) (")
+        .unwrap_or_else(|| panic!("{stuck}{err}"));
+    assert!(
+        stuck[group..].contains(&format!(
+            "Pod/db-0 -n {ns}  Pod/db-0 waits for the kubelet of Node/{node}"
+        )),
+        "{stuck}"
+    );
 
     // The plan of the fix: deleting the Node takes the pod with it.
     let (plan, err, _) = run(&["plan", "--live", "-A", "--delete", &format!("node/{node}")]);

@@ -7,6 +7,7 @@ pub mod scenarios;
 pub mod serve;
 pub mod simulate;
 pub mod snapshot;
+pub mod stuck;
 pub mod tree;
 pub mod why;
 

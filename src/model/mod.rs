@@ -16,6 +16,7 @@ pub mod preview;
 pub mod relations;
 pub mod repeat_delete;
 pub mod selector;
+pub mod stuck;
 pub mod wording;
 pub mod workload;
 pub mod yaml_text;
