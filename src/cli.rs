@@ -416,6 +416,8 @@ pub struct SimulateArgs {
     /// `--cascade` as kubectl spells it; any case.
     #[arg(long, value_enum, alias = "cascade", ignore_case = true)]
     pub policy: Option<PolicyArg>,
+    #[command(flatten)]
+    pub grace: GraceArgs,
     /// Stop at this virtual time even if things still change.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = parse_seconds)]
     pub until: f64,
@@ -460,6 +462,36 @@ pub enum StuckOutput {
     Markdown,
 }
 
+/// A pod's grace period, as kubectl's `delete` takes it.
+#[derive(Debug, Default, Args)]
+pub struct GraceArgs {
+    /// Seconds a pod gets to stop (its own terminationGracePeriodSeconds
+    /// by default); 0 with --force deletes it at once, without its kubelet.
+    #[arg(long, value_name = "SECONDS", allow_negative_numbers = true)]
+    pub grace_period: Option<i64>,
+    /// With --grace-period 0 (implied): delete a pod at once, without its
+    /// kubelet's confirmation, as `kubectl delete --force` does. If its
+    /// node still runs it, a StatefulSet identity can run twice.
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl GraceArgs {
+    /// The request's gracePeriodSeconds.
+    ///
+    /// # Errors
+    /// `--grace-period 0` without `--force`, as kubectl refuses it.
+    pub fn seconds(&self) -> Result<Option<i64>, String> {
+        match (self.grace_period, self.force) {
+            (Some(0), false) => Err(
+                "--grace-period 0 deletes a pod without its kubelet: add --force to mean it (as kubectl asks)".into(),
+            ),
+            (None, true) => Ok(Some(0)),
+            (g, _) => Ok(g),
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct StuckArgs {
     /// A bundled scenario name, a scenario/manifest/List file, or a
@@ -498,6 +530,8 @@ pub struct PlanArgs {
     /// spells it; any case.
     #[arg(long, value_enum, alias = "cascade", ignore_case = true)]
     pub policy: Option<PolicyArg>,
+    #[command(flatten)]
+    pub grace: GraceArgs,
     /// Plan against the state after running the scenario's steps up to this
     /// many seconds.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]

@@ -288,6 +288,11 @@ pub const DELETE: &[Binding] = &[
     b(&[k('f')], Action::Foreground, "policy Foreground"),
     b(&[k('o')], Action::Orphan, "policy Orphan"),
     b(
+        &[k('!')],
+        Action::ToggleForce,
+        "a pod: force (grace period 0), or graceful again",
+    ),
+    b(
         &[k('j'), code(KeyCode::Down), code(KeyCode::Tab)],
         Action::Down,
         "next policy",

@@ -1856,7 +1856,12 @@ steps:
     );
     assert_eq!(
         d.causes,
-        vec!["the namespace controller does not finalize Namespace/n while discovery fails: Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request".to_string()]
+        vec![
+            "the namespace controller does not finalize Namespace/n while discovery fails: Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: metrics.k8s.io/v1beta1: the server is currently unable to handle the request".to_string(),
+            // STUCK-CAUSES C4: the fix, safest first, and what the quick
+            // one leaves behind.
+            "fix, safest first: bring back what serves APIService v1beta1.metrics.k8s.io (its Service's pods and endpoints); if that API is no longer wanted, delete the APIService object: the namespace then finishes by itself. Finalizing the namespace by hand (/finalize) leaves whatever that API held behind".to_string(),
+        ]
     );
     // Discovery recovers (the step at 120 s): the namespace goes.
     sim.advance(90_000);

@@ -184,3 +184,42 @@ fn without_node_objects_a_nodes_kubelet_is_taken_to_work() {
     sim.advance(60_000);
     assert!(!sim.exists("Pod", "a", "p"));
 }
+
+#[test]
+fn plan_and_the_bundled_story_of_a_dead_node() {
+    // `plan --force` on the stranded pod: it goes now.
+    let mut sim = sim(&scenario("Unknown"));
+    sim.delete(&t("Pod", "shop", "db-0"), &background());
+    sim.advance(60_000);
+    let uid = sim.uid_of("Pod", "shop", "db-0");
+    let graceful = preview::plan(sim.graph(), &uid, None, &sim.controller_map());
+    assert!(
+        matches!(graceful.entries[0].outcome, Outcome::Waiting { .. }),
+        "{:?}",
+        graceful.entries[0].outcome
+    );
+    let forced = preview::plan_with(sim.graph(), &uid, None, &sim.controller_map(), true);
+    assert_eq!(forced.entries[0].outcome, Outcome::Deleted { wave: 0 });
+
+    // The bundled scenario: the namespace waits on db-0 until the Node is
+    // deleted at 90 s; then everything goes.
+    let sc = ownerscope::sim::scenario::bundled("dead-node").expect("bundled");
+    let mut sim = ownerscope::sim::Sim::new(&sc).expect("loads");
+    sim.advance(80_000);
+    assert!(sim.terminating("Pod", "data", "db-0"));
+    assert!(sim.terminating("Namespace", "", "data"));
+    let d = diagnose(
+        sim.graph(),
+        &sim.uid_of("Namespace", "", "data"),
+        sim.now(),
+        &sim.controller_map(),
+    );
+    assert!(
+        d.causes[0].starts_with("Pod/db-0 waits for the kubelet of Node/node-1"),
+        "the stranded pod first: {:?}",
+        d.causes
+    );
+    sim.advance(60_000);
+    assert!(!sim.exists("Namespace", "", "data"));
+    assert!(!sim.exists("PersistentVolume", "", "pv-data-db-0"));
+}

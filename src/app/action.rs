@@ -64,6 +64,9 @@ pub enum Action {
     Background,
     Foreground,
     Orphan,
+    /// In the delete dialog: a pod deleted with grace period 0 (no
+    /// kubelet waited for), or back to a graceful delete.
+    ToggleForce,
     Confirm,
     Cancel,
     Input(char),

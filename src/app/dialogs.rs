@@ -64,13 +64,39 @@ impl App {
         policy: Policy,
         default: Option<Policy>,
     ) -> DeleteDialog {
-        let plan = preview::plan(&self.graph, target.uid(), Some(policy), &self.controllers);
+        self.delete_dialog_with(target, policy, default, false)
+    }
+
+    /// `force`: a pod deleted with grace period 0 (Background).
+    fn delete_dialog_with(
+        &self,
+        target: &Object,
+        policy: Policy,
+        default: Option<Policy>,
+        force: bool,
+    ) -> DeleteDialog {
+        let force = force && target.is_pod();
+        let policy = if force { Policy::Background } else { policy };
+        let plan = preview::plan_with(
+            &self.graph,
+            target.uid(),
+            Some(policy),
+            &self.controllers,
+            force,
+        );
         let obj_ref = target.obj_ref();
         DeleteDialog {
-            command: Command::Delete {
-                target: obj_ref.clone(),
-                policy,
+            command: if force {
+                Command::ForceDelete {
+                    target: obj_ref.clone(),
+                }
+            } else {
+                Command::Delete {
+                    target: obj_ref.clone(),
+                    policy,
+                }
             },
+            force,
             target: obj_ref,
             default_policy: default,
             policy,
@@ -331,7 +357,7 @@ impl App {
                     // on the permission, asked as the dialog opened, stays.
                     let scroll = d.scroll;
                     let permission = d.permission.take();
-                    *d = self.delete_dialog(obj, d.policy, d.default_policy);
+                    *d = self.delete_dialog_with(obj, d.policy, d.default_policy, d.force);
                     d.scroll = scroll;
                     if permission.is_some() {
                         d.permission = permission;
@@ -445,9 +471,19 @@ impl App {
                     }
                     Action::PageDown | Action::ScrollDown => d.scroll = d.scroll.saturating_add(5),
                     Action::PageUp | Action::ScrollUp => d.scroll = d.scroll.saturating_sub(5),
+                    Action::ToggleForce => match self.graph.get(&d.target.uid) {
+                        Some(obj) if obj.is_pod() => {
+                            // The same verb: the server's answer stays.
+                            let permission = d.permission.take();
+                            d = self.delete_dialog_with(obj, d.policy, d.default_policy, !d.force);
+                            d.permission = permission;
+                        }
+                        _ => self.info("only a pod has a grace period to skip"),
+                    },
                     _ => {}
                 }
-                if let Some(p) = policy.filter(|p| *p != d.policy)
+                // A policy chosen: a graceful delete again.
+                if let Some(p) = policy.filter(|p| *p != d.policy || d.force)
                     && let Some(obj) = self.graph.get(&d.target.uid)
                 {
                     let permission = d.permission.take();

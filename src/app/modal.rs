@@ -46,6 +46,9 @@ pub struct DeleteDialog {
     pub permission: Option<Permission>,
     /// Read-only mode: the dialog previews, and confirming sends nothing.
     pub read_only: bool,
+    /// A pod deleted with grace period 0 (the command is a
+    /// [`Command::ForceDelete`]).
+    pub force: bool,
 }
 
 impl DeleteDialog {

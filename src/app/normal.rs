@@ -102,6 +102,7 @@ impl App {
             Action::Background
             | Action::Foreground
             | Action::Orphan
+            | Action::ToggleForce
             | Action::Input(_)
             | Action::Complete
             | Action::Backspace => {}

@@ -1267,3 +1267,60 @@ fn an_object_changed_in_place_keeps_the_rows_a_rebuild_would_give() {
     assert_eq!(app.rows, fresh(&app));
     assert_ne!(app.selected_row().expect("row").depth, depth_before);
 }
+
+/// STUCK-CAUSES C8: on a pod, `!` in the delete dialog makes the delete a
+/// force delete (grace period 0), its preview and the command with it; a
+/// policy key makes it graceful again; on anything else `!` changes nothing.
+#[test]
+fn force_delete_is_a_deliberate_choice_on_a_pod_only() {
+    let (mut app, _b) = app_on("dead-node", false);
+    goto(&mut app, "pod/db-0");
+    assert_eq!(selected_name(&app), "Pod/db-0");
+    let target = app.selected_object().expect("selected").obj_ref();
+    app.update(Action::OpenDelete);
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("delete dialog")
+    };
+    assert!(!d.force);
+    assert!(matches!(d.command, Command::Delete { .. }));
+    assert!(
+        app.update(Action::ToggleForce).is_empty(),
+        "nothing is sent"
+    );
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("delete dialog")
+    };
+    assert!(d.force);
+    assert_eq!(
+        d.command,
+        Command::ForceDelete {
+            target: target.clone()
+        }
+    );
+    assert!(
+        d.plan
+            .lines()
+            .iter()
+            .any(|l| l.starts_with("deleted now") && l.contains("Pod/db-0")),
+        "{:?}",
+        d.plan.lines()
+    );
+    assert!(app.update(Action::Background).is_empty());
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("delete dialog")
+    };
+    assert!(!d.force, "a policy chosen: graceful again");
+    app.update(Action::ToggleForce);
+    assert_eq!(
+        app.update(Action::Confirm),
+        vec![Command::ForceDelete { target }]
+    );
+
+    goto(&mut app, "statefulset/db");
+    app.update(Action::OpenDelete);
+    app.update(Action::ToggleForce);
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("delete dialog")
+    };
+    assert!(!d.force, "only a pod has a grace period to skip");
+}

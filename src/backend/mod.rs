@@ -19,6 +19,11 @@ pub enum Command {
     /// DELETE with an explicit policy and a uid precondition (the target's
     /// uid), so a recreated object of the same name is never hit.
     Delete { target: ObjRef, policy: Policy },
+    /// A pod's DELETE with grace period 0 (`kubectl delete --force
+    /// --grace-period=0`), Background, with the uid precondition: the API
+    /// object goes without waiting for its node's kubelet (R76).
+    /// Finalizers still hold it.
+    ForceDelete { target: ObjRef },
     /// Remove one finalizer, failing if the object changed meanwhile.
     RemoveFinalizer { target: ObjRef, finalizer: String },
     /// Read the kubeconfig again, connect anew and relist everything (a
@@ -40,7 +45,7 @@ impl Command {
     pub fn is_mutation(&self) -> bool {
         matches!(
             self,
-            Command::Delete { .. } | Command::RemoveFinalizer { .. }
+            Command::Delete { .. } | Command::ForceDelete { .. } | Command::RemoveFinalizer { .. }
         )
     }
 
@@ -49,6 +54,9 @@ impl Command {
     pub fn describe(&self) -> String {
         match self {
             Command::Delete { target, policy } => format!("delete {target} ({policy})"),
+            Command::ForceDelete { target } => {
+                format!("force delete {target} (grace period 0)")
+            }
             Command::RemoveFinalizer { target, finalizer } => {
                 format!("remove finalizer {finalizer} from {target}")
             }

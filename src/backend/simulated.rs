@@ -222,6 +222,19 @@ impl Backend for SimBackend {
                 let resp = self.sim.delete_key(&key, &opts);
                 self.reply(cmd, &resp);
             }
+            Command::ForceDelete { target } => {
+                let key = Key::from_ref(target);
+                let opts = DeleteOptions {
+                    grace_period_seconds: Some(0),
+                    preconditions: Preconditions {
+                        uid: Some(target.uid.clone()),
+                        resource_version: None,
+                    },
+                    ..DeleteOptions::policy(crate::model::Policy::Background)
+                };
+                let resp = self.sim.delete_key(&key, &opts);
+                self.reply(cmd, &resp);
+            }
             Command::RemoveFinalizer { target, finalizer } => {
                 let key = Key::from_ref(target);
                 let resp = self

@@ -67,16 +67,22 @@ pub fn delete_params(policy: Policy, uid: &str) -> DeleteParams {
     }
 }
 
-/// Sends the DELETE.
+/// Sends the DELETE (a force delete: Background, grace period 0).
 pub async fn delete(client: &Client, ar: &ApiResource, command: &Command) -> Reply {
-    let Command::Delete { target, policy } = command else {
-        return reply(command, 0, "not a delete".into());
+    let (target, policy, params) = match command {
+        Command::Delete { target, policy } => (target, policy, delete_params(*policy, &target.uid)),
+        Command::ForceDelete { target } => (
+            target,
+            &Policy::Background,
+            DeleteParams {
+                grace_period_seconds: Some(0),
+                ..delete_params(Policy::Background, &target.uid)
+            },
+        ),
+        _ => return reply(command, 0, "not a delete".into()),
     };
     let api = api_for(client, ar, target);
-    match api
-        .delete(&target.name, &delete_params(*policy, &target.uid))
-        .await
-    {
+    match api.delete(&target.name, &params).await {
         Ok(Either::Left(obj)) => {
             let fins = obj.metadata.finalizers.unwrap_or_default();
             let msg = if fins.is_empty() {
@@ -177,7 +183,7 @@ pub async fn remove_finalizer(
 #[must_use]
 pub fn attributes(ar: &ApiResource, command: &Command) -> Option<ResourceAttributes> {
     let (verb, target) = match command {
-        Command::Delete { target, .. } => ("delete", target),
+        Command::Delete { target, .. } | Command::ForceDelete { target } => ("delete", target),
         Command::RemoveFinalizer { target, .. } => ("patch", target),
         Command::Sim(_) | Command::Reconnect | Command::SwitchContext(_) => return None,
     };

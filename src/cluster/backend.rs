@@ -551,7 +551,9 @@ impl ClusterBackend {
 
     fn target_resource(&self, cmd: &Command) -> Result<kube::core::ApiResource, String> {
         let target = match cmd {
-            Command::Delete { target, .. } | Command::RemoveFinalizer { target, .. } => target,
+            Command::Delete { target, .. }
+            | Command::ForceDelete { target }
+            | Command::RemoveFinalizer { target, .. } => target,
             Command::Sim(_) => return Err("simulator controls do nothing on a live cluster".into()),
             Command::Reconnect | Command::SwitchContext(_) => {
                 return Err("not a request on an object".into());
@@ -592,7 +594,7 @@ impl Backend for ClusterBackend {
         // Read-only mode is enforced below kube's client: the request is
         // built and refused there, and the refusal comes back as the reply.
         match &cmd {
-            Command::Delete { .. } => {
+            Command::Delete { .. } | Command::ForceDelete { .. } => {
                 rt.spawn(async move {
                     let r = actions::delete(&client, &ar, &cmd).await;
                     let _ = tx.send(Msg::Replied(r)).await;

@@ -10,6 +10,9 @@ use crate::model::preview;
 /// # Errors
 /// The scenario does not load; the object does not exist.
 pub fn run(args: &PlanArgs) -> CmdResult {
+    // Only 0 changes a preview: a pod's graceful end waits on its kubelet
+    // whatever the length.
+    let force = args.grace.seconds().map_err(CmdError)? == Some(0);
     if args.live.live {
         let view = super::live::LiveView::read_for(
             &args.live,
@@ -22,11 +25,12 @@ pub fn run(args: &PlanArgs) -> CmdResult {
             args.namespace.as_deref(),
             args.live.all_namespaces,
         )?;
-        let plan = preview::plan(
+        let plan = preview::plan_with(
             &view.graph(),
             &uid,
             args.policy.map(Into::into),
             &std::collections::BTreeMap::new(),
+            force,
         );
         return print_plan(&plan, args.out.output);
     }
@@ -37,11 +41,12 @@ pub fn run(args: &PlanArgs) -> CmdResult {
     let target = parse_target(&args.delete, args.namespace.as_deref())?;
     let key = sim.resolve(&target).map_err(CmdError)?;
     let obj = sim.get(&key).ok_or_else(|| CmdError(key.not_found()))?;
-    let plan = preview::plan(
+    let plan = preview::plan_with(
         sim.graph(),
         obj.uid(),
         args.policy.map(Into::into),
         &sim.controller_map(),
+        force,
     );
     super::leave_to_exit(sim);
     print_plan(&plan, args.out.output)

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use super::out::Out;
-use super::{CmdResult, load_sim, parse_target};
+use super::{CmdError, CmdResult, load_sim, parse_target};
 use crate::cli::{Output, SimulateArgs, seconds_to_ms};
 use crate::model::{Object, forest};
 use crate::sim::DeleteOptions;
@@ -17,9 +17,10 @@ pub fn run(args: &SimulateArgs) -> CmdResult {
     let mut sim = load_sim(&args.scenario, args.seed)?;
     if let Some(typed) = &args.delete {
         let target = parse_target(typed, args.namespace.as_deref())?;
-        let options = args
+        let mut options = args
             .policy
             .map_or_else(DeleteOptions::default, |p| DeleteOptions::policy(p.into()));
+        options.grace_period_seconds = args.grace.seconds().map_err(CmdError)?;
         sim.delete(&target, &options);
     }
     sim.settle(seconds_to_ms(args.until));

@@ -674,6 +674,8 @@ fn causes(d: &Diagnosis) -> Vec<String> {
         ));
     }
     if let Some(ns) = &d.namespace {
+        // A pod no kubelet ends is the root of what else remains.
+        out.extend(ns.stranded_pods.iter().cloned());
         for (f, objs) in &ns.remaining_by_finalizer {
             out.push(format!(
                 "namespace content holds finalizer {f}: {}",
@@ -726,7 +728,6 @@ fn causes(d: &Diagnosis) -> Vec<String> {
                 );
             }
         }
-        out.extend(ns.stranded_pods.iter().cloned());
         if ns.remaining_by_finalizer.is_empty()
             && ns.stranded_pods.is_empty()
             && !ns.remaining.is_empty()

@@ -153,6 +153,18 @@ impl Backend for ServedBackend {
                 let r = served.sim.delete_key(&Key::from_ref(target), &opts);
                 Some((r.code, r.message, r.warnings))
             }
+            Command::ForceDelete { target } => {
+                let opts = DeleteOptions {
+                    grace_period_seconds: Some(0),
+                    preconditions: Preconditions {
+                        uid: Some(target.uid.clone()),
+                        resource_version: None,
+                    },
+                    ..DeleteOptions::policy(crate::model::Policy::Background)
+                };
+                let r = served.sim.delete_key(&Key::from_ref(target), &opts);
+                Some((r.code, r.message, r.warnings))
+            }
             Command::RemoveFinalizer { target, finalizer } => {
                 let r = served
                     .sim

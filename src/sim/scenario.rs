@@ -434,6 +434,7 @@ scenario_files!(
     "namespace-spec-finalizer",
     "replicaset-comes-back",
     "namespace-stuck-on-discovery",
+    "dead-node",
 );
 
 /// The bundled scenario opened when none is named.

@@ -11,7 +11,7 @@ use super::{preview, small_tree, theme, wrap};
 use crate::app::App;
 use crate::app::modal::{ConfirmDialog, ControllersDialog, DeleteDialog, FinalizerDialog, Picker};
 use crate::backend::{Command, Permission};
-use crate::model::Policy;
+use crate::model::{Object, Policy};
 
 /// A rectangle of at most `w` x `h` centred in `area`.
 #[must_use]
@@ -45,7 +45,11 @@ fn keys_line(pairs: &[(&'static str, &'static str)]) -> Line<'static> {
 #[must_use]
 pub fn request(app: &App, cmd: &Command) -> String {
     match cmd {
-        Command::Delete { target, policy } => {
+        Command::Delete { target, .. } | Command::ForceDelete { target } => {
+            let (policy, grace) = match cmd {
+                Command::Delete { policy, .. } => (*policy, ""),
+                _ => (Policy::Background, " gracePeriodSeconds=0"),
+            };
             let resource = app
                 .graph()
                 .kinds()
@@ -57,7 +61,7 @@ pub fn request(app: &App, cmd: &Command) -> String {
                 .map(|n| format!(" -n {n}"))
                 .unwrap_or_default();
             format!(
-                "DELETE {resource}/{}{ns} propagationPolicy={policy} preconditions.uid={}",
+                "DELETE {resource}/{}{ns} propagationPolicy={policy}{grace} preconditions.uid={}",
                 target.name, target.uid
             )
         }
@@ -69,6 +73,10 @@ pub fn request(app: &App, cmd: &Command) -> String {
         Command::Reconnect | Command::SwitchContext(_) => cmd.describe(),
     }
 }
+
+/// What a force delete skips (STUCK-CAUSES C8: the StatefulSet
+/// force-delete task's warning).
+const FORCE_RISKS: &str = "FORCE (grace period 0, ! to undo): the pod object goes now, without its kubelet. If its node still runs it, its containers keep running, a StatefulSet may start a second pod with the same identity, and a volume may be attached twice. Finalizers still hold it. Safer: bring the node back, or delete the Node object once the machine is surely gone.";
 
 fn policy_meaning(p: Policy) -> &'static str {
     match p {
@@ -125,9 +133,28 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
     if let Some(t) = app
         .graph()
         .get(&d.target.uid)
+        .filter(|_| !d.force)
         .and_then(|o| crate::model::repeat_delete::explain(o, d.policy))
     {
         note_lines = wrap::wrap_line(&Line::from(Span::styled(t, theme::WARN)), w);
+    }
+    // A pod: the force delete, a deliberate choice with its risks said.
+    if d.force {
+        note_lines.extend(wrap::wrap_line(
+            &Line::from(Span::styled(FORCE_RISKS, theme::BAD)),
+            w,
+        ));
+    } else if app.graph().get(&d.target.uid).is_some_and(Object::is_pod) {
+        note_lines.extend(wrap::wrap_line(
+            &Line::from(vec![
+                Span::styled("!", theme::KEY),
+                Span::styled(
+                    " force delete (grace period 0): for a pod whose node will never confirm",
+                    theme::DIM,
+                ),
+            ]),
+            w,
+        ));
     }
     let mut s = vec![
         Span::styled("Preview: ", theme::HEADING),

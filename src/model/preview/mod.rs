@@ -406,6 +406,20 @@ pub fn plan(
     policy: Option<Policy>,
     controllers: &BTreeMap<String, bool>,
 ) -> Plan {
+    plan_with(graph, target_uid, policy, controllers, false)
+}
+
+/// As [`plan`]; `force`: the DELETE has grace period 0 (`kubectl delete
+/// --force --grace-period=0`), so a pod does not wait for its kubelet
+/// (R76); finalizers still hold it.
+#[must_use]
+pub fn plan_with(
+    graph: &OwnershipGraph,
+    target_uid: &str,
+    policy: Option<Policy>,
+    controllers: &BTreeMap<String, bool>,
+    force: bool,
+) -> Plan {
     let Some(target) = graph.get_shared(target_uid) else {
         return Plan {
             target: ObjRef {
@@ -419,9 +433,16 @@ pub fn plan(
             partial: Partial::of(graph.kinds()),
         };
     };
-    let (effective, note) = effective_policy(graph, target, policy);
+    let (effective, mut note) = effective_policy(graph, target, policy);
+    if force && target.is_pod() {
+        note = Some(if target.is_terminating() {
+            "grace period 0: it goes now, without its kubelet, once no finalizer holds it".into()
+        } else {
+            "grace period 0: no kubelet is waited for".into()
+        });
+    }
     let (mut p, root) = Planner::new(graph, controllers, target);
-    p.delete(root, policy);
+    p.delete_with(root, policy, force);
     p.run();
     let parked = p.parked();
     let partial = Partial::of(graph.kinds());
@@ -703,10 +724,19 @@ impl<'a> Found<'a> {
         let at = self.ids.get_or_insert(o.uid(), next);
         if at == next {
             self.keys.push(uid_key(o.uid()));
+            let mut finalizers = o.metadata.finalizers.clone();
+            // A pod deleted gracefully waits for its kubelet (R76), past
+            // its grace period too.
+            if o.is_pod()
+                && o.is_terminating()
+                && o.metadata.deletion_grace_period_seconds.unwrap_or(0) > 0
+            {
+                finalizers.push(GRACE.to_string());
+            }
             self.items.push(Item {
                 orig: o,
                 obj: Working::Graph(o),
-                finalizers: o.metadata.finalizers.clone(),
+                finalizers,
                 state: if o.is_terminating() {
                     State::Terminating
                 } else {
@@ -940,6 +970,13 @@ impl<'a> Planner<'a> {
             .cloned()
             .collect();
         let keep_grace = item.has_finalizer(GRACE);
+        // R18: grace period 0 ends a running one.
+        if force && keep_grace {
+            self.remove_finalizer(id, GRACE);
+            if self.gone_if_done(id) {
+                return;
+            }
+        }
         if was_terminating && policy.is_none() {
             return; // R17: no policy, no change
         }
@@ -1035,10 +1072,22 @@ impl<'a> Planner<'a> {
             item.finalizers.extend(extra);
         }
         let ns = item.obj.name().to_string();
-        for u in self.ids_where(|i| i.obj.namespace() == Some(ns.as_str()) && namespace_deletes(i))
-        {
+        self.delete_namespace_content(&ns);
+    }
+
+    /// One pass of the namespace controller over its content (R58): the
+    /// pods first, and nothing else while any pod remains
+    /// (OrderedNamespaceDeletion, GA in 1.34; the simulator's namespace
+    /// controller does the same). Whether it deleted anything.
+    fn delete_namespace_content(&mut self, ns: &str) -> bool {
+        let in_ns = |i: &Item| i.obj.namespace() == Some(ns) && !matches!(i.state, State::Gone(_));
+        let pods_left = !self.ids_where(|i| in_ns(i) && i.obj.is_pod()).is_empty();
+        let todo =
+            self.ids_where(|i| in_ns(i) && namespace_deletes(i) && (!pods_left || i.obj.is_pod()));
+        for &u in &todo {
             self.delete(u, Some(Policy::Background));
         }
+        !todo.is_empty()
     }
 
     fn on_gone(&mut self, id: Id) {
@@ -1204,13 +1253,7 @@ impl<'a> Planner<'a> {
             }
         }
         if is_namespace(&obj) {
-            let ns = obj.name().to_string();
-            for u in
-                self.ids_where(|i| i.obj.namespace() == Some(ns.as_str()) && namespace_deletes(i))
-            {
-                self.delete(u, Some(Policy::Background));
-                changed = true;
-            }
+            changed |= self.delete_namespace_content(obj.name());
         }
         changed | self.gone_if_done(id)
     }
