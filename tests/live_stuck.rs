@@ -293,3 +293,107 @@ spec:
     );
     kubectl(&["delete", "namespace", &ns, "--wait=false"], None);
 }
+
+/// GC-SEMANTICS R79 on 1.20: CronJob is served only as `batch/v1beta1`
+/// (`batch/v1` is preferred). A snapshot lists it all the same; its Jobs
+/// are drawn under it, not as unmappable; `plan` with no policy predicts
+/// what a raw DELETE with no policy does for real: the Jobs are orphaned.
+/// (1.21+ serve `batch/v1` CronJobs, whose default is Background.)
+#[test]
+fn a_cronjob_served_only_in_an_older_version_is_snapshotted_and_rehearsed() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "cronjob"));
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(
+            r#"
+apiVersion: batch/v1beta1
+kind: CronJob
+metadata: {name: cj}
+spec:
+  schedule: "0 0 1 1 *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: Never
+          containers: [{name: c, image: busybox}]
+"#,
+        ),
+    );
+    let uid = kubectl(
+        &[
+            "get",
+            "cronjob",
+            "-n",
+            &ns,
+            "cj",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ],
+        None,
+    );
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(&format!(
+            r#"
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: cj-1
+  ownerReferences: [{{apiVersion: batch/v1beta1, kind: CronJob, name: cj, uid: {uid}, controller: true, blockOwnerDeletion: true}}]
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{{name: c, image: busybox}}]
+"#
+        )),
+    );
+    let (snap, err, _) = run(&["snapshot", "--live", "-n", &ns]);
+    assert!(snap.contains("\"kind\": \"CronJob\""), "{err}");
+    let file = std::env::temp_dir().join(format!("{ns}.json"));
+    std::fs::write(&file, &snap).expect("write");
+    let file = file.to_str().expect("path");
+    let tree = String::from_utf8_lossy(&ownerscope(&["tree", file]).stdout).to_string();
+    assert!(tree.contains("CronJob/cj\n  └─ Job/cj-1"), "{tree}");
+    assert!(!tree.contains("unmappable"), "{tree}");
+    let plan = String::from_utf8_lossy(
+        &ownerscope(&["plan", file, "-n", &ns, "--delete", "cronjob/cj"]).stdout,
+    )
+    .to_string();
+    assert!(plan.contains("CronJob defaults to Orphan"), "{plan}");
+    assert!(plan.contains("orphaned           Job/cj-1"), "{plan}");
+
+    // The same raw DELETE, with no policy, for real.
+    kubectl(
+        &[
+            "delete",
+            "--raw",
+            &format!("/apis/batch/v1beta1/namespaces/{ns}/cronjobs/cj"),
+        ],
+        None,
+    );
+    let refs = || {
+        kubectl(
+            &[
+                "get",
+                "job",
+                "-n",
+                &ns,
+                "cj-1",
+                "-o",
+                "jsonpath={.metadata.ownerReferences}",
+            ],
+            None,
+        )
+    };
+    wait_for(
+        "the Job loses its reference",
+        Duration::from_secs(30),
+        || refs().is_empty(),
+    );
+    kubectl(&["delete", "namespace", &ns, "--wait=false"], None);
+}

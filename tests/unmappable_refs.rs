@@ -105,3 +105,69 @@ fn a_version_discovery_says_is_served_maps() {
     assert!(kinds.serves("apps/v1"));
     assert!(!kinds.serves("apps/v1beta2"));
 }
+
+/// R32 for custom resources, as 1.20 was seen to do it: a reference through
+/// a version the CRD does not serve (`v1alpha1` when only `v1` is) is never
+/// resolved; its dependent stays, even once the owner is deleted. The same
+/// reference through `v1` is collected.
+#[test]
+fn a_custom_resource_referred_to_through_an_unserved_version_keeps_its_dependent() {
+    let mut sim = sim(r#"
+name: cr-unserved
+objects:
+  - apiVersion: apiextensions.k8s.io/v1
+    kind: CustomResourceDefinition
+    metadata: {name: widgets.example.com}
+    spec:
+      group: example.com
+      names: {kind: Widget, plural: widgets}
+      scope: Namespaced
+      versions:
+        - {name: v1, served: true, storage: true}
+        - {name: v1alpha1, served: false, storage: false}
+  - apiVersion: example.com/v1
+    kind: Widget
+    metadata: {name: w, namespace: ns, uid: 00000000-0000-4000-8000-0000000000e1}
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: through-alpha
+      namespace: ns
+      ownerReferences:
+        - {apiVersion: example.com/v1alpha1, kind: Widget, name: w, uid: 00000000-0000-4000-8000-0000000000e1}
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: through-v1
+      namespace: ns
+      ownerReferences:
+        - {apiVersion: example.com/v1, kind: Widget, name: w, uid: 00000000-0000-4000-8000-0000000000e1}
+"#);
+    let alpha = sim.uid_of("ConfigMap", "ns", "through-alpha");
+    assert_eq!(
+        sim.graph().owners(&alpha)[0].1,
+        RefStatus::Unmappable {
+            api_version: "example.com/v1alpha1".into()
+        }
+    );
+    let w = sim.uid_of("Widget", "ns", "w");
+    let plan = preview::plan(sim.graph(), &w, None, &sim.controller_map());
+    let kept = plan
+        .entries
+        .iter()
+        .find(|e| e.object.name() == "through-alpha")
+        .expect("in the plan");
+    assert!(
+        matches!(kept.outcome, preview::Outcome::NeverCollected { .. }),
+        "{:?}",
+        kept.outcome
+    );
+    sim.delete(&t("Widget", "ns", "w"), &background());
+    sim.advance(120_000);
+    assert!(!sim.exists("Widget", "ns", "w"));
+    assert!(!sim.exists("ConfigMap", "ns", "through-v1"));
+    assert!(
+        sim.exists("ConfigMap", "ns", "through-alpha"),
+        "never collected"
+    );
+}

@@ -45,12 +45,19 @@ pub fn to_scenario(view: &LiveView) -> String {
         .iter()
         .filter(|k| used.contains(&(k.group.clone(), k.kind.clone())))
         .map(|k| {
-            json!({
+            let mut decl = json!({
                 "apiVersion": k.api_version(),
                 "kind": k.kind,
                 "plural": k.plural,
                 "namespaced": k.namespaced,
-            })
+            });
+            // R79: every version it is served in (CronJob only as
+            // batch/v1beta1 on 1.20), so that an owner reference through
+            // any of them maps, and no other does.
+            if !k.served_versions.is_empty() {
+                decl["servedVersions"] = json!(k.served_versions);
+            }
+            decl
         })
         .collect();
     let missing: Vec<String> = snap.missing.iter().map(|(k, _)| k.clone()).collect();

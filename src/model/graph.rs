@@ -543,7 +543,7 @@ impl OwnershipGraph {
     /// [`RefStatus::Resolves`].
     pub fn resolve(&self, dependent: &Object, r: &OwnerReference) -> Result<&Object, RefStatus> {
         let group = group_of(&r.api_version);
-        if !self.kinds.serves(&r.api_version) {
+        if !self.kinds.maps(&r.api_version, &r.kind) {
             return Err(RefStatus::Unmappable {
                 api_version: r.api_version.clone(),
             });

@@ -37,6 +37,12 @@ pub struct KindInfo {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<String>,
     pub default_policy: DefaultPolicy,
+    /// Every version the server serves it in, when known (discovery, a
+    /// CRD's `spec.versions[].served`); empty: `version`, and whatever
+    /// else the built-in table does not rule out. An owner reference
+    /// through another version is never mapped (R32).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub served_versions: Vec<String>,
 }
 
 impl KindInfo {
@@ -75,6 +81,7 @@ impl KindInfo {
             short_names: crd.strings_at(&["spec", "names", "shortNames"]),
             categories: crd.strings_at(&["spec", "names", "categories"]),
             default_policy: DefaultPolicy::Policy(Policy::Background),
+            served_versions: served,
         })
     }
 
@@ -186,6 +193,22 @@ impl Partial {
     #[must_use]
     pub fn is_partial(&self) -> bool {
         !self.unlisted.is_empty()
+    }
+}
+
+/// The default propagation of a kind in one served version, where it
+/// differs from the kind's (R79): `batch/v1beta1` CronJob, the only CronJob
+/// of 1.20, orphans its Jobs on a DELETE without a policy.
+#[must_use]
+pub fn version_default(
+    group: &str,
+    kind: &str,
+    version: &str,
+    other: DefaultPolicy,
+) -> DefaultPolicy {
+    match (group, kind, version) {
+        ("batch", "CronJob", "v1beta1") => ORPHAN,
+        _ => other,
     }
 }
 
@@ -610,6 +633,7 @@ impl KindTable {
                 short_names: short.iter().map(|s| (*s).to_string()).collect(),
                 categories: Vec::new(),
                 default_policy: policy,
+                served_versions: Vec::new(),
             });
         }
         t
@@ -648,6 +672,13 @@ impl KindTable {
     /// scope and names, and gains the declared short names; an unknown kind
     /// is added as declared.
     pub fn declare(&mut self, info: KindInfo) {
+        // What the server served is served (R79), the legacy versions too.
+        let group = info.group.clone();
+        let mut versions = info.served_versions.clone();
+        versions.push(info.version.clone());
+        for v in &versions {
+            self.mark_served(&super::object::api_version_of(&group, v));
+        }
         match self
             .by_group_kind
             .get_mut(&info.group)
@@ -659,6 +690,22 @@ impl KindTable {
                         known.short_names.push(n);
                     }
                 }
+                if !info.served_versions.is_empty() {
+                    known.served_versions = info.served_versions;
+                }
+                // Served in another version than the table's (CronJob only
+                // as batch/v1beta1 on 1.20): that one, and its default.
+                if !known.served_versions.is_empty()
+                    && !known.served_versions.contains(&known.version)
+                {
+                    known.version = info.version;
+                }
+                known.default_policy = version_default(
+                    &known.group,
+                    &known.kind,
+                    &known.version,
+                    known.default_policy,
+                );
             }
             None => self.insert(info),
         }
@@ -672,6 +719,35 @@ impl KindTable {
     pub fn serves(&self, api_version: &str) -> bool {
         !LEGACY_UNSERVED.contains(&api_version)
             || self.served_legacy.iter().any(|v| v == api_version)
+    }
+
+    /// Discovery found `group`/`kind` served in `version` too.
+    pub fn add_served_version(&mut self, group: &str, kind: &str, version: &str) {
+        if let Some(k) = self
+            .by_group_kind
+            .get_mut(group)
+            .and_then(|ks| ks.get_mut(kind))
+            && !k.served_versions.iter().any(|v| v == version)
+        {
+            k.served_versions.push(version.to_string());
+        }
+    }
+
+    /// Whether an owner reference through `api_version` to `kind` can be
+    /// mapped: the version is served ([`Self::serves`]) and, where the
+    /// kind's served versions are known, one of them (R32: a custom
+    /// resource referred to through a version its CRD does not serve is
+    /// never resolved).
+    #[must_use]
+    pub fn maps(&self, api_version: &str, kind: &str) -> bool {
+        if !self.serves(api_version) {
+            return false;
+        }
+        let group = super::object::group_of(api_version);
+        let version = super::object::version_of(api_version);
+        self.get(group, kind).is_none_or(|k| {
+            k.served_versions.is_empty() || k.served_versions.iter().any(|v| v == version)
+        })
     }
 
     /// Discovery found `api_version` served.
@@ -804,6 +880,7 @@ impl KindTable {
             short_names: Vec::new(),
             categories: Vec::new(),
             default_policy: BG,
+            served_versions: Vec::new(),
         });
     }
 
@@ -957,6 +1034,7 @@ mod tests {
             short_names: vec!["db".into()],
             categories: vec!["all".into(), "storage".into()],
             default_policy: BG,
+            served_versions: Vec::new(),
         });
         for typed in [
             "db",

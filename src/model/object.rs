@@ -359,6 +359,16 @@ pub fn version_of(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or(api_version, |(_, v)| v)
 }
 
+/// `apps` + `v1` -> `apps/v1`; the core group's is the version alone.
+#[must_use]
+pub fn api_version_of(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    }
+}
+
 impl Object {
     /// The top-level fields of RBAC objects and Events (none for others).
     #[must_use]

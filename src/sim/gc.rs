@@ -606,7 +606,7 @@ impl GarbageCollector {
 
     fn get_object(api: &ApiServer, id: &Identity) -> Result<Option<Arc<Object>>, PassError> {
         let group = group_of(&id.api_version);
-        let mapped = api.kinds().serves(&id.api_version);
+        let mapped = api.kinds().maps(&id.api_version, &id.kind);
         let Some(namespaced) = api.kinds().namespaced(group, &id.kind).filter(|_| mapped) else {
             return Err(PassError::Retry(format!(
                 "unable to get REST mapping for {}/{}",
@@ -748,7 +748,7 @@ impl GarbageCollector {
         }
         let group = group_of(&r.api_version);
         // R32: a version the server does not serve cannot be mapped either.
-        let mapped = api.kinds().serves(&r.api_version);
+        let mapped = api.kinds().maps(&r.api_version, &r.kind);
         let Some(namespaced) = api.kinds().namespaced(group, &r.kind).filter(|_| mapped) else {
             return Err(PassError::Retry(format!(
                 "unable to get REST mapping for {}/{}",

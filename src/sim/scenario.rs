@@ -316,6 +316,10 @@ struct KindDecl {
     #[serde(default)]
     plural: Option<String>,
     namespaced: bool,
+    /// Every version the server served it in (a snapshot says so): an
+    /// owner reference through another is never mapped (R32, R79).
+    #[serde(default)]
+    served_versions: Vec<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -877,6 +881,7 @@ fn kind_info(k: &KindDecl) -> KindInfo {
         short_names: Vec::new(),
         categories: Vec::new(),
         default_policy: crate::model::DefaultPolicy::Policy(crate::model::Policy::Background),
+        served_versions: k.served_versions.clone(),
     }
 }
 

@@ -48,6 +48,18 @@ impl Group {
     pub fn preferred(&self) -> Option<&GroupVersion> {
         self.preferred_version.as_ref().or(self.versions.first())
     }
+
+    /// Every served version, the preferred one first, then in the server's
+    /// order (its priority).
+    #[must_use]
+    pub fn by_preference(&self) -> Vec<&GroupVersion> {
+        let pref = self.preferred();
+        pref.into_iter()
+            .chain(self.versions.iter().filter(|v| {
+                Some(v.group_version.as_str()) != pref.map(|p| p.group_version.as_str())
+            }))
+            .collect()
+    }
 }
 
 /// `APIGroupList` (`/apis`, and kubectl's `servergroups.json` with the core
@@ -157,6 +169,22 @@ impl Document {
             .groups
             .iter()
             .filter_map(|g| g.preferred().map(|v| v.group_version.clone()))
+            .collect()
+    }
+
+    /// Every served group version (R79: a kind may be served only in a
+    /// version that is not its group's preferred one, as CronJob is only
+    /// `batch/v1beta1` on 1.20).
+    #[must_use]
+    pub fn served(&self) -> Vec<String> {
+        self.groups
+            .groups
+            .iter()
+            .flat_map(|g| {
+                g.by_preference()
+                    .into_iter()
+                    .map(|v| v.group_version.clone())
+            })
             .collect()
     }
 }

@@ -93,57 +93,72 @@ pub fn from_document(d: &Document, mode: &'static str, requests: usize) -> Disco
             kinds.set_discovery_detail(gv, why);
         }
     }
+    // Each kind in its group's preferred version, else in the most
+    // preferred version that serves it (R79); every version that serves it
+    // is recorded (an owner reference through any of them resolves).
+    let mut seen: std::collections::HashSet<(String, String)> = std::collections::HashSet::new();
     for g in &d.groups.groups {
-        let Some(pref) = g.preferred() else { continue };
-        let Some(list) = d.resources.get(&pref.group_version) else {
-            continue;
-        };
-        for r in list.resources.iter().filter(|r| !r.is_subresource()) {
-            let group = if r.group.is_empty() {
-                &g.name
-            } else {
-                &r.group
-            };
-            let version = if r.version.is_empty() {
-                &pref.version
-            } else {
-                &r.version
-            };
-            let known = kinds.get(group, &r.kind).cloned();
-            let short_names = if r.short_names.is_empty() {
-                known
-                    .as_ref()
-                    .map(|k| k.short_names.clone())
-                    .unwrap_or_default()
-            } else {
-                r.short_names.clone()
-            };
-            kinds.insert(KindInfo {
-                group: group.clone(),
-                kind: r.kind.clone(),
-                version: version.clone(),
-                plural: r.name.clone(),
-                namespaced: r.namespaced,
-                short_names,
-                categories: r.categories.clone(),
-                default_policy: known.map_or(DefaultPolicy::Policy(Policy::Background), |k| {
-                    k.default_policy
-                }),
-            });
-            if skipped(group, &r.name) || !r.can("list") {
+        for pref in g.by_preference() {
+            let Some(list) = d.resources.get(&pref.group_version) else {
                 continue;
-            }
-            resources.push(Resource {
-                ar: ApiResource {
+            };
+            for r in list.resources.iter().filter(|r| !r.is_subresource()) {
+                let group = if r.group.is_empty() {
+                    &g.name
+                } else {
+                    &r.group
+                };
+                let version = if r.version.is_empty() {
+                    &pref.version
+                } else {
+                    &r.version
+                };
+                if !seen.insert((group.clone(), r.kind.clone())) {
+                    kinds.add_served_version(group, &r.kind, version);
+                    continue;
+                }
+                let known = kinds.get(group, &r.kind).cloned();
+                let short_names = if r.short_names.is_empty() {
+                    known
+                        .as_ref()
+                        .map(|k| k.short_names.clone())
+                        .unwrap_or_default()
+                } else {
+                    r.short_names.clone()
+                };
+                kinds.insert(KindInfo {
                     group: group.clone(),
-                    version: version.clone(),
-                    api_version: doc::group_version(group, version),
                     kind: r.kind.clone(),
+                    version: version.clone(),
                     plural: r.name.clone(),
-                },
-                namespaced: r.namespaced,
-                watchable: r.can("watch"),
-            });
+                    namespaced: r.namespaced,
+                    short_names,
+                    categories: r.categories.clone(),
+                    default_policy: crate::model::kinds::version_default(
+                        group,
+                        &r.kind,
+                        version,
+                        known.map_or(DefaultPolicy::Policy(Policy::Background), |k| {
+                            k.default_policy
+                        }),
+                    ),
+                    served_versions: vec![version.clone()],
+                });
+                if skipped(group, &r.name) || !r.can("list") {
+                    continue;
+                }
+                resources.push(Resource {
+                    ar: ApiResource {
+                        group: group.clone(),
+                        version: version.clone(),
+                        api_version: doc::group_version(group, version),
+                        kind: r.kind.clone(),
+                        plural: r.name.clone(),
+                    },
+                    namespaced: r.namespaced,
+                    watchable: r.can("watch"),
+                });
+            }
         }
     }
     resources.sort_by_key(Resource::name);
@@ -320,6 +335,7 @@ pub async fn fetch(client: &Client) -> Result<(Document, &'static str, usize), C
     let mut d = Document::default();
     d.groups.kind = "APIGroupList".into();
     d.groups.api_version = "v1".into();
+    // Every served version, as client-go's discovery asks (R79).
     let mut to_ask = Vec::new();
     let mut aggregated = true;
     for answer in [api, apis] {
@@ -332,7 +348,7 @@ pub async fn fetch(client: &Client) -> Result<(Document, &'static str, usize), C
             Answer::CoreVersions(vs) => {
                 aggregated = false;
                 let core = doc::core_group(&vs);
-                to_ask.extend(core.preferred().map(|v| v.group_version.clone()));
+                to_ask.extend(core.versions.iter().map(|v| v.group_version.clone()));
                 d.groups.groups.push(core);
             }
             Answer::Groups(list) => {
@@ -340,7 +356,7 @@ pub async fn fetch(client: &Client) -> Result<(Document, &'static str, usize), C
                 to_ask.extend(
                     list.groups
                         .iter()
-                        .filter_map(|g| g.preferred().map(|v| v.group_version.clone())),
+                        .flat_map(|g| g.versions.iter().map(|v| v.group_version.clone())),
                 );
                 d.groups.groups.extend(list.groups);
             }
@@ -383,7 +399,7 @@ async fn cached(client: &Client, cache: &Cache) -> Option<(Document, usize)> {
         ..Document::default()
     };
     let mut missing = Vec::new();
-    for gv in d.preferred() {
+    for gv in d.served() {
         match cache.resources(&gv) {
             Some(l) => {
                 d.resources.insert(gv, l);

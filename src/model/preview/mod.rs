@@ -575,7 +575,7 @@ pub fn effective_policy(
         Some(DefaultPolicy::Policy(Policy::Orphan)) => (
             Policy::Orphan,
             Some(format!(
-                "no policy given: {} defaults to Orphan (pods are kept)",
+                "no policy given: {} defaults to Orphan (its dependents are kept)",
                 obj.kind
             )),
         ),
