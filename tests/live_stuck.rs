@@ -397,3 +397,215 @@ spec:
     );
     kubectl(&["delete", "namespace", &ns, "--wait=false"], None);
 }
+
+/// STUCK-CAUSES C1: a finalizer whose controller is scaled to 0. Its
+/// controller is found by the field manager that wrote the finalizer
+/// (`managedFields`), or by the catalogue (FINALIZERS.md); its workload's
+/// replicas say whether it runs.
+#[test]
+fn a_finalizers_controller_scaled_to_zero_is_named_with_its_workload() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "remover"));
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(
+            r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cleanup-operator}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: cleanup-operator}}
+  template:
+    metadata: {labels: {app: cleanup-operator}}
+    spec: {containers: [{name: c, image: busybox}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: argocd-application-controller}
+spec:
+  replicas: 0
+  serviceName: argocd
+  selector: {matchLabels: {app: argocd}}
+  template:
+    metadata: {labels: {app: argocd}}
+    spec: {containers: [{name: c, image: busybox}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pending-operator}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: pending-operator}}
+  template:
+    metadata: {labels: {app: pending-operator}}
+    spec: {containers: [{name: c, image: busybox}]}
+"#,
+        ),
+    );
+    // Written by the operator's field manager, as a controller adds it.
+    kubectl(
+        &[
+            "create",
+            "-n",
+            &ns,
+            "--field-manager=cleanup-operator",
+            "-f",
+            "-",
+        ],
+        Some(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: by-manager, finalizers: [example.com/cleanup]}\n",
+        ),
+    );
+    kubectl(
+        &[
+            "create",
+            "-n",
+            &ns,
+            "--field-manager=pending-operator",
+            "-f",
+            "-",
+        ],
+        Some(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: pending, finalizers: [example.com/pending]}\n",
+        ),
+    );
+    // Argo CD's finalizer has no domain part: a built-in kind refuses it,
+    // a custom resource takes it (as an Application does).
+    let group = format!("{ns}.example.com");
+    kubectl(
+        &["apply", "-f", "-"],
+        Some(&format!(
+            r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: apps.{group}}}
+spec:
+  group: {group}
+  names: {{kind: App, plural: apps}}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}
+"#
+        )),
+    );
+    wait_for("the CRD is served", Duration::from_secs(30), || {
+        try_kubectl(&["get", &format!("apps.{group}"), "-n", &ns], None).is_ok()
+    });
+    kubectl(
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&format!(
+            "apiVersion: {group}/v1\nkind: App\nmetadata: {{name: app, finalizers: [resources-finalizer.argocd.argoproj.io]}}\n"
+        )),
+    );
+    kubectl(
+        &[
+            "create",
+            "-n",
+            &ns,
+            "--field-manager=gone-operator",
+            "-f",
+            "-",
+        ],
+        Some(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: orphaned, finalizers: [example.com/gone]}\n",
+        ),
+    );
+    for cm in ["by-manager", "pending", "orphaned"] {
+        kubectl(
+            &["delete", "configmap", "-n", &ns, cm, "--wait=false"],
+            None,
+        );
+    }
+    kubectl(
+        &[
+            "delete",
+            &format!("apps.{group}"),
+            "-n",
+            &ns,
+            "app",
+            "--wait=false",
+        ],
+        None,
+    );
+    let why = |name: &str| {
+        let (out, err, _) = run(&[
+            "why",
+            "--live",
+            "-A",
+            "-n",
+            &ns,
+            &format!("configmap/{name}"),
+        ]);
+        assert!(!out.is_empty(), "{err}");
+        out
+    };
+    let out = why("by-manager");
+    assert!(
+        out.contains(&format!("ConfigMap/by-manager holds finalizer example.com/cleanup: cleanup-operator (Deployment {ns}/cleanup-operator) is scaled to 0: nothing will remove example.com/cleanup (written by field manager cleanup-operator)")),
+        "{out}"
+    );
+    let (out, err, _) = run(&[
+        "why",
+        "--live",
+        "-A",
+        "-n",
+        &ns,
+        &format!("apps.{group}/app"),
+    ]);
+    assert!(!out.is_empty(), "{err}");
+    assert!(
+        out.contains(&format!("argocd-application-controller (StatefulSet {ns}/argocd-application-controller) is scaled to 0: nothing will remove resources-finalizer.argocd.argoproj.io")),
+        "{out}"
+    );
+    let out = why("pending");
+    assert!(
+        out.contains(&format!(
+            "pending-operator (Deployment {ns}/pending-operator) is not running: 0/1 ready"
+        )),
+        "{out}"
+    );
+    let out = why("orphaned");
+    assert!(
+        out.contains("no workload of gone-operator found in the cluster: the controller of example.com/gone seems uninstalled"),
+        "{out}"
+    );
+    kubectl(
+        &[
+            "patch",
+            &format!("apps.{group}"),
+            "-n",
+            &ns,
+            "app",
+            "--type=merge",
+            "-p",
+            "{\"metadata\":{\"finalizers\":null}}",
+        ],
+        None,
+    );
+    kubectl(
+        &["delete", "crd", &format!("apps.{group}"), "--wait=false"],
+        None,
+    );
+    for cm in ["by-manager", "pending", "orphaned"] {
+        kubectl(
+            &[
+                "patch",
+                "configmap",
+                "-n",
+                &ns,
+                cm,
+                "--type=merge",
+                "-p",
+                "{\"metadata\":{\"finalizers\":null}}",
+            ],
+            None,
+        );
+    }
+    kubectl(&["delete", "namespace", &ns, "--wait=false"], None);
+}

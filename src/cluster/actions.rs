@@ -243,6 +243,32 @@ pub async fn access_review(client: &Client, attrs: ResourceAttributes) -> Permis
     }
 }
 
+/// The field managers that wrote each finalizer of `target`, read from its
+/// `managedFields` with one GET of its metadata (the lists leave them out):
+/// who added a finalizer is who should remove it (STUCK-CAUSES C1, C23).
+///
+/// # Errors
+/// The GET's failure, as the server words it (forbidden, not found).
+pub async fn finalizer_writers(
+    client: &Client,
+    ar: &ApiResource,
+    target: &ObjRef,
+    finalizers: &[String],
+) -> Result<std::collections::BTreeMap<String, Vec<String>>, String> {
+    let api = api_for(client, ar, target);
+    let meta = api
+        .get_metadata(&target.name)
+        .await
+        .map_err(|e| error_message(&e))?;
+    let mf = serde_json::to_value(meta.metadata.managed_fields.unwrap_or_default())
+        .map_err(|e| e.to_string())?;
+    Ok(finalizers
+        .iter()
+        .map(|f| (f.clone(), crate::model::remover::writers_of(&mf, f)))
+        .filter(|(_, w)| !w.is_empty())
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -286,10 +286,7 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connected, ClusterError> {
     config.default_retry = false;
     let builder = ClientBuilder::try_from(config)
         .map_err(|e| ClusterError(format!("client: {}", super::error_message(&e))))?
-        .with_layer(&tower::buffer::BufferLayer::new(1024))
-        .with_layer(&tower::retry::RetryLayer::new(
-            super::retry::RetryAfter::default(),
-        ));
+        .with_layer(&super::retry::RetryAfterLayer);
     let guard = opts.read_only.then(ReadOnlyLayer::default);
     let client = match &guard {
         Some(layer) => builder.with_layer(layer).build(),

@@ -276,7 +276,20 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
             let st = if kind == "Job" {
                 conditions(status)
             } else {
-                Value::Null
+                // Whether it runs: a finalizer's controller is one
+                // (STUCK-CAUSES C1).
+                let mut st = pick(
+                    status,
+                    &[
+                        &["readyReplicas"],
+                        &["desiredNumberScheduled"],
+                        &["numberReady"],
+                    ],
+                );
+                if st.is_null() && status.is_object() {
+                    st = serde_json::json!({});
+                }
+                st
             };
             (kept, st)
         }

@@ -65,16 +65,102 @@ impl<Res> Policy<Request<Body>, Response<Res>, BoxError> for RetryAfter {
     }
 
     fn clone_request(&mut self, req: &Request<Body>) -> Option<Request<Body>> {
-        let body = req.body().try_clone()?;
-        let mut copy = Request::builder()
-            .method(req.method().clone())
-            .uri(req.uri().clone())
-            .version(req.version())
-            .body(body)
-            .ok()?;
-        *copy.headers_mut() = req.headers().clone();
-        *copy.extensions_mut() = req.extensions().clone();
-        Some(copy)
+        copy_request(req)
+    }
+}
+
+/// A request sent again: only a body kube holds whole can be.
+fn copy_request(req: &Request<Body>) -> Option<Request<Body>> {
+    let body = req.body().try_clone()?;
+    let mut copy = Request::builder()
+        .method(req.method().clone())
+        .uri(req.uri().clone())
+        .version(req.version())
+        .body(body)
+        .ok()?;
+    *copy.headers_mut() = req.headers().clone();
+    *copy.extensions_mut() = req.extensions().clone();
+    Some(copy)
+}
+
+/// The layer over kube's client stack. tower's `Retry` needs a service it
+/// can clone, which kube's boxed stack is not; a `Buffer` would make it
+/// one, but ties the client to the runtime it was built on (a client used
+/// from another runtime then fails with "buffer's worker closed"). The
+/// stack is shared behind a lock held only to hand a request over.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RetryAfterLayer;
+
+impl<S> tower::Layer<S> for RetryAfterLayer {
+    type Service = RetryAfterService<S>;
+
+    fn layer(&self, inner: S) -> RetryAfterService<S> {
+        RetryAfterService {
+            inner: std::sync::Arc::new(tokio::sync::Mutex::new(inner)),
+        }
+    }
+}
+
+/// See [`RetryAfterLayer`].
+#[derive(Debug)]
+pub struct RetryAfterService<S> {
+    inner: std::sync::Arc<tokio::sync::Mutex<S>>,
+}
+
+impl<S> Clone for RetryAfterService<S> {
+    fn clone(&self) -> Self {
+        RetryAfterService {
+            inner: std::sync::Arc::clone(&self.inner),
+        }
+    }
+}
+
+type Boxed<R> = std::pin::Pin<Box<dyn std::future::Future<Output = Result<R, BoxError>> + Send>>;
+
+impl<S, Res> tower::Service<Request<Body>> for RetryAfterService<S>
+where
+    S: tower::Service<Request<Body>, Response = Response<Res>> + Send + 'static,
+    S::Error: Into<BoxError>,
+    S::Future: Send + 'static,
+    Res: Send + 'static,
+{
+    type Response = Response<Res>;
+    type Error = BoxError;
+    type Future = Boxed<Response<Res>>;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), BoxError>> {
+        // Readiness is asked of the stack as each request is handed over.
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<Body>) -> Self::Future {
+        let inner = std::sync::Arc::clone(&self.inner);
+        Box::pin(async move {
+            let mut policy = RetryAfter::default();
+            let mut req = req;
+            loop {
+                let again = copy_request(&req);
+                let sent = {
+                    let mut stack = inner.lock().await;
+                    std::future::poll_fn(|cx| stack.poll_ready(cx))
+                        .await
+                        .map_err(Into::into)?;
+                    stack.call(req)
+                };
+                let mut result = sent.await.map_err(Into::into);
+                let (Some(next), Some(wait)) = (
+                    again,
+                    policy.retry(&mut Request::new(Body::empty()), &mut result),
+                ) else {
+                    return result;
+                };
+                wait.await;
+                req = next;
+            }
+        })
     }
 }
 

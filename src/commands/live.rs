@@ -185,6 +185,42 @@ impl LiveView {
         Timestamp::now()
     }
 
+    /// Who wrote each finalizer of the diagnosed object (one GET of its
+    /// metadata).
+    ///
+    /// # Errors
+    /// The kind is not served, or the GET fails (forbidden, gone).
+    pub fn finalizer_writers(
+        &self,
+        live: &LiveArgs,
+        namespace: Option<&str>,
+        d: &crate::model::diagnosis::Diagnosis,
+    ) -> Result<std::collections::BTreeMap<String, Vec<String>>, String> {
+        let o = &d.object;
+        let info = self
+            .snapshot
+            .kinds
+            .get(crate::model::group_of(&o.api_version), &o.kind)
+            .ok_or_else(|| format!("the server does not serve {}", o.kind))?;
+        let ar = cluster::actions::api_resource(info);
+        let names: Vec<String> = d.finalizers.iter().map(|f| f.info.name.clone()).collect();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        // A client serves the runtime it was made on: connect again here.
+        rt.block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(10), async {
+                let conn = cluster::config::connect(&live.options(namespace, true))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                cluster::actions::finalizer_writers(&conn.client, &ar, o, &names).await
+            })
+            .await
+            .map_err(|_| "no answer within 10s".to_string())?
+        })
+    }
+
     /// Finds `KIND/NAME` (in `-n`, else the context's namespace unless
     /// `-A`, where a unique namespace is found).
     ///

@@ -18,13 +18,14 @@ pub fn run(args: &StuckArgs) -> CmdResult {
             &view.graph(),
             view.now(),
             &std::collections::BTreeMap::new(),
+            Some(args.live.all_namespaces),
         )
     } else {
         let mut sim = load_sim(args.scenario.as_deref().unwrap_or_default(), None)?;
         if let Some(at) = args.at {
             sim.advance(seconds_to_ms(at));
         }
-        let mut r = stuck::report(sim.graph(), sim.now(), &sim.controller_map());
+        let mut r = stuck::report(sim.graph(), sim.now(), &sim.controller_map(), Some(false));
         if let Some(ns) = &args.namespace {
             keep_namespace(&mut r, ns);
         }

@@ -34,12 +34,23 @@ pub fn run(args: &WhyArgs) -> CmdResult {
             Some(typed),
         )?;
         let uid = view.find(typed, args.namespace.as_deref(), args.live.all_namespaces)?;
-        let d = diagnosis::diagnose(
-            &view.graph(),
-            &uid,
-            view.now(),
-            &std::collections::BTreeMap::new(),
-        );
+        let graph = view.graph();
+        let mut d =
+            diagnosis::diagnose(&graph, &uid, view.now(), &std::collections::BTreeMap::new());
+        if d.terminating_since.is_some() && !d.finalizers.is_empty() {
+            let writers = match view.finalizer_writers(&args.live, args.namespace.as_deref(), &d) {
+                Ok(w) => w,
+                Err(e) => {
+                    // Evidence missing is said, never fatal.
+                    eprintln!(
+                        "warning: cannot read who wrote its finalizers (managedFields): {}",
+                        super::out::sanitize(&e)
+                    );
+                    std::collections::BTreeMap::new()
+                }
+            };
+            d.add_removers(&graph, &writers, args.live.all_namespaces);
+        }
         return print_diagnosis(&d, args.out.output);
     }
     let object = &object;
@@ -56,7 +67,8 @@ pub fn run(args: &WhyArgs) -> CmdResult {
             sim.now_ms() as f64 / 1000.0
         ))
     })?;
-    let d = diagnosis::diagnose(sim.graph(), obj.uid(), sim.now(), &sim.controller_map());
+    let mut d = diagnosis::diagnose(sim.graph(), obj.uid(), sim.now(), &sim.controller_map());
+    d.add_removers(sim.graph(), &std::collections::BTreeMap::new(), false);
     super::leave_to_exit(sim);
     print_diagnosis(&d, args.out.output)
 }

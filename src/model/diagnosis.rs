@@ -187,6 +187,10 @@ pub struct Diagnosis {
     /// TTL-after-finished controller deletes it (R71).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl_deletion_at: Option<Timestamp>,
+    /// Who removes each third-party finalizer, and whether it runs (live
+    /// views and files; the simulator says it through `controller_online`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removers: Vec<super::remover::Remover>,
     /// What, at the bottom, keeps things from moving on.
     pub causes: Vec<String>,
     /// What could not be seen (kinds that could not be listed).
@@ -245,6 +249,7 @@ pub fn diagnose(
                 reason: "it is gone".into(),
             },
             ttl_deletion_at: None,
+            removers: Vec::new(),
             causes: vec!["the object no longer exists".into()],
             partial: Partial::of(graph.kinds()),
         };
@@ -269,6 +274,7 @@ pub fn diagnose(
         fate: Fate::Terminating,
         owners,
         ttl_deletion_at: super::workload::job_ttl_expires_at(obj),
+        removers: Vec::new(),
         causes: Vec::new(),
         partial: Partial::of(graph.kinds()),
     };
@@ -739,8 +745,18 @@ fn causes(d: &Diagnosis) -> Vec<String> {
         }
     }
     for f in &d.finalizers {
-        if let Some(c) = finalizer_cause(&who, f) {
-            out.push(c);
+        match d.removers.iter().find(|r| r.finalizer == f.info.name) {
+            // Who should remove it, and whether it runs (STUCK-CAUSES C1).
+            Some(r) => out.push(format!(
+                "{who} holds finalizer {}: {}",
+                f.info.name,
+                r.sentence()
+            )),
+            None => {
+                if let Some(c) = finalizer_cause(&who, f) {
+                    out.push(c);
+                }
+            }
         }
     }
     if let Some(s) = &d.stranded {
@@ -759,6 +775,40 @@ fn causes(d: &Diagnosis) -> Vec<String> {
 }
 
 impl Diagnosis {
+    /// Looks for the controller of each third-party finalizer on this
+    /// Terminating object ([`super::remover`]): `writers` maps a finalizer
+    /// to the field managers that wrote it (`managedFields`, read for this
+    /// object), `whole_cluster` says whether every namespace's workloads
+    /// are in `graph`. The causes then say whether it runs.
+    pub fn add_removers(
+        &mut self,
+        graph: &OwnershipGraph,
+        writers: &BTreeMap<String, Vec<String>>,
+        whole_cluster: bool,
+    ) {
+        if self.terminating_since.is_none() {
+            return;
+        }
+        self.removers = self
+            .finalizers
+            .iter()
+            .filter(|f| {
+                f.controller_online.is_none()
+                    && matches!(f.info.origin, Origin::KnownThirdParty | Origin::Unknown)
+            })
+            .map(|f| {
+                super::remover::find(
+                    graph,
+                    &f.info.name,
+                    self.object.namespace.as_deref(),
+                    writers.get(&f.info.name).cloned().unwrap_or_default(),
+                    whole_cluster,
+                )
+            })
+            .collect();
+        self.causes = causes(self);
+    }
+
     /// One line: the state and the first cause.
     #[must_use]
     pub fn headline(&self) -> String {

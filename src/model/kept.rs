@@ -125,6 +125,10 @@ pub const STATUS: Keep = Keep::Fields(&[
     ("failed", Keep::All),
     ("active", Keep::All),
     ("completionTime", Keep::All),
+    // Workloads: whether a finalizer's controller runs (STUCK-CAUSES C1).
+    ("readyReplicas", Keep::All),
+    ("desiredNumberScheduled", Keep::All),
+    ("numberReady", Keep::All),
 ]);
 
 /// What is kept of a value, written as compact JSON into `out` as it is

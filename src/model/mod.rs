@@ -14,6 +14,7 @@ pub mod nodes;
 pub mod object;
 pub mod preview;
 pub mod relations;
+pub mod remover;
 pub mod repeat_delete;
 pub mod selector;
 pub mod stuck;

@@ -102,12 +102,15 @@ fn family(d: &Diagnosis) -> String {
     "about to go".into()
 }
 
-/// Every Terminating object of `graph`, diagnosed at `now`.
+/// Every Terminating object of `graph`, diagnosed at `now`; with
+/// `whole_cluster` said, the controller of each third-party finalizer is
+/// looked for among the graph's workloads ([`super::remover`]).
 #[must_use]
 pub fn report(
     graph: &OwnershipGraph,
     now: Timestamp,
     controllers: &BTreeMap<String, bool>,
+    whole_cluster: Option<bool>,
 ) -> Report {
     let mut by_family: BTreeMap<String, Vec<StuckObject>> = BTreeMap::new();
     let mut holding = Vec::new();
@@ -127,7 +130,10 @@ pub fn report(
     }
     let mut total = 0;
     for o in graph.objects().filter(|o| o.is_terminating()) {
-        let d = diagnosis::diagnose(graph, o.uid(), now, controllers);
+        let mut d = diagnosis::diagnose(graph, o.uid(), now, controllers);
+        if let Some(all) = whole_cluster {
+            d.add_removers(graph, &BTreeMap::new(), all);
+        }
         let seconds = d.terminating_seconds.unwrap_or(0);
         if d.namespace.is_some() {
             holding.push(format!(
@@ -280,7 +286,7 @@ mod tests {
         g.upsert(obj(serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "x", "uid": "3", "deletionTimestamp": "2025-12-31T00:00:00Z", "deletionGracePeriodSeconds": 30}, "spec": {"nodeName": "n1"}})));
         g.upsert(obj(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "live", "namespace": "x", "uid": "4"}})));
         let now: Timestamp = "2026-01-01T01:00:00Z".parse().expect("time");
-        let r = report(&g, now, &BTreeMap::new());
+        let r = report(&g, now, &BTreeMap::new(), None);
         assert_eq!(r.total, 3);
         let causes: Vec<&str> = r.groups.iter().map(|g| g.cause.as_str()).collect();
         assert_eq!(
