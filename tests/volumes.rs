@@ -75,3 +75,23 @@ fn a_released_volume_with_policy_retain_stays_released() {
         plan.entries
     );
 }
+
+/// STUCK-CAUSES C11: a claim kept by pvc-protection names the pods that
+/// use it, and the fix is theirs; removing the protection is named for what
+/// it skips.
+#[test]
+fn a_claim_in_use_names_the_pods_that_use_it() {
+    let sc = ownerscope::sim::scenario::bundled("volume-protection").expect("bundled");
+    let mut sim = ownerscope::sim::Sim::new(&sc).expect("loads");
+    sim.advance(5_000);
+    let uid = sim.uid_of("PersistentVolumeClaim", "data", "data-db-0");
+    let d =
+        ownerscope::model::diagnosis::diagnose(sim.graph(), &uid, sim.now(), &sim.controller_map());
+    assert_eq!(d.claim_users, ["Pod/db-0 (Running on Node/node-1)"]);
+    assert!(
+        d.causes[0].starts_with("PersistentVolumeClaim/data-db-0 is still used by Pod/db-0 (Running on Node/node-1): the claim goes once no scheduled pod uses it"),
+        "{:?}",
+        d.causes
+    );
+    assert!(d.causes[0].ends_with("lets the volume go under a pod that may still mount it"));
+}

@@ -187,6 +187,10 @@ pub struct Diagnosis {
     /// TTL-after-finished controller deletes it (R71).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl_deletion_at: Option<Timestamp>,
+    /// A claim held by `kubernetes.io/pvc-protection`: the pods that use
+    /// it, each with its state (STUCK-CAUSES C11).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claim_users: Vec<String>,
     /// Who removes each third-party finalizer, and whether it runs (live
     /// views and files; the simulator says it through `controller_online`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -249,6 +253,7 @@ pub fn diagnose(
                 reason: "it is gone".into(),
             },
             ttl_deletion_at: None,
+            claim_users: Vec::new(),
             removers: Vec::new(),
             causes: vec!["the object no longer exists".into()],
             partial: Partial::of(graph.kinds()),
@@ -274,6 +279,7 @@ pub fn diagnose(
         fate: Fate::Terminating,
         owners,
         ttl_deletion_at: super::workload::job_ttl_expires_at(obj),
+        claim_users: Vec::new(),
         removers: Vec::new(),
         causes: Vec::new(),
         partial: Partial::of(graph.kinds()),
@@ -303,11 +309,45 @@ pub fn diagnose(
         if d.stranded.is_some() {
             d.grace_left = None;
         }
+        if obj.kind == "PersistentVolumeClaim"
+            && obj.group().is_empty()
+            && obj.has_finalizer(PVC_PROTECTION)
+        {
+            d.claim_users = claim_users(graph, obj, now);
+        }
     } else {
         d.fate = fate(graph, obj);
     }
     d.causes = causes(&d);
     d
+}
+
+const PVC_PROTECTION: &str = "kubernetes.io/pvc-protection";
+
+/// The pods that keep `claim` in use (R63: scheduled, in any phase,
+/// finished ones included), each with its state.
+fn claim_users(graph: &OwnershipGraph, claim: &Object, now: Timestamp) -> Vec<String> {
+    let mut pods: Vec<&Object> = graph
+        .objects()
+        .filter(|p| p.is_pod() && p.namespace() == claim.namespace())
+        .filter(|p| p.holds_claim(claim.name()))
+        .collect();
+    pods.sort_by_key(|p| p.name().to_string());
+    pods.into_iter()
+        .map(|p| {
+            let node = p.str_at(&["spec", "nodeName"]).unwrap_or_default();
+            let phase = p.str_at(&["status", "phase"]).unwrap_or("Pending");
+            let state = match stranded(graph, p, now) {
+                Some(_) => format!("Terminating, and Node/{node} does not report"),
+                None if p.is_terminating() => "Terminating".to_string(),
+                None if matches!(phase, "Succeeded" | "Failed") => {
+                    format!("{phase}: a finished pod still holds it until it is deleted")
+                }
+                None => format!("{phase} on Node/{node}"),
+            };
+            format!("{} ({state})", name_of(p))
+        })
+        .collect()
 }
 
 fn owner_views(graph: &OwnershipGraph, obj: &Object) -> Vec<OwnerView> {
@@ -745,6 +785,14 @@ fn causes(d: &Diagnosis) -> Vec<String> {
         }
     }
     for f in &d.finalizers {
+        if f.info.name == PVC_PROTECTION && !d.claim_users.is_empty() {
+            // STUCK-CAUSES C11: expected behaviour; the pods are the fix.
+            out.push(format!(
+                "{who} is still used by {}: the claim goes once no scheduled pod uses it; delete or finish those pods (and what re-creates them). Removing {PVC_PROTECTION} lets the volume go under a pod that may still mount it",
+                d.claim_users.join(", ")
+            ));
+            continue;
+        }
         match d.removers.iter().find(|r| r.finalizer == f.info.name) {
             // Who should remove it, and whether it runs (STUCK-CAUSES C1).
             Some(r) => out.push(format!(
