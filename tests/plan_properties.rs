@@ -92,11 +92,13 @@ fn scenario(nodes: &[Node]) -> Scenario {
                 finalizer: FINALIZERS[0].into(),
                 online: true,
                 after: Millis(1500),
+                workload: None,
             },
             ControllerSpec {
                 finalizer: FINALIZERS[1].into(),
                 online: false,
                 after: Millis(1500),
+                workload: None,
             },
         ],
         steps: Vec::new(),

@@ -32,3 +32,54 @@ fn the_preview_and_the_timeline_tell_the_replicaset_coming_back() {
     // The tree shows the new pods under the ReplicaSet.
     assert!(screen.contains("◀ new"), "{screen}");
 }
+
+/// STUCK-CAUSES C1 in the simulator: a finalizer's controller that runs as
+/// a Deployment is offline while it is scaled to 0 (or gone), and online
+/// once scaled up; taking it online or offline scales it.
+#[test]
+fn a_controller_that_runs_as_a_workload_follows_its_replicas() {
+    use ownerscope::sim::scenario::Target;
+    let sc = ownerscope::sim::scenario::bundled("controller-scaled-to-zero").expect("bundled");
+    let mut sim = ownerscope::sim::Sim::new(&sc).expect("loads");
+    let online = |sim: &ownerscope::sim::Sim| {
+        sim.controller("example.com/cleanup")
+            .expect("declared")
+            .online
+    };
+    assert!(!online(&sim), "its Deployment has 0 replicas");
+    sim.advance(30_000);
+    let backup = Target {
+        kind: "Backup".into(),
+        namespace: Some("shop".into()),
+        name: "shop-nightly".into(),
+    };
+    let key = sim.resolve(&backup).expect("resolves");
+    assert!(sim.get(&key).expect("there").is_terminating());
+    // The scenario's step at 60 s brings it online: the Deployment is
+    // scaled to 1 and the finalizer goes.
+    sim.advance(35_000);
+    assert!(online(&sim));
+    assert!(sim.get(&key).is_none(), "cleanup done");
+    let deploy = Target {
+        kind: "Deployment".into(),
+        namespace: Some("ops".into()),
+        name: "cleanup-operator".into(),
+    };
+    let dk = sim.resolve(&deploy).expect("resolves");
+    assert_eq!(
+        sim.get(&dk).expect("there").value_at(&["spec", "replicas"]),
+        Some(&serde_json::json!(1))
+    );
+    // Offline again: scaled to 0. Deleted: offline too.
+    sim.set_controller("example.com/cleanup", false);
+    assert!(!online(&sim));
+    assert_eq!(
+        sim.get(&dk).expect("there").value_at(&["spec", "replicas"]),
+        Some(&serde_json::json!(0))
+    );
+    sim.set_controller("example.com/cleanup", true);
+    assert!(online(&sim));
+    sim.delete(&deploy, &ownerscope::sim::DeleteOptions::default());
+    sim.advance(5_000);
+    assert!(!online(&sim), "its Deployment is gone");
+}

@@ -145,6 +145,9 @@ pub struct ControllerInfo {
     pub online: bool,
     /// Removes the finalizer this many ms after the object is Terminating.
     pub after_ms: u64,
+    /// The workload it runs as (`Deployment ops/cleanup-operator`), when
+    /// the scenario says: offline means scaled to 0 or gone.
+    pub workload: Option<String>,
 }
 
 /// Connection to the source.

@@ -104,6 +104,14 @@ impl SimBackend {
                     finalizer: c.finalizer.clone(),
                     online: c.online,
                     after_ms: c.after.0,
+                    workload: c.workload.as_ref().map(|w| {
+                        format!(
+                            "{} {}/{}",
+                            w.kind,
+                            w.namespace.as_deref().unwrap_or_default(),
+                            w.name
+                        )
+                    }),
                 })
                 .collect(),
         }

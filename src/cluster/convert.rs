@@ -450,13 +450,19 @@ mod kept_tests {
             },
             "strategy": {"type": "RollingUpdate"},
         });
-        let (kept, status) = kept_fields("apps", "Deployment", &spec, &json!({"replicas": 3}));
+        let (kept, status) = kept_fields(
+            "apps",
+            "Deployment",
+            &spec,
+            &json!({"replicas": 3, "readyReplicas": 2, "conditions": [{"type": "Available"}]}),
+        );
         assert_eq!(
             kept,
             json!({"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": {"metadata": {"labels": {"app": "web"}}}})
         );
         assert!(!kept.to_string().contains("hunter2"));
-        assert_eq!(status, Value::Null);
+        // Of the status, only whether it runs (a finalizer's controller).
+        assert_eq!(status, json!({"readyReplicas": 2}));
     }
 
     #[test]

@@ -106,6 +106,14 @@ impl ServedBackend {
                     finalizer: c.finalizer.clone(),
                     online: c.online,
                     after_ms: c.after.0,
+                    workload: c.workload.as_ref().map(|w| {
+                        format!(
+                            "{} {}/{}",
+                            w.kind,
+                            w.namespace.as_deref().unwrap_or_default(),
+                            w.name
+                        )
+                    }),
                 })
                 .collect(),
         };

@@ -17,6 +17,7 @@ use super::scenario::{
 use super::timeline::{Entry, What};
 use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, group_of};
 
+mod finalizer_workloads;
 mod resume;
 
 pub use resume::Saved;
@@ -74,6 +75,9 @@ pub struct ControllerState {
     pub finalizer: String,
     pub online: bool,
     pub after: Millis,
+    /// The workload it runs as, if the scenario says (see
+    /// [`finalizer_workloads`]).
+    pub workload: Option<Target>,
 }
 
 /// The simulator.
@@ -230,6 +234,7 @@ impl Sim {
                 }
             }
             self.initial_list(order);
+            self.settle_controller_workloads();
             self.schedule_steps(0);
         }
     }
@@ -306,6 +311,7 @@ impl Sim {
                         finalizer: c.finalizer.clone(),
                         online: c.online,
                         after: c.after,
+                        workload: c.workload.clone(),
                     },
                 )
             })
@@ -929,6 +935,7 @@ impl Sim {
 
     fn react(&mut self, ch: &Change) {
         self.gc.observe(ch, &self.api);
+        self.follow_controller_workloads(ch.object());
         let obj = ch.object();
         let deleted = matches!(ch, Change::Deleted(_));
         let delay = self.settings.controller_delay.0;
@@ -1474,7 +1481,13 @@ impl Sim {
                 finalizer: finalizer.to_string(),
                 online,
                 after: Millis(1000),
+                workload: None,
             });
+        // A controller that runs as a workload goes on or off with it.
+        if let Some(w) = state.workload.clone() {
+            self.scale_controller_workload(&w, online);
+            return;
+        }
         state.online = online;
         if online {
             let waiting: Vec<Object> = self

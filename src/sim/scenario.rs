@@ -111,6 +111,11 @@ pub struct ControllerSpec {
     pub online: bool,
     #[serde(default = "one_second")]
     pub after: Millis,
+    /// The Deployment (or StatefulSet, DaemonSet) the controller runs as
+    /// (STUCK-CAUSES C1): it is online while that workload exists with
+    /// replicas above 0; taking it offline scales it to 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload: Option<Target>,
 }
 
 fn yes() -> bool {
@@ -439,6 +444,7 @@ scenario_files!(
     "replicaset-comes-back",
     "namespace-stuck-on-discovery",
     "dead-node",
+    "controller-scaled-to-zero",
 );
 
 /// The bundled scenario opened when none is named.

@@ -475,11 +475,33 @@ pub fn controllers(app: &App, c: &ControllersDialog, frame: &mut Frame, area: Re
         lines.push(if sel { l.style(theme::SELECTED) } else { l });
         #[allow(clippy::cast_precision_loss)]
         let after = ctl.after_ms as f64 / 1000.0;
-        let action = if ctl.online {
-            "Enter: take it offline - objects with this finalizer will stay Terminating"
-        } else {
-            "Enter: bring it online - it removes its finalizer from Terminating objects"
+        let action = match (&ctl.workload, ctl.online) {
+            (Some(_), true) => {
+                "Enter: scale it to 0 - objects with this finalizer will stay Terminating"
+            }
+            (Some(_), false) => {
+                "Enter: scale it to 1 - it removes its finalizer from Terminating objects"
+            }
+            (None, true) => {
+                "Enter: take it offline - objects with this finalizer will stay Terminating"
+            }
+            (None, false) => {
+                "Enter: bring it online - it removes its finalizer from Terminating objects"
+            }
         };
+        if let Some(w) = &ctl.workload {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "     runs as {w}{}",
+                    if ctl.online {
+                        ""
+                    } else {
+                        ": scaled to 0 or gone"
+                    }
+                ),
+                theme::DIM,
+            )));
+        }
         lines.push(Line::from(Span::styled(
             format!(
                 "     removes its finalizer {after}s after deletion; {} {} it now. {}",

@@ -116,6 +116,7 @@ impl Sim {
                     finalizer,
                     online,
                     after: Millis(1000),
+                    workload: None,
                 })
                 .online = online;
         }
