@@ -149,3 +149,27 @@ fn another_spec_finalizer_keeps_the_namespace_holding_just_that_one() {
         other => panic!("the preview says {other:?}"),
     }
 }
+
+/// `plan` on a namespace already Terminating: it stays while its content
+/// is held (it was said to be deleted in wave 1).
+#[test]
+fn plan_on_a_terminating_namespace_waits_for_its_content() {
+    let sc = ownerscope::sim::scenario::bundled("namespace-stuck").expect("bundled");
+    let mut sim = ownerscope::sim::Sim::new(&sc).expect("loads");
+    sim.advance(30_000);
+    let uid = sim.uid_of("Namespace", "", "legacy");
+    for policy in [None, Some(ownerscope::model::Policy::Background)] {
+        let plan =
+            ownerscope::model::preview::plan(sim.graph(), &uid, policy, &sim.controller_map());
+        assert!(
+            matches!(
+                plan.entries[0].outcome,
+                ownerscope::model::preview::Outcome::Waiting { .. }
+            ),
+            "{policy:?}: {:?}",
+            plan.entries[0].outcome
+        );
+    }
+    sim.advance(600_000);
+    assert!(sim.terminating("Namespace", "", "legacy"), "and so it does");
+}

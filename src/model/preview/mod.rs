@@ -725,6 +725,11 @@ impl<'a> Found<'a> {
         if at == next {
             self.keys.push(uid_key(o.uid()));
             let mut finalizers = o.metadata.finalizers.clone();
+            // A Terminating namespace waits on its spec finalizers (its
+            // content first, R56/R58), whoever sent the DELETE.
+            if is_namespace(o) && o.is_terminating() {
+                finalizers.extend(o.strings_at(&["spec", "finalizers"]));
+            }
             // A pod deleted gracefully waits for its kubelet (R76), past
             // its grace period too.
             if o.is_pod()
