@@ -171,3 +171,25 @@ objects:
         "never collected"
     );
 }
+
+/// S19 with the owner absent (a snapshot without it): a cluster-scoped
+/// dependent naming a namespaced owner is never collected by the real GC,
+/// nor by the simulator; `plan` and `why` agree.
+#[test]
+fn a_cluster_scoped_dependent_of_an_absent_namespaced_owner_stays() {
+    let mut sim = sim(r#"
+name: cluster-scoped-dependent
+objects:
+  - apiVersion: rbac.authorization.k8s.io/v1
+    kind: ClusterRole
+    metadata:
+      name: dep
+      ownerReferences:
+        - {apiVersion: v1, kind: ConfigMap, name: owner, uid: 00000000-0000-4000-8000-0000000000aa}
+"#);
+    sim.advance(120_000);
+    assert!(sim.exists("ClusterRole", "", "dep"), "never collected");
+    let uid = sim.uid_of("ClusterRole", "", "dep");
+    let d = diagnosis::diagnose(sim.graph(), &uid, sim.now(), &sim.controller_map());
+    assert!(d.causes[0].contains("is never collected"), "{:?}", d.causes);
+}

@@ -738,6 +738,17 @@ impl GarbageCollector {
         item: &Node,
         api: &ApiServer,
     ) -> Result<Classified, PassError> {
+        // A cluster-scoped dependent naming a namespaced owner is never
+        // collected, whatever is known of an owner of that uid (seen on
+        // 1.20: never deleted, never retried; S19). Checked before the
+        // absent owners: the virtual owner made for it, looked up with no
+        // namespace, is never found, and must not make it dangling.
+        if item.identity.namespace.is_empty()
+            && api.kinds().maps(&r.api_version, &r.kind)
+            && api.kinds().namespaced(group_of(&r.api_version), &r.kind) == Some(true)
+        {
+            return Err(PassError::NamespacedOwnerOfClusterScoped);
+        }
         let mut key = Identity::of_ref(r, "");
         if self.absent.contains(&key) {
             return Ok(Classified::Dangling);
