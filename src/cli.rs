@@ -255,6 +255,16 @@ pub struct BenchArgs {
     /// in the same run, time and peak memory.
     #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
     pub load: Option<Vec<usize>>,
+    /// Instead: the deletion preview (`plan`) of the root of a chain, a
+    /// cycle and a fan-out of this many ConfigMaps (Lists as `plan FILE`
+    /// loads them), Foreground and Background, each shape's median against
+    /// the fan-out's in the same run.
+    #[arg(long, value_name = "N")]
+    pub plan_shapes: Option<usize>,
+    /// With --plan-shapes: write the Lists into this directory and keep
+    /// them (to time `ownerscope plan FILE` itself).
+    #[arg(long, value_name = "DIR", requires = "plan_shapes")]
+    pub plan_keep: Option<std::path::PathBuf>,
     /// With --load: write the generated files into this directory and keep
     /// them (to profile one load: `bench --load-one ownerscope FILE`).
     #[arg(long, value_name = "DIR", requires = "load")]

@@ -138,6 +138,9 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     if let Some(sizes) = &args.scale {
         return super::bench_scale::run(sizes, args.runs);
     }
+    if let Some(n) = args.plan_shapes {
+        return super::bench_plan::run(n, args.runs, args.plan_keep.as_deref());
+    }
     if let Some([way, file]) = args.load_one.as_deref() {
         return super::bench_load::run_one(way, file);
     }

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod bench_live;
 pub mod bench_load;
+pub mod bench_plan;
 pub mod bench_scale;
 pub mod generate;
 pub mod screenshots;
