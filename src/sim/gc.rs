@@ -412,7 +412,15 @@ impl GarbageCollector {
             for d in deps.iter() {
                 self.enqueue_delete(d);
             }
-            self.enqueue_delete(uid);
+            // Its dependents are decided before it is (R43): an owner
+            // queued earlier (its virtual node seen before it, as the
+            // order of a file has it) goes behind them, so that no answer
+            // depends on the order of the objects in the input.
+            let work = Work::Delete(uid.to_string());
+            if self.queued.remove(&work) {
+                self.delete_queue.retain(|u| u != uid);
+            }
+            self.enqueue(work);
         }
     }
 
