@@ -12,7 +12,9 @@ use proptest::prelude::*;
 
 /// What a run leaves: each object by kind, namespace and name, with
 /// whether it is Terminating and its finalizers.
-fn outcome(sim: &Sim) -> BTreeMap<(String, String, String), (bool, Vec<String>)> {
+type Outcome = BTreeMap<(String, String, String), (bool, Vec<String>)>;
+
+fn outcome(sim: &Sim) -> Outcome {
     sim.objects()
         .map(|o: &Object| {
             (
@@ -43,14 +45,7 @@ fn shuffled(sc: &Scenario, seed: u64) -> Scenario {
     s
 }
 
-fn run(
-    sc: &Scenario,
-    target: &Object,
-    policy: Option<Policy>,
-) -> (
-    BTreeMap<(String, String, String), (bool, Vec<String>)>,
-    Vec<String>,
-) {
+fn run(sc: &Scenario, target: &Object, policy: Option<Policy>) -> (Outcome, Vec<String>) {
     let mut sim = Sim::with_seed(sc, 7).expect("loads");
     let uid = sim
         .objects()
