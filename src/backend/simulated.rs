@@ -232,15 +232,9 @@ impl Backend for SimBackend {
             }
             Command::ForceDelete { target } => {
                 let key = Key::from_ref(target);
-                let opts = DeleteOptions {
-                    grace_period_seconds: Some(0),
-                    preconditions: Preconditions {
-                        uid: Some(target.uid.clone()),
-                        resource_version: None,
-                    },
-                    ..DeleteOptions::policy(crate::model::Policy::Background)
-                };
-                let resp = self.sim.delete_key(&key, &opts);
+                let resp = self
+                    .sim
+                    .delete_key(&key, &DeleteOptions::forced(&target.uid));
                 self.reply(cmd, &resp);
             }
             Command::RemoveFinalizer { target, finalizer } => {

@@ -162,15 +162,9 @@ impl Backend for ServedBackend {
                 Some((r.code, r.message, r.warnings))
             }
             Command::ForceDelete { target } => {
-                let opts = DeleteOptions {
-                    grace_period_seconds: Some(0),
-                    preconditions: Preconditions {
-                        uid: Some(target.uid.clone()),
-                        resource_version: None,
-                    },
-                    ..DeleteOptions::policy(crate::model::Policy::Background)
-                };
-                let r = served.sim.delete_key(&Key::from_ref(target), &opts);
+                let r = served
+                    .sim
+                    .delete_key(&Key::from_ref(target), &DeleteOptions::forced(&target.uid));
                 Some((r.code, r.message, r.warnings))
             }
             Command::RemoveFinalizer { target, finalizer } => {

@@ -112,6 +112,21 @@ impl DeleteOptions {
         }
     }
 
+    /// A force delete of the object with this uid: Background, grace
+    /// period 0 (`kubectl delete --force --grace-period=0`), the uid as a
+    /// precondition.
+    #[must_use]
+    pub fn forced(uid: &str) -> Self {
+        DeleteOptions {
+            grace_period_seconds: Some(0),
+            preconditions: Preconditions {
+                uid: Some(uid.to_string()),
+                resource_version: None,
+            },
+            ..DeleteOptions::policy(Policy::Background)
+        }
+    }
+
     /// `DELETE propagationPolicy=Foreground gracePeriodSeconds=0`, for logs.
     #[must_use]
     pub fn describe(&self) -> String {

@@ -263,14 +263,7 @@ pub fn core_group(versions: &[String]) -> Group {
 }
 
 /// `group/version`, or `version` for the core group.
-#[must_use]
-pub fn group_version(group: &str, version: &str) -> String {
-    if group.is_empty() {
-        version.to_string()
-    } else {
-        format!("{group}/{version}")
-    }
-}
+pub use crate::model::object::api_version_of as group_version;
 
 /// Aggregated discovery (KEP-3352), read leniently: unknown fields
 /// ignored, absent lists empty.

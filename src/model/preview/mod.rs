@@ -1067,10 +1067,16 @@ impl<'a> Planner<'a> {
             self.orphaning.insert(id);
         }
         if item.has_finalizer(FOREGROUND) && !item.deleting_dependents {
-            // R40: dependents first, then the owner (processTransitions).
+            // R40: dependents first, then the owner (processTransitions);
+            // an owner queued before goes behind them, as the simulator's
+            // GC has it (no answer depends on the order of a file).
             item.deleting_dependents = true;
             for d in self.referrers(id) {
                 self.enqueue(d);
+            }
+            if self.queued[id] {
+                self.queue.retain(|&q| q != id);
+                self.queued[id] = false;
             }
             self.enqueue(id);
         }
