@@ -7,7 +7,7 @@ use crate::model::{Object, Policy, finalizers, preview};
 
 use super::modal::{
     ConfirmDialog, ControllersDialog, DeleteDialog, FilterChoice, FinalizerConfirm,
-    FinalizerDialog, Modal, PickItem, Picker, Purpose,
+    FinalizerDialog, Modal, PickItem, Picker, Purpose, RemoverState,
 };
 use super::rows::{Only, Scope};
 use super::{Action, App};
@@ -165,7 +165,7 @@ impl App {
             permission: None,
         };
         if d.finalizers.len() == 1 {
-            d.confirm = Some(finalizer_confirm(&d));
+            d.confirm = Some(self.finalizer_confirm(&d));
         }
         self.modals.push(Modal::Finalizer(d));
     }
@@ -523,7 +523,7 @@ impl App {
                     }
                 } else {
                     match action {
-                        Action::Confirm => f.confirm = Some(finalizer_confirm(&f)),
+                        Action::Confirm => f.confirm = Some(self.finalizer_confirm(&f)),
                         Action::Cancel => return Vec::new(),
                         a => f.choice = moved(f.choice, f.finalizers.len(), a, 5),
                     }
@@ -611,10 +611,49 @@ impl App {
     }
 }
 
-fn finalizer_confirm(d: &FinalizerDialog) -> FinalizerConfirm {
+impl App {
+    /// Whether every namespace is in view (the simulator's world is).
+    pub(super) fn whole_cluster(&self) -> bool {
+        self.opts.is_simulator
+            || self
+                .status
+                .as_ref()
+                .is_some_and(|s| s.scope == "all namespaces")
+    }
+
+    fn finalizer_confirm(&self, d: &FinalizerDialog) -> FinalizerConfirm {
+        let name = d.finalizers.get(d.choice).cloned().unwrap_or_default();
+        let info = finalizers::describe(&name);
+        let remover = match (self.controllers.get(&name), info.origin) {
+            (Some(&online), _) => RemoverState::Simulated { online },
+            (None, finalizers::Origin::KnownThirdParty | finalizers::Origin::Unknown) => {
+                let r = crate::model::remover::find(
+                    &self.graph,
+                    &name,
+                    d.target.namespace.as_deref(),
+                    Vec::new(),
+                    self.whole_cluster(),
+                );
+                RemoverState::Found {
+                    sentence: r.sentence(),
+                    runs: r.runs(),
+                }
+            }
+            _ => RemoverState::BuiltIn,
+        };
+        finalizer_confirm(d, info, remover)
+    }
+}
+
+fn finalizer_confirm(
+    d: &FinalizerDialog,
+    info: finalizers::FinalizerInfo,
+    remover: RemoverState,
+) -> FinalizerConfirm {
     let name = d.finalizers.get(d.choice).cloned().unwrap_or_default();
     FinalizerConfirm {
-        info: finalizers::describe(&name),
+        info,
+        remover,
         typed: String::new(),
         mismatch: false,
         command: Command::RemoveFinalizer {

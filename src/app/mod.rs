@@ -838,9 +838,14 @@ impl App {
     }
 
     fn compute_why(&mut self) {
-        self.why = self
-            .selected_object()
-            .map(|o| diagnosis::diagnose(&self.graph, o.uid(), self.now, &self.controllers));
+        let whole = self.whole_cluster();
+        self.why = self.selected_object().map(|o| {
+            let mut d = diagnosis::diagnose(&self.graph, o.uid(), self.now, &self.controllers);
+            // Whether a third party's finalizer's controller runs, from
+            // the workloads in view (STUCK-CAUSES C1).
+            d.add_removers(&self.graph, &std::collections::BTreeMap::new(), whole);
+            d
+        });
         self.why_at = self.clock;
         self.why_stale = false;
     }

@@ -79,11 +79,29 @@ pub struct FinalizerDialog {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FinalizerConfirm {
     pub info: FinalizerInfo,
+    /// Whether the controller that removes it runs, as far as is known
+    /// (STUCK-CAUSES C1): said before the user decides.
+    pub remover: RemoverState,
     /// What was typed so far; confirm needs the finalizer's exact name.
     pub typed: String,
     /// Set after an Enter with the wrong text.
     pub mismatch: bool,
     pub command: Command,
+}
+
+/// What is known of the controller that removes a finalizer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RemoverState {
+    /// The simulator's controller for it: online or not.
+    Simulated { online: bool },
+    /// Found in the cluster's workloads (or not): the sentence, and
+    /// whether it runs (`None`: unknown).
+    Found {
+        sentence: String,
+        runs: Option<bool>,
+    },
+    /// A finalizer of Kubernetes itself or of the garbage collector.
+    BuiltIn,
 }
 
 /// A yes/no confirmation of one command.

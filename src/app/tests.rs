@@ -1324,3 +1324,46 @@ fn force_delete_is_a_deliberate_choice_on_a_pod_only() {
     };
     assert!(!d.force, "only a pod has a grace period to skip");
 }
+
+/// STUCK-CAUSES C1: the finalizer dialog says whether the finalizer's
+/// controller runs before the user decides; here its workload (by the
+/// catalogue's name) is scaled to 0.
+#[test]
+fn the_finalizer_dialog_says_whether_its_controller_runs() {
+    let sc = scenario::parse(
+        "t.yaml",
+        r#"
+name: t
+objects:
+  - apiVersion: apps/v1
+    kind: StatefulSet
+    metadata: {name: argocd-application-controller, namespace: argocd}
+    spec: {replicas: 0, selector: {matchLabels: {app: a}}}
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: app, namespace: apps, finalizers: [resources-finalizer.argocd.argoproj.io]}
+"#,
+    )
+    .expect("parses");
+    let mut b = SimBackend::new(&sc).expect("loads");
+    let mut app = App::new(Options {
+        read_only: false,
+        scenarios: Vec::new(),
+        is_simulator: true,
+    });
+    app.set_viewport(20);
+    app.apply_all(b.poll(Duration::ZERO));
+    goto(&mut app, "configmap/app");
+    app.update(Action::OpenRemoveFinalizer);
+    let Some(Modal::Finalizer(f)) = app.modal() else {
+        panic!("finalizer dialog")
+    };
+    let c = f.confirm.as_ref().expect("one finalizer: confirm at once");
+    assert_eq!(
+        c.remover,
+        modal::RemoverState::Found {
+            sentence: "argocd-application-controller (StatefulSet argocd/argocd-application-controller) is scaled to 0: nothing will remove resources-finalizer.argocd.argoproj.io; scale it up so it finishes its cleanup".into(),
+            runs: Some(false),
+        }
+    );
+}

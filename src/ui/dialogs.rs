@@ -9,7 +9,9 @@ use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{preview, small_tree, theme, wrap};
 use crate::app::App;
-use crate::app::modal::{ConfirmDialog, ControllersDialog, DeleteDialog, FinalizerDialog, Picker};
+use crate::app::modal::{
+    ConfirmDialog, ControllersDialog, DeleteDialog, FinalizerDialog, Picker, RemoverState,
+};
 use crate::backend::{Command, Permission};
 use crate::model::{Object, Policy};
 
@@ -302,6 +304,38 @@ pub fn finalizer(app: &App, f: &FinalizerDialog, frame: &mut Frame, area: Rect) 
                 Span::styled("Removed by:   ", theme::DIM),
                 Span::raw(c.info.removed_by.clone()),
             ]));
+            // Whether that controller runs, before the user decides (the
+            // option is never hidden: the user decides).
+            let (state, warning) = match &c.remover {
+                RemoverState::Simulated { online: true } => (
+                    "online (simulated)".to_string(),
+                    Some(
+                        "It may be in the middle of its cleanup, and may add the finalizer again: let it finish first.",
+                    ),
+                ),
+                RemoverState::Simulated { online: false } => (
+                    "OFFLINE (simulated): nothing will remove it".to_string(),
+                    None,
+                ),
+                RemoverState::Found { sentence, runs } => (
+                    sentence.clone(),
+                    match runs {
+                        Some(true) => Some(
+                            "It runs: it may be in the middle of its cleanup, and may add the finalizer again.",
+                        ),
+                        Some(false) => None,
+                        None => Some("Whether it runs is not known here."),
+                    },
+                ),
+                RemoverState::BuiltIn => ("part of Kubernetes (see above)".to_string(), None),
+            };
+            lines.push(Line::from(vec![
+                Span::styled("Its controller: ", theme::DIM),
+                Span::raw(state),
+            ]));
+            if let Some(w) = warning {
+                lines.push(Line::from(Span::styled(w, theme::WARN)));
+            }
             lines.push(Line::from(vec![
                 Span::styled(
                     "⚠ Removing it by hand skips that cleanup. It protects: ",
