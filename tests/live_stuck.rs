@@ -609,3 +609,103 @@ spec:
     }
     kubectl(&["delete", "namespace", &ns, "--wait=false"], None);
 }
+
+/// Issue of whole-cluster rehearsals: `snapshot --live -A` of the test
+/// cluster (every system object: the APIService `v1.`, RBAC's `system:`
+/// names, the node leases...) loads, and simulating it with no DELETE
+/// changes nothing the real cluster leaves alone: whatever goes was
+/// Terminating already, in a Terminating namespace, or owned by something
+/// that goes.
+#[test]
+fn a_whole_cluster_snapshot_loads_and_a_simulation_without_delete_keeps_it() {
+    let _g = exclusive();
+    let (snap, err, _) = run(&["snapshot", "--live", "-A"]);
+    assert!(
+        snap.contains("\"name\": \"v1.\""),
+        "the core APIService is there: {err}"
+    );
+    let file = std::env::temp_dir().join(format!("whole-{}.json", std::process::id()));
+    std::fs::write(&file, &snap).expect("write");
+    let file = file.to_str().expect("path");
+    let tree = ownerscope(&["tree", file]);
+    assert!(
+        tree.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tree.stderr)
+    );
+    let sim = ownerscope(&["simulate", file, "--until", "600", "-o", "json"]);
+    assert!(
+        sim.status.success(),
+        "{}",
+        String::from_utf8_lossy(&sim.stderr)
+    );
+    let out = String::from_utf8_lossy(&sim.stdout);
+    let last = out.lines().last().expect("a final line");
+    let fin: serde_json::Value = serde_json::from_str(last).expect("json");
+    let uids = |v: &serde_json::Value| -> std::collections::BTreeSet<String> {
+        v.as_array()
+            .expect("objects")
+            .iter()
+            .filter_map(|o| o.pointer("/metadata/uid").and_then(|u| u.as_str()))
+            .map(str::to_string)
+            .collect()
+    };
+    let after = uids(&fin["final"]);
+    let before: serde_json::Value = serde_json::from_str(&snap).expect("snapshot json");
+    let objects = before["objects"].as_array().expect("objects");
+    let terminating_ns: std::collections::BTreeSet<&str> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Namespace" && o.pointer("/metadata/deletionTimestamp").is_some())
+        .filter_map(|o| o.pointer("/metadata/name").and_then(|n| n.as_str()))
+        .collect();
+    let gone: Vec<&serde_json::Value> = objects
+        .iter()
+        .filter(|o| {
+            o.pointer("/metadata/uid")
+                .and_then(|u| u.as_str())
+                .is_some_and(|u| !after.contains(u))
+        })
+        .collect();
+    let gone_uids: std::collections::BTreeSet<&str> = gone
+        .iter()
+        .filter_map(|o| o.pointer("/metadata/uid").and_then(|u| u.as_str()))
+        .collect();
+    let nodes: std::collections::BTreeSet<&str> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Node")
+        .filter_map(|o| o.pointer("/metadata/name").and_then(|n| n.as_str()))
+        .collect();
+    for o in &gone {
+        // A pod bound to a Node that is gone: the real pod GC deletes it
+        // too (R77), within a minute of the snapshot.
+        let on_gone_node = o["kind"] == "Pod"
+            && o.pointer("/spec/nodeName")
+                .and_then(|n| n.as_str())
+                .is_some_and(|n| !nodes.contains(n));
+        let explained = on_gone_node
+            || o.pointer("/metadata/deletionTimestamp").is_some()
+            || o.pointer("/metadata/namespace")
+                .and_then(|n| n.as_str())
+                .is_some_and(|n| terminating_ns.contains(n))
+            || o.pointer("/metadata/ownerReferences")
+                .and_then(|r| r.as_array())
+                .is_some_and(|rs| {
+                    rs.iter()
+                        .any(|r| r["uid"].as_str().is_some_and(|u| gone_uids.contains(u)))
+                });
+        assert!(
+            explained,
+            "the simulation deleted what the real cluster left alone: {}/{} {}",
+            o["kind"],
+            o.pointer("/metadata/name")
+                .unwrap_or(&serde_json::Value::Null),
+            o.pointer("/metadata/namespace")
+                .unwrap_or(&serde_json::Value::Null)
+        );
+    }
+    eprintln!(
+        "whole-cluster snapshot: {} objects, {} gone in the simulation, each Terminating, in a Terminating namespace, owned by what goes, or on a Node that is gone",
+        objects.len(),
+        gone.len()
+    );
+}
