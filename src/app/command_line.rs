@@ -24,6 +24,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "ctx",
         "ctx NAME: switch to another kubeconfig context (live cluster)",
     ),
+    (
+        "stuck",
+        "stuck: everything Terminating, grouped by cause, the oldest first",
+    ),
     ("help", "the keys"),
 ];
 
@@ -188,6 +192,16 @@ impl App {
                 self.modals.push(Modal::Help { scroll: 0 });
                 Ok(Vec::new())
             }
+            ("stuck", _) => {
+                let whole = self.whole_cluster();
+                let report =
+                    crate::model::stuck::report(&self.graph, self.now, &self.controllers, Some(whole));
+                self.modals.push(Modal::Stuck {
+                    lines: report.lines(),
+                    scroll: 0,
+                });
+                Ok(Vec::new())
+            }
             ("ns", None) => Err("ns NAME, or ns all".into()),
             ("ns", Some("all" | "-A")) => {
                 self.filters.scope = Scope::All;
@@ -229,7 +243,7 @@ impl App {
                     Ok(Vec::new())
                 }
                 None => Err(format!(
-                    "unknown command {word}: q, ns, ctx, scenario, help, or a kind (deploy, pods, rs, svc...)"
+                    "unknown command {word}: q, ns, ctx, scenario, stuck, help, or a kind (deploy, pods, rs, svc...)"
                 )),
             },
         }

@@ -411,6 +411,15 @@ impl App {
                     self.modals.push(Modal::Help { scroll });
                 }
             }
+            Modal::Stuck { lines, scroll } => {
+                if matches!(action, Action::Help | Action::Confirm) {
+                    return Vec::new();
+                }
+                let most = u16::try_from(lines.len() * 2).unwrap_or(u16::MAX);
+                if let Some(scroll) = scrolled(action, scroll, most) {
+                    self.modals.push(Modal::Stuck { lines, scroll });
+                }
+            }
             Modal::Yaml { uid, scroll } => {
                 // The view draws at most this far (wrapping may add lines).
                 let most = self.graph.get(&uid).map_or(0, |o| {

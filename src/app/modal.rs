@@ -27,6 +27,12 @@ pub enum Modal {
         uid: String,
         scroll: u16,
     },
+    /// `:stuck`: every Terminating object by cause, as `ownerscope stuck`
+    /// prints it, taken when opened.
+    Stuck {
+        lines: Vec<String>,
+        scroll: u16,
+    },
 }
 
 /// The delete dialog: a propagation policy and the preview of its outcome.
@@ -205,7 +211,7 @@ impl Modal {
             Modal::Controllers(_) => Mode::Controllers,
             Modal::Search(_) => Mode::Search,
             Modal::Command(_) => Mode::Command,
-            Modal::Help { .. } => Mode::Help,
+            Modal::Help { .. } | Modal::Stuck { .. } => Mode::Help,
             Modal::Yaml { .. } => Mode::Yaml,
         }
     }

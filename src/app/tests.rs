@@ -1367,3 +1367,29 @@ objects:
         }
     );
 }
+
+/// `:stuck` opens the list of what is Terminating, by cause.
+#[test]
+fn the_stuck_command_lists_what_is_terminating_by_cause() {
+    let (mut app, mut b) = app_on("dead-node", false);
+    b.send(Command::Sim(SimCommand::Resume));
+    for _ in 0..80 {
+        app.apply_all(b.poll(Duration::from_millis(500)));
+    }
+    assert!(command(&mut app, "stuck").is_empty());
+    let Some(Modal::Stuck { lines, .. }) = app.modal() else {
+        panic!("stuck view: {:?}", app.modal())
+    };
+    let text = lines.join("\n");
+    assert!(
+        text.contains("node not reporting (no kubelet ends the pod) (1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Pod/db-0 -n data  Pod/db-0 waits for the kubelet of Node/node-1"),
+        "{text}"
+    );
+    assert_eq!(app.mode(), Mode::Help);
+    app.update(Action::Cancel);
+    assert_eq!(app.mode(), Mode::Normal);
+}

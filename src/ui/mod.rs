@@ -10,6 +10,7 @@ pub mod preview;
 pub mod relations;
 pub mod small_tree;
 pub mod status;
+pub mod stuck;
 pub mod theme;
 pub mod timeline;
 pub mod tree;
@@ -55,6 +56,7 @@ pub fn render(app: &App, frame: &mut Frame) {
             Modal::Controllers(c) => dialogs::controllers(app, c, frame, body),
             Modal::Help { scroll } => help::render(app, *scroll, frame, body),
             Modal::Yaml { uid, scroll } => yaml::render(app, uid, *scroll, frame, body),
+            Modal::Stuck { lines, scroll } => stuck::render(lines, *scroll, frame, body),
             Modal::Search(_) | Modal::Command(_) => {}
         }
     }
