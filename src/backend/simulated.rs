@@ -97,23 +97,7 @@ impl SimBackend {
             }),
             missing_kinds: Vec::new(),
             syncing: Vec::new(),
-            controllers: self
-                .sim
-                .controllers()
-                .map(|c| ControllerInfo {
-                    finalizer: c.finalizer.clone(),
-                    online: c.online,
-                    after_ms: c.after.0,
-                    workload: c.workload.as_ref().map(|w| {
-                        format!(
-                            "{} {}/{}",
-                            w.kind,
-                            w.namespace.as_deref().unwrap_or_default(),
-                            w.name
-                        )
-                    }),
-                })
-                .collect(),
+            controllers: self.sim.controllers().map(controller_info).collect(),
         }
     }
 
@@ -212,6 +196,24 @@ pub fn happening(e: &crate::sim::timeline::Entry) -> Happening {
         detail: e.detail(),
         by: e.by.clone(),
         warning,
+    }
+}
+
+/// A simulated controller as the UI shows it (the simulator and `serve`).
+#[must_use]
+pub fn controller_info(c: &crate::sim::engine::ControllerState) -> ControllerInfo {
+    ControllerInfo {
+        finalizer: c.finalizer.clone(),
+        online: c.online,
+        after_ms: c.after.0,
+        workload: c.workload.as_ref().map(|w| {
+            format!(
+                "{} {}/{}",
+                w.kind,
+                w.namespace.as_deref().unwrap_or_default(),
+                w.name
+            )
+        }),
     }
 }
 

@@ -13,7 +13,7 @@ use super::run::Started;
 use super::state::EventKind;
 use crate::backend::simulated::SPEEDS;
 use crate::backend::{
-    Backend, Clock, Command, Connection, ControllerInfo, Reply, SimCommand, SourceStatus, Update,
+    Backend, Clock, Command, Connection, Reply, SimCommand, SourceStatus, Update,
 };
 use crate::sim::DeleteOptions;
 use crate::sim::api::{Key, Preconditions};
@@ -102,19 +102,7 @@ impl ServedBackend {
             controllers: served
                 .sim
                 .controllers()
-                .map(|c| ControllerInfo {
-                    finalizer: c.finalizer.clone(),
-                    online: c.online,
-                    after_ms: c.after.0,
-                    workload: c.workload.as_ref().map(|w| {
-                        format!(
-                            "{} {}/{}",
-                            w.kind,
-                            w.namespace.as_deref().unwrap_or_default(),
-                            w.name
-                        )
-                    }),
-                })
+                .map(crate::backend::simulated::controller_info)
                 .collect(),
         };
         drop(served);
