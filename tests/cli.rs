@@ -304,3 +304,37 @@ fn kubectl_spellings_are_understood() {
         );
     }
 }
+
+/// A kubeconfig's exec credential plugin that hangs ends at
+/// `--request-timeout` (kube runs the plugin synchronously as the client
+/// is built: it ran on the runtime's only thread and stopped its clock).
+#[test]
+fn a_hanging_credential_plugin_ends_at_the_request_timeout() {
+    let dir = std::env::temp_dir().join(format!("ownerscope-hang-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let kubeconfig = dir.join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"https://127.0.0.1:1\", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: sleep, args: [\"60\"], interactiveMode: Never}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n",
+    )
+    .expect("write");
+    let start = std::time::Instant::now();
+    let o = ownerscope(&[
+        "tree",
+        "--live",
+        "-A",
+        "--kubeconfig",
+        kubeconfig.to_str().expect("path"),
+        "--request-timeout",
+        "2s",
+    ]);
+    let took = start.elapsed();
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no answer from the cluster within 2s (--request-timeout)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -284,7 +284,12 @@ pub async fn connect(opts: &LiveOptions) -> Result<Connected, ClusterError> {
     // command until `--request-timeout` (super::retry).
     let mut config = config;
     config.default_retry = false;
-    let builder = ClientBuilder::try_from(config)
+    // kube runs an exec credential plugin here, synchronously: on a
+    // blocking thread, so that a plugin that hangs cannot stop the
+    // runtime's clock and `--request-timeout` still ends the command.
+    let builder = tokio::task::spawn_blocking(move || ClientBuilder::try_from(config))
+        .await
+        .map_err(|e| ClusterError(format!("client: {e}")))?
         .map_err(|e| ClusterError(format!("client: {}", super::error_message(&e))))?
         .with_layer(&super::retry::RetryAfterLayer);
     let guard = opts.read_only.then(ReadOnlyLayer::default);
