@@ -637,7 +637,7 @@ impl App {
             (Some(&online), _) => RemoverState::Simulated { online },
             (None, finalizers::Origin::KnownThirdParty | finalizers::Origin::Unknown) => {
                 let r = crate::model::remover::find(
-                    &self.graph,
+                    &crate::model::remover::workloads(&self.graph),
                     &name,
                     d.target.namespace.as_deref(),
                     Vec::new(),

@@ -837,6 +837,19 @@ impl Diagnosis {
         if self.terminating_since.is_none() {
             return;
         }
+        self.add_removers_among(&super::remover::workloads(graph), writers, whole_cluster);
+    }
+
+    /// As [`Self::add_removers`], among workloads taken once.
+    pub fn add_removers_among(
+        &mut self,
+        workloads: &[&Object],
+        writers: &BTreeMap<String, Vec<String>>,
+        whole_cluster: bool,
+    ) {
+        if self.terminating_since.is_none() {
+            return;
+        }
         self.removers = self
             .finalizers
             .iter()
@@ -846,7 +859,7 @@ impl Diagnosis {
             })
             .map(|f| {
                 super::remover::find(
-                    graph,
+                    workloads,
                     &f.info.name,
                     self.object.namespace.as_deref(),
                     writers.get(&f.info.name).cloned().unwrap_or_default(),

@@ -296,12 +296,26 @@ pub fn writers_of(managed_fields: &Value, finalizer: &str) -> Vec<String> {
     names
 }
 
+/// The graph's Deployments, StatefulSets and DaemonSets: where a
+/// finalizer's controller is looked for. Taken once for many lookups (a
+/// `stuck` report asks for each Terminating object).
+#[must_use]
+pub fn workloads(graph: &OwnershipGraph) -> Vec<&Object> {
+    graph
+        .objects()
+        .filter(|o| {
+            o.group() == "apps"
+                && matches!(o.kind.as_str(), "Deployment" | "StatefulSet" | "DaemonSet")
+        })
+        .collect()
+}
+
 /// Who removes `finalizer`: the catalogue's controller, else the writer;
-/// its workload among the graph's Deployments, StatefulSets and DaemonSets
-/// (by the catalogue's name, else by a writer's name).
+/// its workload among `workloads` ([`workloads`]; by the catalogue's name,
+/// else by a writer's name).
 #[must_use]
 pub fn find(
-    graph: &OwnershipGraph,
+    workloads: &[&Object],
     finalizer: &str,
     near: Option<&str>,
     writers: Vec<String>,
@@ -316,12 +330,8 @@ pub fn find(
         // `manager` is often the binary's name; a Deployment of that name.
         names.push(("", w.clone()));
     }
-    let workload = graph
-        .objects()
-        .filter(|o| {
-            o.group() == "apps"
-                && matches!(o.kind.as_str(), "Deployment" | "StatefulSet" | "DaemonSet")
-        })
+    let workload = workloads
+        .iter()
         .filter(|o| {
             names
                 .iter()
@@ -428,7 +438,7 @@ mod tests {
         let mut g = OwnershipGraph::new(KindTable::builtin());
         g.upsert(obj(serde_json::json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "argocd-application-controller", "namespace": "argocd", "uid": "s"}, "spec": {"replicas": 0}, "status": {"replicas": 0}})));
         let r = find(
-            &g,
+            &workloads(&g),
             "resources-finalizer.argocd.argoproj.io",
             None,
             Vec::new(),
@@ -440,7 +450,7 @@ mod tests {
         );
         assert_eq!(r.runs(), Some(false));
         let r = find(
-            &g,
+            &workloads(&g),
             "example.com/cleanup",
             Some("x"),
             vec!["cleanup-operator".into()],
@@ -452,7 +462,7 @@ mod tests {
         );
         g.upsert(obj(serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "cleanup-operator", "namespace": "ops", "uid": "d"}, "spec": {"replicas": 1}, "status": {"readyReplicas": 1}})));
         let r = find(
-            &g,
+            &workloads(&g),
             "example.com/cleanup",
             Some("x"),
             vec!["cleanup-operator".into()],

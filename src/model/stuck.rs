@@ -129,10 +129,15 @@ pub fn report(
         });
     }
     let mut total = 0;
+    let workloads = if whole_cluster.is_some() {
+        super::remover::workloads(graph)
+    } else {
+        Vec::new()
+    };
     for o in graph.objects().filter(|o| o.is_terminating()) {
         let mut d = diagnosis::diagnose(graph, o.uid(), now, controllers);
         if let Some(all) = whole_cluster {
-            d.add_removers(graph, &BTreeMap::new(), all);
+            d.add_removers_among(&workloads, &BTreeMap::new(), all);
         }
         let seconds = d.terminating_seconds.unwrap_or(0);
         if d.namespace.is_some() {

@@ -987,7 +987,13 @@ impl Sim {
             }
             // A node back to Ready: its kubelet ends the deletions it had
             // left waiting.
-            ("", "Node") if crate::model::nodes::of_node(obj).confirms() => {
+            // Only on the turn to Ready: a load of many Ready nodes
+            // scans nothing.
+            ("", "Node")
+                if crate::model::nodes::of_node(obj).confirms()
+                    && matches!(ch, Change::Modified { old, .. }
+                        if !crate::model::nodes::of_node(old).confirms()) =>
+            {
                 let node = obj.name().to_string();
                 let waiting: Vec<Object> = self
                     .api
