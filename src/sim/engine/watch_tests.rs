@@ -1,0 +1,98 @@
+use super::*;
+
+fn deleted_deployment(sim: Sim) -> Sim {
+    let mut sim = sim;
+    let target = Target {
+        kind: "deployment".into(),
+        namespace: Some("shop".into()),
+        name: "web".into(),
+    };
+    let resp = sim.delete(&target, &DeleteOptions::default());
+    assert!(resp.is_success(), "{}", resp.message);
+    sim.settle(60_000);
+    sim
+}
+
+#[test]
+fn a_headless_run_keeps_no_changes_for_watchers() {
+    let sc = crate::sim::scenario::bundled("deployment").expect("bundled");
+    let mut watched = deleted_deployment(Sim::new(&sc).expect("sim"));
+    assert!(!watched.take_watch_changes().is_empty());
+    let mut headless = deleted_deployment(Sim::load(sc).expect("sim").unwatched());
+    assert!(headless.take_watch_changes().is_empty());
+    assert_eq!(watched.timeline().len(), headless.timeline().len());
+}
+
+/// Objects restored together are put in uid order at the end; a uid
+/// given twice is still refused, naming the later object and its line,
+/// whether the two are next to each other or not, and the objects
+/// restored are then found by uid, name and owner as if one by one.
+#[test]
+fn a_uid_given_twice_is_refused_at_the_later_object() {
+    let cm = |name: &str, uid: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: {name}, namespace: shop, uid: {uid}}}\n"
+        )
+    };
+    let text = format!(
+        "name: t\nobjects:\n{}{}{}{}",
+        cm("a", "u-3"),
+        cm("b", "u-1"),
+        cm("c", "u-2"),
+        cm("d", "u-1")
+    );
+    // From a file: an error finds the object's line in it again.
+    let path =
+        std::env::temp_dir().join(format!("ownerscope-uid-twice-{}.yaml", std::process::id()));
+    std::fs::write(&path, &text).expect("write");
+    let sc = crate::sim::scenario::load(&path.to_string_lossy()).expect("parses");
+    let e = Sim::load(sc).expect_err("refused");
+    std::fs::remove_file(&path).ok();
+    assert_eq!(e.field, "objects[3]");
+    assert_eq!(e.line, 12);
+    assert!(e.message.contains("uid u-1 is already taken"), "{e}");
+
+    let text = format!(
+        "name: t\nobjects:\n{}{}- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p\n    namespace: shop\n    uid: u-0\n    ownerReferences: [{{apiVersion: v1, kind: ConfigMap, name: b, uid: u-1}}]\n",
+        cm("a", "u-3"),
+        cm("b", "u-1"),
+    );
+    let sim =
+        Sim::load(crate::sim::scenario::parse("t.yaml", &text).expect("parses")).expect("loads");
+    let uids: Vec<&str> = sim.objects().map(Object::uid).collect();
+    assert_eq!(uids, ["u-0", "u-1", "u-3"], "in uid order");
+    let g = sim.graph();
+    assert_eq!(g.get("u-1").map(Object::name), Some("b"));
+    assert_eq!(
+        g.find("", "ConfigMap", Some("shop"), "a").map(Object::uid),
+        Some("u-3")
+    );
+    assert_eq!(
+        g.shared_referrers("u-1")
+            .map(|o| o.name())
+            .collect::<Vec<_>>(),
+        ["p"]
+    );
+}
+
+/// A deferred simulator reads as a primed one, and runs as one: for
+/// every bundled scenario, the same objects before its first call,
+/// and the same timeline and objects after the same run.
+#[test]
+fn a_deferred_start_reads_and_runs_as_an_eager_one() {
+    for (name, _) in crate::sim::scenario::BUNDLED {
+        let sc = crate::sim::scenario::bundled(name).expect("bundled");
+        let seed = sc.settings.seed;
+        let mut eager = Sim::load(sc.clone()).expect("sim");
+        let mut deferred = Sim::load_deferred(sc, seed).expect("sim");
+        assert!(deferred.unprimed.is_some(), "{name}");
+        let objects = |s: &Sim| s.objects().cloned().collect::<Vec<_>>();
+        assert_eq!(objects(&eager), objects(&deferred), "{name}: as loaded");
+        eager.settle(120_000);
+        deferred.settle(120_000);
+        assert!(deferred.unprimed.is_none(), "{name}");
+        assert_eq!(eager.timeline(), deferred.timeline(), "{name}: timeline");
+        assert_eq!(objects(&eager), objects(&deferred), "{name}: settled");
+        assert_eq!(eager.now_ms(), deferred.now_ms(), "{name}: clock");
+    }
+}
