@@ -338,3 +338,165 @@ fn a_hanging_credential_plugin_ends_at_the_request_timeout() {
     assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+// ---- The README and docs/: what they claim is what the program does ----
+
+fn readme() -> &'static str {
+    include_str!("../README.md")
+}
+
+/// The `sh` code blocks of one `## ` section of the README.
+fn readme_commands(section: &str) -> Vec<String> {
+    let text = readme()
+        .split(&format!("\n## {section}\n"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("README has a section {section}"));
+    let text = text.split("\n## ").next().expect("section text");
+    let mut out = Vec::new();
+    let mut in_sh = false;
+    for line in text.lines() {
+        if line.starts_with("```sh") {
+            in_sh = true;
+        } else if line.starts_with("```") {
+            in_sh = false;
+        } else if in_sh {
+            let cmd = line.split('#').next().expect("line").trim();
+            if !cmd.is_empty() {
+                out.push(cmd.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn readme_opens_with_the_two_commands_ci_runs() {
+    let first_block = readme()
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a first sh block");
+    let cmds: Vec<&str> = first_block
+        .lines()
+        .map(|l| l.split('#').next().expect("line").trim())
+        .collect();
+    assert_eq!(cmds, ["cargo run --release", "cargo test"], "{first_block}");
+    let ci =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).expect(".ci/run");
+    let last = ci
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .expect("a last line");
+    assert_eq!(
+        last.trim(),
+        "cargo test",
+        ".ci/run runs the README's test command"
+    );
+}
+
+#[test]
+fn readme_headless_commands_run_as_shown() {
+    let cmds = readme_commands("Headless commands");
+    assert!(cmds.len() >= 8, "{cmds:?}");
+    for cmd in cmds {
+        let args: Vec<&str> = cmd.split_whitespace().collect();
+        assert_eq!(args[0], "ownerscope", "{cmd}");
+        let o = ownerscope(&args[1..]);
+        assert!(o.status.success(), "{cmd}: {}", stderr(&o));
+        assert!(!stdout(&o).trim().is_empty(), "{cmd} printed nothing");
+    }
+}
+
+#[test]
+fn readme_stuck_example_says_what_the_demo_step_says() {
+    for cmd in readme_commands("When a deletion is stuck") {
+        let args: Vec<&str> = cmd.split_whitespace().collect();
+        let o = ownerscope(&args[1..]);
+        assert!(o.status.success(), "{cmd}: {}", stderr(&o));
+        assert!(stdout(&o).contains("node-1"), "{cmd}: {}", stdout(&o));
+    }
+    // The demo's step 2: the foreground preview says web waits on the cache.
+    let o = ownerscope(&[
+        "plan",
+        "shop-demo",
+        "--delete",
+        "deploy/web",
+        "--policy",
+        "foreground",
+    ]);
+    let text = stdout(&o);
+    assert!(
+        text.contains("Deployment/web: waits on blocking dependents ConfigMap/web-cache"),
+        "{text}"
+    );
+    assert!(
+        text.contains("example.com/cache-flush (controller offline)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn readme_is_short_and_its_contents_and_links_resolve() {
+    let text = readme();
+    assert!(text.len() < 30_000, "README is {} bytes", text.len());
+    let root = env!("CARGO_MANIFEST_DIR");
+    // Every table-of-contents entry names a heading of the README.
+    let contents = text
+        .split("## Contents\n")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .expect("a Contents section");
+    let anchors: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .map(|h| {
+            h.to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect()
+        })
+        .collect();
+    let mut entries = 0;
+    for line in contents.lines().filter(|l| l.starts_with("- [")) {
+        let anchor = line
+            .split("](#")
+            .nth(1)
+            .and_then(|a| a.strip_suffix(')'))
+            .expect("an anchor");
+        assert!(
+            anchors.iter().any(|a| a == anchor),
+            "no heading for #{anchor}"
+        );
+        entries += 1;
+    }
+    assert!(entries >= 8, "{contents}");
+    // Every relative link of the README and of docs/ names a file that exists.
+    let mut files = vec![("README.md".to_string(), text.to_string())];
+    for e in std::fs::read_dir(format!("{root}/docs")).expect("docs/") {
+        let p = e.expect("entry").path();
+        if p.extension().is_some_and(|x| x == "md") {
+            let name = format!("docs/{}", p.file_name().expect("name").to_string_lossy());
+            files.push((name, std::fs::read_to_string(&p).expect("read")));
+        }
+    }
+    for (name, body) in &files {
+        let dir = std::path::Path::new(root)
+            .join(name)
+            .parent()
+            .expect("dir")
+            .to_path_buf();
+        for link in body.split("](").skip(1) {
+            let target = link.split(')').next().expect("link");
+            let path = target.split('#').next().expect("path");
+            if path.is_empty() || path.contains("://") || path.contains(' ') {
+                continue;
+            }
+            assert!(
+                dir.join(path).exists(),
+                "{name}: link to {target} is broken"
+            );
+        }
+    }
+}
