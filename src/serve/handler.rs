@@ -170,7 +170,7 @@ fn resource(
     }
     served.sim.set_user_actor(&req.actor());
     let Some(name) = p.name.clone() else {
-        return collection(served, req, p, &kind, form);
+        return collection(served, req, user, p, &kind, form);
     };
     if kind.namespaced && p.namespace.is_none() {
         return not_served(req);
@@ -198,8 +198,8 @@ fn resource(
     }
     match req.method.as_str() {
         "GET" | "HEAD" => get(served, req, &target, form),
-        "PUT" => reply(write::update(&mut served.sim, req, &target)),
-        "PATCH" => reply(write::patch(&mut served.sim, req, &target)),
+        "PUT" => reply(write::update(&mut served.sim, req, user, &target)),
+        "PATCH" => reply(write::patch(&mut served.sim, req, user, &target)),
         "DELETE" => reply(write::delete(&mut served.sim, req, &target)),
         _ => method_not_allowed(req, "an object takes GET, PUT, PATCH and DELETE"),
     }
@@ -231,6 +231,7 @@ fn get(served: &Served, req: &Request, target: &Named, form: Form) -> Outcome {
 fn collection(
     served: &mut Served,
     req: &Request,
+    user: &User,
     p: &ResourcePath,
     kind: &crate::model::KindInfo,
     form: Form,
@@ -242,6 +243,7 @@ fn collection(
             return reply(write::create(
                 &mut served.sim,
                 req,
+                user,
                 kind,
                 p.namespace.as_deref(),
             ));

@@ -10,6 +10,7 @@
 pub mod access;
 pub mod backend;
 pub mod discovery;
+pub mod escalation;
 pub mod events;
 pub mod handler;
 pub mod http;

@@ -505,3 +505,249 @@ fn gc_warnings_are_served_as_events_and_go_with_their_namespace() {
         "the namespace's events are gone with it"
     );
 }
+
+const RBAC_V1: &str = "/apis/rbac.authorization.k8s.io/v1";
+
+/// `esc-user` may create ClusterRoleBindings and nothing else; `with_bind`
+/// also lets it `bind` cluster-admin.
+fn escalation_policy(s: &mut Served, with_bind: bool) {
+    let mut rules = vec![json!({"apiGroups": ["rbac.authorization.k8s.io"],
+        "resources": ["clusterrolebindings", "clusterroles"], "verbs": ["create", "update", "patch"]})];
+    if with_bind {
+        rules.push(
+            json!({"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"],
+            "resourceNames": ["cluster-admin"], "verbs": ["bind"]}),
+        );
+    }
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "crb-creator"}, "rules": rules});
+    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": "crb-creator"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "crb-creator"},
+        "subjects": [{"kind": "User", "name": "esc-user"}]});
+    let r = send(
+        s,
+        &with_body(
+            "POST",
+            &format!("{RBAC_V1}/clusterroles"),
+            "application/json",
+            &role,
+        ),
+    );
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    let r = send(
+        s,
+        &with_body(
+            "POST",
+            &format!("{RBAC_V1}/clusterrolebindings"),
+            "application/json",
+            &binding,
+        ),
+    );
+    assert_eq!(r.code, 201, "{:?}", r.value());
+}
+
+fn as_esc_user(mut req: Request) -> Request {
+    req.user = super::rbac::User::authenticated("esc-user", &["g1"]);
+    req
+}
+
+fn bind_to_admin() -> Value {
+    json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": "esc-bind"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+        "subjects": [{"kind": "User", "name": "esc-user"}]})
+}
+
+/// The escalation of issue 26: a user allowed only to create
+/// ClusterRoleBindings binds itself to cluster-admin. kube-apiserver 1.20
+/// refuses it in these words (sent to the test control plane).
+#[test]
+fn a_binding_to_more_than_one_holds_is_refused_unless_bind_is_allowed() {
+    let mut s = served();
+    escalation_policy(&mut s, false);
+    let crbs = format!("{RBAC_V1}/clusterrolebindings");
+    let r = send(
+        &mut s,
+        &as_esc_user(with_body(
+            "POST",
+            &crbs,
+            "application/json",
+            &bind_to_admin(),
+        )),
+    );
+    assert_eq!(r.code, 403);
+    let v = r.value();
+    assert_eq!(
+        v["message"],
+        "clusterrolebindings.rbac.authorization.k8s.io \"esc-bind\" is forbidden: user \"esc-user\" (groups=[\"g1\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"*\"], Resources:[\"*\"], Verbs:[\"*\"]}\n{NonResourceURLs:[\"*\"], Verbs:[\"*\"]}"
+    );
+    assert_eq!(
+        (v["reason"].as_str(), v["details"]["kind"].as_str()),
+        (Some("Forbidden"), Some("clusterrolebindings"))
+    );
+    // Nothing was stored: the user still cannot list secrets.
+    let secrets = as_esc_user(Request::new("GET", "/api/v1/namespaces/shop/secrets"));
+    assert_eq!(send(&mut s, &secrets).code, 403);
+    // Nor with dryRun, nor to a role that does not exist (upstream's 404).
+    let dry = format!("{crbs}?dryRun=All");
+    assert_eq!(
+        send(
+            &mut s,
+            &as_esc_user(with_body(
+                "POST",
+                &dry,
+                "application/json",
+                &bind_to_admin()
+            ))
+        )
+        .code,
+        403
+    );
+    let mut nope = bind_to_admin();
+    nope["roleRef"]["name"] = json!("nope");
+    let r = send(
+        &mut s,
+        &as_esc_user(with_body("POST", &crbs, "application/json", &nope)),
+    );
+    assert_eq!(
+        (r.code, r.value()["message"].as_str()),
+        (
+            404,
+            Some("clusterroles.rbac.authorization.k8s.io \"nope\" not found")
+        )
+    );
+
+    // A ClusterRole with `*` is the same escalation.
+    let star = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "esc-star"}, "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]});
+    let r = send(
+        &mut s,
+        &as_esc_user(with_body(
+            "POST",
+            &format!("{RBAC_V1}/clusterroles"),
+            "application/json",
+            &star,
+        )),
+    );
+    assert_eq!(r.code, 403);
+    assert_eq!(
+        r.value()["message"],
+        "clusterroles.rbac.authorization.k8s.io \"esc-star\" is forbidden: user \"esc-user\" (groups=[\"g1\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"*\"], Resources:[\"*\"], Verbs:[\"*\"]}"
+    );
+    // A role within what the user holds is created.
+    let within = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "esc-within"}, "rules": [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "verbs": ["create"]}]});
+    let r = send(
+        &mut s,
+        &as_esc_user(with_body(
+            "POST",
+            &format!("{RBAC_V1}/clusterroles"),
+            "application/json",
+            &within,
+        )),
+    );
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    // Widening it by a patch is refused as a create is.
+    let widen = Request {
+        content_type: "application/merge-patch+json".into(),
+        body: br#"{"rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["list"]}]}"#
+            .to_vec(),
+        ..Request::new("PATCH", &format!("{RBAC_V1}/clusterroles/esc-within"))
+    };
+    let r = send(&mut s, &as_esc_user(widen));
+    assert_eq!(r.code, 403, "{:?}", r.value());
+    assert!(
+        r.value()["message"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("{APIGroups:[\"\"], Resources:[\"secrets\"], Verbs:[\"list\"]}")
+    );
+
+    // With `bind` on cluster-admin the same binding is created, and then
+    // the user holds what it grants.
+    let mut s = served();
+    escalation_policy(&mut s, true);
+    let r = send(
+        &mut s,
+        &as_esc_user(with_body(
+            "POST",
+            &crbs,
+            "application/json",
+            &bind_to_admin(),
+        )),
+    );
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    assert_eq!(send(&mut s, &secrets).code, 200);
+}
+
+/// `escalate` on roles lets a user write any role; a change of owner
+/// references and finalizers alone is never an escalation.
+#[test]
+fn escalate_allows_any_role_and_gc_fields_are_never_refused() {
+    let mut s = served();
+    let admin_role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "wide"}, "rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["*"]}]});
+    assert_eq!(
+        send(
+            &mut s,
+            &with_body(
+                "POST",
+                &format!("{RBAC_V1}/clusterroles"),
+                "application/json",
+                &admin_role
+            )
+        )
+        .code,
+        201
+    );
+    escalation_policy(&mut s, false);
+    let patch = |body: &str| {
+        as_esc_user(Request {
+            content_type: "application/merge-patch+json".into(),
+            body: body.as_bytes().to_vec(),
+            ..Request::new("PATCH", &format!("{RBAC_V1}/clusterroles/wide"))
+        })
+    };
+    let r = send(
+        &mut s,
+        &patch(r#"{"metadata": {"finalizers": ["example.com/keep"]}}"#),
+    );
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    let r = send(&mut s, &patch(r#"{"metadata": {"labels": {"a": "b"}}}"#));
+    assert_eq!(r.code, 403, "a label is not a GC field: {:?}", r.value());
+    let escalate = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "escalator"}, "rules": [{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "verbs": ["escalate"]}]});
+    assert_eq!(
+        send(
+            &mut s,
+            &with_body(
+                "POST",
+                &format!("{RBAC_V1}/clusterroles"),
+                "application/json",
+                &escalate
+            )
+        )
+        .code,
+        201
+    );
+    let b = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": "escalator"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "escalator"},
+        "subjects": [{"kind": "User", "name": "esc-user"}]});
+    assert_eq!(
+        send(
+            &mut s,
+            &with_body(
+                "POST",
+                &format!("{RBAC_V1}/clusterrolebindings"),
+                "application/json",
+                &b
+            )
+        )
+        .code,
+        201
+    );
+    let r = send(&mut s, &patch(r#"{"metadata": {"labels": {"a": "b"}}}"#));
+    assert_eq!(r.code, 200, "{:?}", r.value());
+}

@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use super::escalation;
+use super::rbac::{self, User};
 use super::status::{self, object_error};
 use super::{Request, Response, patch, read};
 use crate::model::{KindInfo, Object};
@@ -104,6 +106,30 @@ fn parse_body(req: &Request) -> Result<Value, Response> {
             &format!("the body of the request could not be decoded as JSON: {e}"),
         )
     })
+}
+
+/// RBAC's escalation check ([`escalation::check`]) for a write of `new`
+/// (replacing `old`) by `user`; other kinds pass untouched.
+fn no_escalation(
+    sim: &Sim,
+    user: &User,
+    kind: &KindInfo,
+    new: &Value,
+    old: Option<&Object>,
+    url_name: &str,
+) -> Result<(), Response> {
+    if kind.group != "rbac.authorization.k8s.io" {
+        return Ok(());
+    }
+    let policy = rbac::policy(sim.objects());
+    let namespace = new["metadata"]["namespace"].as_str().unwrap_or_default();
+    let w = escalation::Write {
+        new,
+        old,
+        namespace: if kind.namespaced { namespace } else { "" },
+        url_name,
+    };
+    escalation::check(&policy, user, &kind.kind, &w)
 }
 
 /// DELETE.
@@ -224,8 +250,14 @@ fn generated(prefix: &str, seed: u64) -> String {
 }
 
 /// POST.
-pub fn create(sim: &mut Sim, req: &Request, kind: &KindInfo, namespace: Option<&str>) -> Response {
-    let (mut obj, body) = match body_object(req, kind, namespace) {
+pub fn create(
+    sim: &mut Sim,
+    req: &Request,
+    user: &User,
+    kind: &KindInfo,
+    namespace: Option<&str>,
+) -> Response {
+    let (mut obj, mut body) = match body_object(req, kind, namespace) {
         Ok(x) => x,
         Err(r) => return r,
     };
@@ -251,6 +283,10 @@ pub fn create(sim: &mut Sim, req: &Request, kind: &KindInfo, namespace: Option<&
         namespace: obj.namespace().map(str::to_string),
         name: obj.name().to_string(),
     };
+    body["metadata"]["namespace"] = obj.namespace().map_or(Value::Null, Value::from);
+    if let Err(refused) = no_escalation(sim, user, kind, &body, None, "") {
+        return refused;
+    }
     if dry_run(req, &body) {
         let resp = sim.clone().create(obj.clone());
         sim.record_response(obj.obj_ref(), "POST dryRun=All".into(), &resp);
@@ -261,8 +297,8 @@ pub fn create(sim: &mut Sim, req: &Request, kind: &KindInfo, namespace: Option<&
 }
 
 /// PUT.
-pub fn update(sim: &mut Sim, req: &Request, target: &Named) -> Response {
-    let (obj, body) = match body_object(req, target.kind, target.namespace.as_deref()) {
+pub fn update(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Response {
+    let (obj, mut body) = match body_object(req, target.kind, target.namespace.as_deref()) {
         Ok(x) => x,
         Err(r) => return r,
     };
@@ -275,6 +311,11 @@ pub fn update(sim: &mut Sim, req: &Request, target: &Named) -> Response {
                 target.name
             ),
         );
+    }
+    body["metadata"]["namespace"] = obj.namespace().map_or(Value::Null, Value::from);
+    let old = sim.get(&target.key()).cloned();
+    if let Err(refused) = no_escalation(sim, user, target.kind, &body, old.as_ref(), &target.name) {
+        return refused;
     }
     if dry_run(req, &body) {
         let resp = sim.clone().update(obj.clone());
@@ -303,7 +344,7 @@ fn describe_patch(content_type: &str, body: &[u8]) -> String {
 }
 
 /// PATCH.
-pub fn patch(sim: &mut Sim, req: &Request, target: &Named) -> Response {
+pub fn patch(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Response {
     let key = target.key();
     let Some(current) = sim.get(&key).cloned() else {
         return target.not_found();
@@ -314,6 +355,10 @@ pub fn patch(sim: &mut Sim, req: &Request, target: &Named) -> Response {
             return status::rejected(&f.message);
         }
         return target.error(f.code, &f.message);
+    }
+    if let Err(refused) = no_escalation(sim, user, target.kind, &doc, Some(&current), &target.name)
+    {
+        return refused;
     }
     let mut new: Object = match serde_json::from_value(doc) {
         Ok(o) => o,
