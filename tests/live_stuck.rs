@@ -12,6 +12,9 @@ mod live_support;
 use std::time::{Duration, Instant};
 
 use live_support::*;
+use ownerscope::backend::{Backend, Command};
+
+const LONG: Duration = Duration::from_secs(60);
 
 fn admin() -> String {
     env().admin.to_str().expect("path").to_string()
@@ -708,4 +711,127 @@ fn a_whole_cluster_snapshot_loads_and_a_simulation_without_delete_keeps_it() {
         objects.len(),
         gone.len()
     );
+}
+
+/// STUCK-CAUSES C6: a validating webhook that fails closed, with nothing
+/// behind its Service, refuses the UPDATE that would remove a finalizer.
+/// `why --live` names it before anyone tries; the removal through the
+/// backend is refused and explained; deleting the configuration lets it
+/// through. The webhook matches only the test's namespace (by label), so
+/// that it holds nothing else of the shared control plane.
+///
+/// Version difference: none for the answer. The transport error at the
+/// end of the server's message depends on how the API server reaches
+/// Services (1.20 here dials the Service's address; with
+/// `--enable-aggregator-routing` it says "no endpoints available"): the
+/// test reads the webhook's name, which every version prints.
+#[test]
+fn a_failing_admission_webhook_is_named_before_the_finalizer_removal_it_refuses() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "webhook"));
+    kubectl(
+        &[
+            "label",
+            "namespace",
+            &ns,
+            &format!("ownerscope-webhook={ns}"),
+        ],
+        None,
+    );
+    let config = format!("{ns}-guard");
+    kubectl(
+        &["apply", "-f", "-"],
+        Some(&format!(
+            r#"
+apiVersion: v1
+kind: Service
+metadata: {{name: guard, namespace: {ns}}}
+spec: {{selector: {{app: guard}}, ports: [{{port: 443, targetPort: 8443}}]}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {{name: {config}}}
+webhooks:
+- name: guard.{ns}.example.com
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  clientConfig: {{service: {{namespace: {ns}, name: guard, path: /validate}}}}
+  rules: [{{operations: [UPDATE], apiGroups: [""], apiVersions: [v1], resources: [configmaps]}}]
+  namespaceSelector: {{matchLabels: {{ownerscope-webhook: {ns}}}}}
+"#
+        )),
+    );
+    // Created with its finalizer: the webhook is called for UPDATE only.
+    kubectl(
+        &["create", "-n", &ns, "-f", "-"],
+        Some(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: held, finalizers: [example.com/hold]}\n",
+        ),
+    );
+    kubectl(
+        &["delete", "-n", &ns, "configmap", "held", "--wait=false"],
+        None,
+    );
+
+    let (out, err, took) = run(&["why", "--live", "configmap/held", "-n", &ns]);
+    let webhook = format!("guard.{ns}.example.com");
+    assert!(
+        out.contains("Terminating for")
+            && out.contains(&format!(
+            "admission webhook {webhook} (ValidatingWebhookConfiguration/{config}, failurePolicy Fail) refuses every UPDATE of configmaps: no endpoints available for service \"guard\". Nobody can remove a finalizer (its controller, F, kubectl patch) until it answers"
+        )),
+        "{out}{err}"
+    );
+    assert!(
+        out.contains(&format!(
+            "fix, safest first: bring back what serves webhook {webhook} (Service {ns}/guard: its pods and endpoints)"
+        )),
+        "{out}"
+    );
+    assert!(took < Duration::from_secs(5), "why took {took:?}");
+
+    // The removal, as `F` sends it, is refused and explained.
+    let mut live = Live::start(&options(&env().admin, &ns));
+    live.wait("held", LONG, |l| {
+        l.graph
+            .objects()
+            .any(|o| o.name() == "held" && o.is_terminating())
+    });
+    let held = live
+        .graph
+        .objects()
+        .find(|o| o.name() == "held")
+        .expect("held")
+        .obj_ref();
+    live.backend.send(Command::RemoveFinalizer {
+        target: held.clone(),
+        finalizer: "example.com/hold".into(),
+    });
+    live.wait("the refusal", LONG, |l| !l.replies.is_empty());
+    let r = &live.replies[0];
+    assert!(!r.is_success(), "{r:?}");
+    assert!(
+        r.message.starts_with(&format!(
+            "webhook {webhook} of ValidatingWebhookConfiguration/{config} could not be called and fails closed: bring back what serves it (Service {ns}/guard), then try again"
+        )) && r.message.contains(&format!("(the server: Internal error occurred: failed calling webhook \"{webhook}\"")),
+        "{}",
+        r.message
+    );
+
+    // Without the configuration the same removal goes through.
+    kubectl(&["delete", "validatingwebhookconfiguration", &config], None);
+    live.replies.clear();
+    wait_for("the removal", Duration::from_secs(30), || {
+        live.backend.send(Command::RemoveFinalizer {
+            target: held.clone(),
+            finalizer: "example.com/hold".into(),
+        });
+        live.wait("a reply", LONG, |l| !l.replies.is_empty());
+        let ok = live.replies.iter().any(|r| r.is_success());
+        live.replies.clear();
+        ok
+    });
+    rt.block_on(delete_namespace(&client, &ns));
 }

@@ -133,10 +133,17 @@ impl SimBackend {
     }
 
     fn reply(&mut self, command: Command, resp: &crate::sim::ApiResponse) {
+        // A refusal by an admission webhook says which configuration and
+        // what to do, before the server's words (STUCK-CAUSES C6).
+        let message = match crate::model::webhooks::explain_refusal(self.sim.graph(), &resp.message)
+        {
+            Some(why) if !resp.is_success() => format!("{why} (the server: {})", resp.message),
+            _ => resp.message.clone(),
+        };
         self.out.push(Update::Replied(Reply {
             command,
             code: resp.code,
-            message: resp.message.clone(),
+            message,
             warnings: resp.warnings.clone(),
         }));
     }

@@ -43,6 +43,7 @@ pub fn action_text(a: &StepAction) -> String {
         ),
         StepAction::Create { object } => format!("create {}/{}", object.kind, object.name()),
         StepAction::SetPhase { target, phase } => format!("set the phase of {target} to {phase}"),
+        StepAction::Scale { target, replicas } => format!("scale {target} to {replicas}"),
         StepAction::Api {
             group_version,
             available,
@@ -91,7 +92,8 @@ fn step_object(sim: &Sim, a: &StepAction) -> ObjRef {
         StepAction::Delete { target, .. }
         | StepAction::RemoveFinalizer { target, .. }
         | StepAction::AddFinalizer { target, .. }
-        | StepAction::SetPhase { target, .. } => Some(target),
+        | StepAction::SetPhase { target, .. }
+        | StepAction::Scale { target, .. } => Some(target),
         _ => None,
     };
     if let Some(o) = target

@@ -175,7 +175,31 @@ pub async fn remove_finalizer(
                 current.join(", ")
             ),
         ),
-        Err(e) => failed(command, &e),
+        Err(e) => refused(client, command, &e).await,
+    }
+}
+
+/// A failed request; one refused by an admission webhook says which
+/// configuration and what to do, before the server's words (STUCK-CAUSES
+/// C6): the configurations are read to find it.
+async fn refused(client: &Client, command: &Command, e: &kube::Error) -> Reply {
+    let message = error_message(e);
+    if crate::model::webhooks::named_in(&message).is_none() {
+        return failed(command, e);
+    }
+    let mut graph = crate::model::OwnershipGraph::new(crate::model::KindTable::builtin());
+    if let Ok(configs) = super::evidence::webhook_configurations(client).await {
+        for c in configs {
+            graph.upsert(c);
+        }
+    }
+    match crate::model::webhooks::explain_refusal(&graph, &message) {
+        Some(why) => reply(
+            command,
+            error_code(e),
+            format!("{why} (the server: {message})"),
+        ),
+        None => failed(command, e),
     }
 }
 

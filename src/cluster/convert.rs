@@ -40,14 +40,48 @@ pub fn from_dynamic(ar: &ApiResource, obj: &DynamicObject) -> Option<Object> {
         obj.data.get("spec").unwrap_or(&Value::Null),
         obj.data.get("status").unwrap_or(&Value::Null),
     );
-    Some(Object {
+    let mut o = Object {
         api_version: ar.api_version.clone(),
         kind: ar.kind.clone(),
         metadata,
         spec: spec.into(),
         status: status.into(),
         ..Object::default()
-    })
+    };
+    if crate::model::webhooks::is_configuration(&o)
+        && let Some(ws) = obj.data.get("webhooks")
+    {
+        o.extra_mut().webhooks = Some(kept_webhooks(ws));
+    }
+    Some(o)
+}
+
+/// What is kept of a webhook configuration's `webhooks`: which requests
+/// each is called for and where (not its CA bundle).
+fn kept_webhooks(ws: &Value) -> Value {
+    let kept: Vec<Value> = ws
+        .as_array()
+        .map(|ws| {
+            ws.iter()
+                .map(|w| {
+                    pick(
+                        w,
+                        &[
+                            &["name"],
+                            &["failurePolicy"],
+                            &["matchPolicy"],
+                            &["rules"],
+                            &["namespaceSelector"],
+                            &["objectSelector"],
+                            &["clientConfig", "service"],
+                            &["clientConfig", "url"],
+                        ],
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Value::Array(kept)
 }
 
 /// Kinds read in full (then pruned): the rules need more than metadata.
@@ -71,6 +105,10 @@ pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
                 "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
             )
             | ("batch", "Job")
+            | (
+                "admissionregistration.k8s.io",
+                "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"
+            )
     ) || (pods && group.is_empty() && kind == "Pod")
 }
 

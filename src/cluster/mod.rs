@@ -16,6 +16,7 @@ pub mod backend;
 pub mod config;
 pub mod convert;
 pub mod discovery;
+pub mod evidence;
 pub mod list;
 pub mod readonly;
 pub mod retry;

@@ -221,6 +221,74 @@ impl LiveView {
         })
     }
 
+    /// The admission webhooks called for the UPDATE that would end the
+    /// diagnosed object's deletion (STUCK-CAUSES C6): the webhook
+    /// configurations and the object's namespace are read into `graph`,
+    /// then the endpoints of each matching webhook's Service. Returns what
+    /// answers each Service (`namespace/name`).
+    ///
+    /// # Errors
+    /// The configurations cannot be listed (forbidden), or no answer.
+    pub fn webhook_evidence(
+        &self,
+        live: &LiveArgs,
+        namespace: Option<&str>,
+        graph: &mut OwnershipGraph,
+        d: &crate::model::diagnosis::Diagnosis,
+    ) -> Result<std::collections::BTreeMap<String, crate::model::webhooks::Backend>, String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        let object_ns = d.object.namespace.clone();
+        let (configs, ns) = rt.block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(10), async {
+                let conn = cluster::config::connect(&live.options(namespace, true))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let configs = cluster::evidence::webhook_configurations(&conn.client).await?;
+                let ns = match &object_ns {
+                    Some(n) => cluster::evidence::namespace(&conn.client, n)
+                        .await
+                        .unwrap_or(None),
+                    None => None,
+                };
+                Ok::<_, String>((configs, ns))
+            })
+            .await
+            .map_err(|_| "no answer within 10s".to_string())?
+        })?;
+        for o in configs.into_iter().chain(ns) {
+            graph.upsert(o);
+        }
+        let Some(obj) = graph.get(&d.object.uid) else {
+            return Ok(std::collections::BTreeMap::new());
+        };
+        let services: Vec<crate::model::webhooks::ServiceRef> =
+            crate::model::webhooks::holding(graph, obj, &std::collections::BTreeMap::new(), false)
+                .into_iter()
+                .filter_map(|h| h.webhook.service)
+                .collect();
+        if services.is_empty() {
+            return Ok(std::collections::BTreeMap::new());
+        }
+        rt.block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(10), async {
+                let conn = cluster::config::connect(&live.options(namespace, true))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let mut out = std::collections::BTreeMap::new();
+                for s in services {
+                    let b = cluster::evidence::service_backend(&conn.client, &s).await;
+                    out.insert(s.key(), b);
+                }
+                Ok(out)
+            })
+            .await
+            .map_err(|_| "no answer within 10s".to_string())?
+        })
+    }
+
     /// Finds `KIND/NAME` (in `-n`, else the context's namespace unless
     /// `-A`, where a unique namespace is found).
     ///

@@ -34,7 +34,7 @@ pub fn run(args: &WhyArgs) -> CmdResult {
             Some(typed),
         )?;
         let uid = view.find(typed, args.namespace.as_deref(), args.live.all_namespaces)?;
-        let graph = view.graph();
+        let mut graph = view.graph();
         let mut d =
             diagnosis::diagnose(&graph, &uid, view.now(), &std::collections::BTreeMap::new());
         if d.terminating_since.is_some() && !d.finalizers.is_empty() {
@@ -50,6 +50,14 @@ pub fn run(args: &WhyArgs) -> CmdResult {
                 }
             };
             d.add_removers(&graph, &writers, args.live.all_namespaces);
+            // A webhook that refuses the removal (STUCK-CAUSES C6).
+            match view.webhook_evidence(&args.live, args.namespace.as_deref(), &mut graph, &d) {
+                Ok(evidence) => d.add_webhooks(&graph, &evidence, false),
+                Err(e) => eprintln!(
+                    "warning: cannot read the admission webhook configurations: {}",
+                    super::out::sanitize(&e)
+                ),
+            }
         }
         return print_diagnosis(&d, args.out.output);
     }
@@ -69,6 +77,8 @@ pub fn run(args: &WhyArgs) -> CmdResult {
     })?;
     let mut d = diagnosis::diagnose(sim.graph(), obj.uid(), sim.now(), &sim.controller_map());
     d.add_removers(sim.graph(), &std::collections::BTreeMap::new(), false);
+    // The simulator runs the pods behind a webhook's Service.
+    d.add_webhooks(sim.graph(), &std::collections::BTreeMap::new(), true);
     super::leave_to_exit(sim);
     print_diagnosis(&d, args.out.output)
 }

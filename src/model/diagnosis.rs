@@ -195,6 +195,10 @@ pub struct Diagnosis {
     /// views and files; the simulator says it through `controller_online`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub removers: Vec<super::remover::Remover>,
+    /// Admission webhooks called for the UPDATE that would remove a
+    /// finalizer, failing closed (STUCK-CAUSES C6).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub webhooks: Vec<super::webhooks::Holding>,
     /// What, at the bottom, keeps things from moving on.
     pub causes: Vec<String>,
     /// What could not be seen (kinds that could not be listed).
@@ -255,6 +259,7 @@ pub fn diagnose(
             ttl_deletion_at: None,
             claim_users: Vec::new(),
             removers: Vec::new(),
+            webhooks: Vec::new(),
             causes: vec!["the object no longer exists".into()],
             partial: Partial::of(graph.kinds()),
         };
@@ -281,6 +286,7 @@ pub fn diagnose(
         ttl_deletion_at: super::workload::job_ttl_expires_at(obj),
         claim_users: Vec::new(),
         removers: Vec::new(),
+        webhooks: Vec::new(),
         causes: Vec::new(),
         partial: Partial::of(graph.kinds()),
     };
@@ -315,6 +321,7 @@ pub fn diagnose(
         {
             d.claim_users = claim_users(graph, obj, now);
         }
+        d.webhooks = super::webhooks::holding(graph, obj, &BTreeMap::new(), false);
     } else {
         d.fate = fate(graph, obj);
     }
@@ -621,12 +628,15 @@ fn unlisted_names(p: &Partial) -> String {
     names.join(", ")
 }
 
-fn finalizer_cause(who: &str, f: &FinalizerStatus) -> Option<String> {
+fn finalizer_cause(who: &str, f: &FinalizerStatus, refused: bool) -> Option<String> {
     let name = &f.info.name;
     match f.info.origin {
         Origin::GarbageCollector => None,
         _ => Some(match f.controller_online {
             Some(false) => format!("{who} holds finalizer {name} and its controller is offline"),
+            Some(true) if refused => format!(
+                "{who} holds finalizer {name}; its controller is online, and its removal is refused by the webhook above"
+            ),
             Some(true) => {
                 format!("{who} holds finalizer {name}; its controller is online and will remove it")
             }
@@ -639,7 +649,7 @@ fn blocker_causes(b: &Blocker, out: &mut Vec<String>) {
     let who = format!("{}/{}", b.object.kind, b.object.name);
     let before = out.len();
     for f in &b.finalizers {
-        if let Some(c) = finalizer_cause(&who, f) {
+        if let Some(c) = finalizer_cause(&who, f, false) {
             out.push(c);
         }
     }
@@ -700,6 +710,13 @@ fn causes(d: &Diagnosis) -> Vec<String> {
         Fate::Unknown { reason } => {
             return vec![format!("cannot tell what happens to {who}: {reason}")];
         }
+    }
+    // STUCK-CAUSES C6: a webhook that refuses the UPDATE removing a
+    // finalizer stops everything else from mattering; named first, with
+    // its fix.
+    for h in d.webhooks.iter().filter(|h| h.backend.is_down()) {
+        out.extend(h.cause());
+        out.push(h.fix());
     }
     for b in &d.blockers {
         blocker_causes(b, &mut out);
@@ -801,11 +818,15 @@ fn causes(d: &Diagnosis) -> Vec<String> {
                 r.sentence()
             )),
             None => {
-                if let Some(c) = finalizer_cause(&who, f) {
+                let refused = d.webhooks.iter().any(|h| h.backend.is_down());
+                if let Some(c) = finalizer_cause(&who, f, refused) {
                     out.push(c);
                 }
             }
         }
+    }
+    for h in d.webhooks.iter().filter(|h| !h.backend.is_down()) {
+        out.extend(h.cause());
     }
     if let Some(s) = &d.stranded {
         out.extend(s.explanation.iter().cloned());
@@ -867,6 +888,23 @@ impl Diagnosis {
                 )
             })
             .collect();
+        self.causes = causes(self);
+    }
+
+    /// Looks again at the admission webhooks holding this object, with
+    /// `evidence` (a webhook Service `namespace/name` -> whether anything
+    /// answers, read for this object) and, in the simulator, its pods taken
+    /// as ready (`pods_ready`).
+    pub fn add_webhooks(
+        &mut self,
+        graph: &OwnershipGraph,
+        evidence: &BTreeMap<String, super::webhooks::Backend>,
+        pods_ready: bool,
+    ) {
+        let Some(obj) = graph.get(&self.object.uid) else {
+            return;
+        };
+        self.webhooks = super::webhooks::holding(graph, obj, evidence, pods_ready);
         self.causes = causes(self);
     }
 
@@ -978,7 +1016,11 @@ impl Diagnosis {
             for f in &self.finalizers {
                 out.push(format!("  {}: {}", f.info.name, f.info.meaning));
                 out.push(format!("    removed by: {}", f.info.removed_by));
+                let refused = self.webhooks.iter().any(|h| h.backend.is_down());
                 match f.controller_online {
+                    Some(true) if refused => out.push(
+                        "    controller: online (simulated); its removal is refused by an admission webhook (below)".into(),
+                    ),
                     Some(true) => out.push("    controller: online (simulated); it will remove it".into()),
                     Some(false) if self.terminating_since.is_none() => out.push(
                         "    controller: OFFLINE (simulated); a DELETE would leave the object Terminating until it is back online".into(),
@@ -1009,6 +1051,22 @@ impl Diagnosis {
                 if f.info.name == ORPHAN && !self.releasing.is_empty() {
                     out.push(format!("    releasing: {}", self.releasing.join(", ")));
                 }
+            }
+        }
+        if !self.webhooks.is_empty() {
+            out.push("Admission webhooks called for the UPDATE that removes a finalizer (failurePolicy Fail):".into());
+            for h in &self.webhooks {
+                let (state, detail) = match &h.backend {
+                    super::webhooks::Backend::Up(s) => ("answering", s),
+                    super::webhooks::Backend::Down(s) => ("NOT ANSWERING", s),
+                    super::webhooks::Backend::Unknown(s) => ("not known", s),
+                };
+                out.push(format!(
+                    "  {} ({}) at {}: {state}: {detail}",
+                    h.webhook.name,
+                    h.webhook.configuration_ref(),
+                    h.webhook.address()
+                ));
             }
         }
         if let Some(ns) = &self.namespace {

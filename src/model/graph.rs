@@ -115,6 +115,9 @@ pub struct OwnershipGraph {
     /// (a pod bound to a node that is not there then means the node is
     /// gone, R77; with none, nodes are simply not part of this view).
     nodes: usize,
+    /// The admission webhook configurations stored, by uid: few, and read
+    /// for every request the simulated API server admits.
+    webhook_configurations: BTreeSet<Uid>,
 }
 
 /// A Node (core group), counted as it is indexed.
@@ -264,6 +267,14 @@ impl OwnershipGraph {
         self.nodes > 0
     }
 
+    /// The admission webhook configurations stored (validating and
+    /// mutating), in uid order.
+    pub fn webhook_configurations(&self) -> impl Iterator<Item = &Object> {
+        self.webhook_configurations
+            .iter()
+            .filter_map(|uid| self.get(uid))
+    }
+
     /// Adds or replaces an object (by uid).
     pub fn upsert(&mut self, obj: impl Into<Arc<Object>>) {
         let obj: Arc<Object> = obj.into();
@@ -275,6 +286,9 @@ impl OwnershipGraph {
             .learn(&obj.api_version, &obj.kind, obj.namespace().is_some());
         Self::index_new(&mut self.by_name, &mut self.referrers, &self.hasher, &obj);
         self.nodes += usize::from(is_node(&obj));
+        if super::webhooks::is_configuration(&obj) {
+            self.webhook_configurations.insert(uid.clone());
+        }
         self.objects.insert(uid, obj);
     }
 
@@ -315,6 +329,9 @@ impl OwnershipGraph {
             name_slot.insert(Arc::clone(&obj));
             Self::index_owners(&mut self.referrers, &obj);
             self.nodes += usize::from(is_node(&obj));
+            if super::webhooks::is_configuration(&obj) {
+                self.webhook_configurations.insert(obj.metadata.uid.clone());
+            }
             bulk.places.push(place_of(obj.uid(), bulk.added.len()));
             bulk.added.push((obj.metadata.uid.clone(), obj));
             return Ok(());
@@ -325,6 +342,9 @@ impl OwnershipGraph {
                 name_slot.insert(Arc::clone(&obj));
                 Self::index_owners(&mut self.referrers, &obj);
                 self.nodes += usize::from(is_node(&obj));
+                if super::webhooks::is_configuration(&obj) {
+                    self.webhook_configurations.insert(obj.metadata.uid.clone());
+                }
                 slot.insert(obj);
                 Ok(())
             }
@@ -459,6 +479,9 @@ impl OwnershipGraph {
 
     fn unindex(&mut self, old: &Object) {
         self.nodes -= usize::from(is_node(old));
+        if super::webhooks::is_configuration(old) {
+            self.webhook_configurations.remove(old.uid());
+        }
         let parts = name_parts(old);
         let hash = self.hasher.hash_one(parts);
         if let Ok(e) = self

@@ -18,6 +18,7 @@ pub mod remover;
 pub mod repeat_delete;
 pub mod selector;
 pub mod stuck;
+pub mod webhooks;
 pub mod wording;
 pub mod workload;
 pub mod yaml_text;

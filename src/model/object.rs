@@ -166,6 +166,10 @@ pub struct Extra {
     pub reporting_component: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reporting_instance: Option<Value>,
+    /// A Validating- or MutatingWebhookConfiguration's `webhooks`: which
+    /// requests each webhook is called for, and where (STUCK-CAUSES C6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhooks: Option<Value>,
 }
 
 /// An object without any of [`Extra`]'s fields.
@@ -199,6 +203,7 @@ enum Field {
     Related,
     ReportingComponent,
     ReportingInstance,
+    Webhooks,
     #[serde(other)]
     Other,
 }
@@ -227,6 +232,7 @@ impl Field {
         "related",
         "reportingComponent",
         "reportingInstance",
+        "webhooks",
     ];
 
     /// Where an [`Extra`] field goes.
@@ -249,6 +255,7 @@ impl Field {
             Field::Related => &mut e.related,
             Field::ReportingComponent => &mut e.reporting_component,
             Field::ReportingInstance => &mut e.reporting_instance,
+            Field::Webhooks => &mut e.webhooks,
             Field::ApiVersion
             | Field::Kind
             | Field::Metadata

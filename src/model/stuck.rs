@@ -57,6 +57,10 @@ pub struct Report {
 
 /// The family of a diagnosis's first cause.
 fn family(d: &Diagnosis) -> String {
+    // STUCK-CAUSES C6: a webhook refusing the UPDATE that would end it.
+    if let Some(h) = d.webhooks.iter().find(|h| h.backend.is_down()) {
+        return format!("admission webhook {} not answering", h.webhook.name);
+    }
     if let Some(s) = &d.stranded {
         return match &s.node {
             super::nodes::NodeHealth::Gone { .. } => "node gone (the pod GC force-deletes)".into(),
@@ -129,6 +133,9 @@ pub fn report(
         });
     }
     let mut total = 0;
+    // Webhooks that refuse what would end deletions: (configuration,
+    // webhook) -> (why, how many objects).
+    let mut webhooks: BTreeMap<(String, String), (String, usize)> = BTreeMap::new();
     let workloads = if whole_cluster.is_some() {
         super::remover::workloads(graph)
     } else {
@@ -147,6 +154,16 @@ pub fn report(
                 super::badges::human_duration(seconds.max(0))
             ));
         }
+        for h in d.webhooks.iter().filter(|h| h.backend.is_down()) {
+            let why = match &h.backend {
+                super::webhooks::Backend::Down(why) => why.clone(),
+                _ => String::new(),
+            };
+            webhooks
+                .entry((h.webhook.configuration_ref(), h.webhook.name.clone()))
+                .or_insert((why, 0))
+                .1 += 1;
+        }
         total += 1;
         by_family.entry(family(&d)).or_default().push(StuckObject {
             object: d.object.clone(),
@@ -154,6 +171,12 @@ pub fn report(
             cause: d.causes.first().cloned().unwrap_or_default(),
             causes: d.causes,
         });
+    }
+    for ((config, name), (why, n)) in webhooks {
+        holding.push(format!(
+            "{config}: webhook {name} fails closed and nothing answers it ({why}): it refuses the finalizer removal of {}",
+            super::wording::count(n, "Terminating object")
+        ));
     }
     let mut groups: Vec<Group> = by_family
         .into_iter()

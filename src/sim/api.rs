@@ -14,6 +14,7 @@ use super::validation::{
     FieldError, dedup_owner_references, deletion_timestamp_immutable, finalizer_warnings,
     validate_finalizers, validate_no_new_finalizers, validate_owner_references,
 };
+use crate::model::webhooks::{self, Operation};
 use crate::model::{
     DefaultPolicy, FOREGROUND, KindInfo, KindTable, ORPHAN, ObjRef, Object, OwnershipGraph, Policy,
     Taken, Uid, group_of,

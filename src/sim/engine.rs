@@ -33,6 +33,9 @@ pub use resume::Saved;
 /// tried without changing anything before a run counts as settled.
 const POLL_WINDOW_MS: u64 = 60_000;
 
+/// How soon a simulated finalizer controller tries a refused removal again.
+const FINALIZER_RETRY_MS: u64 = 10_000;
+
 /// Virtual time zero, as a wall-clock instant (objects' timestamps).
 pub const EPOCH: &str = "2026-01-01T00:00:00Z";
 
@@ -45,6 +48,12 @@ enum Task {
     GcObserve(String),
     Kubelet(String),
     RemoveFinalizer {
+        uid: String,
+        finalizer: String,
+    },
+    /// A finalizer's controller tries again after its removal was refused
+    /// (polling: it may be refused forever).
+    RetryFinalizer {
         uid: String,
         finalizer: String,
     },
@@ -71,7 +80,10 @@ impl Task {
     fn keeps_busy(&self) -> bool {
         !matches!(
             self,
-            Task::GcRetry(_) | Task::NamespaceSync(_) | Task::CrdSync(_)
+            Task::GcRetry(_)
+                | Task::NamespaceSync(_)
+                | Task::CrdSync(_)
+                | Task::RetryFinalizer { .. }
         )
     }
 }
@@ -104,6 +116,9 @@ pub struct Sim {
     next_step: usize,
     timeline: Vec<Entry>,
     kubelet_scheduled: BTreeSet<String>,
+    /// (uid, finalizer) -> the last refusal of a simulated controller's
+    /// removal of that finalizer, on the timeline once.
+    finalizer_denials: BTreeMap<(String, String), String>,
     finalizer_scheduled: BTreeSet<(String, String)>,
     actor: String,
     /// Who the user's requests are from on the timeline (`user`, or the
@@ -337,6 +352,7 @@ impl Sim {
             next_step: 0,
             timeline: Vec::new(),
             kubelet_scheduled: BTreeSet::new(),
+            finalizer_denials: BTreeMap::new(),
             finalizer_scheduled: BTreeSet::new(),
             actor: "scenario".into(),
             user_actor: "user".into(),

@@ -143,4 +143,28 @@ impl ApiServer {
             _ => {}
         }
     }
+
+    /// The admission webhooks called for `op` on `obj` (STUCK-CAUSES C6):
+    /// one that fails closed and that nothing answers (no pod behind its
+    /// Service, or no Service) refuses the request, as the API server does
+    /// (500, InternalError, "failed calling webhook"). One failing open is
+    /// skipped. The simulator's webhooks answer yes when called: a
+    /// policy's "no" is not modelled.
+    #[allow(clippy::result_large_err)]
+    pub(super) fn call_webhooks(&self, obj: &Object, op: Operation) -> Result<(), ApiResponse> {
+        if self.store.webhook_configurations().next().is_none() {
+            return Ok(());
+        }
+        for w in webhooks::matching(&self.store, obj, op) {
+            if !w.fails_closed {
+                continue;
+            }
+            if let Some(svc) = &w.service
+                && let webhooks::Backend::Down(why) = webhooks::backend(&self.store, svc, true)
+            {
+                return Err(ApiResponse::err(500, w.failure_message(&why)));
+            }
+        }
+        Ok(())
+    }
 }

@@ -103,6 +103,9 @@ impl ApiServer {
                 ),
             );
         }
+        if let Err(resp) = self.call_webhooks(&obj, Operation::Delete) {
+            return resp;
+        }
         // R10
         if let Some(uid) = &opts.preconditions.uid
             && uid != obj.uid()

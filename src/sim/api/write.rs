@@ -88,6 +88,9 @@ impl ApiServer {
             Ok(w) => w,
             Err(resp) => return resp,
         };
+        if !restore && let Err(resp) = self.call_webhooks(obj, Operation::Create) {
+            return resp;
+        }
         if restore {
             if obj.metadata.uid.is_empty() {
                 obj.metadata.uid = self.uids.next_uid();
@@ -210,6 +213,9 @@ impl ApiServer {
             Ok(w) => w,
             Err(resp) => return resp,
         };
+        if let Err(resp) = self.call_webhooks(&obj, Operation::Update) {
+            return resp;
+        }
         if obj.spec != old.spec
             && let Some(g) = obj.metadata.generation.as_mut()
         {

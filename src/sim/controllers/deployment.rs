@@ -9,12 +9,14 @@
 //! modelled: the simulator never edits a template.
 
 use crate::model::Object;
-use crate::model::workload::{Controller, is_managed, new_replicaset};
+use crate::model::workload::{
+    Controller, POD_TEMPLATE_HASH, is_managed, new_replicaset, replicas, template_hash,
+};
 
 use super::controller_ref_manager::claim;
 use super::index::WorkloadIndex;
 use super::{Intent, Op, intent};
-use crate::sim::api::ApiServer;
+use crate::sim::api::{ApiServer, Key};
 
 /// One sync of a Deployment.
 #[must_use]
@@ -23,7 +25,29 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, owner: &Object, c: &Controll
     let mut out = claimed.intents;
     // Any ReplicaSet it controls, Terminating ones included (upstream keeps
     // them in its list; a new one by the same name would be refused).
-    if owner.is_terminating() || !is_managed(owner) || !claimed.children.is_empty() {
+    if owner.is_terminating() || !is_managed(owner) {
+        return out;
+    }
+    if !claimed.children.is_empty() {
+        // Scaled (`kubectl scale`): the ReplicaSet of its current template
+        // follows (upstream `sync.go` `scale`). Older ones are left as
+        // they are: rollouts are not modelled.
+        let hash = template_hash(owner.value_at(&["spec", "template"]));
+        let want = replicas(owner);
+        for rs in claimed.children.iter().filter(|rs| {
+            !rs.is_terminating()
+                && rs.metadata.labels.get(POD_TEMPLATE_HASH) == Some(&hash)
+                && replicas(rs) != want
+        }) {
+            out.push(intent(
+                c.actor,
+                Op::Scale {
+                    key: Key::of(rs),
+                    uid: rs.metadata.uid.clone(),
+                    replicas: i64::try_from(want).unwrap_or(i64::MAX),
+                },
+            ));
+        }
         return out;
     }
     let rs = new_replicaset(owner, index.last_replicaset(owner.uid()));

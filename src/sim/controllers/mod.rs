@@ -71,6 +71,13 @@ pub enum Op {
         object: Box<Object>,
         generate_name: Option<String>,
     },
+    /// Sets a workload's `spec.replicas` (a Deployment scaling its current
+    /// ReplicaSet).
+    Scale {
+        key: Key,
+        uid: Uid,
+        replicas: i64,
+    },
     /// Patches out the owner's reference (a child that stopped matching).
     Release {
         key: Key,

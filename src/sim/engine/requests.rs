@@ -31,6 +31,11 @@ impl Sim {
                 group_version,
                 available,
             } => self.set_api_available(&group_version, available),
+            StepAction::Scale { target, replicas } => {
+                self.patch(&target, &format!("spec.replicas={replicas}"), |o| {
+                    o.set_at(&["spec", "replicas"], Value::from(replicas));
+                });
+            }
         }
     }
 

@@ -15,8 +15,8 @@ impl Sim {
             }
             Task::GcObserve(uid) => self.run_gc_observe(&uid),
             Task::Kubelet(uid) => self.run_kubelet(&uid),
-            Task::RemoveFinalizer { uid, finalizer } => {
-                self.run_finalizer_controller(&uid, &finalizer)
+            Task::RemoveFinalizer { uid, finalizer } | Task::RetryFinalizer { uid, finalizer } => {
+                self.run_finalizer_controller(&uid, &finalizer);
             }
             Task::JobSync => {
                 let intents = controllers::sync_job_tracking(&self.api);
@@ -120,17 +120,46 @@ impl Sim {
         let Some(obj) = self.api.get_uid(uid).cloned() else {
             return;
         };
+        let denial = (uid.to_string(), finalizer.to_string());
         if !obj.is_terminating() || !obj.has_finalizer(finalizer) {
+            self.finalizer_denials.remove(&denial);
             return;
         }
-        self.carry_out(vec![Intent {
-            actor: format!("controller {finalizer}"),
-            op: Op::RemoveFinalizer {
-                key: Key::of(&obj),
-                uid: uid.to_string(),
-                finalizer: finalizer.to_string(),
-            },
-        }]);
+        self.actor = format!("controller {finalizer}");
+        let caller = Caller {
+            name: self.actor.clone(),
+            ..Caller::default()
+        };
+        let resp = self.api.patch(&Key::of(&obj), &caller, |o| {
+            if o.uid() == uid {
+                o.metadata.finalizers.retain(|f| f != finalizer);
+            }
+        });
+        if resp.is_success() {
+            self.finalizer_denials.remove(&denial);
+        } else {
+            // Refused (an admission webhook that nothing answers,
+            // STUCK-CAUSES C6): the controller requeues it and tries again,
+            // as a reconcile that returned an error does. The answer is on
+            // the timeline once, and again only if it changes.
+            if self.finalizer_denials.get(&denial) != Some(&resp.message) {
+                self.respond(
+                    obj.obj_ref(),
+                    format!("PATCH remove finalizer {finalizer}"),
+                    &resp,
+                );
+                self.finalizer_denials.insert(denial, resp.message.clone());
+            }
+            self.schedule_once(
+                FINALIZER_RETRY_MS,
+                Task::RetryFinalizer {
+                    uid: uid.to_string(),
+                    finalizer: finalizer.to_string(),
+                },
+            );
+        }
+        self.dispatch();
+        self.actor = self.user_actor.clone();
     }
 
     pub(super) fn run_crd(&mut self, name: &str) {
@@ -244,6 +273,13 @@ impl Sim {
                     self.api.patch(&key, &caller, |o| {
                         if o.uid() == uid {
                             o.metadata.owner_references.retain(|r| r.uid != owner_uid);
+                        }
+                    });
+                }
+                Op::Scale { key, uid, replicas } => {
+                    self.api.patch(&key, &caller, |o| {
+                        if o.uid() == uid {
+                            o.set_at(&["spec", "replicas"], Value::from(replicas));
                         }
                     });
                 }

@@ -1,0 +1,108 @@
+//! Evidence read for one object being diagnosed, never listed for all
+//! (lists and watches stay metadata-only): the admission webhook
+//! configurations and whether anything answers at a webhook's Service
+//! (`../shared/STUCK-CAUSES.md` C6).
+
+use k8s_openapi::api::core::v1::{Endpoints, Service};
+use kube::api::{DynamicObject, ListParams};
+use kube::core::ApiResource;
+use kube::{Api, Client};
+
+use super::error_message;
+use crate::model::Object;
+use crate::model::webhooks::{self, Backend, ServiceRef};
+
+fn resource(group: &str, version: &str, kind: &str, plural: &str) -> ApiResource {
+    ApiResource {
+        group: group.into(),
+        version: version.into(),
+        api_version: if group.is_empty() {
+            version.into()
+        } else {
+            format!("{group}/{version}")
+        },
+        kind: kind.into(),
+        plural: plural.into(),
+    }
+}
+
+/// Every validating and mutating webhook configuration, in full (there are
+/// few), as the model keeps them.
+///
+/// # Errors
+/// A list that fails (forbidden), as the server words it.
+pub async fn webhook_configurations(client: &Client) -> Result<Vec<Object>, String> {
+    let mut out = Vec::new();
+    for (kind, plural) in [
+        (webhooks::VALIDATING, "validatingwebhookconfigurations"),
+        (webhooks::MUTATING, "mutatingwebhookconfigurations"),
+    ] {
+        let ar = resource(webhooks::GROUP, "v1", kind, plural);
+        let api: Api<DynamicObject> = Api::all_with(client.clone(), &ar);
+        let list = api
+            .list(&ListParams::default())
+            .await
+            .map_err(|e| format!("list {plural}: {}", error_message(&e)))?;
+        out.extend(
+            list.items
+                .iter()
+                .filter_map(|o| super::convert::from_dynamic(&ar, o)),
+        );
+    }
+    Ok(out)
+}
+
+/// A namespace with its labels (a webhook's namespace selector reads them).
+///
+/// # Errors
+/// The GET fails.
+pub async fn namespace(client: &Client, name: &str) -> Result<Option<Object>, String> {
+    let ar = resource("", "v1", "Namespace", "namespaces");
+    let api: Api<DynamicObject> = Api::all_with(client.clone(), &ar);
+    let ns = api.get_opt(name).await.map_err(|e| error_message(&e))?;
+    Ok(ns.and_then(|o| super::convert::from_dynamic(&ar, &o)))
+}
+
+/// Whether anything answers at `svc`: its Endpoints' ready addresses, as
+/// the API server finds them when it calls the webhook.
+pub async fn service_backend(client: &Client, svc: &ServiceRef) -> Backend {
+    let endpoints: Api<Endpoints> = Api::namespaced(client.clone(), &svc.namespace);
+    let no_endpoints =
+        || Backend::Down(format!("no endpoints available for service {:?}", svc.name));
+    match endpoints.get_opt(&svc.name).await {
+        Ok(Some(ep)) => {
+            let ready: usize = ep
+                .subsets
+                .unwrap_or_default()
+                .iter()
+                .map(|s| s.addresses.as_ref().map_or(0, Vec::len))
+                .sum();
+            if ready > 0 {
+                Backend::Up(format!(
+                    "{} of Service {}",
+                    crate::model::wording::count(ready, "ready endpoint"),
+                    svc.key()
+                ))
+            } else {
+                no_endpoints()
+            }
+        }
+        Ok(None) => {
+            let services: Api<Service> = Api::namespaced(client.clone(), &svc.namespace);
+            match services.get_opt(&svc.name).await {
+                Ok(None) => Backend::Down(format!("service {:?} not found", svc.name)),
+                Ok(Some(_)) => no_endpoints(),
+                Err(e) => Backend::Unknown(format!(
+                    "cannot read Service {}: {}",
+                    svc.key(),
+                    error_message(&e)
+                )),
+            }
+        }
+        Err(e) => Backend::Unknown(format!(
+            "cannot read the endpoints of Service {}: {}",
+            svc.key(),
+            error_message(&e)
+        )),
+    }
+}
