@@ -1,0 +1,289 @@
+//! The working set: the objects a DELETE can reach, found once from the
+//! graph, in uid order, each with the objects that refer to it.
+
+use super::*;
+
+/// Each item's id by uid: the graph's strings (which outlive the plan)
+/// with their hashes, so that growing the table and probing it seldom
+/// reads a uid again (at 100k objects, each read of a uid is a wait on
+/// memory).
+#[derive(Default)]
+pub(super) struct UidIndex<'a> {
+    table: HashTable<(u64, &'a str, Id)>,
+    hasher: foldhash::fast::RandomState,
+}
+
+impl<'a> UidIndex<'a> {
+    fn get(&self, uid: &str) -> Option<Id> {
+        let hash = self.hasher.hash_one(uid);
+        self.table
+            .find(hash, |e| e.0 == hash && e.1 == uid)
+            .map(|e| e.2)
+    }
+
+    /// The id of `uid`, `next` (added) if it has none.
+    fn get_or_insert(&mut self, uid: &'a str, next: Id) -> Id {
+        let hash = self.hasher.hash_one(uid);
+        self.table
+            .entry(hash, |e| e.0 == hash && e.1 == uid, |e| e.0)
+            .or_insert((hash, uid, next))
+            .get()
+            .2
+    }
+}
+
+/// The working set as [`Planner::new`] finds it.
+#[derive(Default)]
+struct Found<'a> {
+    /// Each object's place in `items` by uid.
+    ids: UidIndex<'a>,
+    /// The items, in the order found: made at the first sight of each
+    /// object, while it is at hand.
+    items: Vec<Item<'a>>,
+    /// Each one's uid sort key, taken at the same time.
+    keys: Vec<UidKey>,
+    /// Per object, the places of the objects that refer to it.
+    referrers: Vec<Vec<Id>>,
+    /// The places still to walk from.
+    todo: Vec<Id>,
+}
+
+impl<'a> Found<'a> {
+    /// The object's place, added (and to walk from) if new.
+    fn add(&mut self, o: &'a Arc<Object>) -> Id {
+        let next = self.items.len();
+        let at = self.ids.get_or_insert(o.uid(), next);
+        if at == next {
+            self.keys.push(uid_key(o.uid()));
+            let mut finalizers = o.metadata.finalizers.clone();
+            // A Terminating namespace waits on its spec finalizers (its
+            // content first, R56/R58), whoever sent the DELETE.
+            if is_namespace(o) && o.is_terminating() {
+                finalizers.extend(o.strings_at(&["spec", "finalizers"]));
+            }
+            // A pod deleted gracefully waits for its kubelet (R76), past
+            // its grace period too.
+            if o.is_pod()
+                && o.is_terminating()
+                && o.metadata.deletion_grace_period_seconds.unwrap_or(0) > 0
+            {
+                finalizers.push(GRACE.to_string());
+            }
+            self.items.push(Item {
+                orig: o,
+                obj: Working::Graph(o),
+                finalizers,
+                state: if o.is_terminating() {
+                    State::Terminating
+                } else {
+                    State::Alive
+                },
+                deleting_dependents: o.is_deleting_dependents(),
+                more: None,
+            });
+            self.referrers.push(Vec::new());
+            self.todo.push(at);
+        }
+        at
+    }
+}
+
+/// The first 40 bytes of a uid, zero-padded, as numbers: ordered as the
+/// uids are, except that uids equal there are told apart by the rest.
+type UidKey = (u128, u128, u64);
+
+fn uid_key(uid: &str) -> UidKey {
+    let mut b = [0u8; 40];
+    let n = uid.len().min(40);
+    b[..n].copy_from_slice(&uid.as_bytes()[..n]);
+    let (hi, rest) = b.split_at(16);
+    let (mid, lo) = rest.split_at(16);
+    (
+        <[u8; 16]>::try_from(hi).map_or(0, u128::from_be_bytes),
+        <[u8; 16]>::try_from(mid).map_or(0, u128::from_be_bytes),
+        <[u8; 8]>::try_from(lo).map_or(0, u64::from_be_bytes),
+    )
+}
+
+impl<'a> Planner<'a> {
+    /// A planner over the target, everything that refers to it
+    /// (transitively, by uid), and for a namespace its content; and the
+    /// target's id.
+    pub(super) fn new(
+        graph: &'a OwnershipGraph,
+        controllers: &'a BTreeMap<String, bool>,
+        target: &'a Arc<Object>,
+    ) -> (Self, Id) {
+        // The working set in the order found, each object with the places
+        // of the objects referring to it (in the graph's uid order): the
+        // graph's reverse index is read once, and its objects are shared,
+        // never looked up again by uid.
+        let mut found = Found::default();
+        let target_at = found.add(target);
+        if is_crd(target) {
+            for u in crd_instances(graph, target) {
+                if let Some(o) = graph.get_shared(u) {
+                    found.add(o);
+                }
+            }
+        }
+        if is_namespace(target) {
+            for o in graph
+                .shared_objects()
+                .filter(|o| o.namespace() == Some(target.name()))
+            {
+                found.add(o);
+            }
+        }
+        while let Some(at) = found.todo.pop() {
+            let o = found.items[at].orig;
+            for d in graph.shared_referrers(o.uid()) {
+                let d = found.add(d);
+                found.referrers[at].push(d);
+            }
+            // The endpoints controller deletes a Service's Endpoints.
+            if is_service(o)
+                && let Some(ep) = graph.find_shared("", "Endpoints", o.namespace(), o.name())
+            {
+                found.add(ep);
+            }
+            // The pod GC force-deletes the pods of a Node that goes (R77).
+            if nodes::is_node(o) {
+                for p in graph
+                    .shared_objects()
+                    .filter(|p| p.is_pod() && p.str_at(&["spec", "nodeName"]) == Some(o.name()))
+                {
+                    found.add(p);
+                }
+            }
+            // A claim's volume is reclaimed when the claim goes.
+            if o.kind == "PersistentVolumeClaim" && o.group().is_empty() {
+                for v in bound_volumes(graph, o) {
+                    found.add(v);
+                }
+            }
+        }
+        let Found {
+            mut ids,
+            items,
+            keys,
+            mut referrers,
+            ..
+        } = found;
+        // Ids in uid order. The sort compares the first 40 bytes of each
+        // uid held beside it (a uid has 36), so that it seldom follows a
+        // pointer to the uid itself.
+        let mut order: Vec<(UidKey, Id)> = keys.into_iter().zip(0..).collect();
+        order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| items[a.1].orig.uid().cmp(items[b.1].orig.uid()))
+        });
+        let mut id_of = vec![0; items.len()];
+        for (id, &(_, at)) in order.iter().enumerate() {
+            id_of[at] = id;
+        }
+        for e in &mut ids.table {
+            e.2 = id_of[e.2];
+        }
+        // Still in uid order: ids are.
+        for r in &mut referrers {
+            for d in r.iter_mut() {
+                *d = id_of[*d];
+            }
+        }
+        let referrers = order
+            .iter()
+            .map(|&(_, at)| std::mem::take(&mut referrers[at]))
+            .collect();
+        let mut items: Vec<Option<Item>> = items.into_iter().map(Some).collect();
+        let items: Vec<Item> = order
+            .iter()
+            .filter_map(|&(_, at)| items[at].take())
+            .collect();
+        let orphaning = (0..items.len())
+            .filter(|&id| items[id].state == State::Terminating && items[id].has_finalizer(ORPHAN))
+            .collect();
+        let planner = Planner {
+            graph,
+            controllers,
+            orphaning,
+            work: Cell::new(0),
+            queued: vec![false; items.len()],
+            items,
+            ids,
+            referrers,
+            queue: VecDeque::new(),
+            wave: 0,
+            recreated: BTreeSet::new(),
+        };
+        (planner, id_of[target_at])
+    }
+
+    /// The id of an object in the working set.
+    pub(super) fn id(&self, uid: &str) -> Option<Id> {
+        self.ids.get(uid)
+    }
+
+    /// Whether an object (in the working set or not) is gone.
+    pub(super) fn is_gone(&self, uid: &str) -> bool {
+        match self.id(uid) {
+            Some(id) => matches!(self.items[id].state, State::Gone(_)),
+            None => self.graph.get(uid).is_none(),
+        }
+    }
+
+    /// Current version of an object, working set first.
+    pub(super) fn current(&self, uid: &str) -> Option<&Object> {
+        match self.id(uid).map(|id| &self.items[id]) {
+            Some(i) if matches!(i.state, State::Gone(_)) => None,
+            Some(i) => Some(&i.obj),
+            None => self.graph.get(uid),
+        }
+    }
+
+    /// Whether an object (in the working set or not) is Terminating.
+    pub(super) fn is_terminating(&self, uid: &str) -> bool {
+        match self.id(uid) {
+            Some(id) => self.items[id].state == State::Terminating,
+            None => self.graph.get(uid).is_some_and(Object::is_terminating),
+        }
+    }
+
+    /// Objects referring to `id` (by uid) that still exist, in id order.
+    pub(super) fn referrers(&self, id: Id) -> Vec<Id> {
+        let uid = self.items[id].obj.uid();
+        self.referrers[id]
+            .iter()
+            .copied()
+            .filter(|&d| {
+                let i = &self.items[d];
+                // Its references as the graph has them (the reverse index
+                // says one points here) unless the plan changed them.
+                !matches!(i.state, State::Gone(_))
+                    && (i.obj.unchanged()
+                        || i.obj.metadata.owner_references.iter().any(|r| r.uid == uid))
+            })
+            .collect()
+    }
+
+    pub(super) fn enqueue(&mut self, id: Id) {
+        if !self.queued[id] {
+            self.queued[id] = true;
+            self.queue.push_back(id);
+        }
+    }
+
+    /// Counts `n` items looked at.
+    pub(super) fn count(&self, n: usize) {
+        self.work
+            .set(self.work.get() + u64::try_from(n).unwrap_or(u64::MAX));
+    }
+
+    /// The items that satisfy `f`, in id (so uid) order.
+    pub(super) fn ids_where(&self, f: impl Fn(&Item) -> bool) -> Vec<Id> {
+        self.count(self.items.len());
+        (0..self.items.len())
+            .filter(|&id| f(&self.items[id]))
+            .collect()
+    }
+}

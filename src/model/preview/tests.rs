@@ -1,0 +1,98 @@
+use super::*;
+use crate::model::KindTable;
+
+/// `n` ConfigMaps, each owned by the one before (blocking), the first
+/// owned by the last too when `cycle`; or all owned by the first.
+fn shape(n: usize, chain: bool, cycle: bool) -> OwnershipGraph {
+    let uid = |i: usize| format!("00000000-0000-4000-9000-{i:012x}");
+    let cms: Vec<Object> = (0..n)
+        .map(|i| {
+            let mut o = Object::new("v1", "ConfigMap", Some("big"), &format!("cm-{i:06}"));
+            o.metadata.uid = uid(i);
+            o
+        })
+        .collect();
+    let mut graph = OwnershipGraph::new(KindTable::builtin());
+    for i in 0..n {
+        let owner = match i {
+            0 if cycle => Some(n - 1),
+            0 => None,
+            _ if chain => Some(i - 1),
+            _ => Some(0),
+        };
+        let mut o = cms[i].clone();
+        if let Some(w) = owner {
+            o.metadata
+                .owner_references
+                .push(cms[w].reference(None, Some(true)));
+        }
+        graph.upsert(o);
+    }
+    graph
+}
+
+fn counted(graph: &OwnershipGraph, policy: Policy) -> (Plan, u64) {
+    let root = graph
+        .get_shared("00000000-0000-4000-9000-000000000000")
+        .expect("the root");
+    plan_counted(graph, root, Some(policy), &BTreeMap::new(), false)
+}
+
+/// The passes look at each object of a chain or a cycle a bounded
+/// number of times, as on a fan-out of the same size: a scan of every
+/// object each wave (a chain is as many waves as it is long) counts
+/// n² here, thousands of times the bound.
+#[test]
+fn the_work_on_a_chain_or_a_cycle_is_linear_like_a_fan_out() {
+    let n = 3000;
+    let bound = 20 * n as u64;
+    for policy in [Policy::Foreground, Policy::Background, Policy::Orphan] {
+        let (fan, fan_work) = counted(&shape(n, false, false), policy);
+        assert!(fan_work <= bound, "{policy} fan-out: {fan_work}");
+        for cycle in [false, true] {
+            let (plan, work) = counted(&shape(n, true, cycle), policy);
+            // (An orphan delete of a chain stops at the first link.)
+            if policy != Policy::Orphan {
+                assert_eq!(plan.entries.len(), fan.entries.len());
+            }
+            assert!(
+                work <= bound && work <= 2 * fan_work,
+                "{policy} {}: {work} items looked at for {n} objects (fan-out: {fan_work})",
+                if cycle { "cycle" } else { "chain" }
+            );
+        }
+    }
+}
+
+/// A Background delete of a chain's root: one wave per link, numbered
+/// from the root's dependent on; a Foreground one the other way round.
+#[test]
+fn a_chain_goes_one_wave_a_link() {
+    let n = 50;
+    let graph = shape(n, true, false);
+    let wave_of = |plan: &Plan, name: &str| {
+        plan.entries
+            .iter()
+            .find(|e| e.object.name() == name)
+            .map(|e| e.outcome.clone())
+    };
+    let (bg, _) = counted(&graph, Policy::Background);
+    for i in 0..n {
+        let wave = u32::try_from(i).expect("small");
+        assert_eq!(
+            wave_of(&bg, &format!("cm-{i:06}")),
+            Some(Outcome::Deleted { wave })
+        );
+    }
+    let (fg, _) = counted(&graph, Policy::Foreground);
+    assert_eq!(fg.entries.len(), n);
+    let last = u32::try_from(n - 1).expect("small");
+    assert_eq!(
+        wave_of(&fg, "cm-000000"),
+        Some(Outcome::Deleted { wave: last })
+    );
+    assert_eq!(
+        wave_of(&fg, &format!("cm-{:06}", n - 1)),
+        Some(Outcome::Deleted { wave: 1 })
+    );
+}
