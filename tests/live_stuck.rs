@@ -835,3 +835,72 @@ webhooks:
     });
     rt.block_on(delete_namespace(&client, &ns));
 }
+
+/// GC-SEMANTICS R78 on the real control plane: a token Secret (no owner
+/// reference, only the annotations naming its ServiceAccount) goes with
+/// its ServiceAccount, an Opaque Secret with the same annotations stays.
+/// A namespace snapshot marks the token Secret as such (a metadata list
+/// does not carry a Secret's type), and a simulation of the same DELETE
+/// on it agrees.
+#[test]
+fn a_service_account_token_secret_goes_with_its_account_in_a_rehearsal_too() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "tokens"));
+    kubectl(&["create", "-n", &ns, "serviceaccount", "builder"], None);
+    let sa_uid = kubectl(
+        &[
+            "get",
+            "-n",
+            &ns,
+            "serviceaccount",
+            "builder",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ],
+        None,
+    );
+    for (name, kind) in [
+        ("builder-token", "kubernetes.io/service-account-token"),
+        ("builder-notes", "Opaque"),
+    ] {
+        kubectl(
+            &["create", "-n", &ns, "-f", "-"],
+            Some(&format!(
+                "apiVersion: v1\nkind: Secret\ntype: {kind}\nmetadata:\n  name: {name}\n  annotations: {{kubernetes.io/service-account.name: builder, kubernetes.io/service-account.uid: {sa_uid}}}\n"
+            )),
+        );
+    }
+    let (snap, err, _) = run(&["snapshot", "--live", "-n", &ns]);
+    assert!(
+        snap.contains("\"type\":\"kubernetes.io/service-account-token\"")
+            || snap.contains("\"type\": \"kubernetes.io/service-account-token\""),
+        "the snapshot marks the token Secret: {err}"
+    );
+    let file = std::env::temp_dir().join(format!("ownerscope-tokens-{ns}.json"));
+    std::fs::write(&file, &snap).expect("snapshot file");
+    let sim = ownerscope(&[
+        "simulate",
+        file.to_str().expect("path"),
+        "--delete",
+        "serviceaccount/builder",
+        "-n",
+        &ns,
+    ]);
+    let sim = String::from_utf8_lossy(&sim.stdout).to_string();
+    let final_state = sim.split("final state").nth(1).unwrap_or_default();
+    assert!(
+        sim.contains("deleted   Secret/builder-token") && sim.contains("(by tokens-controller)"),
+        "{sim}"
+    );
+    assert!(final_state.contains("Secret/builder-notes"), "{sim}");
+
+    kubectl(&["delete", "-n", &ns, "serviceaccount", "builder"], None);
+    wait_for("the token Secret gone", Duration::from_secs(30), || {
+        try_kubectl(&["get", "-n", &ns, "secret", "builder-token"], None).is_err()
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    kubectl(&["get", "-n", &ns, "secret", "builder-notes"], None);
+    rt.block_on(delete_namespace(&client, &ns));
+}

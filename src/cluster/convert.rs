@@ -58,7 +58,7 @@ pub fn from_dynamic(ar: &ApiResource, obj: &DynamicObject) -> Option<Object> {
 
 /// What is kept of a webhook configuration's `webhooks`: which requests
 /// each is called for and where (not its CA bundle).
-fn kept_webhooks(ws: &Value) -> Value {
+pub(crate) fn kept_webhooks(ws: &Value) -> Value {
     let kept: Vec<Value> = ws
         .as_array()
         .map(|ws| {

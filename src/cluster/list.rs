@@ -14,6 +14,7 @@ use super::config::{Connected, Scope};
 use super::convert::{kept_fields, needs_fields};
 use super::discovery::{Resource, discover};
 use super::{ClusterError, error_message};
+use crate::model::object::SERVICE_ACCOUNT_TOKEN;
 use crate::model::{KindTable, Object};
 
 /// How many lists run at once.
@@ -133,6 +134,34 @@ struct PageMeta {
 /// # Errors
 /// The server's message (403 for a kind the user may not list).
 pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
+    let mut out = list_pages(s).await?;
+    // A metadata list does not carry a Secret's type: the token Secrets
+    // (GC-SEMANTICS R78, deleted with their ServiceAccount) are listed
+    // again by type, metadata only, to mark them.
+    let ar = &s.resource.ar;
+    if !s.full && ar.group.is_empty() && ar.kind == "Secret" {
+        let token = format!("type={SERVICE_ACCOUNT_TOKEN}");
+        let by_type = Scoped {
+            field_selector: Some(match &s.field_selector {
+                Some(f) => format!("{f},{token}"),
+                None => token,
+            }),
+            ..s.clone()
+        };
+        let tokens: HashSet<String> = list_pages(&by_type)
+            .await?
+            .into_iter()
+            .map(|o| o.metadata.uid)
+            .collect();
+        for o in out.iter_mut().filter(|o| tokens.contains(o.uid())) {
+            o.extra_mut().type_ = Some(SERVICE_ACCOUNT_TOKEN.into());
+        }
+    }
+    Ok(out)
+}
+
+/// Lists one resource, every page, as asked.
+async fn list_pages(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
     use kube::core::Resource as _;
     let ar = &s.resource.ar;
     let url = DynamicObject::url_path(ar, s.namespace.as_deref());
@@ -171,6 +200,10 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
                 let (spec, status) = kept_fields(&ar.group, &ar.kind, &o.spec, &o.status);
                 o.spec = spec.into();
                 o.status = status.into();
+                if let Some(ws) = o.extra().webhooks.as_ref() {
+                    let kept = super::convert::kept_webhooks(ws);
+                    o.extra_mut().webhooks = Some(kept);
+                }
             }
             out.push(o);
         }

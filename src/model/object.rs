@@ -172,6 +172,9 @@ pub struct Extra {
     pub webhooks: Option<Value>,
 }
 
+/// The `type` of a ServiceAccount token Secret (GC-SEMANTICS R78).
+pub const SERVICE_ACCOUNT_TOKEN: &str = "kubernetes.io/service-account-token";
+
 /// An object without any of [`Extra`]'s fields.
 static NO_EXTRA: std::sync::LazyLock<Extra> = std::sync::LazyLock::new(Extra::default);
 
@@ -381,6 +384,14 @@ impl Object {
     #[must_use]
     pub fn extra(&self) -> &Extra {
         self.extra.as_deref().unwrap_or(&NO_EXTRA)
+    }
+
+    /// A ServiceAccount token Secret (GC-SEMANTICS R78): its `type`.
+    #[must_use]
+    pub fn is_service_account_token(&self) -> bool {
+        self.kind == "Secret"
+            && self.group().is_empty()
+            && self.extra().type_.as_ref().and_then(Value::as_str) == Some(SERVICE_ACCOUNT_TOKEN)
     }
 
     /// The same, to set them.

@@ -71,6 +71,8 @@ enum Task {
     TtlAfterFinished(String),
     /// The pod GC's look at the pods of the Node with this name (R77).
     PodGc(String),
+    /// The token controller's look at the token Secret with this uid (R78).
+    TokenSecret(String),
 }
 
 impl Task {

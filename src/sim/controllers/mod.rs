@@ -21,6 +21,7 @@ pub mod namespace;
 pub mod podgc;
 pub mod replicaset;
 pub mod stateful_set;
+pub mod tokens;
 pub mod ttl_after_finished;
 pub mod volume_protection;
 

@@ -51,6 +51,10 @@ impl Sim {
                 }
             }
             Task::NamespaceSync(name) => self.run_namespace(&name),
+            Task::TokenSecret(uid) => {
+                let intents = controllers::tokens::sync_secret(&self.api, &uid);
+                self.carry_out(intents);
+            }
             Task::PodGc(node) => {
                 let intents = controllers::podgc::sync(&self.api, &node);
                 self.carry_out(intents);

@@ -96,6 +96,21 @@ impl Sim {
             ("batch", "Job") => {
                 self.schedule_once(delay, Task::JobSync);
             }
+            // R78: the token controller.
+            ("", "Secret") if !deleted && controllers::tokens::is_token(obj) => {
+                self.schedule_once(delay, Task::TokenSecret(obj.uid().to_string()));
+            }
+            ("", "ServiceAccount") if deleted => {
+                let intents = controllers::tokens::deleted_account(&self.api, obj);
+                for i in intents {
+                    if let Op::Delete { key, .. } = &i.op
+                        && let Some(s) = self.api.get(key)
+                    {
+                        let uid = s.uid().to_string();
+                        self.schedule_once(delay, Task::TokenSecret(uid));
+                    }
+                }
+            }
             ("", "Node") if deleted => {
                 self.schedule_once(
                     crate::model::nodes::POD_GC_QUARANTINE_SECS * 1000,
