@@ -17,6 +17,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch as notify};
 use tokio_rustls::TlsAcceptor;
 
+use super::journal::Journal;
 use super::users::{self, Account};
 use super::watch::{self, WatchSpec};
 use super::{Outcome, Request, Response, Served, handler, status};
@@ -38,11 +39,19 @@ pub struct Shared {
     accounts: Vec<Account>,
     /// `127.0.0.1:port`.
     addr: String,
+    /// `--state-dir`: where every change is made durable before its
+    /// answer.
+    journal: Option<Arc<Journal>>,
 }
 
 impl Shared {
     #[must_use]
-    pub fn new(served: Served, accounts: Vec<Account>, addr: String) -> Arc<Shared> {
+    pub fn new(
+        served: Served,
+        accounts: Vec<Account>,
+        addr: String,
+        journal: Option<Arc<Journal>>,
+    ) -> Arc<Shared> {
         let rv = served.resource_version();
         let (changed, _) = notify::channel(rv);
         Arc::new(Shared {
@@ -50,7 +59,39 @@ impl Shared {
             changed,
             accounts,
             addr,
+            journal,
         })
+    }
+
+    /// The journal, with `--state-dir`.
+    #[must_use]
+    pub fn journal(&self) -> Option<&Arc<Journal>> {
+        self.journal.as_ref()
+    }
+
+    /// Hands the store's new changes to the journal (with `served`
+    /// locked, so that they queue in order). Returns the last one's
+    /// number, if there were any.
+    pub fn hand_over(&self, served: &mut Served) -> Option<u64> {
+        let j = self.journal.as_ref()?;
+        j.enqueue(served.take_journal())
+    }
+
+    /// Waits until the changes up to record `upto` are on disk.
+    ///
+    /// # Errors
+    /// The journal could not be written.
+    pub async fn durable(&self, upto: Option<u64>) -> Result<(), String> {
+        let (Some(j), Some(upto)) = (&self.journal, upto) else {
+            return Ok(());
+        };
+        if j.durable() >= upto {
+            return Ok(());
+        }
+        let j = Arc::clone(j);
+        tokio::task::spawn_blocking(move || j.commit(upto))
+            .await
+            .map_err(|e| format!("writing the journal: {e}"))?
     }
 
     /// The simulator (a panic elsewhere does not stop the server).
@@ -145,11 +186,19 @@ async fn answer(
             )));
         }
     }
-    let (outcome, rv) = {
+    let (outcome, rv, upto) = {
         let mut served = shared.lock();
         let out = handler::handle(&mut served, &r, &shared.addr);
-        (out, served.resource_version())
+        let upto = shared.hand_over(&mut served);
+        (out, served.resource_version(), upto)
     };
+    // Nothing is answered, nor shown to a watch, before it is durable.
+    if let Err(e) = shared.durable(upto).await {
+        return Ok(to_http(status::error(
+            500,
+            &format!("the change could not be made durable: {e}"),
+        )));
+    }
     shared.changed(rv);
     Ok(match outcome {
         Outcome::Reply(resp) => {
@@ -246,12 +295,15 @@ pub async fn clock(shared: Arc<Shared>) {
     loop {
         every.tick().await;
         let now = Instant::now();
-        let rv = {
+        let (rv, upto) = {
             let mut served = shared.lock();
             served.tick(now - last);
-            served.resource_version()
+            (served.resource_version(), shared.hand_over(&mut served))
         };
         last = now;
+        if let Err(e) = shared.durable(upto).await {
+            tracing::error!("{e}");
+        }
         shared.changed(rv);
     }
 }

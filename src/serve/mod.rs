@@ -14,6 +14,7 @@ pub mod escalation;
 pub mod events;
 pub mod handler;
 pub mod http;
+pub mod journal;
 pub mod negotiate;
 pub mod openapi;
 pub mod patch;

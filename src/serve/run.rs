@@ -10,6 +10,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use super::http::{self, Shared};
+use super::journal::Journal;
 use super::statedir::{self, StateDir};
 use super::{Served, tls, users};
 use crate::sim::{Sim, scenario};
@@ -93,7 +94,7 @@ impl Started {
         let saved = self
             .state
             .as_ref()
-            .map_or(Ok(()), |dir| dir.save_now(&self.shared, true));
+            .map_or(Ok(()), |dir| dir.save_now(&self.shared, true).map(|_| ()));
         self.rt.shutdown_background();
         saved
     }
@@ -120,9 +121,12 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
         .map(StateDir::open)
         .transpose()?
         .map(Arc::new);
-    let saved = match &state {
-        Some(dir) => dir.saved()?,
-        None => None,
+    let (saved, last) = match &state {
+        Some(dir) => match dir.saved()? {
+            Some((saved, last)) => (Some(saved), last),
+            None => (None, 0),
+        },
+        None => (None, 0),
     };
     let resumed = saved.is_some();
     let sim = match saved {
@@ -134,6 +138,13 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
     };
     let namespace = main_namespace(&sim);
     let mut served = Served::new(sim);
+    let journal = match &state {
+        Some(dir) => {
+            served.enable_journal(last);
+            Some(Arc::new(Journal::open(dir.path(), last)?))
+        }
+        None => None,
+    };
     served.speed = opts.speed;
     served.paused = opts.paused;
     let (creds, accounts) = match &state {
@@ -168,7 +179,7 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
     let text = tls::kubeconfig(port, &creds.ca_pem, &accounts, &namespace);
     write_private(&kubeconfig, &text)
         .map_err(|e| format!("writing {}: {e}", kubeconfig.display()))?;
-    let shared = Shared::new(served, accounts, format!("127.0.0.1:{port}"));
+    let shared = Shared::new(served, accounts, format!("127.0.0.1:{port}"), journal);
     rt.spawn(http::clock(Arc::clone(&shared)));
     if let Some(dir) = &state {
         dir.save_now(&shared, false)?;

@@ -8,9 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::events;
+use super::journal::{Op, Record};
 use crate::model::Object;
 use crate::sim::timeline::{Entry, What};
-use crate::sim::{Change, Sim};
+use crate::sim::{Change, Key, Sim};
 
 /// Who the server's own requests are from on the timeline.
 const ACTOR: &str = "ownerscope serve";
@@ -64,6 +65,10 @@ pub struct Served {
     /// How much of the simulator's timeline has been looked at for events
     /// to record ([`super::events`]).
     recorded: usize,
+    /// With `--state-dir`: the changes not yet handed to the journal
+    /// ([`super::journal`]), and the last record's number.
+    journal: Option<Vec<Record>>,
+    journal_seq: u64,
 }
 
 /// The namespaces a real cluster has, and every one the objects use:
@@ -110,7 +115,30 @@ impl Served {
             paused: false,
             carry: 0.0,
             recorded: 0,
+            journal: None,
+            journal_seq: 0,
         }
+    }
+
+    /// Records every change from now on for the journal, numbered after
+    /// `last`.
+    pub fn enable_journal(&mut self, last: u64) {
+        self.journal = Some(Vec::new());
+        self.journal_seq = last;
+    }
+
+    /// The changes recorded since the last call, in order.
+    pub fn take_journal(&mut self) -> Vec<Record> {
+        self.journal
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// The last journal record's number.
+    #[must_use]
+    pub fn journal_seq(&self) -> u64 {
+        self.journal_seq
     }
 
     /// Keeps at most `cap` changes (tests make it small).
@@ -133,6 +161,19 @@ impl Served {
         let changes = self.sim.take_watch_changes();
         let any = !changes.is_empty();
         for ch in changes {
+            if let Some(journal) = &mut self.journal {
+                self.journal_seq += 1;
+                let op = match &ch {
+                    Change::Added(o) | Change::Modified { new: o, .. } => Op::Put(Arc::clone(o)),
+                    Change::Deleted(o) => Op::Delete(Key::of(o)),
+                };
+                journal.push(Record {
+                    seq: self.journal_seq,
+                    rv: self.sim.resource_version(),
+                    now_ms: self.sim.now_ms(),
+                    op,
+                });
+            }
             let (kind, object, old) = match ch {
                 Change::Added(o) => (EventKind::Added, o, None),
                 Change::Modified { old, new } => (EventKind::Modified, new, Some(old)),

@@ -4,8 +4,10 @@
 //! (`tokens.csv`, kube-apiserver's `--token-auth-file` format) and the
 //! store (`store.json`: the simulator's [`Saved`] state), each written
 //! `0600` through a temporary file and a rename, never through a link.
-//! The store is written when it changed, at most every [`SAVE_EVERY`], and
-//! when the server stops.
+//! Every change of the store goes to the write-ahead journal
+//! ([`super::journal`]) before its request is answered; the store is
+//! snapshot (and the journal it covers removed) after [`COMPACT_AFTER`]
+//! records or [`SNAPSHOT_EVERY`], and when the server stops.
 
 use std::io::{Read as _, Write as _};
 use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
@@ -16,6 +18,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::http::Shared;
+use super::journal;
 use super::rbac::User;
 use super::tls::Ca;
 use super::users::{self, Account};
@@ -26,8 +29,12 @@ pub const CA_KEY: &str = "ca.key";
 pub const TOKENS: &str = "tokens.csv";
 pub const STORE: &str = "store.json";
 
-/// How often a changed store is written, at most.
+/// How often the snapshot task looks.
 pub const SAVE_EVERY: Duration = Duration::from_millis(500);
+/// The journal records that make a snapshot due.
+pub const COMPACT_AFTER: u64 = 20_000;
+/// How long a changed store waits for a snapshot, at most.
+pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(30);
 
 /// What `store.json` says it is.
 const FORMAT: &str = "ownerscope-serve-store/v1";
@@ -37,6 +44,9 @@ const FORMAT: &str = "ownerscope-serve-store/v1";
 struct StoreFile {
     format: String,
     saved: Saved,
+    /// The last journal record the snapshot holds.
+    #[serde(default)]
+    journal_seq: u64,
 }
 
 /// An opened state directory.
@@ -85,6 +95,12 @@ impl StateDir {
         })
     }
 
+    /// The directory.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     fn file(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
@@ -129,7 +145,8 @@ impl StateDir {
             .map_err(fail)?;
         f.write_all(text.as_bytes()).map_err(fail)?;
         f.sync_all().map_err(fail)?;
-        std::fs::rename(&tmp, &path).map_err(fail)
+        std::fs::rename(&tmp, &path).map_err(fail)?;
+        journal::sync_dir(&self.path)
     }
 
     /// The CA saved here, or a new one, saved.
@@ -175,11 +192,14 @@ impl StateDir {
         Ok(accounts)
     }
 
-    /// The store saved here, if any.
+    /// The store saved here, if any, with the journal's records after
+    /// the snapshot applied ([`journal::replay`]), and the last record's
+    /// number.
     ///
     /// # Errors
-    /// It is not a store this program wrote (the field named).
-    pub fn saved(&self) -> Result<Option<Saved>, String> {
+    /// It is not a store this program wrote (the field named), or its
+    /// journal is not one.
+    pub fn saved(&self) -> Result<Option<(Saved, u64)>, String> {
         let Some(text) = self.read(STORE)? else {
             return Ok(None);
         };
@@ -193,14 +213,15 @@ impl StateDir {
                 file.format
             ));
         }
-        Ok(Some(file.saved))
+        journal::replay(&self.path, file.saved, file.journal_seq).map(Some)
     }
 
-    /// Writes the store, unless the last save was written already.
+    /// Writes the store, holding the journal up to record `seq`, unless
+    /// the last save was written already.
     ///
     /// # Errors
     /// It cannot be written.
-    pub fn save(&self, saved: Saved, last: bool) -> Result<(), String> {
+    pub fn save(&self, saved: Saved, seq: u64, last: bool) -> Result<(), String> {
         let mut closed = self.closed.lock().unwrap_or_else(PoisonError::into_inner);
         if *closed {
             return Ok(());
@@ -208,6 +229,7 @@ impl StateDir {
         let text = serde_json::to_string(&StoreFile {
             format: FORMAT.to_string(),
             saved,
+            journal_seq: seq,
         })
         .map_err(|e| format!("{}: {e}", self.file(STORE).display()))?;
         self.write(STORE, &text)?;
@@ -215,36 +237,55 @@ impl StateDir {
         Ok(())
     }
 
-    /// Saves the served store now (when the server stops: the last save).
+    /// Snapshots the served store now (when the server stops: the last
+    /// save): the journal up to the snapshot is written, the snapshot
+    /// written, and the journal it covers removed. Returns the last
+    /// record it holds.
     ///
     /// # Errors
     /// It cannot be written.
-    pub fn save_now(&self, shared: &Shared, last: bool) -> Result<(), String> {
-        let saved = shared.lock().sim.saved();
-        self.save(saved, last)
+    pub fn save_now(&self, shared: &Shared, last: bool) -> Result<u64, String> {
+        let (saved, seq) = {
+            let mut served = shared.lock();
+            shared.hand_over(&mut served);
+            let seq = served.journal_seq();
+            if let Some(j) = shared.journal() {
+                j.rotate(seq + 1);
+            }
+            (served.sim.saved(), seq)
+        };
+        if let Some(j) = shared.journal() {
+            j.flush()?;
+        }
+        self.save(saved, seq, last)?;
+        if let Some(j) = shared.journal() {
+            j.compacted(seq)?;
+        }
+        Ok(seq)
     }
 }
 
-/// Writes the store whenever its resource version moved, at most every
-/// [`SAVE_EVERY`], until the task is dropped.
+/// Snapshots the store when [`COMPACT_AFTER`] journal records have come,
+/// or [`SNAPSHOT_EVERY`] after a change, until the task is dropped.
 pub async fn keep(shared: Arc<Shared>, dir: Arc<StateDir>) {
     let mut every = tokio::time::interval(SAVE_EVERY);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut written = shared.lock().resource_version();
+    let mut written = shared.lock().journal_seq();
+    let mut since = std::time::Instant::now();
     loop {
         every.tick().await;
-        let saved = {
-            let served = shared.lock();
-            if served.resource_version() == written {
-                continue;
+        let seq = shared.lock().journal_seq();
+        let due =
+            seq >= written + COMPACT_AFTER || (seq > written && since.elapsed() >= SNAPSHOT_EVERY);
+        if !due {
+            continue;
+        }
+        let (s, d) = (Arc::clone(&shared), Arc::clone(&dir));
+        match tokio::task::spawn_blocking(move || d.save_now(&s, false)).await {
+            Ok(Ok(seq)) => {
+                written = seq;
+                since = std::time::Instant::now();
             }
-            served.sim.saved()
-        };
-        written = saved.resource_version;
-        let dir = Arc::clone(&dir);
-        let done = tokio::task::spawn_blocking(move || dir.save(saved, false)).await;
-        match done {
-            Ok(Ok(())) => {}
             Ok(Err(e)) => tracing::warn!("{e}"),
             Err(e) => tracing::warn!("saving the store: {e}"),
         }
@@ -297,7 +338,7 @@ mod tests {
         let accounts = dir.accounts(std::slice::from_ref(&user)).expect("made");
         let sim = Sim::new(&scenario::bundled("deployment").expect("bundled")).expect("sim");
         assert_eq!(dir.saved().expect("none yet"), None);
-        dir.save(sim.saved(), false).expect("saved");
+        dir.save(sim.saved(), 0, false).expect("saved");
         for f in [CA_CERT, CA_KEY, TOKENS, STORE] {
             assert_eq!(private(&path.join(f)), 0o600, "{f}");
         }
@@ -305,14 +346,14 @@ mod tests {
         let again = StateDir::open(&path).expect("opened");
         assert_eq!(again.ca().expect("reloaded").cert_pem, ca.cert_pem);
         assert_eq!(again.accounts(&[user]).expect("kept"), accounts);
-        assert_eq!(again.saved().expect("read"), Some(sim.saved()));
-        again.save(sim.saved(), true).expect("the last save");
+        assert_eq!(again.saved().expect("read"), Some((sim.saved(), 0)));
+        again.save(sim.saved(), 0, true).expect("the last save");
         let mut later = sim.saved();
         later.now_ms += 1;
-        again.save(later, false).expect("skipped");
+        again.save(later, 0, false).expect("skipped");
         assert_eq!(
             again.saved().expect("read"),
-            Some(sim.saved()),
+            Some((sim.saved(), 0)),
             "after the last, nothing"
         );
     }
