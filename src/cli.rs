@@ -2,6 +2,18 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// `--version`: the crate's version, the commit it was built from
+/// (`build.rs`; `unknown` without git) and the Kubernetes API version of its
+/// client (k8s-openapi's feature).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("OWNERSCOPE_COMMIT"),
+    ", Kubernetes API ",
+    env!("OWNERSCOPE_K8S_API"),
+    ")"
+);
+
 /// Explore Kubernetes ownership and troubleshoot stuck deletions, on a live
 /// cluster or on the bundled garbage-collection simulator.
 #[derive(Debug, Parser)]
@@ -11,7 +23,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// `k9s -n shop` works); alone it opens the bundled demo.
 #[command(
     name = "ownerscope",
-    version,
+    version = VERSION,
     about,
     args_conflicts_with_subcommands = true
 )]
@@ -46,6 +58,13 @@ pub enum Command {
     /// Serve a scenario as a Kubernetes API server on loopback (HTTPS, a
     /// token), for kubectl, k9s, kube-rs or `ownerscope ui --live`.
     Serve(ServeArgs),
+    /// Print the script that completes ownerscope's commands, flags,
+    /// scenarios and objects in a shell (`source <(ownerscope completions
+    /// bash)`).
+    Completions(CompletionsArgs),
+    /// Write the manual page (roff) to stdout, or one page per command
+    /// into a directory (`ownerscope man | man -l -`).
+    Man(ManArgs),
     /// Write SVG screenshots of the UI (scripted demo) into a directory.
     #[command(hide = true)]
     Screenshots(ScreenshotsArgs),
@@ -229,6 +248,29 @@ pub struct ServeArgs {
     pub state_dir: Option<std::path::PathBuf>,
 }
 
+/// The shells `completions` writes for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: CompletionShell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write `ownerscope.1` and a page per command (`ownerscope-tree.1`,
+    /// ...) into this directory instead of one page to stdout.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
+}
+
 #[derive(Debug, Args)]
 pub struct ScreenshotsArgs {
     /// Where to write them.
@@ -408,8 +450,10 @@ pub struct TreeArgs {
     /// seconds.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub at: Option<f64>,
-    #[command(flatten)]
-    pub out: OutputArgs,
+    /// Output format: text, json (scripts), dot (Graphviz) or mermaid (a
+    /// picture for a ticket or a wiki).
+    #[arg(short = 'o', long = "output", value_enum, default_value_t)]
+    pub output: TreeOutput,
 }
 
 #[derive(Debug, Args)]
@@ -461,6 +505,18 @@ pub struct WhyArgs {
     pub at: Option<f64>,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+/// `tree -o`: a terminal, a script, or a picture of the graph.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum TreeOutput {
+    #[default]
+    Text,
+    Json,
+    /// Graphviz: `tree ... -o dot | dot -Tsvg > tree.svg`.
+    Dot,
+    /// A Mermaid flowchart, drawn by GitHub, GitLab and most wikis.
+    Mermaid,
 }
 
 /// `stuck -o`: a terminal, a script, a ticket.
@@ -590,12 +646,217 @@ pub fn seconds_to_ms(s: f64) -> u64 {
     }
 }
 
+/// The name kubectl finds a plugin by: `kubectl ownerscope ...` runs the
+/// first `kubectl-ownerscope` on `PATH` (a link to this binary, or krew's).
+pub const PLUGIN_NAME: &str = "kubectl-ownerscope";
+
+/// Whether the program was started as the kubectl plugin: argv[0] is a
+/// file named `kubectl-ownerscope` (krew's link, a link on `PATH`, or a
+/// copy), with or without an extension (`.exe`).
+#[must_use]
+pub fn invoked_as_plugin(argv0: Option<&std::ffi::OsStr>) -> bool {
+    argv0
+        .map(std::path::Path::new)
+        .and_then(std::path::Path::file_stem)
+        .is_some_and(|s| s == PLUGIN_NAME)
+}
+
+/// The commands that read a cluster with `--live`: as a plugin, they do
+/// by default (someone who types `kubectl ownerscope` means their cluster).
+const LIVE_COMMANDS: &[&str] = &["ui", "tree", "why", "stuck", "plan", "snapshot"];
+/// The other commands, which take no `--live`.
+const OTHER_COMMANDS: &[&str] = &[
+    "scenarios",
+    "simulate",
+    "serve",
+    "completions",
+    "man",
+    "help",
+    "screenshots",
+    "bench",
+];
+/// kubectl's flags (and ours) that take a value as the next argument, so
+/// that the value is not taken for the command.
+const FLAGS_WITH_VALUE: &[&str] = &[
+    "-n",
+    "--namespace",
+    "--context",
+    "--kubeconfig",
+    "--cluster",
+    "--user",
+    "-s",
+    "--server",
+    "--token",
+    "--as",
+    "--as-group",
+    "--certificate-authority",
+    "--request-timeout",
+    "--cache-dir",
+    "-l",
+    "--selector",
+    "-o",
+    "--output",
+];
+
+/// The arguments of `kubectl ownerscope ...` as ownerscope reads them:
+/// `--live` added to the commands that read a cluster (unless given, or
+/// the UI is asked for a scenario by name), and kubectl's flags given
+/// before the command (`kubectl ownerscope -n shop tree`, as kubectl
+/// users type them) moved after it. `args[0]` is the program.
+#[must_use]
+pub fn plugin_args(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut it = args.into_iter();
+    let program = it.next().unwrap_or_else(|| PLUGIN_NAME.into());
+    let rest: Vec<std::ffi::OsString> = it.collect();
+    let text = |a: &std::ffi::OsString| a.to_str().map(str::to_string).unwrap_or_default();
+    // The first argument that is neither a flag nor a flag's value.
+    let mut i = 0;
+    let mut first_positional = None;
+    while i < rest.len() {
+        let a = text(&rest[i]);
+        if a == "--" {
+            break;
+        }
+        if !a.starts_with('-') {
+            first_positional = Some(i);
+            break;
+        }
+        i += if FLAGS_WITH_VALUE.contains(&a.as_str()) {
+            2
+        } else {
+            1
+        };
+    }
+    let asks_help_or_version = |xs: &[std::ffi::OsString]| {
+        xs.iter()
+            .any(|a| matches!(text(a).as_str(), "-h" | "--help" | "-V" | "--version"))
+    };
+    let has_live = rest.iter().any(|a| text(a) == "--live");
+    let mut out = vec![program];
+    match first_positional.map(|p| (p, text(&rest[p]))) {
+        Some((p, command))
+            if LIVE_COMMANDS.contains(&command.as_str())
+                || OTHER_COMMANDS.contains(&command.as_str()) =>
+        {
+            out.push(rest[p].clone());
+            if LIVE_COMMANDS.contains(&command.as_str()) && !has_live {
+                out.push("--live".into());
+            }
+            out.extend(rest[..p].iter().cloned());
+            out.extend(rest[p + 1..].iter().cloned());
+        }
+        // The UI: `kubectl ownerscope`, `kubectl ownerscope -n shop`; with
+        // a scenario named (`kubectl ownerscope shop-demo`) the simulator.
+        Some(_) => out.extend(rest),
+        None => {
+            if !has_live && !asks_help_or_version(&rest) {
+                out.push("--live".into());
+            }
+            out.extend(rest);
+        }
+    }
+    out
+}
+
+/// The command line definition, named as it was invoked: `kubectl
+/// ownerscope` in usage and help when run as the kubectl plugin.
+#[must_use]
+pub fn command(plugin: bool) -> clap::Command {
+    use clap::CommandFactory as _;
+    let cmd = Cli::command();
+    if plugin {
+        cmd.bin_name("kubectl ownerscope")
+            .display_name("kubectl ownerscope")
+    } else {
+        cmd
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("ownerscope").chain(args.iter().copied()))
+    }
+
+    fn plugin(args: &[&str]) -> Vec<String> {
+        plugin_args(
+            std::iter::once("/home/me/.krew/bin/kubectl-ownerscope")
+                .chain(args.iter().copied())
+                .map(std::ffi::OsString::from)
+                .collect(),
+        )
+        .into_iter()
+        .skip(1)
+        .map(|a| a.into_string().expect("utf-8"))
+        .collect()
+    }
+
+    #[test]
+    fn as_a_kubectl_plugin_it_reads_the_cluster_with_kubectls_flags() {
+        assert!(invoked_as_plugin(Some("/x/kubectl-ownerscope".as_ref())));
+        assert!(invoked_as_plugin(Some("kubectl-ownerscope.exe".as_ref())));
+        assert!(!invoked_as_plugin(Some("/usr/bin/ownerscope".as_ref())));
+        assert!(!invoked_as_plugin(None));
+        // Live by default, for the commands that read a cluster.
+        assert_eq!(
+            plugin(&["tree", "-n", "shop"]),
+            ["tree", "--live", "-n", "shop"]
+        );
+        assert_eq!(
+            plugin(&["why", "deploy/web"]),
+            ["why", "--live", "deploy/web"]
+        );
+        assert_eq!(plugin(&[]), ["--live"]);
+        assert_eq!(plugin(&["-n", "shop"]), ["--live", "-n", "shop"]);
+        // kubectl's flags before the command move after it.
+        assert_eq!(
+            plugin(&["-n", "shop", "--context", "prod", "--as=jane", "stuck"]),
+            [
+                "stuck",
+                "--live",
+                "-n",
+                "shop",
+                "--context",
+                "prod",
+                "--as=jane"
+            ]
+        );
+        // A flag's value is not taken for the command.
+        assert_eq!(
+            plugin(&["--as", "tree", "tree"]),
+            ["tree", "--live", "--as", "tree"]
+        );
+        // Given, not doubled; offline commands untouched; help and version.
+        assert_eq!(
+            plugin(&["plan", "--live", "--delete", "cm/x"]),
+            ["plan", "--live", "--delete", "cm/x"]
+        );
+        assert_eq!(
+            plugin(&["simulate", "deployment"]),
+            ["simulate", "deployment"]
+        );
+        assert_eq!(plugin(&["--version"]), ["--version"]);
+        assert_eq!(plugin(&["shop-demo"]), ["shop-demo"]);
+        // What it gives parses, named as kubectl shows it.
+        let parsed = |args: &[&str]| {
+            let argv: Vec<std::ffi::OsString> = std::iter::once("kubectl-ownerscope")
+                .chain(args.iter().copied())
+                .map(Into::into)
+                .collect();
+            command(true).try_get_matches_from(plugin_args(argv))
+        };
+        let m = parsed(&["-n", "shop", "--as", "jane", "tree", "deploy", "web"]).expect("parses");
+        let cli = <Cli as clap::FromArgMatches>::from_arg_matches(&m).expect("cli");
+        let Some(Command::Tree(t)) = cli.command else {
+            panic!("tree");
+        };
+        assert!(t.live.live);
+        assert_eq!(t.namespace.as_deref(), Some("shop"));
+        assert_eq!(t.live.impersonate.as_deref(), Some("jane"));
+        let help = command(true).render_usage().to_string();
+        assert!(help.contains("kubectl ownerscope"), "{help}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::FromArgMatches as _;
 use ownerscope::cli::{Cli, Command};
 use ownerscope::commands;
 
@@ -12,7 +12,23 @@ use ownerscope::commands;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // As the kubectl plugin (`kubectl ownerscope ...`, argv[0] named
+    // kubectl-ownerscope), live by default and with kubectl's flags.
+    // A shell asking for completions (`COMPLETE=bash ownerscope -- ...`).
+    commands::completions::answer_if_asked();
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let plugin =
+        ownerscope::cli::invoked_as_plugin(args.first().map(std::ffi::OsString::as_os_str));
+    if plugin {
+        args = ownerscope::cli::plugin_args(args);
+    }
+    let cli = match ownerscope::cli::command(plugin)
+        .try_get_matches_from(args)
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     let result = match &cli.command {
         Some(Command::Scenarios(a)) => commands::scenarios::run(a),
         Some(Command::Tree(a)) => commands::tree::run(a),
@@ -23,6 +39,8 @@ fn main() -> ExitCode {
         Some(Command::Snapshot(a)) => commands::snapshot::run(a),
         Some(Command::Serve(a)) => commands::serve::run(a),
         Some(Command::Ui(a)) => open_ui(a),
+        Some(Command::Completions(a)) => commands::completions::run(a),
+        Some(Command::Man(a)) => commands::completions::man(a),
         Some(Command::Screenshots(a)) => ownerscope::tools::screenshots::run(Some(&a.dir)),
         Some(Command::Bench(a)) => ownerscope::tools::bench::run(a),
         // `ownerscope --live -n shop` as `ownerscope ui --live -n shop`.

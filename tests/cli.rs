@@ -500,3 +500,396 @@ fn readme_is_short_and_its_contents_and_links_resolve() {
         }
     }
 }
+
+// ---- Completions and the man page ----
+
+/// Runs `shell -c script` with the binary's directory first on PATH; the
+/// shell must be installed (`.ci/run` installs bash, zsh and fish).
+fn shell(shell: &str, script: &str) -> String {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_ownerscope"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().expect("dir").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = Command::new(shell)
+        .env("PATH", path)
+        .args(["-c", script])
+        .output()
+        .unwrap_or_else(|e| panic!("{shell} is needed for this test (.ci/run installs it): {e}"));
+    assert!(o.status.success(), "{shell}: {}", stderr(&o));
+    stdout(&o)
+}
+
+#[test]
+fn bash_completes_commands_scenarios_and_the_scenarios_objects() {
+    let script = r#"
+source <(ownerscope completions bash)
+comp() {
+  COMP_WORDS=("$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+  COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMP_TYPE=9
+  _clap_complete_ownerscope ownerscope "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"
+  echo "[$*] ${COMPREPLY[*]}"
+}
+comp ownerscope st
+comp ownerscope why shop-
+comp ownerscope why shop-demo configmap/
+comp ownerscope plan shop-demo --delete deploy
+comp ownerscope why --live statef
+comp ownerscope completions z
+"#;
+    let out = shell("bash", script);
+    let want = [
+        "[ownerscope st] stuck stuck-owner",
+        "[ownerscope why shop-] shop-demo",
+        "[ownerscope why shop-demo configmap/] configmap/web-cache",
+        "[ownerscope plan shop-demo --delete deploy] deployment/web",
+        "[ownerscope why --live statef] statefulset/",
+        "[ownerscope completions z] zsh",
+    ];
+    for w in want {
+        assert!(out.lines().any(|l| l == w), "{w:?} not in:\n{out}");
+    }
+}
+
+#[test]
+fn zsh_and_fish_complete_the_same() {
+    // zsh: the registered function, with compsys's _describe standing in.
+    let zsh = shell(
+        "zsh",
+        r#"
+compdef() { :; }
+_describe() { print -l -- "${(@P)3}"; }
+source <(ownerscope completions zsh)
+words=(ownerscope why shop-demo configmap/); CURRENT=4; _clap_dynamic_completer_ownerscope
+words=(ownerscope why shop-); CURRENT=3; _clap_dynamic_completer_ownerscope
+"#,
+    );
+    assert!(zsh.lines().any(|l| l == "configmap/web-cache"), "{zsh}");
+    assert!(
+        zsh.lines().any(|l| l.starts_with("shop-demo:A small shop")),
+        "the scenario's description beside it: {zsh}"
+    );
+    let fish = shell(
+        "fish",
+        r#"ownerscope completions fish | source
+complete -C "ownerscope why shop-demo deployment/"
+complete -C "ownerscope tree dead-"
+"#,
+    );
+    assert!(fish.lines().any(|l| l == "deployment/web"), "{fish}");
+    assert!(fish.lines().any(|l| l.starts_with("dead-node\t")), "{fish}");
+}
+
+#[test]
+fn the_man_page_documents_every_command_and_renders() {
+    let o = ownerscope(&["man"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let roff = stdout(&o);
+    assert!(roff.contains(".TH ownerscope 1"), "{roff}");
+    for section in [".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH SUBCOMMANDS"] {
+        assert!(roff.contains(section), "{section}");
+    }
+    for command in [
+        "tree",
+        "why",
+        "plan",
+        "stuck",
+        "snapshot",
+        "serve",
+        "completions",
+    ] {
+        assert!(
+            roff.contains(&format!("ownerscope\\-{command}(1)")),
+            "{command}"
+        );
+    }
+    assert!(!roff.contains("screenshots"), "hidden commands stay hidden");
+    // One page per command, each rendered by man(1) without complaint.
+    let dir = std::env::temp_dir().join(format!("ownerscope-man-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = ownerscope(&["man", "--dir", dir.to_str().expect("path")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tree = dir.join("ownerscope-tree.1");
+    let o = Command::new("man")
+        .env("MANWIDTH", "100")
+        .args(["--warnings", "-l"])
+        .arg(&tree)
+        .output()
+        .expect("man(1) is needed for this test (.ci/run installs man-db)");
+    let page = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).trim().is_empty(),
+        "roff warnings: {}",
+        stderr(&o)
+    );
+    assert!(page.contains("ownerscope-tree"), "{page}");
+    assert!(page.contains("--all-namespaces"), "{page}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn version_names_the_commit_and_the_kubernetes_api() {
+    let o = ownerscope(&["--version"]);
+    let v = stdout(&o);
+    assert!(
+        v.starts_with(&format!(
+            "ownerscope {} (commit ",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{v}"
+    );
+    let commit = v
+        .split("(commit ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .expect("commit");
+    // The commit of the checkout it was built from, when git is there.
+    if let Ok(g) = Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .output()
+        && g.status.success()
+    {
+        let head = String::from_utf8_lossy(&g.stdout);
+        // The binary was built at some commit of this branch: its hash is
+        // one git knows (HEAD may have moved since the build).
+        let known = Command::new("git")
+            .args(["-C", env!("CARGO_MANIFEST_DIR"), "cat-file", "-t", commit])
+            .output()
+            .expect("git");
+        assert!(
+            known.status.success() && String::from_utf8_lossy(&known.stdout).trim() == "commit",
+            "{commit} is not a commit of this repository (HEAD {head})"
+        );
+    } else {
+        assert_eq!(commit, "unknown");
+    }
+    // The API version of the k8s-openapi feature Cargo.toml chooses (v1_MM).
+    let manifest = include_str!("../Cargo.toml");
+    let feature = manifest
+        .lines()
+        .find(|l| l.starts_with("k8s-openapi"))
+        .and_then(|l| l.split("\"v1_").nth(1))
+        .and_then(|r| r.split('"').next())
+        .expect("k8s-openapi's v1_MM feature");
+    assert!(
+        v.trim_end()
+            .ends_with(&format!("Kubernetes API 1.{feature})")),
+        "{v}"
+    );
+}
+
+// ---- Pictures: tree -o dot, tree -o mermaid ----
+
+/// Every `Kind/name` of a `tree -o json` forest.
+fn forest_names(v: &Value) -> std::collections::BTreeSet<String> {
+    fn walk(n: &Value, out: &mut std::collections::BTreeSet<String>) {
+        out.insert(format!(
+            "{}/{}",
+            n["object"]["kind"].as_str().expect("kind"),
+            n["object"]["name"].as_str().expect("name")
+        ));
+        for c in n["children"].as_array().expect("children") {
+            walk(c, out);
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    for g in v["groups"].as_array().expect("groups") {
+        for r in g["roots"].as_array().expect("roots") {
+            walk(r, &mut out);
+        }
+    }
+    out
+}
+
+/// A DOT document's nodes (id -> label) and edges (from, to, attributes),
+/// checked as it is read: braces balanced, quotes closed on every line,
+/// every edge between declared nodes.
+type DotEdge = (String, String, String);
+fn read_dot(dot: &str) -> (std::collections::BTreeMap<String, String>, Vec<DotEdge>) {
+    assert!(dot.starts_with("digraph ownership {"), "{dot}");
+    let mut depth = 0i32;
+    let mut nodes = std::collections::BTreeMap::new();
+    let mut edges = Vec::new();
+    for line in dot.lines() {
+        // Quotes: outside escapes, an even number on every line.
+        let unescaped = line.replace("\\\\", "").replace("\\\"", "");
+        assert_eq!(unescaped.matches('"').count() % 2, 0, "open quote: {line}");
+        let outside: String = unescaped.split('"').step_by(2).collect();
+        depth += i32::try_from(outside.matches('{').count()).expect("count");
+        depth -= i32::try_from(outside.matches('}').count()).expect("count");
+        assert!(depth >= 0, "unbalanced: {line}");
+        let t = line.trim();
+        if let Some((id, rest)) = t.split_once(" [label=\"")
+            && !id.contains(' ')
+        {
+            let label = rest.split("\"").next().expect("label").replace("\\n", "\n");
+            nodes.insert(id.to_string(), label);
+        } else if let Some((from, rest)) = t.split_once(" -> ") {
+            let (to, attrs) = rest.split_once(" [").expect("edge attributes");
+            edges.push((from.to_string(), to.to_string(), attrs.to_string()));
+        }
+    }
+    assert_eq!(depth, 0, "braces balanced");
+    for (from, to, _) in &edges {
+        assert!(
+            nodes.contains_key(from) && nodes.contains_key(to),
+            "edge {from} -> {to} between declared nodes"
+        );
+    }
+    (nodes, edges)
+}
+
+#[test]
+fn tree_dot_draws_every_object_once_and_graphviz_renders_it() {
+    let mut checked = 0;
+    for name in bundled() {
+        let json: Value = serde_json::from_str(&stdout(&ownerscope(&[
+            "tree", &name, "--at", "10", "-o", "json",
+        ])))
+        .expect("json");
+        let o = ownerscope(&["tree", &name, "--at", "10", "-o", "dot"]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let dot = stdout(&o);
+        let (nodes, _) = read_dot(&dot);
+        let drawn: std::collections::BTreeSet<String> = nodes
+            .values()
+            .filter(|l| !l.contains("\n("))
+            .map(|l| l.lines().next().expect("first line").to_string())
+            .collect();
+        assert_eq!(drawn, forest_names(&json), "{name}: one node per object");
+        // Graphviz reads it and draws each node.
+        let mut child = Command::new("dot")
+            .arg("-Tsvg")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("Graphviz's dot is needed for this test (.ci/run installs graphviz)");
+        {
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(dot.as_bytes())
+                .expect("write");
+        }
+        let svg = child.wait_with_output().expect("dot");
+        assert!(
+            svg.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&svg.stderr)
+        );
+        assert!(
+            svg.stderr.is_empty(),
+            "{name}: {}",
+            String::from_utf8_lossy(&svg.stderr)
+        );
+        let svg = String::from_utf8_lossy(&svg.stdout);
+        assert_eq!(
+            svg.matches("class=\"node\"").count(),
+            nodes.len(),
+            "{name}: Graphviz drew every node"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8);
+}
+
+#[test]
+fn tree_dot_marks_flags_terminating_finalizers_bad_references_and_selectors() {
+    // A foreground deletion held by a ConfigMap's finalizer, 10 s in.
+    let (nodes, edges) = read_dot(&stdout(&ownerscope(&[
+        "tree",
+        "foreground-blocked",
+        "--at",
+        "10",
+        "-o",
+        "dot",
+    ])));
+    let id = |label: &str| {
+        nodes
+            .iter()
+            .find(|(_, l)| l.lines().next() == Some(label))
+            .map(|(id, l)| (id.clone(), l.clone()))
+            .unwrap_or_else(|| panic!("{label} in {nodes:?}"))
+    };
+    let (api, api_label) = id("Deployment/api");
+    assert!(
+        api_label.contains("Terminating") && api_label.contains("finalizer foregroundDeletion"),
+        "{api_label}"
+    );
+    let (cache, cache_label) = id("ConfigMap/api-cache");
+    assert!(
+        cache_label.contains("Terminating")
+            && cache_label.contains("finalizer example.com/cache-flush"),
+        "{cache_label}"
+    );
+    let edge = edges
+        .iter()
+        .find(|(f, t, _)| *f == api && *t == cache)
+        .expect("owner -> dependent");
+    assert!(edge.2.contains("label=\"blockOwnerDeletion\""), "{edge:?}");
+    // References that do not resolve: a dashed red edge from a node named
+    // after what they point at, saying why.
+    let dot = stdout(&ownerscope(&["tree", "invalid-references", "-o", "dot"]));
+    let (nodes, edges) = read_dot(&dot);
+    for why in ["unknown-kind", "cross-namespace", "unresolvable"] {
+        let (from, _, attrs) = edges
+            .iter()
+            .find(|(_, _, a)| a.contains(&format!("label=\"{why}\"")))
+            .unwrap_or_else(|| panic!("{why}: {dot}"));
+        assert!(
+            attrs.contains("style=dashed") && attrs.contains("color=red"),
+            "{attrs}"
+        );
+        assert!(nodes[from].contains(&format!("({why})")), "{}", nodes[from]);
+    }
+    // Selector relations: dotted, labelled, never as ownership.
+    let (nodes, edges) = read_dot(&stdout(&ownerscope(&["tree", "shop-demo", "-o", "dot"])));
+    let selects: Vec<_> = edges
+        .iter()
+        .filter(|(_, _, a)| a.contains("label=\"selects\""))
+        .collect();
+    assert!(!selects.is_empty());
+    for (from, to, attrs) in selects {
+        assert!(attrs.contains("style=dotted"), "{attrs}");
+        assert!(nodes[to].starts_with("Pod/"), "{}", nodes[to]);
+        assert!(!nodes[from].starts_with("Pod/"));
+    }
+}
+
+#[test]
+fn tree_mermaid_declares_what_it_links() {
+    let o = ownerscope(&["tree", "invalid-references", "-o", "mermaid"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m = stdout(&o);
+    assert!(m.starts_with("flowchart LR\n"), "{m}");
+    assert_eq!(
+        m.matches("  subgraph ").count(),
+        m.matches("\n  end\n").count(),
+        "{m}"
+    );
+    let declared: std::collections::BTreeSet<&str> = m
+        .lines()
+        .filter_map(|l| l.trim().split_once("[\"").map(|(id, _)| id))
+        .filter(|id| id.starts_with('n'))
+        .collect();
+    let mut links = 0;
+    for l in m.lines().map(str::trim) {
+        let parts: Vec<&str> = l.split_whitespace().collect();
+        if parts.len() >= 3
+            && (parts[1].contains("->") || parts[1].starts_with("-.") || parts[1].starts_with("=="))
+        {
+            let (from, to) = (parts[0], *parts.last().expect("to"));
+            assert!(declared.contains(from) && declared.contains(to), "{l}");
+            links += 1;
+        }
+    }
+    assert!(links >= 3, "{m}");
+    assert!(m.contains("-.->|unknown-kind|"), "{m}");
+    assert!(m.contains("Widget/blue<br/>(unknown-kind)"), "{m}");
+    assert!(m.contains("class ") && m.contains(" missing"), "{m}");
+}

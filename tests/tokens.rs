@@ -74,3 +74,37 @@ fn a_token_goes_with_its_service_account_and_an_opaque_secret_stays() {
     s.settle(60_000);
     assert_eq!(names(&s), vec!["builder-notes"]);
 }
+
+#[test]
+fn plan_says_the_token_goes_with_its_account_and_agrees_with_the_simulation() {
+    use ownerscope::model::preview::{self, Outcome};
+    let mut s = sim(SCENARIO);
+    s.advance(2_000);
+    let sa = s
+        .get(
+            &s.resolve(&t("ServiceAccount", "ci", "builder"))
+                .expect("resolves"),
+        )
+        .expect("there")
+        .uid()
+        .to_string();
+    let plan = preview::plan(s.graph(), &sa, None, &s.controller_map());
+    let outcome = |name: &str| {
+        plan.entries
+            .iter()
+            .find(|e| e.object.name() == name)
+            .map(|e| e.outcome.clone())
+    };
+    assert!(
+        matches!(
+            outcome("builder-token-x7k2q"),
+            Some(Outcome::Deleted { .. })
+        ),
+        "{:?}",
+        plan.entries
+    );
+    assert!(
+        !matches!(outcome("builder-notes"), Some(Outcome::Deleted { .. })),
+        "an Opaque Secret with the same annotations stays"
+    );
+}

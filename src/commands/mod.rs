@@ -1,5 +1,7 @@
 //! The headless commands: what they print on stdout, for people and scripts.
 
+pub mod completions;
+pub mod graph;
 pub mod live;
 pub mod out;
 pub mod plan;

@@ -2,12 +2,12 @@
 
 use super::out::{self, Out};
 use super::{CmdError, CmdResult, load_sim};
-use crate::cli::{Output, TreeArgs, seconds_to_ms};
+use crate::cli::{TreeArgs, TreeOutput, seconds_to_ms};
 use crate::model::selector::Selector;
 use crate::model::{Partial, forest};
 use crate::sim::engine::resolve_target;
 
-/// Prints the forest as text or JSON.
+/// Prints the forest as text or JSON, or draws it (DOT, Mermaid).
 ///
 /// # Errors
 /// The scenario does not load.
@@ -25,7 +25,7 @@ pub fn run(args: &TreeArgs) -> CmdResult {
         None => None,
     };
     let mut scope = String::new();
-    let (groups, partial) = if args.live.live {
+    let (groups, partial, picture) = if args.live.live {
         let view = super::live::LiveView::read_for(
             &args.live,
             args.namespace.as_deref(),
@@ -41,7 +41,8 @@ pub fn run(args: &TreeArgs) -> CmdResult {
             }
             None => forest::build(&graph, view.now()),
         };
-        (groups, Partial::of(graph.kinds()))
+        let picture = drawn(args.output, &groups, &graph);
+        (groups, Partial::of(graph.kinds()), picture)
     } else {
         let mut sim = load_sim(scenario.as_deref().unwrap_or_default(), None)?;
         if let Some(at) = args.at {
@@ -63,11 +64,12 @@ pub fn run(args: &TreeArgs) -> CmdResult {
             }
             None => forest::build(graph, sim.now()),
         };
-        let answer = (groups, Partial::of(graph.kinds()));
+        let picture = drawn(args.output, &groups, graph);
+        let answer = (groups, Partial::of(graph.kinds()), picture);
         super::leave_to_exit(sim);
         answer
     };
-    if args.out.output == Output::Text && is_empty(&groups, &scope) {
+    if args.output == TreeOutput::Text && is_empty(&groups, &scope) {
         // As kubectl says it, on stderr; the exit status is 0.
         if scope.is_empty() {
             eprintln!("No resources found");
@@ -77,9 +79,14 @@ pub fn run(args: &TreeArgs) -> CmdResult {
         return Ok(());
     }
     let mut out = Out::new();
-    match args.out.output {
-        Output::Json => out.json(&serde_json::json!({"groups": groups, "partial": partial}))?,
-        Output::Text => {
+    if let Some(picture) = picture {
+        out.text(&picture)?;
+        return out.flush();
+    }
+    match args.output {
+        TreeOutput::Dot | TreeOutput::Mermaid => {}
+        TreeOutput::Json => out.json(&serde_json::json!({"groups": groups, "partial": partial}))?,
+        TreeOutput::Text => {
             let (selection, unlisted): (Vec<_>, Vec<_>) = partial
                 .unlisted
                 .iter()
@@ -101,6 +108,20 @@ pub fn run(args: &TreeArgs) -> CmdResult {
         }
     }
     out.flush()
+}
+
+/// The picture `-o dot` or `-o mermaid` asks for, drawn while the graph
+/// is at hand (for its selector relations).
+fn drawn(
+    output: TreeOutput,
+    groups: &[forest::ForestGroup],
+    graph: &crate::model::OwnershipGraph,
+) -> Option<String> {
+    match output {
+        TreeOutput::Dot => Some(super::graph::Picture::of(groups, graph).to_dot()),
+        TreeOutput::Mermaid => Some(super::graph::Picture::of(groups, graph).to_mermaid()),
+        TreeOutput::Text | TreeOutput::Json => None,
+    }
 }
 
 /// Nothing to show: no object at all, or in one namespace nothing but the

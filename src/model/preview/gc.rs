@@ -50,6 +50,7 @@ impl Planner<'_> {
             }
             changed |= self.workload_controllers();
             changed |= self.pod_gc();
+            changed |= self.token_controller();
             if !changed && self.queue.is_empty() {
                 break;
             }

@@ -156,6 +156,16 @@ impl<'a> Planner<'a> {
                     found.add(p);
                 }
             }
+            // The token controller deletes a ServiceAccount's token
+            // Secrets (R78).
+            if o.kind == "ServiceAccount" && o.group().is_empty() {
+                for s in graph
+                    .shared_objects()
+                    .filter(|s| super::tokens::is_token_of(s, o))
+                {
+                    found.add(s);
+                }
+            }
             // A claim's volume is reclaimed when the claim goes.
             if o.kind == "PersistentVolumeClaim" && o.group().is_empty() {
                 for v in bound_volumes(graph, o) {
@@ -215,6 +225,8 @@ impl<'a> Planner<'a> {
             queue: VecDeque::new(),
             wave: 0,
             recreated: BTreeSet::new(),
+            races: Vec::new(),
+            owner_first: false,
         };
         (planner, id_of[target_at])
     }

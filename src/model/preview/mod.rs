@@ -32,6 +32,7 @@ mod nodes;
 mod outcome;
 mod release;
 mod report;
+mod tokens;
 #[cfg(test)]
 mod tests;
 
