@@ -3,7 +3,7 @@
 
 use super::out::Out;
 use super::{CmdError, CmdResult, load_sim, parse_target};
-use crate::cli::{Output, WhyArgs, seconds_to_ms};
+use crate::cli::{StuckOutput, WhyArgs, seconds_to_ms};
 use crate::model::diagnosis;
 
 /// Prints the diagnosis of one object.
@@ -59,7 +59,7 @@ pub fn run(args: &WhyArgs) -> CmdResult {
                 ),
             }
         }
-        return print_diagnosis(&d, args.out.output);
+        return print_diagnosis(&d, args.output);
     }
     let object = &object;
     let mut sim = load_sim(scenario.as_deref().unwrap_or_default(), None)?;
@@ -76,18 +76,22 @@ pub fn run(args: &WhyArgs) -> CmdResult {
         ))
     })?;
     let mut d = diagnosis::diagnose(sim.graph(), obj.uid(), sim.now(), &sim.controller_map());
-    d.add_removers(sim.graph(), &std::collections::BTreeMap::new(), false);
+    // A simulated controller that runs as a workload is looked for as on
+    // a cluster: scaled to 0, or not found (uninstalled).
+    d.add_removers(sim.graph(), &sim.controller_workloads(), true);
+    d.removers_named_not_written();
     // The simulator runs the pods behind a webhook's Service.
     d.add_webhooks(sim.graph(), &std::collections::BTreeMap::new(), true);
     super::leave_to_exit(sim);
-    print_diagnosis(&d, args.out.output)
+    print_diagnosis(&d, args.output)
 }
 
-fn print_diagnosis(d: &diagnosis::Diagnosis, output: Output) -> CmdResult {
+fn print_diagnosis(d: &diagnosis::Diagnosis, output: StuckOutput) -> CmdResult {
     let mut out = Out::new();
     match output {
-        Output::Json => out.json(d)?,
-        Output::Text => {
+        StuckOutput::Json => out.json(d)?,
+        StuckOutput::Markdown => out.text(&super::report::why_markdown(d))?,
+        StuckOutput::Text => {
             out.line(&d.object.to_string())?;
             for l in d.lines() {
                 out.line(&l)?;

@@ -875,7 +875,10 @@ impl Diagnosis {
             .finalizers
             .iter()
             .filter(|f| {
-                f.controller_online.is_none()
+                // A simulated controller that is offline is looked for too
+                // when its workload is named (`writers`).
+                (f.controller_online.is_none()
+                    || (f.controller_online == Some(false) && writers.contains_key(&f.info.name)))
                     && matches!(f.info.origin, Origin::KnownThirdParty | Origin::Unknown)
             })
             .map(|f| {
@@ -905,6 +908,16 @@ impl Diagnosis {
             return;
         };
         self.webhooks = super::webhooks::holding(graph, obj, evidence, pods_ready);
+        self.causes = causes(self);
+    }
+
+    /// The removers were looked for by the names of their workloads (a
+    /// scenario's controllers), not by who wrote the finalizers: no field
+    /// manager is quoted.
+    pub fn removers_named_not_written(&mut self) {
+        for r in &mut self.removers {
+            r.writers.clear();
+        }
         self.causes = causes(self);
     }
 

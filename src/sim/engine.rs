@@ -489,6 +489,17 @@ impl Sim {
             .collect()
     }
 
+    /// finalizer -> the name of the workload its controller runs as, for
+    /// the controllers that run as one (looked for as on a cluster:
+    /// [`crate::model::diagnosis::Diagnosis::add_removers`]).
+    #[must_use]
+    pub fn controller_workloads(&self) -> BTreeMap<String, Vec<String>> {
+        self.controllers
+            .values()
+            .filter_map(|c| Some((c.finalizer.clone(), vec![c.workload.as_ref()?.name.clone()])))
+            .collect()
+    }
+
     #[must_use]
     pub fn controller(&self, finalizer: &str) -> Option<&ControllerState> {
         self.controllers.get(finalizer)

@@ -473,6 +473,7 @@ scenario_files!(
     "dead-node",
     "controller-scaled-to-zero",
     "webhook-blocks-finalizer",
+    "operator-uninstalled",
 );
 
 /// The bundled scenario opened when none is named.

@@ -1,0 +1,55 @@
+//! The bundled stories of production stalls (STUCK-CAUSES C1, C2): what
+//! `why` says midway, and how each ends when the safe fix is applied.
+
+use ownerscope::model::diagnosis::diagnose;
+use ownerscope::sim::Sim;
+use ownerscope::sim::scenario::{Target, bundled};
+
+fn why(sim: &Sim, kind: &str, ns: Option<&str>, name: &str) -> Vec<String> {
+    let key = sim
+        .resolve(&Target {
+            kind: kind.into(),
+            namespace: ns.map(str::to_string),
+            name: name.into(),
+        })
+        .expect("resolves");
+    let obj = sim.get(&key).expect("there");
+    let mut d = diagnose(sim.graph(), obj.uid(), sim.now(), &sim.controller_map());
+    d.add_removers(sim.graph(), &sim.controller_workloads(), true);
+    d.removers_named_not_written();
+    d.causes
+}
+
+#[test]
+fn an_operator_uninstalled_before_its_resources_is_named_and_reinstalling_it_ends_the_namespace() {
+    let mut sim = Sim::new(&bundled("operator-uninstalled").expect("bundled")).expect("loads");
+    sim.advance(30_000);
+    let causes = why(&sim, "Backup", Some("shop"), "shop-nightly");
+    assert_eq!(
+        causes[0],
+        "Backup/shop-nightly holds finalizer example.com/cleanup: no workload of backup-operator found in the cluster: the controller of example.com/cleanup seems uninstalled"
+    );
+    let ns = why(&sim, "Namespace", None, "shop");
+    assert_eq!(
+        ns[0],
+        "namespace content holds finalizer example.com/cleanup: Backup/shop-nightly"
+    );
+    // Reinstalled at 60s: it cleans up and the namespace goes.
+    sim.settle(300_000);
+    assert!(
+        sim.objects()
+            .all(|o| o.namespace() != Some("shop") && o.name() != "shop"),
+        "the namespace and its content are gone"
+    );
+}
+
+#[test]
+fn a_controller_scaled_to_zero_is_named_with_its_deployment() {
+    let mut sim = Sim::new(&bundled("controller-scaled-to-zero").expect("bundled")).expect("loads");
+    sim.advance(30_000);
+    let causes = why(&sim, "Backup", Some("shop"), "shop-nightly");
+    assert_eq!(
+        causes[0],
+        "Backup/shop-nightly holds finalizer example.com/cleanup: cleanup-operator (Deployment ops/cleanup-operator) is scaled to 0: nothing will remove example.com/cleanup; scale it up so it finishes its cleanup"
+    );
+}
