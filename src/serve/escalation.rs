@@ -76,8 +76,18 @@ impl Rule {
     }
 }
 
-/// Go's `%q` of one string (`strconv.Quote`), for the characters a name
-/// or a rule can hold.
+/// Unicode's format characters (`Cf`: zero-width, bidi controls, ...),
+/// which Go's `strconv.IsPrint` does not print.
+fn is_format(c: char) -> bool {
+    matches!(u32::from(c),
+        0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x8E2 | 0x180E | 0x200B..=0x200F
+        | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F | 0xFEFF | 0xFFF9..=0xFFFB
+        | 0x110BD | 0x110CD | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A | 0xE0001 | 0xE0020..=0xE007F)
+}
+
+/// Go's `%q` of one string (`strconv.Quote`): what is not printable is
+/// escaped, so that no control, bidi or zero-width character reaches a
+/// terminal.
 #[must_use]
 pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -86,13 +96,24 @@ pub fn go_quote(s: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
             '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
             c if u32::from(c) < 0x20 || c == '\u{7f}' => {
                 out.push_str(&format!("\\x{:02x}", u32::from(c)));
             }
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c if c.is_control() || is_format(c) || (c.is_whitespace() && c != ' ') => {
+                let n = u32::from(c);
+                if n < 0x10000 {
+                    out.push_str(&format!("\\u{n:04x}"));
+                } else {
+                    out.push_str(&format!("\\U{n:08x}"));
+                }
+            }
             c => out.push(c),
         }
     }

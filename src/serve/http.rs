@@ -22,8 +22,9 @@ use super::users::{self, Account};
 use super::watch::{self, WatchSpec};
 use super::{Outcome, Request, Response, Served, handler, status};
 
-/// The largest request body read (a manifest, a patch).
-const MAX_BODY: usize = 8 << 20;
+/// The largest request body read, as kube-apiserver's
+/// `MaxRequestBodyBytes` (3 MiB).
+const MAX_BODY: usize = 3 << 20;
 /// How often the clock moves the simulator.
 const TICK: Duration = Duration::from_millis(50);
 /// How often a watch that asked for bookmarks gets one.
@@ -179,9 +180,15 @@ async fn answer(
     }
     match Limited::new(req.into_body(), MAX_BODY).collect().await {
         Ok(b) => r.body = b.to_bytes().to_vec(),
-        Err(e) => {
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
             return Ok(to_http(status::error(
                 413,
+                &format!("Request entity too large: limit is {MAX_BODY}"),
+            )));
+        }
+        Err(e) => {
+            return Ok(to_http(status::error(
+                400,
                 &format!("the request body could not be read: {e}"),
             )));
         }

@@ -8,6 +8,7 @@
 //! kubeconfig.
 
 pub mod access;
+pub mod admit;
 pub mod backend;
 pub mod discovery;
 pub mod escalation;

@@ -18,6 +18,7 @@ pub fn reason(code: u16) -> &'static str {
         406 => "NotAcceptable",
         409 => "Conflict",
         410 => "Expired",
+        413 => "RequestEntityTooLarge",
         415 => "UnsupportedMediaType",
         422 => "Invalid",
         429 => "TooManyRequests",

@@ -751,3 +751,106 @@ fn escalate_allows_any_role_and_gc_fields_are_never_refused() {
     let r = send(&mut s, &patch(r#"{"metadata": {"labels": {"a": "b"}}}"#));
     assert_eq!(r.code, 200, "{:?}", r.value());
 }
+
+/// Hostile strings through create, update and patch: whatever
+/// kube-apiserver refuses (control, bidi and zero-width characters, names
+/// too long) is answered 422 and never stored.
+#[test]
+fn hostile_strings_are_refused_and_never_stored() {
+    let mut s = served();
+    let cms = "/api/v1/namespaces/shop/configmaps";
+    let cm = |meta: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta});
+    assert_eq!(
+        send(
+            &mut s,
+            &with_body(
+                "POST",
+                cms,
+                "application/json",
+                &cm(json!({"name": "target"}))
+            )
+        )
+        .code,
+        201
+    );
+    let hostile = [
+        "a\u{1b}[31mb".to_string(),
+        "a\u{202e}b".to_string(),
+        "a\u{200b}b".to_string(),
+        "a\u{7}b".to_string(),
+        "a\nb".to_string(),
+        "x".repeat(300),
+    ];
+    for h in &hostile {
+        let tries = [
+            (
+                "POST",
+                cms.to_string(),
+                "application/json",
+                cm(json!({"name": h})),
+            ),
+            (
+                "POST",
+                cms.to_string(),
+                "application/json",
+                cm(json!({"generateName": h})),
+            ),
+            (
+                "POST",
+                cms.to_string(),
+                "application/json",
+                cm(json!({"name": "l", "labels": {"k": h}})),
+            ),
+            (
+                "POST",
+                cms.to_string(),
+                "application/json",
+                cm(json!({"name": "a", "annotations": {h.as_str(): "v"}})),
+            ),
+            (
+                "PUT",
+                format!("{cms}/target"),
+                "application/json",
+                cm(json!({"name": "target", "labels": {"k": h}})),
+            ),
+            (
+                "PATCH",
+                format!("{cms}/target"),
+                "application/merge-patch+json",
+                json!({"metadata": {"labels": {"k": h}}}),
+            ),
+            (
+                "PATCH",
+                format!("{cms}/target"),
+                "application/merge-patch+json",
+                json!({"metadata": {"labels": {h.as_str(): "v"}}}),
+            ),
+        ];
+        for (method, path, ct, body) in tries {
+            let r = send(&mut s, &with_body(method, &path, ct, &body));
+            assert_eq!(r.code, 422, "{method} {path} {body}: {:?}", r.value());
+            let message = r.value()["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            assert!(
+                !message
+                    .chars()
+                    .any(|c| c.is_control() || ('\u{200b}'..='\u{202e}').contains(&c)),
+                "the message carries the raw character: {message:?}"
+            );
+        }
+        let stored = s.sim.objects().any(|o| {
+            o.name().contains(h.as_str())
+                || o.metadata
+                    .labels
+                    .iter()
+                    .any(|(k, v)| k.contains(h.as_str()) || v.contains(h.as_str()))
+                || o.metadata
+                    .annotations
+                    .keys()
+                    .any(|k| k.contains(h.as_str()))
+        });
+        assert!(!stored, "{h:?} was stored");
+    }
+}

@@ -5,10 +5,10 @@
 
 use serde_json::Value;
 
-use super::escalation;
 use super::rbac::{self, User};
 use super::status::{self, object_error};
 use super::{Request, Response, patch, read};
+use super::{admit, escalation};
 use crate::model::{KindInfo, Object};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
 
@@ -257,6 +257,9 @@ pub fn create(
     kind: &KindInfo,
     namespace: Option<&str>,
 ) -> Response {
+    if let Err(r) = admit::dry_run_values(req, "CreateOptions") {
+        return r;
+    }
     let (mut obj, mut body) = match body_object(req, kind, namespace) {
         Ok(x) => x,
         Err(r) => return r,
@@ -287,6 +290,10 @@ pub fn create(
     if let Err(refused) = no_escalation(sim, user, kind, &body, None, "") {
         return refused;
     }
+    body["metadata"]["name"] = Value::from(obj.name());
+    if let Err(refused) = admit::validate(kind, &body) {
+        return refused;
+    }
     if dry_run(req, &body) {
         let resp = sim.clone().create(obj.clone());
         sim.record_response(obj.obj_ref(), "POST dryRun=All".into(), &resp);
@@ -298,6 +305,9 @@ pub fn create(
 
 /// PUT.
 pub fn update(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Response {
+    if let Err(r) = admit::dry_run_values(req, "UpdateOptions") {
+        return r;
+    }
     let (obj, mut body) = match body_object(req, target.kind, target.namespace.as_deref()) {
         Ok(x) => x,
         Err(r) => return r,
@@ -315,6 +325,9 @@ pub fn update(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Resp
     body["metadata"]["namespace"] = obj.namespace().map_or(Value::Null, Value::from);
     let old = sim.get(&target.key()).cloned();
     if let Err(refused) = no_escalation(sim, user, target.kind, &body, old.as_ref(), &target.name) {
+        return refused;
+    }
+    if let Err(refused) = admit::validate(target.kind, &body) {
         return refused;
     }
     if dry_run(req, &body) {
@@ -345,6 +358,9 @@ fn describe_patch(content_type: &str, body: &[u8]) -> String {
 
 /// PATCH.
 pub fn patch(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Response {
+    if let Err(r) = admit::dry_run_values(req, "PatchOptions") {
+        return r;
+    }
     let key = target.key();
     let Some(current) = sim.get(&key).cloned() else {
         return target.not_found();
@@ -358,6 +374,9 @@ pub fn patch(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Respo
     }
     if let Err(refused) = no_escalation(sim, user, target.kind, &doc, Some(&current), &target.name)
     {
+        return refused;
+    }
+    if let Err(refused) = admit::validate(target.kind, &doc) {
         return refused;
     }
     let mut new: Object = match serde_json::from_value(doc) {
