@@ -904,3 +904,84 @@ fn a_service_account_token_secret_goes_with_its_account_in_a_rehearsal_too() {
     kubectl(&["get", "-n", &ns, "secret", "builder-notes"], None);
     rt.block_on(delete_namespace(&client, &ns));
 }
+
+/// STUCK-CAUSES C5 on the real control plane: a CRD whose conversion
+/// webhook's Service is gone keeps a namespace Terminating
+/// (`NamespaceDeletionContentFailure`). `why` reads that condition first,
+/// names the Service and the CRD in its fix, and the kind that cannot be
+/// listed is said to fail, not to be forbidden. Restoring one version
+/// with no conversion lets the namespace go.
+///
+/// Version differences: none for this answer (the condition exists since
+/// 1.16).
+#[test]
+fn a_dead_conversion_webhook_is_read_from_the_namespace_condition_and_named_in_the_fix() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "conversion"));
+    let group = format!("{ns}.example.com");
+    let crd = |conversion: &str| {
+        format!(
+            r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {{name: gadgets.{group}}}
+spec:
+  group: {group}
+  scope: Namespaced
+  names: {{kind: Gadget, plural: gadgets, singular: gadget}}
+  {conversion}
+  versions:
+  - {{name: v1, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}}}
+  - {{name: v2, served: true, storage: false, schema: {{openAPIV3Schema: {{type: object, x-kubernetes-preserve-unknown-fields: true}}}}}}
+"#
+        )
+    };
+    kubectl(
+        &["apply", "-f", "-"],
+        Some(&crd(&format!(
+            "conversion: {{strategy: Webhook, webhook: {{conversionReviewVersions: [v1], clientConfig: {{service: {{namespace: {ns}, name: converter, path: /convert}}}}}}}}"
+        ))),
+    );
+    wait_for("the CRD served", Duration::from_secs(30), || {
+        try_kubectl(
+            &["create", "-n", &ns, "-f", "-"],
+            Some(&format!(
+                "apiVersion: {group}/v1\nkind: Gadget\nmetadata: {{name: g1}}\n"
+            )),
+        )
+        .is_ok()
+    });
+    kubectl(&["delete", "namespace", &ns, "--wait=false"], None);
+    let mut out = String::new();
+    wait_for("the content failure", Duration::from_secs(60), || {
+        out = run(&["why", "--live", &format!("namespace/{ns}")]).0;
+        out.contains("cannot delete the content")
+    });
+    assert!(
+        out.contains(&format!(
+            "the namespace controller cannot delete the content of Namespace/{ns}: Failed to delete all resource types, 1 remaining: conversion webhook for {group}/v1, Kind=Gadget failed"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!(
+            "fix, safest first: restore Service {ns}/converter (the conversion webhook of CustomResourceDefinition gadgets.{group})"
+        )),
+        "{out}"
+    );
+    // The fix: one version, no conversion; the namespace then goes.
+    let fixed = crd("conversion: {strategy: None}").replace(
+        "  - {name: v2, served: true, storage: false, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}\n",
+        "",
+    );
+    kubectl(&["apply", "-f", "-"], Some(&fixed));
+    wait_for("the namespace gone", Duration::from_secs(120), || {
+        try_kubectl(&["get", "namespace", &ns], None).is_err()
+    });
+    kubectl(
+        &["delete", "crd", &format!("gadgets.{group}"), "--wait=false"],
+        None,
+    );
+}

@@ -645,6 +645,45 @@ fn finalizer_cause(who: &str, f: &FinalizerStatus, refused: bool) -> Option<Stri
     }
 }
 
+/// The fix for a conversion webhook that cannot be reached (STUCK-CAUSES
+/// C5), naming the CRD and the Service from the namespace controller's
+/// message (`conversion webhook for GROUP/VERSION, Kind=KIND failed: Post
+/// "https://SERVICE.NAMESPACE.svc:PORT/...": ...`).
+fn conversion_fix(message: &str, partial: &Partial) -> String {
+    let after = |marker: &str| message.find(marker).map(|i| &message[i + marker.len()..]);
+    let crd = after("conversion webhook for ").and_then(|rest| {
+        let (gv, rest) = rest.split_once(", Kind=")?;
+        let kind = rest.split_whitespace().next()?;
+        let group = gv.split_once('/').map_or(gv, |(g, _)| g);
+        let plural = partial
+            .unlisted
+            .iter()
+            .find_map(|u| {
+                let (res, g) = u.resource.split_once('.')?;
+                (g == group && u.kind == kind).then(|| res.to_string())
+            })
+            .unwrap_or_else(|| format!("{}s", kind.to_ascii_lowercase()));
+        Some(format!("CustomResourceDefinition {plural}.{group}"))
+    });
+    let service = after("Post \"https://").and_then(|rest| {
+        let host = rest.split(['/', ':', '"']).next()?;
+        let (name, rest) = host.split_once('.')?;
+        let namespace = rest
+            .strip_suffix(".svc")
+            .unwrap_or(rest)
+            .split('.')
+            .next()?;
+        Some(format!("Service {namespace}/{name}"))
+    });
+    format!(
+        "fix, safest first: restore {} (the conversion webhook of {}), or make the CRD serve one version with no conversion; deleting the CRD or finalizing the namespace leaves the stored objects behind",
+        service
+            .as_deref()
+            .unwrap_or("the conversion webhook's Service (or its endpoints)"),
+        crd.as_deref().unwrap_or("the CRD")
+    )
+}
+
 fn blocker_causes(b: &Blocker, out: &mut Vec<String>) {
     let who = format!("{}/{}", b.object.kind, b.object.name);
     let before = out.len();
@@ -786,9 +825,7 @@ fn causes(d: &Diagnosis) -> Vec<String> {
                 c.message
             ));
             if c.message.contains("conversion webhook") {
-                out.push(
-                    "fix, safest first: restore the conversion webhook's Service (or its endpoints), or make the CRD serve one version with no conversion; deleting the CRD or finalizing the namespace leaves the stored objects behind".into(),
-                );
+                out.push(conversion_fix(&c.message, &d.partial));
             }
         }
         if ns.remaining_by_finalizer.is_empty()
