@@ -503,8 +503,11 @@ pub struct WhyArgs {
     /// Look after running the scenario's steps up to this many seconds.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub at: Option<f64>,
-    #[command(flatten)]
-    pub out: OutputArgs,
+    /// Output format: text, json (scripts) or markdown (a report to paste
+    /// into a ticket: the answer, the blocker chain, the fixes in order,
+    /// the commands, the evidence).
+    #[arg(short = 'o', long = "output", value_enum, default_value_t)]
+    pub output: StuckOutput,
 }
 
 /// `tree -o`: a terminal, a script, or a picture of the graph.
@@ -519,7 +522,7 @@ pub enum TreeOutput {
     Mermaid,
 }
 
-/// `stuck -o`: a terminal, a script, a ticket.
+/// `stuck -o` and `why -o`: a terminal, a script, a ticket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum StuckOutput {
     #[default]

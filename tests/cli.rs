@@ -893,3 +893,167 @@ fn tree_mermaid_declares_what_it_links() {
     assert!(m.contains("Widget/blue<br/>(unknown-kind)"), "{m}");
     assert!(m.contains("class ") && m.contains(" missing"), "{m}");
 }
+
+// ---- why -o markdown: the report to paste ----
+
+#[test]
+fn why_markdown_is_the_incident_report() {
+    let args = ["why", "foreground-blocked", "deployment/api", "--at", "10"];
+    let text = stdout(&ownerscope(&args));
+    let o = ownerscope(&[&args[..], &["-o", "markdown"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    let headline = text.lines().nth(1).expect("the answer");
+    assert!(
+        md.starts_with("# Why is `Deployment/api` still here?\n"),
+        "{md}"
+    );
+    assert!(md.contains(&format!("**Answer:** {headline}\n")), "{md}");
+    assert!(
+        md.contains("| deletionTimestamp | 2026-01-01T00:00:01Z |"),
+        "{md}"
+    );
+    // The chain, down to what holds it, with who removes the finalizer.
+    let chain = md
+        .split("## Blocker chain\n")
+        .nth(1)
+        .and_then(|c| c.split("\n## ").next())
+        .expect("a blocker chain");
+    assert!(
+        chain.contains("  - `ConfigMap/api-cache`: Terminating"),
+        "{chain}"
+    );
+    assert!(
+        chain.contains("    - finalizer `example.com/cache-flush`: its controller is OFFLINE"),
+        "{chain}"
+    );
+    // The commands: look first, the removal by hand last, a JSON patch
+    // that tests the finalizer it removes (at its place in the list).
+    let commands = md
+        .split("## Commands\n\n```sh\n")
+        .nth(1)
+        .and_then(|c| c.split("```").next())
+        .expect("commands");
+    let lines: Vec<&str> = commands
+        .lines()
+        .filter(|l| l.starts_with("kubectl "))
+        .collect();
+    assert_eq!(lines[0], "kubectl get deployment.apps api -n shop -o yaml");
+    let patch = lines.last().expect("a patch");
+    assert!(
+        patch.starts_with("kubectl patch configmap api-cache -n shop --type json -p '"),
+        "{patch}"
+    );
+    let json: Value = serde_json::from_str(
+        patch
+            .split(" -p '")
+            .nth(1)
+            .and_then(|p| p.strip_suffix('\''))
+            .expect("quoted JSON"),
+    )
+    .expect("the patch is JSON");
+    let tree: Value = serde_json::from_str(&stdout(&ownerscope(&[
+        "tree",
+        "foreground-blocked",
+        "--at",
+        "10",
+        "-o",
+        "json",
+    ])))
+    .expect("json");
+    let cache = &tree["groups"][0]["roots"][0]["children"][0];
+    assert_eq!(cache["object"]["name"], "api-cache");
+    let finalizers = cache["badges"]
+        .as_array()
+        .and_then(|b| b.iter().find(|b| b["badge"] == "finalizers"))
+        .expect("finalizers")["names"]
+        .clone();
+    let at = finalizers
+        .as_array()
+        .and_then(|f| f.iter().position(|f| f == "example.com/cache-flush"))
+        .expect("held");
+    assert_eq!(json[0]["op"], "test");
+    assert_eq!(json[0]["path"], format!("/metadata/finalizers/{at}"));
+    assert_eq!(json[0]["value"], "example.com/cache-flush");
+    assert_eq!(
+        json[1],
+        serde_json::json!({"op": "remove", "path": format!("/metadata/finalizers/{at}")})
+    );
+    // Never the garbage collector's own finalizer.
+    assert!(!commands.contains("\"foregroundDeletion\""), "{commands}");
+    // The evidence: the whole text answer.
+    assert!(md.contains(&format!("```text\n{text}```\n")), "{md}");
+    assert_eq!(md.matches("```").count() % 2, 0, "code fences closed");
+}
+
+#[test]
+fn why_markdown_on_a_stranded_pod_gives_the_node_commands() {
+    let o = ownerscope(&[
+        "why",
+        "dead-node",
+        "pod/db-0",
+        "--at",
+        "60",
+        "-o",
+        "markdown",
+    ]);
+    let md = stdout(&o);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(md.contains("kubectl get node node-1 -o wide"), "{md}");
+    assert!(md.contains("kubectl delete node node-1"), "{md}");
+    let causes = md
+        .split("## Causes and fixes, in order\n\n")
+        .nth(1)
+        .expect("causes");
+    assert!(
+        causes.starts_with("1. Pod/db-0 waits for the kubelet of Node/node-1"),
+        "{causes}"
+    );
+    assert!(
+        causes.contains("\n2. fix, safest first: bring Node/node-1 back"),
+        "{causes}"
+    );
+}
+
+/// The picture the README shows is what `tree -o dot` draws today: every
+/// line of every node's label is a text of the committed SVG.
+#[test]
+fn the_readmes_graph_picture_is_current() {
+    // Graphviz writes `-` as an entity.
+    let svg = include_str!("../screenshots/graph-shop-demo.svg").replace("&#45;", "-");
+    assert!(readme().contains("](screenshots/graph-shop-demo.svg)"));
+    let (nodes, edges) = read_dot(&stdout(&ownerscope(&["tree", "shop-demo", "-o", "dot"])));
+    for label in nodes.values() {
+        for line in label.lines() {
+            assert!(
+                svg.contains(&format!(">{line}</text>")),
+                "{line:?} is not in screenshots/graph-shop-demo.svg: regenerate it with\n  ownerscope tree shop-demo -o dot | dot -Tsvg > screenshots/graph-shop-demo.svg"
+            );
+        }
+    }
+    assert_eq!(svg.matches("class=\"edge\"").count(), edges.len());
+}
+
+#[test]
+fn readme_picture_and_report_commands_run_as_shown() {
+    let cmds = readme_commands("Pictures and reports for a ticket");
+    assert_eq!(cmds.len(), 3, "{cmds:?}");
+    let dir = std::env::temp_dir().join(format!("ownerscope-readme-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for cmd in &cmds {
+        let out = shell(
+            "bash",
+            &format!("set -o pipefail; cd '{}' && {cmd}", dir.display()),
+        );
+        if cmd.contains("> tree.svg") {
+            let svg = std::fs::read_to_string(dir.join("tree.svg")).expect("tree.svg");
+            assert!(
+                svg.contains("<svg") && svg.contains("Deployment/web"),
+                "{cmd}"
+            );
+        } else {
+            assert!(!out.trim().is_empty(), "{cmd} printed nothing");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

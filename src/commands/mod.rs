@@ -5,6 +5,7 @@ pub mod graph;
 pub mod live;
 pub mod out;
 pub mod plan;
+pub mod report;
 pub mod scenarios;
 pub mod serve;
 pub mod simulate;

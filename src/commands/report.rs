@@ -1,0 +1,219 @@
+//! `why ... -o markdown`: the answer as an on-call engineer pastes it into
+//! a ticket or a chat. Markdown that reads as plain text too: the object,
+//! the answer, the blocker chain, the causes and fixes in order, the
+//! evidence with its timestamps (the whole `why` answer), and the kubectl
+//! commands to look and to act, the safe ones first.
+
+use std::fmt::Write as _;
+
+use crate::model::diagnosis::{Blocker, Diagnosis, FinalizerStatus};
+use crate::model::object::ObjRef;
+
+/// Finalizers the garbage collector owns: never removed by hand (removing
+/// `foregroundDeletion` lets the owner go and leaves its dependents).
+const GC_FINALIZERS: &[&str] = &["foregroundDeletion", "orphan"];
+
+/// The report.
+#[must_use]
+pub fn why_markdown(d: &Diagnosis) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Why is `{}` still here?\n", name(&d.object));
+    let _ = writeln!(s, "**Answer:** {}\n", one_line(&d.headline()));
+    s.push_str("| | |\n|---|---|\n");
+    let _ = writeln!(s, "| object | `{}` |", d.object);
+    let _ = writeln!(s, "| uid | `{}` |", d.object.uid);
+    if let Some(ts) = d.terminating_since {
+        let _ = writeln!(s, "| deletionTimestamp | {ts} |");
+    }
+    if !d.finalizers.is_empty() {
+        let names: Vec<String> = d
+            .finalizers
+            .iter()
+            .map(|f| format!("`{}`", f.info.name))
+            .collect();
+        let _ = writeln!(s, "| finalizers | {} |", names.join(", "));
+    }
+    let _ = writeln!(s, "| reported by | ownerscope {} |", crate::cli::VERSION);
+    s.push('\n');
+
+    if !d.blockers.is_empty() {
+        s.push_str("## Blocker chain\n\n");
+        let _ = writeln!(s, "- `{}`: {}", name(&d.object), d.waiting_summary());
+        for b in &d.blockers {
+            blocker(b, 1, &mut s);
+        }
+        if d.more_blockers > 0 {
+            let _ = writeln!(s, "  - … and {} more", d.more_blockers);
+        }
+        s.push('\n');
+    }
+
+    if !d.causes.is_empty() {
+        s.push_str("## Causes and fixes, in order\n\n");
+        for (i, c) in d.causes.iter().enumerate() {
+            let _ = writeln!(s, "{}. {}", i + 1, one_line(c));
+        }
+        s.push('\n');
+    }
+
+    s.push_str("## Commands\n\n```sh\n");
+    for line in commands(d) {
+        s.push_str(&line);
+        s.push('\n');
+    }
+    s.push_str("```\n\n");
+
+    s.push_str("## Evidence\n\nThe whole answer, as `ownerscope why` gives it:\n\n```text\n");
+    let _ = writeln!(s, "{}", d.object);
+    for l in d.lines() {
+        s.push_str(&l);
+        s.push('\n');
+    }
+    s.push_str("```\n");
+    s
+}
+
+fn name(o: &ObjRef) -> String {
+    format!("{}/{}", o.kind, o.name)
+}
+
+/// Text for one Markdown line: no line breaks, no backticks that would
+/// open code spans the report did not mean.
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r'], " ")
+}
+
+fn blocker(b: &Blocker, depth: usize, s: &mut String) {
+    let pad = "  ".repeat(depth);
+    let _ = writeln!(s, "{pad}- `{}`: {}", name(&b.object), one_line(&b.state));
+    for f in &b.finalizers {
+        let _ = writeln!(
+            s,
+            "{pad}  - finalizer `{}`: {}",
+            f.info.name,
+            who_removes(f)
+        );
+    }
+    if let Some(st) = &b.stranded
+        && let Some(first) = st.explanation.first()
+    {
+        let _ = writeln!(s, "{pad}  - {}", one_line(first));
+    }
+    for c in &b.blocked_by {
+        blocker(c, depth + 1, s);
+    }
+    if b.more > 0 {
+        let _ = writeln!(s, "{pad}  - … and {} more", b.more);
+    }
+}
+
+fn who_removes(f: &FinalizerStatus) -> String {
+    match f.controller_online {
+        Some(true) => "its controller is online and will remove it".into(),
+        Some(false) => "its controller is OFFLINE: nothing removes it".into(),
+        None => format!("removed by {}", one_line(&f.info.removed_by)),
+    }
+}
+
+/// `kubectl` words for an object: `deployment.apps web -n shop`.
+fn kubectl_ref(o: &ObjRef) -> String {
+    let kind = o.kind.to_lowercase();
+    let resource = match o.api_version.split_once('/') {
+        Some((group, _)) => format!("{kind}.{group}"),
+        None => kind,
+    };
+    match &o.namespace {
+        Some(ns) => format!("{resource} {} -n {ns}", shell_word(&o.name)),
+        None => format!("{resource} {}", shell_word(&o.name)),
+    }
+}
+
+/// A word the shell takes as it is: names are DNS labels and subdomains,
+/// but a file can hold anything, so anything else is single-quoted.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | ':' | '/'))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The commands, safe ones first: look, then what the fixes say, and the
+/// finalizer removal by hand last, each with what it skips.
+fn commands(d: &Diagnosis) -> Vec<String> {
+    let mut out = vec![
+        "# Look: the object and its events".to_string(),
+        format!("kubectl get {} -o yaml", kubectl_ref(&d.object)),
+    ];
+    let events_ns = d.object.namespace.as_deref().unwrap_or("default");
+    out.push(format!(
+        "kubectl get events -n {} --field-selector involvedObject.name={}",
+        shell_word(events_ns),
+        shell_word(&d.object.name)
+    ));
+    // Everything held: the object, then its blockers, depth first.
+    let mut held: Vec<(&ObjRef, &[FinalizerStatus], Option<&str>)> = vec![(
+        &d.object,
+        &d.finalizers,
+        d.stranded.as_ref().and_then(|s| s.node.node()),
+    )];
+    fn walk<'a>(
+        b: &'a Blocker,
+        held: &mut Vec<(&'a ObjRef, &'a [FinalizerStatus], Option<&'a str>)>,
+    ) {
+        held.push((
+            &b.object,
+            &b.finalizers,
+            b.stranded.as_ref().and_then(|s| s.node.node()),
+        ));
+        for c in &b.blocked_by {
+            walk(c, held);
+        }
+    }
+    for b in &d.blockers {
+        walk(b, &mut held);
+    }
+    for (obj, finalizers, node) in held {
+        if let Some(node) = node {
+            out.push(String::new());
+            out.push(format!(
+                "# {} waits for the kubelet of Node/{node}: bring the node back; once the machine is surely gone:",
+                name(obj)
+            ));
+            out.push(format!("kubectl get node {} -o wide", shell_word(node)));
+            out.push(format!(
+                "kubectl delete node {}   # the pod GC then force-deletes its pods",
+                shell_word(node)
+            ));
+        }
+        for (i, f) in finalizers.iter().enumerate() {
+            if GC_FINALIZERS.contains(&f.info.name.as_str()) || f.controller_online == Some(true) {
+                continue;
+            }
+            out.push(String::new());
+            out.push(format!(
+                "# {} holds finalizer {}, removed by: {}. Fix that first.",
+                name(obj),
+                f.info.name,
+                one_line(&f.info.removed_by)
+            ));
+            out.push(format!(
+                "# Last resort, once it is surely not coming back (skips its cleanup: {}):",
+                one_line(&f.info.meaning)
+            ));
+            let patch = serde_json::json!([
+                {"op": "test", "path": format!("/metadata/finalizers/{i}"), "value": f.info.name},
+                {"op": "remove", "path": format!("/metadata/finalizers/{i}")}
+            ]);
+            out.push(format!(
+                "kubectl patch {} --type json -p {}",
+                kubectl_ref(obj),
+                shell_word(&patch.to_string())
+            ));
+        }
+    }
+    out
+}
