@@ -267,15 +267,20 @@ fn new_kinds(before: &BTreeMap<String, Seen>, after: &BTreeMap<String, Seen>) ->
 /// comes 5 s after it), 4 s otherwise. While an object waits on the
 /// garbage collector (`foregroundDeletion`, `orphan`), the reads must agree
 /// for 10 s: the collector retries with backoff (a foreground cycle once
-/// took over 10 s to resolve on 1.20); a graph may ask for more.
-fn quiet(ns: &str, namespace_deleted: bool, patience: u64) -> BTreeMap<String, Seen> {
+/// took over 10 s to resolve on 1.20); a graph may ask for more. `list`
+/// reads the graph's objects.
+fn quiet(
+    list: &dyn Fn() -> BTreeMap<String, Seen>,
+    namespace_deleted: bool,
+    patience: u64,
+) -> BTreeMap<String, Seen> {
     let started = Instant::now();
     std::thread::sleep(Duration::from_secs(if namespace_deleted { 7 } else { 4 }));
-    let mut last = objects(ns);
+    let mut last = list();
     let mut stable_since = Instant::now();
     loop {
         std::thread::sleep(Duration::from_secs(3));
-        let now = objects(ns);
+        let now = list();
         if now != last {
             last = now;
             stable_since = Instant::now();
@@ -294,24 +299,47 @@ fn quiet(ns: &str, namespace_deleted: bool, patience: u64) -> BTreeMap<String, S
 }
 
 /// What the plan says: the fate of each object (by uid), the other fate
-/// it allows where a race decides (`either_way`), and the kinds it says
-/// get new objects (replacements).
+/// it allows where a race decides (`either_way`; `None`: left as it was),
+/// and the kinds it says get new objects (replacements).
 struct Prediction {
     fates: BTreeMap<String, Fate>,
-    otherwise: BTreeMap<String, Fate>,
+    otherwise: BTreeMap<String, Option<Fate>>,
     replaced: BTreeSet<String>,
 }
 
+/// What becomes of an object the plan leaves as it was.
+fn as_it_was(before: &Seen) -> Fate {
+    if before.terminating {
+        Fate::Terminating
+    } else {
+        Fate::Live
+    }
+}
+
 impl Prediction {
+    /// The fate the plan says (an object it does not list is left as it
+    /// was).
+    fn said(&self, uid: &str, before: &Seen) -> Fate {
+        self.fates
+            .get(uid)
+            .copied()
+            .unwrap_or_else(|| as_it_was(before))
+    }
+
     /// The plan allows `real` for the object.
-    fn accepts(&self, uid: &str, real: Fate) -> bool {
-        self.fates.get(uid).copied().unwrap_or(Fate::Live) == real
-            || self.otherwise.get(uid) == Some(&real)
+    fn accepts(&self, uid: &str, before: &Seen, real: Fate) -> bool {
+        self.said(uid, before) == real
+            || self
+                .otherwise
+                .get(uid)
+                .is_some_and(|o| o.unwrap_or_else(|| as_it_was(before)) == real)
     }
 
     /// The plan says a race decides between `a` and `b`.
-    fn either(&self, uid: &str, a: Fate, b: Fate) -> bool {
-        self.otherwise.contains_key(uid) && self.accepts(uid, a) && self.accepts(uid, b)
+    fn either(&self, uid: &str, before: &Seen, a: Fate, b: Fate) -> bool {
+        self.otherwise.contains_key(uid)
+            && self.accepts(uid, before, a)
+            && self.accepts(uid, before, b)
     }
 }
 
@@ -341,7 +369,8 @@ fn predicted(plan: &Value) -> Prediction {
             replaced.insert("Pod".to_string());
         }
         if let Some(other) = e.get("either_way") {
-            otherwise.insert(uid.clone(), fate_of(&other["otherwise"], ""));
+            let fate = (!other["otherwise"].is_null()).then(|| fate_of(&other["otherwise"], ""));
+            otherwise.insert(uid.clone(), fate);
         }
         fates.insert(uid, fate_of(&e["outcome"], then));
     }
@@ -352,10 +381,16 @@ fn predicted(plan: &Value) -> Prediction {
     }
 }
 
-/// How many rehearsals run at once, in all the tests of this binary.
-const PARALLEL: usize = 12;
+/// How many rehearsals run at once, in all the tests of this binary:
+/// `OWNERSCOPE_REHEARSAL_PARALLEL`, else 12.
+fn parallel() -> usize {
+    std::env::var("OWNERSCOPE_REHEARSAL_PARALLEL")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(12)
+}
 
-/// Runs `rehearse` on every job, `PARALLEL` at once with the other tests'
+/// Runs `rehearse` on every job, `parallel()` at once with the other tests'
 /// (each job lives in its own namespace, and most of a rehearsal is
 /// waiting for the cluster to be quiet); returns each job's name and
 /// result, a panic counting as a failure.
@@ -367,8 +402,9 @@ fn in_parallel<T: Sync>(
     static SLOTS: std::sync::Mutex<usize> = std::sync::Mutex::new(0);
     static FREED: std::sync::Condvar = std::sync::Condvar::new();
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let parallel = parallel();
     std::thread::scope(|s| {
-        let workers: Vec<_> = (0..PARALLEL)
+        let workers: Vec<_> = (0..parallel)
             .map(|_| {
                 s.spawn(|| {
                     let mut done = Vec::new();
@@ -381,7 +417,7 @@ fn in_parallel<T: Sync>(
                             let mut busy = SLOTS
                                 .lock()
                                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-                            while *busy >= PARALLEL {
+                            while *busy >= parallel {
                                 busy = FREED
                                     .wait(busy)
                                     .unwrap_or_else(std::sync::PoisonError::into_inner);

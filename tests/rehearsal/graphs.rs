@@ -519,19 +519,19 @@ pub(crate) fn rehearse(g: &Graph) -> Result<(), String> {
             kubectl(&["delete", "--raw", &path], None);
         }
     }
-    let after = quiet(&ns, kind == "namespace", g.patience);
+    let after = quiet(&|| objects(&ns), kind == "namespace", g.patience);
     // The plan's prediction, and the simulator's final state, run to its
     // end from the same snapshot: everything it does, not only what the
     // delete cascades to.
     let mut disagreements = Vec::new();
     for (uid, seen) in &before {
         let real = fate(uid, seen, &after);
-        let said = prediction.fates.get(uid).copied().unwrap_or(Fate::Live);
+        let said = prediction.said(uid, seen);
         let sim = fate(uid, seen, &sim_after);
-        if !prediction.accepts(uid, real) {
+        if !prediction.accepts(uid, seen, real) {
             disagreements.push(format!("{}: predicted {said:?}, real {real:?}", seen.who));
         }
-        if real != sim && !prediction.either(uid, real, sim) {
+        if real != sim && !prediction.either(uid, seen, real, sim) {
             disagreements.push(format!("{}: simulated {sim:?}, real {real:?}", seen.who));
         }
     }

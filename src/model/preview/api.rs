@@ -191,12 +191,24 @@ impl Planner<'_> {
             // an owner queued before goes behind them, as the simulator's
             // GC has it (no answer depends on the order of a file).
             item.deleting_dependents = true;
-            for d in self.referrers(id) {
-                self.enqueue(d);
+            // Another finalizer keeps it once `foregroundDeletion` goes:
+            // its dependents' passes race its own (R41, R33).
+            if item
+                .finalizers
+                .iter()
+                .any(|f| f != FOREGROUND && f != ORPHAN)
+            {
+                self.races.push(id);
             }
             if self.queued[id] {
                 self.queue.retain(|&q| q != id);
                 self.queued[id] = false;
+            }
+            if self.owner_first {
+                self.enqueue(id);
+            }
+            for d in self.referrers(id) {
+                self.enqueue(d);
             }
             self.enqueue(id);
         }

@@ -207,11 +207,29 @@ impl Planner<'_> {
                     }
                 }
             }
+            let patched = !unblocked.is_empty();
             // R35: a reference flipped to non-blocking wakes its owner.
             for o in unblocked {
                 if let Some(o) = self.id(&o) {
                     self.enqueue(o);
                 }
+            }
+            // R34 (1.34+): the DELETE carries the resourceVersion read
+            // before that patch, gets 409 and is requeued; the owner just
+            // woken may drop `foregroundDeletion` first. (1.20 deletes at
+            // once, with a uid precondition only.)
+            if patched {
+                if self.owner_first && !self.guarded.contains(&id) {
+                    // Retried behind the owners it woke.
+                    self.guarded.push(id);
+                    if self.queued[id] {
+                        self.queue.retain(|&q| q != id);
+                        self.queued[id] = false;
+                    }
+                    self.enqueue(id);
+                    return true;
+                }
+                self.guarded.push(id);
             }
             Policy::Foreground
         } else if self.items[id].has_finalizer(ORPHAN) {

@@ -226,6 +226,7 @@ impl<'a> Planner<'a> {
             wave: 0,
             recreated: BTreeSet::new(),
             races: Vec::new(),
+            guarded: Vec::new(),
             owner_first: false,
         };
         (planner, id_of[target_at])

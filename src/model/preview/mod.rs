@@ -32,13 +32,13 @@ mod nodes;
 mod outcome;
 mod release;
 mod report;
-mod tokens;
 #[cfg(test)]
 mod tests;
+mod tokens;
 
 pub use api::effective_policy;
 use index::UidIndex;
-pub use outcome::{Outcome, Plan, PlanEntry, PlanObject, Wait};
+pub use outcome::{EitherWay, Outcome, Plan, PlanEntry, PlanObject, Wait};
 
 /// Built-in finalizers a running control plane removes by itself.
 const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
@@ -184,6 +184,17 @@ struct Planner<'a> {
     /// on a chain as on a fan-out (counted for the tests, which say so
     /// without timing anything).
     work: Cell<u64>,
+    /// Owners that turned to wait in foreground while another finalizer
+    /// holds them: whether the garbage collector drops `foregroundDeletion`
+    /// before or after it looks at their dependents is a race (R40, R41).
+    races: Vec<Id>,
+    /// Objects the cycle guard (R44) patched before deleting them: the
+    /// DELETE that follows races the owners it woke (R34, 1.34+).
+    guarded: Vec<Id>,
+    /// The other side of those races: a foreground owner's own pass comes
+    /// before its dependents', and a DELETE after the cycle guard's patch
+    /// is requeued once.
+    owner_first: bool,
 }
 
 /// Predicts what `DELETE target` with `policy` (`None`: no policy in the
@@ -245,7 +256,6 @@ fn plan_counted(
     let (mut p, root) = Planner::new(graph, controllers, target);
     p.delete_with(root, policy, force);
     p.run();
-    let parked = p.parked();
     let partial = Partial::of(graph.kinds());
     let unseen_short = {
         let u = graph.kinds().unlisted();
@@ -255,58 +265,48 @@ fn plan_counted(
             [first, rest @ ..] => format!("{} and {} more", first.resource, rest.len()),
         }
     };
-    // Waves numbered from 1 without gaps: a round of work that deleted
-    // nothing (a controller releasing a finalizer, an orphaning) is no wave
-    // a reader needs to count.
-    let mut waves: BTreeSet<u32> = BTreeSet::new();
-    let mut last = 0;
-    for i in &p.items {
-        if let State::Gone(w) = i.state
-            && w != last
-        {
-            waves.insert(w);
-            last = w;
-        }
-    }
-    waves.remove(&0);
-    // Each wave's number looked up, not searched for: a chain has as many
-    // waves as objects, and a search of them for each object was
-    // quadratic.
-    let numbers: HashMap<u32, u32> = waves
-        .iter()
-        .enumerate()
-        .map(|(i, &w)| (w, u32::try_from(i + 1).unwrap_or(w)))
-        .collect();
-    let number = |w: u32| numbers.get(&w).copied().unwrap_or(w);
+    let mine = outcomes(&p, &partial, &unseen_short);
+    // Where the real garbage collector's workers race, the plan is made
+    // again with the other order, and what differs may go either way.
+    // (A woken owner with no finalizer of its own is gone whichever pass
+    // comes first: the cycle guard's retry matters only beside a race
+    // owner.)
+    let race = (!p.races.is_empty()).then(|| {
+        let (mut alt, root) = Planner::new(graph, controllers, target);
+        alt.owner_first = true;
+        alt.delete_with(root, policy, force);
+        alt.run();
+        p.count(usize::try_from(alt.work.get()).unwrap_or(usize::MAX));
+        (outcomes(&alt, &partial, &unseen_short), race_reason(&p))
+    });
     let mut entries: Vec<PlanEntry> = Vec::with_capacity(p.items.len());
-    entries.extend(p.items.iter().enumerate().filter_map(|(id, i)| {
-        let mut outcome = match p.outcome(i) {
-            Some(o) => o,
-            None => parked.get(&id)?.clone(),
+    for (id, (i, outcome)) in p.items.iter().zip(mine).enumerate() {
+        let other = race.as_ref().map(|(o, reason)| (&o[id], reason));
+        let (outcome, either_way) = match (outcome, other) {
+            (Some(o), Some((other, reason))) if !same_outcome(Some(&o), other.as_ref()) => (
+                o,
+                Some(EitherWay {
+                    reason: reason.clone(),
+                    otherwise: other.clone(),
+                }),
+            ),
+            (None, Some((Some(other), reason))) => (
+                other.clone(),
+                Some(EitherWay {
+                    reason: reason.clone(),
+                    otherwise: None,
+                }),
+            ),
+            (Some(o), _) => (o, None),
+            (None, _) => continue,
         };
-        // An owner that waited in foreground went once its visible
-        // blocking dependents were gone; one of a kind that could not
-        // be listed would hold it.
-        if let Outcome::Deleted { wave } = outcome
-            && i.deleting_dependents
-            && partial.is_partial()
-        {
-            outcome = Outcome::Unsure {
-                wave,
-                unless: format!(
-                    "it waits in foreground for its dependents, and a blocking one of a kind you cannot list ({unseen_short}) would keep it Terminating"
-                ),
-            };
-        }
-        if let Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } = &mut outcome {
-            *wave = number(*wave);
-        }
-        Some(PlanEntry {
+        entries.push(PlanEntry {
             object: PlanObject(Arc::clone(i.orig)),
             then: p.then(id),
             outcome,
-        })
-    }));
+            either_way,
+        });
+    }
     // The target first, then by wave, namespace, kind and name; ties in
     // id (uid) order, the order they were made in (a stable sort, fast on
     // the runs that order leaves). Sorted on the entries' own copies of
@@ -334,6 +334,101 @@ fn plan_counted(
         partial,
     };
     (plan, p.work.get())
+}
+
+/// Each item's reported outcome (`None`: the delete leaves it as it was),
+/// waves numbered from 1 without gaps.
+fn outcomes(p: &Planner, partial: &Partial, unseen_short: &str) -> Vec<Option<Outcome>> {
+    let parked = p.parked();
+    // Waves numbered from 1 without gaps: a round of work that deleted
+    // nothing (a controller releasing a finalizer, an orphaning) is no wave
+    // a reader needs to count.
+    let mut waves: BTreeSet<u32> = BTreeSet::new();
+    let mut last = 0;
+    for i in &p.items {
+        if let State::Gone(w) = i.state
+            && w != last
+        {
+            waves.insert(w);
+            last = w;
+        }
+    }
+    waves.remove(&0);
+    // Each wave's number looked up, not searched for: a chain has as many
+    // waves as objects, and a search of them for each object was
+    // quadratic.
+    let numbers: HashMap<u32, u32> = waves
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| (w, u32::try_from(i + 1).unwrap_or(w)))
+        .collect();
+    let number = |w: u32| numbers.get(&w).copied().unwrap_or(w);
+    p.items
+        .iter()
+        .enumerate()
+        .map(|(id, i)| {
+            let mut outcome = match p.outcome(i) {
+                Some(o) => o,
+                None => parked.get(&id)?.clone(),
+            };
+            // An owner that waited in foreground went once its visible
+            // blocking dependents were gone; one of a kind that could not
+            // be listed would hold it.
+            if let Outcome::Deleted { wave } = outcome
+                && i.deleting_dependents
+                && partial.is_partial()
+            {
+                outcome = Outcome::Unsure {
+                    wave,
+                    unless: format!(
+                        "it waits in foreground for its dependents, and a blocking one of a kind you cannot list ({unseen_short}) would keep it Terminating"
+                    ),
+                };
+            }
+            if let Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } = &mut outcome {
+                *wave = number(*wave);
+            }
+            Some(outcome)
+        })
+        .collect()
+}
+
+/// The same outcome but for the waves it comes in.
+fn same_outcome(a: Option<&Outcome>, b: Option<&Outcome>) -> bool {
+    let flat = |o: Option<&Outcome>| {
+        o.cloned().map(|mut o| {
+            if let Outcome::Deleted { wave } | Outcome::Unsure { wave, .. } = &mut o {
+                *wave = 0;
+            }
+            o
+        })
+    };
+    flat(a) == flat(b)
+}
+
+/// Why the outcomes that differ between the two orders of a race may go
+/// either way.
+fn race_reason(p: &Planner) -> String {
+    let names = |ids: &[Id]| {
+        let mut v: Vec<String> = ids.iter().map(|&id| name_of(&p.items[id].obj)).collect();
+        v.sort();
+        v.dedup();
+        v.join(", ")
+    };
+    let mut why = Vec::new();
+    if !p.races.is_empty() {
+        why.push(format!(
+            "{} waits in foreground while its own finalizer holds it; if the collector drops foregroundDeletion before it looks at this object, the owner counts as present and keeps it (R41, R33)",
+            names(&p.races)
+        ));
+    }
+    if !p.guarded.is_empty() {
+        why.push(format!(
+            "the cycle guard patches {} to non-blocking before deleting it; from 1.34 that DELETE fails on the changed resourceVersion and is retried, and the owner it woke may drop foregroundDeletion first and keep it (R44, R34; 1.20-1.33 delete at once)",
+            names(&p.guarded)
+        ));
+    }
+    format!("a race in the garbage collector: {}", why.join("; "))
 }
 
 pub(super) fn name_of(o: &Object) -> String {

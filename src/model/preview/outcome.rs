@@ -126,6 +126,19 @@ pub struct PlanEntry {
     /// controller`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub then: Option<String>,
+    /// A race in the real garbage collector decides between `outcome` and
+    /// another one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub either_way: Option<EitherWay>,
+}
+
+/// An outcome a race decides.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EitherWay {
+    /// Which race, in words.
+    pub reason: String,
+    /// The other outcome; `None`: the object is left as it was.
+    pub otherwise: Option<Outcome>,
 }
 
 /// The object an entry is about: the graph's copy when the plan was made,
@@ -243,6 +256,33 @@ pub struct Plan {
 }
 
 impl Outcome {
+    /// In a few words: `deleted`, `kept, still owned by ConfigMap/a`.
+    #[must_use]
+    pub fn short(&self) -> String {
+        match self {
+            Outcome::Deleted { .. } => "deleted".into(),
+            Outcome::Orphaned { references_removed } => {
+                format!("orphaned from {}", references_removed.join(", "))
+            }
+            Outcome::Adopted { by, .. } => format!("orphaned, then adopted by {by}"),
+            Outcome::KeptByOtherOwner {
+                owners,
+                references_removed,
+            } => format!(
+                "kept, still owned by {}, losing its reference to {}",
+                owners.join(", "),
+                references_removed.join(", ")
+            ),
+            Outcome::NeverCollected { .. } => "kept".into(),
+            Outcome::Waiting { on } => format!(
+                "left Terminating on {}",
+                on.iter().map(Wait::text).collect::<Vec<_>>().join("; ")
+            ),
+            Outcome::Unsure { .. } => "deleted unless an unseen dependent blocks".into(),
+            Outcome::Parked { .. } => self.parked_text(),
+        }
+    }
+
     /// For [`Outcome::Parked`]: `untouched while Database/orders is
     /// Terminating; deleted by the garbage collector once it is gone`.
     #[must_use]
@@ -310,8 +350,10 @@ impl Plan {
         let mut parts = Vec::new();
         if !self.partial.is_partial() {
             parts.push(format!("{deleted} deleted"));
-        } else if deleted > 0 || unsure == 0 {
+        } else if deleted > 0 {
             parts.push(format!("at least {deleted} deleted"));
+        } else if unsure == 0 {
+            parts.push("nothing listed is deleted (some kinds are not listed)".to_string());
         }
         if unsure > 0 {
             parts.push(format!(
@@ -337,6 +379,14 @@ impl Plan {
         }
         if parked > 0 {
             parts.push(format!("{parked} waiting behind it"));
+        }
+        let races = self
+            .entries
+            .iter()
+            .filter(|e| e.either_way.is_some())
+            .count();
+        if races > 0 {
+            parts.push(format!("{races} of them may go either way (a race)"));
         }
         parts.join(", ")
     }
@@ -398,8 +448,18 @@ impl Plan {
                     format!("waits behind       {who}: {}", e.outcome.parked_text())
                 }
             };
-            match &e.then {
-                Some(t) => out.push(format!("{line}; {t}")),
+            let line = match &e.then {
+                Some(t) => format!("{line}; {t}"),
+                None => line,
+            };
+            match &e.either_way {
+                Some(race) => out.push(format!(
+                    "{line}; may go either way, otherwise {}: {}",
+                    race.otherwise
+                        .as_ref()
+                        .map_or_else(|| "left as it is".to_string(), Outcome::short),
+                    race.reason
+                )),
                 None => out.push(line),
             }
         }

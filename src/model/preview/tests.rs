@@ -96,3 +96,99 @@ fn a_chain_goes_one_wave_a_link() {
         Some(Outcome::Deleted { wave: 1 })
     );
 }
+
+/// A ConfigMap `name` with uid `u-name`, these finalizers, owned (with
+/// these `blockOwnerDeletion`s) by these.
+fn cm(name: &str, finalizers: &[&str], owners: &[(&str, Option<bool>)]) -> Object {
+    let mut o = Object::new("v1", "ConfigMap", Some("d"), name);
+    o.metadata.uid = format!("u-{name}");
+    o.metadata.finalizers = finalizers.iter().map(|f| (*f).to_string()).collect();
+    for (owner, block) in owners {
+        let mut w = Object::new("v1", "ConfigMap", Some("d"), owner);
+        w.metadata.uid = format!("u-{owner}");
+        o.metadata.owner_references.push(w.reference(None, *block));
+    }
+    o
+}
+
+fn planned(objects: Vec<Object>, target: &str) -> Plan {
+    let mut graph = OwnershipGraph::new(KindTable::builtin());
+    for o in objects {
+        graph.upsert(o);
+    }
+    plan(
+        &graph,
+        &format!("u-{target}"),
+        Some(Policy::Foreground),
+        &BTreeMap::new(),
+    )
+}
+
+fn entry<'p>(plan: &'p Plan, name: &str) -> &'p PlanEntry {
+    plan.entries
+        .iter()
+        .find(|e| e.object.name() == name)
+        .expect("an entry")
+}
+
+#[test]
+fn a_foreground_owner_held_by_its_own_finalizer_races_its_non_blocking_dependents() {
+    let p = planned(
+        vec![
+            cm("o", &["example.com/hold"], &[]),
+            cm("d", &[], &[("o", Some(false))]),
+        ],
+        "o",
+    );
+    let d = entry(&p, "d");
+    assert!(matches!(d.outcome, Outcome::Deleted { .. }), "{d:?}");
+    let race = d.either_way.as_ref().expect("a race");
+    assert!(
+        matches!(race.otherwise, Some(Outcome::Parked { .. })),
+        "{race:?}"
+    );
+    assert!(race.reason.contains("ConfigMap/o waits in foreground"));
+    assert!(p.lines().iter().any(|l| l.contains("may go either way")));
+    assert!(entry(&p, "o").either_way.is_none());
+}
+
+#[test]
+fn no_race_without_the_owner_s_own_finalizer_or_with_a_blocking_dependent() {
+    // The owner goes with foregroundDeletion: the dependent is dangling
+    // whichever pass comes first.
+    let p = planned(
+        vec![cm("o", &[], &[]), cm("d", &[], &[("o", Some(false))])],
+        "o",
+    );
+    assert!(p.entries.iter().all(|e| e.either_way.is_none()), "{p:?}");
+    // A blocking dependent keeps the owner waiting until it is gone.
+    let p = planned(
+        vec![
+            cm("o", &["example.com/hold"], &[]),
+            cm("d", &[], &[("o", Some(true))]),
+        ],
+        "o",
+    );
+    assert!(p.entries.iter().all(|e| e.either_way.is_none()), "{p:?}");
+    assert!(matches!(entry(&p, "d").outcome, Outcome::Deleted { .. }));
+}
+
+#[test]
+fn a_dependent_the_cycle_guard_patches_races_the_owner_it_wakes() {
+    // o (held) owns b (blocking); b owns o back: b's pass unblocks its
+    // reference, then deletes it (1.20), or retries after o drops
+    // foregroundDeletion (1.34+) and keeps it.
+    let p = planned(
+        vec![
+            cm("o", &["example.com/hold"], &[("b", Some(false))]),
+            cm("b", &[], &[("o", Some(true))]),
+        ],
+        "o",
+    );
+    let b = entry(&p, "b");
+    let race = b.either_way.as_ref().expect("a race");
+    assert!(
+        race.reason.contains("cycle guard patches ConfigMap/b"),
+        "{race:?}"
+    );
+}
