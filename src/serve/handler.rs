@@ -8,7 +8,8 @@ use super::rbac::{self, User};
 use super::route::{self, ResourcePath, Route};
 use super::write::{self, Named};
 use super::{
-    Outcome, Request, Response, Served, access, discovery, events, openapi, read, status, watch,
+    Outcome, Request, Response, Served, access, discovery, events, openapi, protobuf, read, status,
+    watch,
 };
 
 /// The content type aggregated discovery is answered with.
@@ -154,9 +155,18 @@ fn resource(
     form: Form,
 ) -> Outcome {
     if p.group == discovery::AUTHZ && p.plural == "selfsubjectaccessreviews" {
+        // kubectl auth can-i sends protobuf, and does not retry in JSON.
+        let proto = req.content_type.starts_with(protobuf::MEDIA);
+        let body = match proto.then(|| protobuf::self_subject_access_review(&req.body)) {
+            Some(Some(v)) => serde_json::to_vec(&v).unwrap_or_default(),
+            _ => match write::json_body(req) {
+                Ok(_) => req.body.clone(),
+                Err(r) => return reply(r),
+            },
+        };
         return if req.method == "POST" && p.name.is_none() {
             let policy = rbac::policy(served.sim.objects());
-            reply(access::review(policy.iter().copied(), user, &req.body))
+            reply(access::review(policy.iter().copied(), user, &body))
         } else {
             method_not_allowed(req, "access reviews are only created")
         };
@@ -174,6 +184,12 @@ fn resource(
     };
     if kind.namespaced && p.namespace.is_none() {
         return not_served(req);
+    }
+    if name == "." || name == ".." {
+        return reply(status::error(
+            400,
+            &format!("Name parameter invalid: \"{name}\": may not be '{name}'"),
+        ));
     }
     let target = Named {
         kind: &kind,
@@ -239,6 +255,13 @@ fn collection(
     match req.method.as_str() {
         "GET" | "HEAD" => {}
         _ if events::is_events_v1(kind) => return events_read_only(req),
+        // A namespaced kind is created in its namespace's path only.
+        "POST" if kind.namespaced && p.namespace.is_none() => {
+            return reply(status::error(
+                405,
+                "the server does not allow this method on the requested resource",
+            ));
+        }
         "POST" => {
             return reply(write::create(
                 &mut served.sim,

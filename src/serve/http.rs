@@ -18,6 +18,7 @@ use tokio::sync::{mpsc, watch as notify};
 use tokio_rustls::TlsAcceptor;
 
 use super::journal::Journal;
+use super::rbac;
 use super::users::{self, Account};
 use super::watch::{self, WatchSpec};
 use super::{Outcome, Request, Response, Served, handler, status};
@@ -150,7 +151,17 @@ async fn answer(
     req: hyper::Request<Incoming>,
 ) -> Result<hyper::Response<Body>, Infallible> {
     let started = Instant::now();
-    let user = users::authenticate(&shared.accounts, &header(&req, "authorization")).cloned();
+    let authorization = header(&req, "authorization");
+    // No credentials at all: the anonymous user, as kube-apiserver's
+    // default `--anonymous-auth=true` makes it; wrong ones: 401.
+    let user = if authorization.is_empty() {
+        Some(rbac::User {
+            name: rbac::ANONYMOUS.to_string(),
+            groups: vec![rbac::UNAUTHENTICATED.to_string()],
+        })
+    } else {
+        users::authenticate(&shared.accounts, &authorization).cloned()
+    };
     let headers = req.headers();
     let impersonate_user = headers
         .get("impersonate-user")

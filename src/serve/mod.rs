@@ -20,6 +20,7 @@ pub mod negotiate;
 pub mod openapi;
 pub mod patch;
 pub mod policy;
+pub mod protobuf;
 pub mod query;
 pub mod rbac;
 pub mod read;

@@ -12,6 +12,9 @@ use crate::model::Object;
 pub const MASTERS: &str = "system:masters";
 /// Every authenticated user's group.
 pub const AUTHENTICATED: &str = "system:authenticated";
+/// Who a request without credentials is, and its only group.
+pub const ANONYMOUS: &str = "system:anonymous";
+pub const UNAUTHENTICATED: &str = "system:unauthenticated";
 const RBAC: &str = "rbac.authorization.k8s.io";
 
 /// Who is asking.

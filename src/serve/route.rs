@@ -46,7 +46,20 @@ pub struct ResourcePath {
 /// (`namespaces/x/finalize`) from a collection in it (`namespaces/x/pods`).
 #[must_use]
 pub fn parse(path: &str, kinds: &KindTable) -> Route {
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    // `//` inside a path, and `.` or `..` anywhere but in a name's place,
+    // are no path the API server has (it does not clean paths).
+    let Some(rest) = path.strip_prefix('/') else {
+        return Route::Unknown;
+    };
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    let segs: Vec<&str> = if rest.is_empty() {
+        Vec::new()
+    } else {
+        rest.split('/').collect()
+    };
+    if segs.iter().any(|s| s.is_empty()) {
+        return Route::Unknown;
+    }
     match segs.as_slice() {
         ["version"] => Route::Version,
         ["healthz" | "livez" | "readyz", ..] => Route::Health,
@@ -96,9 +109,14 @@ fn resource(group: &str, version: &str, rest: &[&str], kinds: &KindTable) -> Rou
         }
         [] => return Route::Unknown,
     };
+    let dots = |s: &str| s == "." || s == "..";
+    if dots(&p.plural) || p.namespace.as_deref().is_some_and(dots) {
+        return Route::Unknown;
+    }
     match tail {
         [] => {}
         [name] => p.name = Some((*name).to_string()),
+        [name, sub] if dots(name) || dots(sub) => return Route::Unknown,
         [name, sub] => {
             p.name = Some((*name).to_string());
             p.subresource = Some((*sub).to_string());
@@ -143,5 +161,19 @@ mod tests {
         assert_eq!(parse("/apis", &k), Route::Apis);
         assert_eq!(parse("/nope", &k), Route::Unknown);
         assert_eq!(parse("/api/v1/a/b/c/d", &k), Route::Unknown);
+        for odd in [
+            "//api/v1/namespaces",
+            "/api//v1/namespaces",
+            "/api/v1/namespaces/../namespaces",
+            "/api/v1/namespaces/x/../configmaps",
+            "api/v1/pods",
+        ] {
+            assert_eq!(parse(odd, &k), Route::Unknown, "{odd}");
+        }
+        assert_eq!(parse("/api/", &k), Route::Api);
+        assert_eq!(
+            path("/api/v1/namespaces/x/configmaps/..").name.as_deref(),
+            Some("..")
+        );
     }
 }

@@ -854,3 +854,87 @@ fn hostile_strings_are_refused_and_never_stored() {
         assert!(!stored, "{h:?} was stored");
     }
 }
+
+/// Requests kube-apiserver 1.20 answers in its own way (each sent to the
+/// test control plane): the anonymous user, `//` and `..` in paths, a
+/// create on the cluster-wide path of a namespaced kind, the protobuf
+/// access review `kubectl auth can-i` sends.
+#[test]
+fn odd_requests_are_answered_as_the_api_server_answers_them() {
+    let mut s = served();
+    let anonymous = |method: &str, path: &str| Request {
+        user: super::rbac::User {
+            name: super::rbac::ANONYMOUS.into(),
+            groups: vec![super::rbac::UNAUTHENTICATED.into()],
+        },
+        ..Request::new(method, path)
+    };
+    let r = send(
+        &mut s,
+        &anonymous("GET", "/api/v1/namespaces/default/configmaps"),
+    );
+    assert_eq!(
+        (r.code, r.value()["message"].as_str()),
+        (
+            403,
+            Some(
+                "configmaps is forbidden: User \"system:anonymous\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\""
+            )
+        )
+    );
+    let r = send(&mut s, &anonymous("GET", "/api"));
+    assert_eq!(
+        r.value()["message"],
+        "forbidden: User \"system:anonymous\" cannot get path \"/api\""
+    );
+    for open in ["/version", "/healthz", "/readyz", "/livez"] {
+        assert_eq!(send(&mut s, &anonymous("GET", open)).code, 200, "{open}");
+    }
+    for odd in [
+        "//api/v1/namespaces",
+        "/api//v1/namespaces",
+        "/api/v1/namespaces/../namespaces",
+    ] {
+        assert_eq!(get(&mut s, odd).code, 404, "{odd}");
+    }
+    let r = get(&mut s, "/api/v1/namespaces/shop/configmaps/..");
+    assert_eq!(
+        (r.code, r.value()["message"].as_str()),
+        (400, Some("Name parameter invalid: \"..\": may not be '..'"))
+    );
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cw", "namespace": "shop"}});
+    let r = send(
+        &mut s,
+        &with_body("POST", "/api/v1/configmaps", "application/json", &cm),
+    );
+    assert_eq!(
+        (r.code, r.value()["message"].as_str()),
+        (
+            405,
+            Some("the server does not allow this method on the requested resource")
+        )
+    );
+    // `kubectl auth can-i list secrets -n shop`, as its bytes.
+    let mut body = b"k8s\0\x0a\x32\x0a\x17authorization.k8s.io/v1\x12\x17SelfSubjectAccessReview\x12\x1b\x0a\x00\x12\x17\x0a\x15\x0a\x04shop\x12\x04list\x2a\x07secrets".to_vec();
+    let review = Request {
+        content_type: "application/vnd.kubernetes.protobuf".into(),
+        body: std::mem::take(&mut body),
+        ..Request::new(
+            "POST",
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+        )
+    };
+    let r = send(&mut s, &review);
+    assert_eq!(
+        (r.code, &r.value()["status"]["allowed"]),
+        (201, &json!(true)),
+        "{:?}",
+        r.value()
+    );
+    let other = Request {
+        content_type: "application/vnd.kubernetes.protobuf".into(),
+        body: b"k8s\0\x0a\x02\x12\x00".to_vec(),
+        ..Request::new("POST", "/api/v1/namespaces/shop/configmaps")
+    };
+    assert_eq!(send(&mut s, &other).code, 415);
+}

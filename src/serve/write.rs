@@ -79,6 +79,15 @@ fn dry_run(req: &Request, body: &Value) -> bool {
             .is_some_and(|a| a.iter().any(|v| v == "All"))
 }
 
+/// The body as JSON: 415 for another media type (protobuf: clients then
+/// send JSON), 400 for what does not decode.
+///
+/// # Errors
+/// As said.
+pub fn json_body(req: &Request) -> Result<Value, Response> {
+    parse_body(req)
+}
+
 fn parse_body(req: &Request) -> Result<Value, Response> {
     if req.body.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Null);
