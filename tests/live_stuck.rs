@@ -880,6 +880,10 @@ fn a_service_account_token_secret_goes_with_its_account_in_a_rehearsal_too() {
     );
     let file = std::env::temp_dir().join(format!("ownerscope-tokens-{ns}.json"));
     std::fs::write(&file, &snap).expect("snapshot file");
+    // Left alone while its ServiceAccount is there.
+    let idle = ownerscope(&["simulate", file.to_str().expect("path")]);
+    let idle = String::from_utf8_lossy(&idle.stdout).to_string();
+    assert!(!idle.contains("deleted   Secret/builder-token"), "{idle}");
     let sim = ownerscope(&[
         "simulate",
         file.to_str().expect("path"),

@@ -91,12 +91,17 @@ pub fn to_scenario(view: &LiveView) -> String {
     serde_json::to_string_pretty(&doc).unwrap_or_default()
 }
 
-/// Annotations a snapshot keeps: none of the deletion rules read any, and
-/// annotations can carry credentials (a service-account token annotation)
-/// or whole manifests with secret values (`last-applied-configuration`). A
-/// snapshot is a file that travels: it keeps what the rules and the tree
-/// need, and no annotation is among that.
-const KEPT_ANNOTATIONS: &[&str] = &[];
+/// Annotations a snapshot keeps: annotations can carry credentials (a
+/// service-account token annotation) or whole manifests with secret values
+/// (`last-applied-configuration`). A snapshot is a file that travels: it
+/// keeps what the rules and the tree need, and of annotations only the
+/// two that name a token Secret's ServiceAccount (a name and a uid, no
+/// credential): the token controller deletes that Secret with it
+/// (GC-SEMANTICS R78).
+const KEPT_ANNOTATIONS: &[&str] = &[
+    "kubernetes.io/service-account.name",
+    "kubernetes.io/service-account.uid",
+];
 
 /// The object as a snapshot keeps it.
 fn without_secrets(o: &crate::model::Object) -> crate::model::Object {
@@ -128,6 +133,27 @@ mod tests {
         assert!(
             !text.contains("SECRET") && !text.contains("hunter2"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_token_secret_keeps_the_name_of_its_service_account() {
+        let mut o = crate::model::Object::new("v1", "Secret", Some("x"), "t");
+        o.metadata
+            .annotations
+            .insert("kubernetes.io/service-account.name".into(), "ci".into());
+        o.metadata
+            .annotations
+            .insert("kubernetes.io/service-account.uid".into(), "u1".into());
+        o.metadata
+            .annotations
+            .insert("openshift.io/token-secret.value".into(), "SECRET".into());
+        let kept = without_secrets(&o);
+        assert_eq!(kept.metadata.annotations.len(), 2);
+        assert!(
+            !serde_json::to_string(&kept)
+                .expect("json")
+                .contains("SECRET")
         );
     }
 }

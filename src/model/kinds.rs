@@ -157,8 +157,23 @@ pub fn unseen_lines(unlisted: &[Unlisted], then: &str) -> Vec<String> {
             u.resource
         ));
     }
-    if !rest.is_empty() {
-        let names: Vec<&str> = rest.iter().map(|u| u.resource.as_str()).collect();
+    // A list that failed for another reason than a refusal (a conversion
+    // webhook that cannot be reached, STUCK-CAUSES C5) is not a
+    // permission problem either: said with the server's words.
+    let (failed, forbidden): (Vec<&Unlisted>, Vec<&Unlisted>) = rest.into_iter().partition(|u| {
+        !u.reason.is_empty()
+            && !u.reason.to_ascii_lowercase().contains("forbidden")
+            && u.resource != ANY_KIND
+            && u.group != ANY_KIND
+    });
+    for u in failed {
+        out.push(format!(
+            "partial view: listing {} fails ({}): {then}",
+            u.resource, u.reason
+        ));
+    }
+    if !forbidden.is_empty() {
+        let names: Vec<&str> = forbidden.iter().map(|u| u.resource.as_str()).collect();
         out.push(format!(
             "partial view: you cannot list {}: {then}",
             names.join(", ")

@@ -61,6 +61,11 @@ pub fn sync_secret(api: &ApiServer, uid: &str) -> Vec<Intent> {
         return Vec::new();
     }
     let (name, sa_uid) = names(secret);
+    // The API server refuses a token Secret without the name annotation:
+    // one without it comes from a file that dropped it, and is left.
+    if name.is_empty() {
+        return Vec::new();
+    }
     let key = Key {
         group: String::new(),
         kind: "ServiceAccount".into(),
