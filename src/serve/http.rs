@@ -210,7 +210,7 @@ async fn answer(
         let upto = shared.hand_over(&mut served);
         (out, served.resource_version(), upto)
     };
-    // Nothing is answered, nor shown to a watch, before it is durable.
+    // Nothing is answered before it is durable.
     if let Err(e) = shared.durable(upto).await {
         return Ok(to_http(status::error(
             500,
