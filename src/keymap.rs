@@ -136,7 +136,17 @@ pub const NORMAL: &[Binding] = &[
     b(
         &[k(':')],
         Action::OpenCommand,
-        "command line: q, ns NAME|all, ctx NAME, scenario NAME, a kind (deploy, pods, rs, svc...)",
+        "command line: q, ns [NAME|all], ctx NAME, scenario NAME, stuck, a kind (deploy, po, no, widgets...)",
+    ),
+    b(
+        &[ctrl('a')],
+        Action::ShowAliases,
+        "every command and alias of the command line (as in k9s)",
+    ),
+    b(
+        &[k('0')],
+        Action::AllNamespaces,
+        "every namespace (as in k9s)",
     ),
     b(&[k('n')], Action::NextMatch, "next search match"),
     b(&[k('N')], Action::PrevMatch, "previous search match"),
@@ -171,6 +181,11 @@ pub const NORMAL: &[Binding] = &[
     ),
     b(&[k('[')], Action::ScrollDetailsUp, "scroll the details up"),
     b(
+        &[k('d')],
+        Action::Describe,
+        "describe: the details of the selected object, whole screen (as in k9s)",
+    ),
+    b(
         &[k('y')],
         Action::ShowYaml,
         "YAML of the selected object (what is known of it)",
@@ -182,12 +197,17 @@ pub const NORMAL: &[Binding] = &[
     ),
     hint(
         b(
-            &[k('d'), code(KeyCode::Delete), ctrl('d')],
+            &[ctrl('d'), code(KeyCode::Delete)],
             Action::OpenDelete,
-            "delete: choose a policy, preview, confirm (Ctrl-d as in k9s)",
+            "delete: choose a policy, read the preview, then Enter sends (Ctrl-d as in k9s)",
         ),
         1,
         "delete",
+    ),
+    b(
+        &[ctrl('k')],
+        Action::OpenKill,
+        "kill a pod: the delete dialog with grace period 0 (as in k9s, but Enter confirms)",
     ),
     hint(
         b(
@@ -309,9 +329,9 @@ pub const DELETE: &[Binding] = &[
         "scroll the preview back",
     ),
     b(
-        &[code(KeyCode::Enter), k('y')],
+        &[code(KeyCode::Enter)],
         Action::Confirm,
-        "send the delete shown",
+        "send the delete shown (once the dialog has been on screen half a second)",
     ),
     b(
         &[code(KeyCode::Esc), k('n'), k('q')],
@@ -354,7 +374,11 @@ pub const FINALIZER_TYPE: &[Binding] = &[
 ];
 
 pub const CONFIRM: &[Binding] = &[
-    b(&[code(KeyCode::Enter), k('y')], Action::Confirm, "confirm"),
+    b(
+        &[code(KeyCode::Enter)],
+        Action::Confirm,
+        "confirm (once the dialog has been on screen half a second)",
+    ),
     b(
         &[code(KeyCode::Esc), k('n'), k('q')],
         Action::Cancel,
@@ -380,11 +404,6 @@ pub const CONTROLLERS: &[Binding] = &[
         &[code(KeyCode::Enter)],
         Action::Confirm,
         "switch this controller and close, to watch what it does",
-    ),
-    b(
-        &[k(' ')],
-        Action::Toggle,
-        "switch this controller and stay, to switch another",
     ),
     b(
         &[code(KeyCode::Esc), k('q'), k('c')],
@@ -434,6 +453,19 @@ pub const HELP: &[Binding] = &[
     ),
 ];
 
+pub const DESCRIBE: &[Binding] = &[
+    LIST_MOVES[0],
+    LIST_MOVES[1],
+    LIST_MOVES[2],
+    LIST_MOVES[3],
+    b(&[k('g'), code(KeyCode::Home)], Action::Top, "top"),
+    b(
+        &[code(KeyCode::Esc), k('q'), k('d')],
+        Action::Cancel,
+        "close the description",
+    ),
+];
+
 pub const YAML: &[Binding] = &[
     LIST_MOVES[0],
     LIST_MOVES[1],
@@ -463,11 +495,12 @@ pub fn table(mode: Mode) -> &'static [Binding] {
         Mode::Controllers => CONTROLLERS,
         Mode::Help => HELP,
         Mode::Yaml => YAML,
+        Mode::Describe => DESCRIBE,
     }
 }
 
-/// Actions read-only mode refuses (`d` still opens the delete dialog, to
-/// preview; confirming there sends nothing).
+/// Actions read-only mode refuses (Ctrl-d still opens the delete dialog,
+/// to preview; confirming there sends nothing).
 #[must_use]
 pub fn refused_in_read_only(action: Action) -> bool {
     matches!(action, Action::OpenRemoveFinalizer)
@@ -506,7 +539,16 @@ pub fn resolve(mode: Mode, key: KeyEvent) -> Option<Action> {
             Action::Cancel
         });
     }
-    found
+    if found.is_none() && matches!(key.code, KeyCode::Modifier(_)) {
+        return None;
+    }
+    found.or(Some(Action::Unbound {
+        ch: match key.code {
+            KeyCode::Char(c) => Some(c),
+            _ => None,
+        },
+        ctrl: is_ctrl,
+    }))
 }
 
 /// A key as shown to people: `j`, `↓`, `Ctrl-d`, `PgDn`, `Space`.
@@ -582,7 +624,22 @@ mod tests {
         assert_eq!(resolve(Mode::Delete, cc), Some(Action::Cancel));
         assert_eq!(resolve(Mode::FinalizerType, cc), Some(Action::Cancel));
         let x = press(KeyCode::Char('x'), KeyModifiers::NONE);
-        assert_eq!(resolve(Mode::Normal, x), None);
+        assert_eq!(
+            resolve(Mode::Normal, x),
+            Some(Action::Unbound {
+                ch: Some('x'),
+                ctrl: false
+            }),
+            "no key is dropped silently"
+        );
+        let d = press(KeyCode::Char('d'), KeyModifiers::NONE);
+        assert_eq!(resolve(Mode::Normal, d), Some(Action::Describe), "k9s's d");
+        let y = press(KeyCode::Char('y'), KeyModifiers::NONE);
+        assert!(
+            !matches!(resolve(Mode::Delete, y), Some(Action::Confirm)),
+            "y never confirms"
+        );
+        assert!(!matches!(resolve(Mode::Confirm, y), Some(Action::Confirm)));
     }
 
     #[test]
@@ -600,6 +657,7 @@ mod tests {
             Mode::Controllers,
             Mode::Help,
             Mode::Yaml,
+            Mode::Describe,
         ] {
             let mut seen: Vec<Key> = Vec::new();
             for bd in table(mode) {

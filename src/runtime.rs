@@ -284,11 +284,19 @@ pub fn run<B: ratatui::backend::Backend>(
                 .map_or(until_poll, |d| d.min(until_poll))
         };
         if let Some(ev) = events.next(wait)? {
+            // The App's clock is brought to the key's time first: a dialog
+            // sends only once it has been on screen long enough to read.
+            let now = Instant::now();
+            dirty |= app.tick(now - last_tick);
+            last_tick = now;
             dirty |= handle(&ev, app, backend, terminal)?;
             while !app.should_quit() && !events.exhausted() {
                 let Some(ev) = events.next(Duration::ZERO)? else {
                     break;
                 };
+                let now = Instant::now();
+                dirty |= app.tick(now - last_tick);
+                last_tick = now;
                 dirty |= handle(&ev, app, backend, terminal)?;
             }
         }

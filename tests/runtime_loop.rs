@@ -32,7 +32,10 @@ fn keys_resize_and_mouse_drive_the_real_loop() {
     });
     let mut terminal = Terminal::new(TestBackend::new(120, 36)).expect("terminal");
     let mut script: VecDeque<Option<Event>> = VecDeque::new();
-    script.extend(keys("/deployment/web<Enter>df<Enter>"));
+    script.extend(keys("/deployment/web<Enter><C-d>f"));
+    // Time to read the dialog: an Enter sooner sends nothing.
+    script.extend(std::iter::repeat_n(None, 15));
+    script.extend(keys("<Enter>"));
     // Let some real time pass for the cascade to start.
     script.extend(std::iter::repeat_n(None, 20));
     script.push_back(Some(Event::Resize(80, 24)));

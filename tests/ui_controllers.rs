@@ -10,13 +10,13 @@ use ownerscope::tools::session::Session;
 #[test]
 fn the_preview_and_the_timeline_tell_the_replicaset_coming_back() {
     let mut s = Session::new("replicaset-comes-back", 160, 48, false).expect("scenario loads");
-    s.keys("/replicaset/web<Enter>db");
+    s.keys("/replicaset/web<Enter><C-d>b");
     let dialog = s.screen();
     assert!(
         dialog.contains("re-created by the Deployment controller"),
         "{dialog}"
     );
-    s.keys("<Enter>");
+    s.keys("<Read><Enter>");
     s.wait(Duration::from_secs(5));
     s.keys("<Tab>");
     let screen = s.screen();

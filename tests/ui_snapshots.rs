@@ -52,7 +52,7 @@ fn tree() {
 #[test]
 fn details_of_the_stuck_configmap() {
     snap("details_stuck", |s| {
-        s.keys("/deployment/web<Enter>d").keys("f<Enter>");
+        s.keys("/deployment/web<Enter><C-d>").keys("f<Read><Enter>");
         s.wait(Duration::from_secs(6));
         s.keys("/configmap/web-cache<Enter>");
     });
@@ -61,7 +61,7 @@ fn details_of_the_stuck_configmap() {
 #[test]
 fn details_with_the_blocker_chain() {
     snap("details_blocker_chain", |s| {
-        s.keys("/deployment/web<Enter>df<Enter>");
+        s.keys("/deployment/web<Enter><C-d>f<Read><Enter>");
         s.wait(Duration::from_secs(6));
     });
 }
@@ -69,7 +69,7 @@ fn details_with_the_blocker_chain() {
 #[test]
 fn delete_dialog_with_preview() {
     snap("delete_dialog", |s| {
-        s.keys("/deployment/web<Enter>df");
+        s.keys("/deployment/web<Enter><C-d>f<Read>");
     });
 }
 
@@ -90,7 +90,7 @@ fn help() {
 #[test]
 fn cascade_mid_way() {
     snap("cascade", |s| {
-        s.keys("/deployment/web<Enter>df<Enter>");
+        s.keys("/deployment/web<Enter><C-d>f<Read><Enter>");
         s.wait(Duration::from_millis(2500));
     });
 }
@@ -99,7 +99,7 @@ fn cascade_mid_way() {
 fn narrow_timeline_and_filter() {
     for (w, h) in SIZES {
         let mut s = Session::new("shop-demo", w, h, false).expect("demo loads");
-        s.keys("/deployment/web<Enter>df<Enter>");
+        s.keys("/deployment/web<Enter><C-d>f<Read><Enter>");
         s.wait(Duration::from_secs(1));
         s.keys("f<Down><Enter><Tab>");
         let screen = s.screen();
@@ -114,7 +114,7 @@ fn read_only_previews_and_sends_nothing() {
         // The hint bar greys the refused finalizer removal.
         let tree = s.screen();
         assert!(tree.contains("preview delete"), "{tree}");
-        s.keys("/deployment/web<Enter>df");
+        s.keys("/deployment/web<Enter><C-d>f");
         let screen = s.screen();
         let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(screen.contains("Delete Deployment/web"), "{screen}");
@@ -145,7 +145,7 @@ fn resizing_keeps_the_selection_in_view() {
 #[test]
 fn delete_dialog_when_not_permitted() {
     snap("delete_denied", |s| {
-        s.keys("/deployment/web<Enter>d");
+        s.keys("/deployment/web<Enter><C-d>");
         // What a live cluster's SelfSubjectAccessReview answers for a
         // user without delete on deployments.
         s.app
@@ -154,7 +154,7 @@ fn delete_dialog_when_not_permitted() {
                 resource: "deployments.apps \"web\" in namespace shop".into(),
                 reason: "RBAC: no rule allows it".into(),
             });
-        s.keys("f<Enter>");
+        s.keys("f<Read><Enter>");
     });
 }
 
@@ -164,11 +164,11 @@ fn delete_dialog_when_not_permitted() {
 fn too_small_a_terminal_says_so_and_confirms_nothing() {
     let mut s = Session::new("shop-demo", 80, 24, false).expect("demo loads");
     s.wait(Duration::from_millis(300));
-    s.keys("/deployment/web<Enter>d");
+    s.keys("/deployment/web<Enter><C-d>");
     s.resize(40, 10);
     let screen = s.screen();
     assert!(screen.contains("Terminal too small"), "{screen}");
-    s.keys("f<Enter>");
+    s.keys("f<Read><Enter>");
     s.resize(160, 48);
     s.keys("<Esc>");
     s.wait(Duration::from_millis(2000));
@@ -190,9 +190,9 @@ fn too_small_a_terminal_says_so_and_confirms_nothing() {
 #[test]
 fn delete_dialog_on_a_terminating_object() {
     snap("delete_again", |s| {
-        s.keys("/deployment/web<Enter>df<Enter>");
+        s.keys("/deployment/web<Enter><C-d>f<Read><Enter>");
         s.wait(Duration::from_secs(6));
-        s.keys("/deployment/web<Enter>db");
+        s.keys("/deployment/web<Enter><C-d>b");
         let screen = s.screen().split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(screen.contains("Already Terminating."), "{screen}");
     });
@@ -245,7 +245,7 @@ fn job_orphan_default_warning_in_full() {
 fn the_blocker_chain_reads_in_full() {
     for (w, h) in SIZES {
         let mut s = Session::new("shop-demo", w, h, false).expect("demo loads");
-        s.keys("/deployment/web<Enter>df<Enter>");
+        s.keys("/deployment/web<Enter><C-d>f<Read><Enter>");
         s.wait(Duration::from_secs(6));
         // The details pane only: at 160 columns it is right of the tree.
         let from = if w >= 110 { 84 } else { 0 };
@@ -281,7 +281,7 @@ fn no_controller_fix_is_offered_for_an_object_not_being_deleted() {
     let live = words(&s.screen());
     assert!(live.contains("controller OFFLINE"), "{live}");
     assert!(!live.contains("c: bring"), "{live}");
-    s.keys("db<Enter>");
+    s.keys("<C-d>b<Read><Enter>");
     s.wait(Duration::from_secs(2));
     let deleting = words(&s.screen());
     assert!(deleting.contains("c: bring"), "{deleting}");

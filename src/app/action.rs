@@ -48,8 +48,18 @@ pub enum Action {
     ScrollDetailsUp,
     /// The YAML view of the selected object (what is known of it).
     ShowYaml,
+    /// k9s's describe (`d`): the details of the selected object, whole
+    /// screen. It never leads to a request.
+    Describe,
+    /// `0`, as in k9s: every namespace.
+    AllNamespaces,
+    /// `Ctrl-a`, as in k9s: every command and alias of the command line.
+    ShowAliases,
     // Actions on objects (each opens a confirmation).
     OpenDelete,
+    /// k9s's kill (`Ctrl-k`): the delete dialog with grace period 0 for a
+    /// pod. Confirming is still Enter, once the dialog has been read.
+    OpenKill,
     OpenRemoveFinalizer,
     // Simulator.
     PauseResume,
@@ -83,4 +93,11 @@ pub enum Action {
     /// Read the kubeconfig again and relist (a live cluster).
     Reconnect,
     Quit,
+    /// A key with no meaning in the current mode: said in the status
+    /// line, never silently dropped. The character, if the key is one,
+    /// and whether Ctrl was held.
+    Unbound {
+        ch: Option<char>,
+        ctrl: bool,
+    },
 }

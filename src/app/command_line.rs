@@ -1,8 +1,10 @@
 //! The `:` command line, as a k9s user expects it: `:q`, `:ns NAME` (or
-//! `all`), `:ctx NAME` on a live cluster (the contexts come from the
-//! backend), `:scenario NAME` in the simulator, and kind aliases
-//! (`:deploy`, `:pods`, `:rs`, `:svc`...) that search the tree for that
-//! kind (then `n`/`N`). `Tab` completes.
+//! `all`; alone, a list to choose from), `:ctx NAME` on a live cluster (the
+//! contexts come from the backend), `:scenario NAME` in the simulator, and
+//! any kind the source knows, custom resources included, by plural,
+//! singular, short name or `kind.group` (`:deploy`, `:po`, `:no`,
+//! `:widgets`), which searches the tree for that kind (then `n`/`N`).
+//! `Tab` completes; an unknown word says what was meant.
 
 use super::modal::{CommandInput, Modal};
 use super::rows::Scope;
@@ -29,6 +31,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "stuck: everything Terminating, grouped by cause, the oldest first",
     ),
     ("help", "the keys"),
+    ("aliases", "every command and alias (Ctrl-a)"),
 ];
 
 /// k9s's short names and kubectl's names of the kinds, to search by kind.
@@ -131,7 +134,7 @@ impl App {
             None => COMMANDS
                 .iter()
                 .map(|(n, _)| (*n).to_string())
-                .chain(KIND_ALIASES.iter().map(|(names, _)| names[0].to_string()))
+                .chain(self.kind_names().into_iter().flat_map(|(_, n)| n))
                 .collect(),
             Some("ns") => std::iter::once("all".to_string())
                 .chain(self.namespaces())
@@ -202,14 +205,19 @@ impl App {
                 });
                 Ok(Vec::new())
             }
-            ("ns", None) => Err("ns NAME, or ns all".into()),
-            ("ns", Some("all" | "-A")) => {
-                self.filters.scope = Scope::All;
-                self.rebuild();
-                self.info("every namespace");
+                    ("aliases" | "alias" | "a", _) => {
+                self.modals.push(Modal::Aliases { scroll: 0 });
                 Ok(Vec::new())
             }
-            ("ns", Some(ns)) => {
+            ("ns" | "namespace" | "namespaces", None) => {
+                self.open_namespaces();
+                Ok(Vec::new())
+            }
+            ("ns" | "namespace" | "namespaces", Some("all" | "-A" | "0")) => {
+                self.all_namespaces();
+                Ok(Vec::new())
+            }
+            ("ns" | "namespace" | "namespaces", Some(ns)) => {
                 if !self.namespaces().iter().any(|n| n == ns) {
                     return Err(format!("no namespace {ns} here (Tab completes)"));
                 }
@@ -237,16 +245,112 @@ impl App {
                 self.info(format!("loading scenario {name}"));
                 Ok(vec![Command::Sim(SimCommand::Load(name.to_string()))])
             }
-            (word, _) => match kind_of(word) {
+            (word, _) => match self.kind_named(word) {
                 Some(kind) => {
-                    self.search_kind(kind);
+                    self.search_kind(&kind);
                     Ok(Vec::new())
                 }
-                None => Err(format!(
-                    "unknown command {word}: q, ns, ctx, scenario, stuck, help, or a kind (deploy, pods, rs, svc...)"
-                )),
+                None => Err(match self.meant(word) {
+                    Some(m) => format!("unknown command {word}: did you mean {m}? (Ctrl-a lists them all)"),
+                    None => format!(
+                        "unknown command {word}: q, ns, ctx, scenario, stuck, help, or a kind (deploy, po, no...); Ctrl-a lists them all"
+                    ),
+                }),
             },
         }
+    }
+
+    /// `0` and `:ns all`: every namespace in view.
+    pub(super) fn all_namespaces(&mut self) {
+        self.filters.scope = Scope::All;
+        self.rebuild();
+        self.info("every namespace");
+    }
+
+    /// `:ns` alone: the namespaces, to choose one (or all).
+    fn open_namespaces(&mut self) {
+        use super::modal::{FilterChoice, PickItem, Picker, Purpose};
+        let mut choices = vec![FilterChoice::Scope(Scope::All)];
+        choices.extend(
+            self.namespaces()
+                .into_iter()
+                .map(|n| FilterChoice::Scope(Scope::Namespace(n))),
+        );
+        let items: Vec<PickItem> = choices
+            .iter()
+            .map(|c| match c {
+                FilterChoice::Scope(Scope::Namespace(n)) => PickItem {
+                    label: n.clone(),
+                    detail: String::new(),
+                    current: self.filters.scope == Scope::Namespace(n.clone()),
+                },
+                _ => PickItem {
+                    label: "all".into(),
+                    detail: "every namespace (0)".into(),
+                    current: self.filters.scope == Scope::All,
+                },
+            })
+            .collect();
+        let choice = items.iter().position(|i| i.current).unwrap_or(0);
+        self.modals.push(Modal::Pick(Picker {
+            title: "Namespaces".into(),
+            note: "Enter: show only that namespace".into(),
+            items,
+            choice,
+            purpose: Purpose::Filter(choices),
+            shown_at: self.clock,
+        }));
+    }
+
+    /// The kind a word names: k9s's aliases, then every kind the source
+    /// knows (custom resources included) by plural, singular, short name
+    /// or `kind.group`.
+    fn kind_named(&self, word: &str) -> Option<String> {
+        if let Some(k) = kind_of(word) {
+            return Some(k.to_string());
+        }
+        self.graph
+            .kinds()
+            .resolve(word)
+            .first()
+            .map(|k| k.kind.clone())
+    }
+
+    /// Every word the command line takes, for `Ctrl-a` and for "did you
+    /// mean": commands, then (kind, its names).
+    #[must_use]
+    pub fn kind_names(&self) -> Vec<(String, Vec<String>)> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for k in self.graph.kinds().iter() {
+            let mut names: Vec<String> = vec![k.plural.clone(), k.kind.to_lowercase()];
+            names.extend(k.short_names.iter().cloned());
+            if let Some((aliases, _)) = KIND_ALIASES.iter().find(|(_, kind)| *kind == k.kind) {
+                names.extend(aliases.iter().map(|a| (*a).to_string()));
+            }
+            if !k.group.is_empty() {
+                names.push(format!("{}.{}", k.plural, k.group));
+            }
+            let mut seen = std::collections::HashSet::new();
+            names.retain(|n| seen.insert(n.clone()));
+            out.push((k.kind.clone(), names));
+        }
+        out.sort();
+        out.dedup_by(|a, b| a.0 == b.0);
+        out
+    }
+
+    /// The nearest word the command line knows, if one is close.
+    fn meant(&self, word: &str) -> Option<String> {
+        let w = word.to_lowercase();
+        let words = COMMANDS
+            .iter()
+            .map(|(c, _)| (*c).to_string())
+            .chain(self.kind_names().into_iter().flat_map(|(_, n)| n));
+        words
+            .map(|c| (distance(&w, &c), c))
+            .filter(|(d, c)| *d <= 2.max(c.len() / 4) && *d < c.len())
+            .min()
+            .map(|(_, c)| c)
     }
 
     /// `:ctx NAME`: the backend connects to that context; the tree is
@@ -297,4 +401,22 @@ impl App {
             None => self.info(format!("no {kind} here")),
         }
     }
+}
+
+/// Edit distance between two words (insertions, deletions, changes).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(here + 1);
+            prev = here;
+        }
+    }
+    row[b.len()]
 }

@@ -7,7 +7,7 @@ use crate::model::{Object, Policy, finalizers, preview};
 
 use super::modal::{
     ConfirmDialog, ControllersDialog, DeleteDialog, FilterChoice, FinalizerConfirm,
-    FinalizerDialog, Modal, PickItem, Picker, Purpose, RemoverState,
+    FinalizerDialog, Modal, PickItem, Picker, Purpose, READ_FOR, RemoverState,
 };
 use super::rows::{Only, Scope};
 use super::{Action, App};
@@ -104,6 +104,7 @@ impl App {
             scroll: 0,
             permission: None,
             read_only: self.opts.read_only,
+            shown_at: self.clock,
         }
     }
 
@@ -123,6 +124,23 @@ impl App {
         };
         let d = self.delete_dialog(obj, default.unwrap_or(Policy::Background), default);
         self.modals.push(Modal::Delete(d));
+    }
+
+    /// k9s's kill (`Ctrl-k`): on a pod, the delete dialog with grace
+    /// period 0 chosen; on anything else, the delete dialog. Either way
+    /// nothing is sent before an `Enter` on the dialog, once read.
+    pub(super) fn open_kill(&mut self) {
+        self.open_delete();
+        let pod = self.selected_object().is_some_and(Object::is_pod);
+        if let Some(Modal::Delete(d)) = self.modals.last()
+            && !d.force
+        {
+            if pod {
+                let _ = self.in_modal(Action::ToggleForce);
+            } else {
+                self.info("Ctrl-k forces only a pod's delete: this is the delete dialog");
+            }
+        }
     }
 
     pub(super) fn open_finalizer(&mut self) {
@@ -214,8 +232,11 @@ impl App {
             .or_else(|| list.iter().position(|(f, _)| wanted.contains(f)))
             .unwrap_or(0);
         let usage = self.controller_usage();
-        self.modals
-            .push(Modal::Controllers(ControllersDialog { choice, usage }));
+        self.modals.push(Modal::Controllers(ControllersDialog {
+            choice,
+            usage,
+            shown_at: self.clock,
+        }));
     }
 
     pub(super) fn open_reset(&mut self) {
@@ -236,6 +257,7 @@ impl App {
                 "and the timeline is cleared.".into(),
             ],
             command: Command::Sim(SimCommand::Reset),
+            shown_at: self.clock,
         }));
     }
 
@@ -270,6 +292,7 @@ impl App {
             purpose: Purpose::Scenario(
                 self.opts.scenarios.iter().map(|(n, _)| n.clone()).collect(),
             ),
+            shown_at: self.clock,
         }));
     }
 
@@ -342,6 +365,7 @@ impl App {
             items,
             choice,
             purpose: Purpose::Filter(choices),
+            shown_at: self.clock,
         }));
     }
 
@@ -355,10 +379,11 @@ impl App {
                 Some(obj) => {
                     // The preview follows the cluster; the server's verdict
                     // on the permission, asked as the dialog opened, stays.
-                    let scroll = d.scroll;
+                    let (scroll, shown_at) = (d.scroll, d.shown_at);
                     let permission = d.permission.take();
                     *d = self.delete_dialog_with(obj, d.policy, d.default_policy, d.force);
                     d.scroll = scroll;
+                    d.shown_at = shown_at;
                     if permission.is_some() {
                         d.permission = permission;
                     }
@@ -399,6 +424,22 @@ impl App {
 
     /// Keys while a modal is open.
     pub(super) fn in_modal(&mut self, action: Action) -> Vec<Command> {
+        if let Action::Unbound { ch, ctrl } = action {
+            let place = match self.modals.last() {
+                Some(Modal::Delete(_)) => {
+                    "in the delete dialog, nothing was sent: Enter sends the delete shown, Esc cancels"
+                }
+                Some(Modal::Finalizer(f)) if f.confirm.is_some() => {
+                    "here, nothing was sent: type the finalizer's name, then Enter; Esc cancels"
+                }
+                Some(Modal::Confirm(_)) => {
+                    "in this dialog, nothing was sent: Enter confirms, Esc cancels"
+                }
+                _ => "in this view (Esc closes it)",
+            };
+            self.unbound(ch, ctrl, place);
+            return Vec::new();
+        }
         let Some(modal) = self.modals.pop() else {
             return Vec::new();
         };
@@ -409,6 +450,19 @@ impl App {
                 }
                 if let Some(scroll) = scrolled(action, scroll, HELP_SCROLL) {
                     self.modals.push(Modal::Help { scroll });
+                }
+            }
+            Modal::Aliases { scroll } => {
+                if matches!(action, Action::ShowAliases | Action::Confirm) {
+                    return Vec::new();
+                }
+                if let Some(scroll) = scrolled(action, scroll, HELP_SCROLL) {
+                    self.modals.push(Modal::Aliases { scroll });
+                }
+            }
+            Modal::Describe { uid, scroll } => {
+                if let Some(scroll) = scrolled(action, scroll, HELP_SCROLL) {
+                    self.modals.push(Modal::Describe { uid, scroll });
                 }
             }
             Modal::Stuck { lines, scroll } => {
@@ -470,6 +524,7 @@ impl App {
                     Action::Confirm if let Some(why) = d.refusal() => {
                         self.error(format!("{why}: refused, nothing was sent"));
                     }
+                    Action::Confirm if !self.read(d.shown_at) => self.too_soon("the delete"),
                     Action::Confirm => {
                         self.info(format!("sent: {} - watch the tree", d.command.describe()));
                         return vec![d.command];
@@ -518,6 +573,9 @@ impl App {
                         {
                             self.error(format!("{why}; nothing was sent"));
                         }
+                        Action::Confirm if c.typed == c.info.name && !self.read(c.shown_at) => {
+                            self.too_soon("the finalizer removal");
+                        }
                         Action::Confirm if c.typed == c.info.name => {
                             let cmd = c.command.clone();
                             self.info(format!("sent: {}", cmd.describe()));
@@ -540,11 +598,21 @@ impl App {
                 self.modals.push(Modal::Finalizer(f));
             }
             Modal::Confirm(c) => match action {
+                Action::Confirm if !self.read(c.shown_at) => {
+                    self.too_soon("it");
+                    self.modals.push(Modal::Confirm(c));
+                }
                 Action::Confirm => return vec![c.command],
                 Action::Cancel => self.info("cancelled: nothing was sent"),
                 _ => self.modals.push(Modal::Confirm(c)),
             },
             Modal::Pick(mut p) => match action {
+                Action::Confirm
+                    if matches!(p.purpose, Purpose::Scenario(_)) && !self.read(p.shown_at) =>
+                {
+                    self.too_soon("the scenario");
+                    self.modals.push(Modal::Pick(p));
+                }
                 Action::Confirm => return self.picked(&p),
                 Action::Cancel => {}
                 a => {
@@ -560,7 +628,10 @@ impl App {
                     .unwrap_or_default();
                 match action {
                     Action::Cancel => return Vec::new(),
-                    Action::Confirm | Action::Toggle => {
+                    Action::Confirm if !self.read(c.shown_at) => {
+                        self.too_soon("the switch");
+                    }
+                    Action::Confirm => {
                         let cmds = list
                             .get(c.choice)
                             .map(|ctl| {
@@ -572,10 +643,7 @@ impl App {
                             .into_iter()
                             .collect();
                         // Enter closes, so that the cascade the switch sets
-                        // off is in view; Space stays, to switch another.
-                        if action == Action::Toggle {
-                            self.modals.push(Modal::Controllers(c));
-                        }
+                        // off is in view.
                         return cmds;
                     }
                     a => c.choice = moved(c.choice, list.len(), a, 5),
@@ -584,6 +652,46 @@ impl App {
             }
         }
         Vec::new()
+    }
+
+    /// Whether what was put on screen at `shown_at` has been there long
+    /// enough to be read ([`READ_FOR`]).
+    fn read(&self, shown_at: std::time::Duration) -> bool {
+        self.clock >= shown_at + READ_FOR
+    }
+
+    /// When the open dialog's `Enter` starts to send (the App's real
+    /// clock), if it is one that sends something.
+    fn sends_from(&self) -> Option<std::time::Duration> {
+        let shown = match self.modals.last()? {
+            Modal::Delete(d) => d.shown_at,
+            Modal::Finalizer(f) => f.confirm.as_ref()?.shown_at,
+            Modal::Confirm(c) => c.shown_at,
+            Modal::Controllers(c) => c.shown_at,
+            Modal::Pick(p) if matches!(p.purpose, Purpose::Scenario(_)) => p.shown_at,
+            _ => return None,
+        };
+        Some(shown + READ_FOR)
+    }
+
+    /// Whether the open dialog's `Enter` would send now (`true` too for
+    /// a dialog that sends nothing): its keys line says so.
+    #[must_use]
+    pub fn enter_ready(&self) -> bool {
+        self.sends_from().is_none_or(|t| self.clock >= t)
+    }
+
+    /// Real time until the open dialog's `Enter` starts to send.
+    pub(super) fn until_enter_ready(&self) -> Option<std::time::Duration> {
+        self.sends_from().filter(|t| *t > self.clock)
+    }
+
+    /// An `Enter` that came before the dialog could be read: nothing is
+    /// sent, and the user is told why.
+    fn too_soon(&mut self, what: &str) {
+        self.info(format!(
+            "Enter came before the dialog could be read: nothing was sent. Read it, then Enter sends {what}"
+        ));
     }
 
     fn restore(&mut self, key: Option<super::RowKey>, index: usize) {
@@ -650,7 +758,9 @@ impl App {
             }
             _ => RemoverState::BuiltIn,
         };
-        finalizer_confirm(d, info, remover)
+        let mut c = finalizer_confirm(d, info, remover);
+        c.shown_at = self.clock;
+        c
     }
 }
 
@@ -669,6 +779,7 @@ fn finalizer_confirm(
             target: d.target.clone(),
             finalizer: name,
         },
+        shown_at: std::time::Duration::ZERO,
     }
 }
 

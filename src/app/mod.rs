@@ -77,8 +77,9 @@ pub struct Message {
     pub until: Option<Duration>,
 }
 
-/// The UI state.
-#[derive(Debug)]
+/// The UI state. Clone: a test explores every key sequence from one
+/// state.
+#[derive(Clone, Debug)]
 pub struct App {
     opts: Options,
     graph: OwnershipGraph,
@@ -135,6 +136,19 @@ pub struct App {
     story: Option<crate::backend::story::Story>,
     /// A live source's kubeconfig contexts, for `:ctx`.
     contexts: Option<crate::backend::Contexts>,
+    /// A scenario reset or load was sent: the tree it brings starts on
+    /// its first object with no search (and, for another scenario, no
+    /// filter).
+    fresh_start: Option<FreshStart>,
+}
+
+/// What the next tree starts without.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FreshStart {
+    /// The same scenario from t=0: the filters stay.
+    Reset,
+    /// Another scenario: its namespaces are others.
+    Load,
 }
 
 /// A diagnosis that walked more blockers than this (the root of a large
@@ -189,6 +203,7 @@ impl App {
             mouse: true,
             story: None,
             contexts: None,
+            fresh_start: None,
         }
     }
 
@@ -579,6 +594,14 @@ impl App {
         self.flashes.clear();
         self.timeline.clear();
         self.timeline_cursor = None;
+        if let Some(fresh) = self.fresh_start.take() {
+            self.selected_key = None;
+            self.search = None;
+            self.search_hits = None;
+            if fresh == FreshStart::Load {
+                self.filters = Filters::default();
+            }
+        }
         let rows = rows::build(&self.index, &self.expansion, &self.filters);
         if self
             .selected_key
@@ -616,6 +639,14 @@ impl App {
             }
             self.info(text);
         } else {
+            if matches!(
+                r.command,
+                Command::Sim(
+                    crate::backend::SimCommand::Reset | crate::backend::SimCommand::Load(_)
+                )
+            ) {
+                self.fresh_start = None;
+            }
             let code = if r.code == 0 {
                 "failed".to_string()
             } else {
@@ -638,13 +669,15 @@ impl App {
     /// Advances the real clock: ends highlights and messages. Returns
     /// whether anything visible changed.
     pub fn tick(&mut self, elapsed: Duration) -> bool {
+        let was_ready = self.enter_ready();
         self.clock += elapsed;
         let (any, ghosts) = self.flashes.expire(self.clock);
         if ghosts {
             self.rebuild();
             self.refresh_why();
         }
-        let mut changed = any;
+        // The open dialog's Enter now sends: its keys line says so.
+        let mut changed = any || was_ready != self.enter_ready();
         if self.why_stale && self.clock >= self.why_at + WHY_REFRESH {
             self.compute_why();
             changed = true;
@@ -673,11 +706,17 @@ impl App {
         let rel = self
             .relations_stale
             .then_some(self.relations_at + WHY_REFRESH);
-        [self.flashes.next_expiry(), msg, why, rel]
-            .into_iter()
-            .flatten()
-            .min()
-            .map(|t| t.saturating_sub(self.clock))
+        [
+            self.flashes.next_expiry(),
+            msg,
+            why,
+            rel,
+            self.until_enter_ready(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|t| t.saturating_sub(self.clock))
     }
 
     /// Whether the UI captures the mouse; the runtime applies it.
@@ -735,6 +774,7 @@ impl App {
     fn rebuild(&mut self) {
         let built = rows::build(&self.index, &self.expansion, &self.filters);
         self.rows = self.flashes.with_ghosts(built);
+        rows::recount_groups(&mut self.rows);
         let found = self
             .selected_key
             .and_then(|k| self.rows.iter().position(|r| r.key == k));
@@ -788,6 +828,17 @@ impl App {
         }
         if searching || self.search_query().is_some() {
             self.count_hits();
+        }
+        for c in &cmds {
+            match c {
+                Command::Sim(crate::backend::SimCommand::Reset) => {
+                    self.fresh_start = Some(FreshStart::Reset);
+                }
+                Command::Sim(crate::backend::SimCommand::Load(_)) => {
+                    self.fresh_start = Some(FreshStart::Load);
+                }
+                _ => {}
+            }
         }
         if self.opts.read_only && cmds.iter().any(Command::is_mutation) {
             self.error("read-only mode: refused");

@@ -2,12 +2,19 @@
 //! Each confirmation carries the exact [`Command`] it will run: confirm
 //! returns it, cancel drops it.
 
+use std::time::Duration;
+
 use crate::backend::{Command, Permission};
 use crate::model::finalizers::FinalizerInfo;
 use crate::model::preview::Plan;
 use crate::model::{ObjRef, Policy};
 
 use super::rows::{Only, RowKey, Scope};
+
+/// How long a dialog that sends something must have been on screen, as
+/// it reads now, before `Enter` sends: keys typed out of habit (k9s's
+/// `d`, `y`, a quick `Enter`) arrive faster than this and send nothing.
+pub const READ_FOR: Duration = Duration::from_millis(500);
 
 /// What is open on top of the tree.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,6 +32,16 @@ pub enum Modal {
     /// The YAML view of one object (by uid), scrolled by this many lines.
     Yaml {
         uid: String,
+        scroll: u16,
+    },
+    /// k9s's describe (`d`): the details of one object (by uid), whole
+    /// screen, scrolled by this many lines.
+    Describe {
+        uid: String,
+        scroll: u16,
+    },
+    /// `Ctrl-a`: every command and alias of the command line.
+    Aliases {
         scroll: u16,
     },
     /// `:stuck`: every Terminating object by cause, as `ownerscope stuck`
@@ -55,6 +72,9 @@ pub struct DeleteDialog {
     /// A pod deleted with grace period 0 (the command is a
     /// [`Command::ForceDelete`]).
     pub force: bool,
+    /// When the command shown was put on screen (the App's real clock):
+    /// see [`READ_FOR`].
+    pub shown_at: Duration,
 }
 
 impl DeleteDialog {
@@ -93,6 +113,8 @@ pub struct FinalizerConfirm {
     /// Set after an Enter with the wrong text.
     pub mismatch: bool,
     pub command: Command,
+    /// When this step was put on screen: see [`READ_FOR`].
+    pub shown_at: Duration,
 }
 
 /// What is known of the controller that removes a finalizer.
@@ -116,6 +138,8 @@ pub struct ConfirmDialog {
     pub title: String,
     pub lines: Vec<String>,
     pub command: Command,
+    /// When it was put on screen: see [`READ_FOR`].
+    pub shown_at: Duration,
 }
 
 /// A list to choose one entry from.
@@ -127,6 +151,9 @@ pub struct Picker {
     pub items: Vec<PickItem>,
     pub choice: usize,
     pub purpose: Purpose,
+    /// When it was put on screen: a scenario is loaded only after
+    /// [`READ_FOR`].
+    pub shown_at: Duration,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,6 +187,8 @@ pub struct ControllersDialog {
     pub choice: usize,
     /// Objects carrying each controller's finalizer, by finalizer name.
     pub usage: Vec<(String, usize)>,
+    /// When it was put on screen: see [`READ_FOR`].
+    pub shown_at: Duration,
 }
 
 /// The `/` search line.
@@ -197,6 +226,7 @@ pub enum Mode {
     Controllers,
     Help,
     Yaml,
+    Describe,
 }
 
 impl Modal {
@@ -211,7 +241,8 @@ impl Modal {
             Modal::Controllers(_) => Mode::Controllers,
             Modal::Search(_) => Mode::Search,
             Modal::Command(_) => Mode::Command,
-            Modal::Help { .. } | Modal::Stuck { .. } => Mode::Help,
+            Modal::Help { .. } | Modal::Stuck { .. } | Modal::Aliases { .. } => Mode::Help,
+            Modal::Describe { .. } => Mode::Describe,
             Modal::Yaml { .. } => Mode::Yaml,
         }
     }

@@ -272,6 +272,7 @@ impl App {
                     items,
                     choice: 0,
                     purpose: Purpose::Owner(many.to_vec()),
+                    shown_at: self.clock,
                 }));
             }
         }

@@ -56,6 +56,17 @@ impl App {
                 }
             }
             Action::OpenDelete => self.open_delete(),
+            Action::OpenKill => self.open_kill(),
+            Action::Describe => match self.selected_object() {
+                Some(o) => {
+                    let uid = o.uid().to_string();
+                    self.modals.push(Modal::Describe { uid, scroll: 0 });
+                }
+                None => self.info("d describes an object: select one"),
+            },
+            Action::AllNamespaces => self.all_namespaces(),
+            Action::ShowAliases => self.modals.push(Modal::Aliases { scroll: 0 }),
+            Action::Unbound { ch, ctrl } => self.unbound(ch, ctrl, "here"),
             Action::OpenRemoveFinalizer => self.open_finalizer(),
             Action::OpenControllers => self.open_controllers(),
             Action::OpenReset => self.open_reset(),
@@ -127,6 +138,17 @@ impl App {
             }
             None => self.info("nothing holds this object up: no blocking dependent"),
         }
+    }
+
+    /// A key that means nothing where it was typed: said, not dropped.
+    pub(super) fn unbound(&mut self, ch: Option<char>, ctrl: bool, place: &str) {
+        let key = match (ch, ctrl) {
+            (Some(c), true) => format!("Ctrl-{c}"),
+            (Some(' '), false) => "Space".to_string(),
+            (Some(c), false) => c.to_string(),
+            (None, _) => "that key".to_string(),
+        };
+        self.info(format!("unknown key {key} {place}: ? lists the keys"));
     }
 
     pub(super) fn normal_toggle_mouse(&mut self) {

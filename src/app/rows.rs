@@ -310,6 +310,36 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
     rows
 }
 
+/// Each open group's header counts the roots drawn under it (a root just
+/// deleted, still shown for a moment, included): the header counts what it
+/// heads.
+pub fn recount_groups(rows: &mut [Row]) {
+    let mut at: Option<usize> = None;
+    let mut n = 0;
+    let set = |rows: &mut [Row], at: Option<usize>, n: usize| {
+        if let Some(Row {
+            node: RowNode::Group { roots, .. },
+            open: true,
+            ..
+        }) = at.and_then(|i| rows.get_mut(i))
+        {
+            *roots = n;
+        }
+    };
+    for i in 0..rows.len() {
+        match rows[i].depth {
+            0 => {
+                set(rows, at, n);
+                at = Some(i);
+                n = 0;
+            }
+            1 => n += 1,
+            _ => {}
+        }
+    }
+    set(rows, at, n);
+}
+
 /// Which objects a filtered view shows: matches and everything above them.
 struct Keep {
     /// By id: 0 unknown, 1 on the current path, 2 hidden, 3 shown.

@@ -47,6 +47,12 @@ fn command(app: &mut App, text: &str) -> Vec<Command> {
     app.update(Action::Confirm)
 }
 
+/// Lets the open dialog be on screen long enough to be read: before
+/// that, Enter sends nothing.
+fn read(app: &mut App) {
+    app.tick(modal::READ_FOR);
+}
+
 fn selected_name(app: &App) -> String {
     app.selected_object()
         .map(|o| format!("{}/{}", o.kind, o.name()))
@@ -85,6 +91,12 @@ fn foreground_delete_sends_exactly_the_previewed_command() {
         "{:?}",
         d.plan.lines()
     );
+    assert!(
+        app.update(Action::Confirm).is_empty(),
+        "an Enter before the dialog could be read sends nothing"
+    );
+    assert_eq!(app.mode(), Mode::Delete, "and the dialog stays");
+    read(&mut app);
     let cmds = app.update(Action::Confirm);
     assert_eq!(
         cmds,
@@ -132,6 +144,7 @@ fn finalizer_removal_needs_the_exact_name() {
             .is_some_and(|c| c.info.protects.contains("cleanup"))
     );
     app.update(Action::Input('h'));
+    read(&mut app);
     assert_eq!(
         app.update(Action::Confirm),
         vec![Command::RemoveFinalizer {
@@ -227,6 +240,8 @@ fn the_controllers_dialog_starts_on_what_the_object_waits_for() {
     goto(&mut app, "configmap/web-cache");
     app.update(Action::OpenControllers);
     assert_eq!(app.mode(), Mode::Controllers);
+    assert!(app.update(Action::Confirm).is_empty(), "not yet read");
+    read(&mut app);
     assert_eq!(
         app.update(Action::Confirm),
         vec![Command::Sim(SimCommand::SetController {
@@ -236,15 +251,10 @@ fn the_controllers_dialog_starts_on_what_the_object_waits_for() {
     );
     // Enter closes it, so that the cascade the switch sets off is in view.
     assert_eq!(app.mode(), Mode::Normal);
-    // Space switches and stays, to switch another; Esc closes.
+    // Only Enter switches, even once read; Esc closes.
     app.update(Action::OpenControllers);
-    assert_eq!(
-        app.update(Action::Toggle),
-        vec![Command::Sim(SimCommand::SetController {
-            finalizer: "example.com/cache-flush".into(),
-            online: true
-        })]
-    );
+    read(&mut app);
+    assert!(app.update(Action::Toggle).is_empty());
     assert_eq!(app.mode(), Mode::Controllers);
     assert!(app.update(Action::Cancel).is_empty());
     assert_eq!(app.mode(), Mode::Normal);
@@ -257,6 +267,8 @@ fn reset_and_scenarios_are_confirmed_choices() {
     assert_eq!(app.mode(), Mode::Confirm);
     assert_eq!(app.update(Action::Cancel), vec![]);
     app.update(Action::OpenReset);
+    assert!(app.update(Action::Confirm).is_empty(), "not yet read");
+    read(&mut app);
     assert_eq!(
         app.update(Action::Confirm),
         vec![Command::Sim(SimCommand::Reset)]
@@ -267,6 +279,7 @@ fn reset_and_scenarios_are_confirmed_choices() {
     };
     assert_eq!(p.choice, 0, "starts on the current scenario");
     app.update(Action::Down);
+    read(&mut app);
     assert_eq!(
         app.update(Action::Confirm),
         vec![Command::Sim(SimCommand::Load("deployment".into()))]
@@ -537,6 +550,7 @@ fn with_several_finalizers_one_is_chosen_first() {
     for c in "example.com/second".chars() {
         app.update(Action::Input(c));
     }
+    read(&mut app);
     assert_eq!(
         app.update(Action::Confirm),
         vec![Command::RemoveFinalizer {
@@ -571,6 +585,7 @@ fn the_dialog_asks_permission_before_offering_and_a_denial_sends_nothing() {
     // Changing the policy keeps the answer.
     assert!(app.update(Action::Foreground).is_empty());
     assert_eq!(app.permission_question(), None);
+    read(&mut app);
     assert!(
         app.update(Action::Confirm).is_empty(),
         "denied: nothing is sent"
@@ -587,6 +602,7 @@ fn the_dialog_asks_permission_before_offering_and_a_denial_sends_nothing() {
     assert!(app.update(Action::OpenDelete).is_empty());
     app.set_permission(Permission::Allowed);
     assert!(app.update(Action::Foreground).is_empty());
+    read(&mut app);
     assert_eq!(
         app.update(Action::Confirm),
         vec![Command::Delete {
@@ -670,6 +686,7 @@ fn nothing_is_confirmed_on_a_screen_too_small_to_show_it() {
     app.set_screen(80, 24);
     assert!(app.update(Action::OpenDelete).is_empty());
     app.update(Action::Foreground);
+    read(&mut app);
     app.set_screen(40, 10);
     assert!(app.too_small());
     assert!(app.update(Action::Confirm).is_empty(), "nothing sent blind");
@@ -700,6 +717,7 @@ fn f_on_a_stuck_owner_goes_to_the_blockers_finalizer() {
     let web = app.selected_object().expect("web").obj_ref();
     assert!(app.update(Action::OpenDelete).is_empty());
     app.update(Action::Foreground);
+    read(&mut app);
     let cmds = app.update(Action::Confirm);
     send(&mut app, &mut b, cmds);
     for _ in 0..40 {
@@ -822,6 +840,7 @@ fn stuck_web() -> (App, SimBackend) {
     goto(&mut app, "deployment/web");
     app.update(Action::OpenDelete);
     app.update(Action::Foreground);
+    read(&mut app);
     let cmds = app.update(Action::Confirm);
     send(&mut app, &mut b, cmds);
     for _ in 0..20 {
@@ -1311,6 +1330,7 @@ fn force_delete_is_a_deliberate_choice_on_a_pod_only() {
     };
     assert!(!d.force, "a policy chosen: graceful again");
     app.update(Action::ToggleForce);
+    read(&mut app);
     assert_eq!(
         app.update(Action::Confirm),
         vec![Command::ForceDelete { target }]

@@ -123,6 +123,9 @@ impl App {
             Action::Quit => self.quit = true,
             Action::Help => self.modals.push(super::Modal::Help { scroll: 0 }),
             Action::ToggleMouse => self.normal_toggle_mouse(),
+            Action::Unbound { ch, ctrl } => {
+                self.unbound(ch, ctrl, "in the timeline (Esc: back to the tree)")
+            }
             _ => {}
         }
     }

@@ -190,7 +190,7 @@ pub fn describe(name: &str) -> FinalizerInfo {
                 "a third-party finalizer of {domain}: some cleanup its controller does before the object may go"
             ),
             format!(
-                "the controller that owns {domain}, when its cleanup is done (stuck if it is not running)"
+                "the controller that added {name}, once its cleanup is done (stuck if it is not running)"
             ),
         ),
         None => (
@@ -203,7 +203,9 @@ pub fn describe(name: &str) -> FinalizerInfo {
         origin: Origin::Unknown,
         meaning,
         removed_by,
-        protects: "whatever cleanup that controller does (external resources, dependent objects, data): removing it skips it".to_string(),
+        protects:
+            "whatever cleanup that controller does (external resources, dependent objects, data)"
+                .to_string(),
     }
 }
 

@@ -44,10 +44,10 @@ pub fn explain(obj: &Object, policy: Policy) -> Option<String> {
         Policy::Background => format!("Background changes nothing; it stays Terminating{held_by}"),
     };
     let cannot = if others.is_empty() {
-        "No DELETE moves its deletion later (R17).".to_string()
+        "No DELETE moves its deletion later: the deletionTimestamp first set stays.".to_string()
     } else {
         format!(
-            "No DELETE removes {} or moves its deletion later: only their controllers, or removing a finalizer by hand (F), can (R17).",
+            "No DELETE removes {} or moves its deletion later: only their controllers can, or removing a finalizer by hand (F).",
             others.join(", ")
         )
     };

@@ -26,7 +26,7 @@ const STORY: &[Shot] = &[
     Shot {
         file: "02-delete-preview.svg",
         title: "Delete Deployment/web in foreground: the preview",
-        keys: "df",
+        keys: "<C-d>f<Read>",
         wait_ms: 0,
     },
     Shot {
@@ -50,7 +50,7 @@ const STORY: &[Shot] = &[
     Shot {
         file: "06-controllers.svg",
         title: "Bring the finalizer's controller online",
-        keys: "c",
+        keys: "c<Read>",
         wait_ms: 0,
     },
     Shot {
@@ -97,7 +97,7 @@ pub fn write_all(dir: &Path) -> Result<Vec<String>, String> {
         "Removing a finalizer by hand: type its name",
     )?;
     let mut s = Session::new(crate::sim::scenario::DEMO, 80, 24, false)?;
-    s.keys("/deployment/web<Enter>df<Enter>");
+    s.keys("/deployment/web<Enter><C-d>f<Read><Enter>");
     s.wait(Duration::from_millis(4000));
     s.keys("j");
     save(
@@ -116,7 +116,7 @@ pub fn write_all(dir: &Path) -> Result<Vec<String>, String> {
     )?;
     // An owner stuck on its own finalizer: what waits behind it.
     let mut s = Session::new("stuck-owner", 132, 38, false)?;
-    s.keys("/database/orders<Enter>d");
+    s.keys("/database/orders<Enter><C-d>");
     save(
         &mut s,
         "12-waits-behind.svg",

@@ -93,12 +93,20 @@ impl Session {
         );
     }
 
-    /// Presses keys, in the order written (see [`parse_keys`]).
+    /// Presses keys, in the order written (see [`parse_keys`]). `<Read>`
+    /// is a person reading the dialog on screen: the UI's clock moves on
+    /// by [`crate::app::modal::READ_FOR`] (the simulator's does not), so
+    /// that the next `<Enter>` may send what the dialog shows.
     pub fn keys(&mut self, script: &str) -> &mut Self {
-        for k in parse_keys(script) {
-            if let Some(a) = keymap::resolve(self.app.mode(), k) {
-                let cmds = self.app.update(a);
-                runtime::send_all(&mut self.app, &mut self.backend, cmds);
+        for (i, part) in script.split("<Read>").enumerate() {
+            if i > 0 {
+                self.app.tick(crate::app::modal::READ_FOR);
+            }
+            for k in parse_keys(part) {
+                if let Some(a) = keymap::resolve(self.app.mode(), k) {
+                    let cmds = self.app.update(a);
+                    runtime::send_all(&mut self.app, &mut self.backend, cmds);
+                }
             }
         }
         self

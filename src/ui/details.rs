@@ -19,29 +19,36 @@ use crate::model::{Object, RefStatus};
 /// shares its place with the timeline.
 pub fn render(app: &App, frame: &mut Frame, area: Rect, tabs: bool) {
     let mut title = vec![Span::styled(" Details ", theme::TITLE)];
-    title.push(Span::styled("· [/] scroll · y YAML ", theme::DIM));
+    title.push(Span::styled(
+        "· [/] scroll · d describe · y YAML ",
+        theme::DIM,
+    ));
     if tabs {
         title.push(Span::styled("· Tab: timeline ", theme::DIM));
     }
     let inner = super::layout::pane(frame, area, title);
+    frame.render_widget(
+        Paragraph::new(full(app, inner.width)).scroll((app.details_scroll(), 0)),
+        inner,
+    );
+}
+
+/// Every line of the details of the selected object, wrapped to `width`:
+/// the answer to "why is it still here?" first, then its blocker chain (a
+/// small tree), then the rest; nothing is cut. The pane and the describe
+/// view (`d`) show the same.
+#[must_use]
+pub fn full(app: &App, width: u16) -> Vec<Line<'_>> {
     let (Some(obj), Some(why)) = (app.selected_object(), app.why()) else {
-        frame.render_widget(
-            Paragraph::new(wrap::wrap_lines(&lines(app), usize::from(inner.width)))
-                .scroll((app.details_scroll(), 0)),
-            inner,
-        );
-        return;
+        return wrap::wrap_lines(&lines(app), usize::from(width));
     };
-    // The answer first, then its blocker chain (a small tree), then the
-    // rest; all of it wrapped, so that nothing is cut, and scrolled
-    // together ([ and ]).
-    let mut all = wrap::wrap_lines(&why::header(app, obj, why), usize::from(inner.width));
-    all.extend(small_tree::lines(&why::blocker_items(why), inner.width));
+    let mut all = wrap::wrap_lines(&why::header(app, obj, why), usize::from(width));
+    all.extend(small_tree::lines(&why::blocker_items(why), width));
     all.extend(wrap::wrap_lines(
         &object_lines(app, obj),
-        usize::from(inner.width),
+        usize::from(width),
     ));
-    frame.render_widget(Paragraph::new(all).scroll((app.details_scroll(), 0)), inner);
+    all
 }
 
 fn kv<'a>(k: &'a str, v: impl Into<String>) -> Line<'a> {
@@ -107,8 +114,14 @@ fn object_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
     ));
     out.push(kv("uid", obj.uid().to_string()));
     if let Some(c) = obj.metadata.creation_timestamp {
-        let age = human_duration(now.duration_since(c).as_secs());
-        out.push(kv("created", format!("{c} ({age} ago)")));
+        let secs = now.duration_since(c).as_secs();
+        // A clock behind the object's: `(in 1s)`, never `(in 1s ago)`.
+        let age = if secs < 0 {
+            human_duration(secs)
+        } else {
+            format!("{} ago", human_duration(secs))
+        };
+        out.push(kv("created", format!("{c} ({age})")));
     }
     if let Some(d) = obj.metadata.deletion_timestamp {
         let secs = now.duration_since(d).as_secs();

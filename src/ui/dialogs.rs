@@ -209,7 +209,7 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
         ])
     } else {
         keys_line(&[
-            ("Enter/y", "delete"),
+            enter(app, "delete"),
             ("Esc/n", "cancel, send nothing"),
             ("PgDn/PgUp", "scroll preview"),
         ])
@@ -377,7 +377,7 @@ pub fn finalizer(app: &App, f: &FinalizerDialog, frame: &mut Frame, area: Rect) 
             }
             lines.push(Line::from(input));
             lines.push(keys_line(&[
-                ("Enter", "remove (name must match)"),
+                enter(app, "remove (name must match)"),
                 ("Esc", "cancel, send nothing"),
             ]));
         }
@@ -386,6 +386,16 @@ pub fn finalizer(app: &App, f: &FinalizerDialog, frame: &mut Frame, area: Rect) 
     let title = format!(" Remove a finalizer from {} ", f.target);
     let inner = fitted_popup(frame, area, w, lines.len(), title, theme::BAD);
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The `Enter` of a dialog that sends: until the dialog has been on
+/// screen long enough to be read, it says that it does not send yet.
+fn enter(app: &App, what: &'static str) -> (&'static str, &'static str) {
+    if app.enter_ready() {
+        ("Enter", what)
+    } else {
+        ("Enter", "(read first: sends nothing yet)")
+    }
 }
 
 /// A framed popup `w` wide and as tall as `rows` wrapped lines (within
@@ -416,7 +426,7 @@ pub fn confirm(app: &App, c: &ConfirmDialog, frame: &mut Frame, area: Rect) {
         Span::raw(request(app, &c.command)),
     ]));
     lines.push(Line::default());
-    lines.push(keys_line(&[("Enter/y", "confirm"), ("Esc/n", "cancel")]));
+    lines.push(keys_line(&[enter(app, "confirm"), ("Esc/n", "cancel")]));
     let lines = wrap::wrap_lines(&lines, usize::from(w.saturating_sub(2)));
     let title = format!(" {} ", c.title);
     let inner = fitted_popup(frame, area, w, lines.len(), title, theme::WARN);
@@ -436,10 +446,12 @@ pub fn pick(p: &Picker, frame: &mut Frame, area: Rect) {
             Span::styled(format!("{:<24}", it.label), theme::KIND),
             Span::styled(format!(" {}", it.detail), theme::DIM),
         ]);
+        // Every description whole, wrapped under itself: each is read
+        // to choose.
         if sel {
             wrap::wrap_hanging(&l.style(theme::SELECTED), text_w, 29)
         } else {
-            vec![wrap::cut(l, text_w)]
+            wrap::wrap_hanging(&l, text_w, 29)
         }
     };
     let rows: Vec<Vec<Line>> = p
@@ -549,8 +561,7 @@ pub fn controllers(app: &App, c: &ControllersDialog, frame: &mut Frame, area: Re
     lines.push(Line::default());
     lines.push(keys_line(&[
         ("↑↓", "move"),
-        ("Enter", "switch and close"),
-        ("Space", "switch and stay"),
+        enter(app, "switch and close"),
         ("Esc", "close"),
     ]));
     let lines = wrap::wrap_lines(&lines, usize::from(w.saturating_sub(2)));

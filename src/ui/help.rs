@@ -73,10 +73,17 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     );
     section(&mut out, "Search (/)", keymap::SEARCH.iter(), ro);
     section(&mut out, "Command line (:)", keymap::COMMAND.iter(), ro);
-    out.push(Line::from(Span::styled("  :q  :ns NAME|all  :ctx NAME  :scenario NAME  :deploy :pods :rs :sts :ds :job :cj :svc :cm :sec :pvc :pv ...", theme::DIM)));
-    out.push(Line::from(Span::styled("  k9s keys: Ctrl-d deletes (the same dialog as d: nothing is sent without it), Shift-J jumps to the owner (as o). Ctrl-d does not page here (PgDn does); [ and ] scroll the details", theme::DIM)));
+    out.push(Line::from(Span::styled("  :q  :ns [NAME|all]  :ctx NAME  :scenario NAME  :stuck  and any kind by plural, singular, short name or kind.group (:deploy :po :no :sa :ing :widgets); Ctrl-a lists them all", theme::DIM)));
+    out.push(Line::from(Span::styled("  As in k9s: d describes, y shows the YAML, Ctrl-d opens the delete dialog, Ctrl-k the kill (grace period 0) dialog of a pod, 0 shows every namespace, Shift-J jumps to the owner. Unlike k9s, a dialog that sends something takes only Enter, once it has been on screen half a second: y or a quick Enter typed out of habit sends nothing. Ctrl-d does not page the tree (PgDn does); [ and ] scroll the details", theme::DIM)));
     out.push(Line::default());
+    section(&mut out, "Describe view (d)", keymap::DESCRIBE.iter(), ro);
     section(&mut out, "YAML view (y)", keymap::YAML.iter(), ro);
+    section(
+        &mut out,
+        "Confirmations (reset)",
+        keymap::CONFIRM.iter(),
+        ro,
+    );
     section(&mut out, "Controllers (c)", keymap::CONTROLLERS.iter(), ro);
     section(
         &mut out,
@@ -118,7 +125,7 @@ pub fn lines(app: &App) -> Vec<Line<'static>> {
     if app.read_only() {
         out.push(Line::default());
         out.push(Line::from(Span::styled(
-            "Read-only mode: d previews a delete and sends nothing; finalizer removal is refused.",
+            "Read-only mode: Ctrl-d previews a delete and sends nothing; finalizer removal is refused.",
             theme::WARN,
         )));
     }

@@ -1,6 +1,8 @@
 //! Rendering only: one file per screen element. [`render`] reads the App
 //! and never changes it.
 
+pub mod aliases;
+pub mod describe;
 pub mod details;
 pub mod dialogs;
 pub mod help;
@@ -57,6 +59,8 @@ pub fn render(app: &App, frame: &mut Frame) {
             Modal::Help { scroll } => help::render(app, *scroll, frame, body),
             Modal::Yaml { uid, scroll } => yaml::render(app, uid, *scroll, frame, body),
             Modal::Stuck { lines, scroll } => stuck::render(lines, *scroll, frame, body),
+            Modal::Describe { uid, scroll } => describe::render(app, uid, *scroll, frame, body),
+            Modal::Aliases { scroll } => aliases::render(app, *scroll, frame, body),
             Modal::Search(_) | Modal::Command(_) => {}
         }
     }

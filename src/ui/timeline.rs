@@ -48,7 +48,7 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, _tabs: bool) {
         let msg = if app.timeline_scope() == TimelineScope::Selected {
             "nothing happened to this object yet"
         } else {
-            "nothing happened yet: delete something (d)"
+            "nothing happened yet: delete something (Ctrl-d)"
         };
         let mut lines = story_lines(app);
         lines.push(Line::from(Span::styled(msg, theme::DIM)));
@@ -79,18 +79,49 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, _tabs: bool) {
             .collect();
     }
     let n = entries.len();
-    let mut after = (n - 1 - at).min(CONTEXT);
     let room = h.saturating_sub(full.len());
-    let before = at.min(room.saturating_sub(after));
-    if before == at {
-        after = (n - 1 - at).min(room - before);
-    } else {
-        after = after.min(room);
+    let one = |(_, x): &(u64, &Happening)| fitted(x, selected.as_deref(), w);
+    // A few entries after the cursor's, then as many before it as fit,
+    // then, if every older one is shown, more after it.
+    let mut after: Vec<Line> = Vec::new();
+    let mut next = at + 1;
+    while next < n && next <= at + CONTEXT {
+        let l = one(&entries[next]);
+        if after.len() + l.len() > room {
+            break;
+        }
+        after.extend(l);
+        next += 1;
     }
-    let one = |(_, x): &(u64, &Happening)| wrap::cut(line(x, selected.as_deref()), w);
-    let mut lines: Vec<Line> = entries[at - before..at].iter().map(one).collect();
+    let mut before: Vec<Line> = Vec::new();
+    let mut first = at;
+    while first > 0 {
+        let l = one(&entries[first - 1]);
+        if before.len() + l.len() + after.len() > room {
+            break;
+        }
+        before.splice(0..0, l);
+        first -= 1;
+    }
+    while first == 0 && next < n {
+        let l = one(&entries[next]);
+        if before.len() + l.len() + after.len() > room {
+            break;
+        }
+        after.extend(l);
+        next += 1;
+    }
+    let mut lines = before;
     lines.extend(full);
-    lines.extend(entries[at + 1..=at + after].iter().map(one));
+    lines.extend(after);
+    // The scenario's story stays on top while the pane has room for it
+    // and for every entry: it is on screen when the scenario opens.
+    if first == 0 && next == n {
+        let story = wrap::wrap_lines(&description_lines(app), w);
+        if lines.len() + story.len() <= h {
+            lines.splice(0..0, story);
+        }
+    }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
@@ -102,19 +133,24 @@ fn next_line(next: &str) -> Line<'static> {
     ])
 }
 
+/// What the scenario is about, if it says.
+fn description_lines(app: &App) -> Vec<Line<'static>> {
+    match app.story() {
+        Some(s) if !s.description.is_empty() => vec![Line::from(vec![
+            Span::styled(format!("Scenario {}: ", s.scenario), theme::HEADING),
+            Span::raw(s.description.clone()),
+        ])],
+        _ => Vec::new(),
+    }
+}
+
 /// The scenario's story while nothing has happened: what it is about and
 /// its next step.
 fn story_lines(app: &App) -> Vec<Line<'static>> {
     let Some(s) = app.story() else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    if !s.description.is_empty() {
-        out.push(Line::from(vec![
-            Span::styled(format!("Scenario {}: ", s.scenario), theme::HEADING),
-            Span::raw(s.description.clone()),
-        ]));
-    }
+    let mut out = description_lines(app);
     if let Some(n) = &s.next {
         out.push(next_line(n));
     }
@@ -141,6 +177,95 @@ pub fn when(t: f64) -> String {
     }
 }
 
+/// An entry in `w` columns: on one row when it fits, the object's name
+/// shortened first (`Pod/nightly-…k2x8v`); else on two, when, verb,
+/// object and who did it on the first, the change on the second. The verb,
+/// the change and `(by …)` stay in view; only a change longer than a
+/// whole row is cut.
+#[must_use]
+pub fn fitted(x: &Happening, selected: Option<&str>, w: usize) -> Vec<Line<'static>> {
+    let whole = line(x, selected);
+    if whole.width() <= w {
+        return vec![whole];
+    }
+    let object = format!("{}/{}", x.object.kind, x.object.name);
+    let n = |t: &str| Span::raw(t.to_string()).width();
+    let fixed = whole.width() - n(&object) - n(&x.detail);
+    let room = w.saturating_sub(fixed);
+    // The kind stays whole when it can: the name gives way.
+    let with_object = |room: usize| {
+        let mut y = x.clone();
+        let kind = n(&x.object.kind) + 1;
+        if room > kind {
+            y.object.name = shorten(&x.object.name, room - kind);
+        } else {
+            y.object.kind = shorten(&x.object.kind, room.saturating_sub(1));
+            y.object.name = String::new();
+        }
+        y
+    };
+    if room >= n(&x.detail) + MIN_OBJECT {
+        return vec![line(&with_object(room - n(&x.detail)), selected)];
+    }
+    // Two rows. The spans of a line: when, verb, object, gap, change, by.
+    let spans = line(x, selected).spans;
+    let [when, verb, _, _, change, by] = spans.as_slice() else {
+        return vec![wrap::cut(whole, w)];
+    };
+    let object_room = w.saturating_sub(when.width() + verb.width() + by.width());
+    let object_span = line(&with_object(object_room), selected).spans[2].clone();
+    let first = Line::from(vec![when.clone(), verb.clone(), object_span, by.clone()]);
+    // The change under it, on two rows at most.
+    let mut rows = vec![wrap::cut(first, w)];
+    let change = Line::from(vec![Span::raw(" ".repeat(9)), change.clone()]);
+    let mut rest = wrap::wrap_hanging(&change, w, 9);
+    if rest.len() > 2 {
+        rest.truncate(2);
+        let last: String = rest[1].spans.iter().map(|s| s.content.as_ref()).collect();
+        rest[1] = Line::from(Span::styled(
+            shorten_end(last.trim_end(), w.saturating_sub(1)),
+            change.spans[1].style,
+        ));
+    }
+    rows.extend(rest);
+    rows
+}
+
+/// Columns an object's name keeps at least on a timeline row.
+const MIN_OBJECT: usize = 18;
+
+/// `ReplicaSet/web-7d…c6b5`: the middle of a name gives way, its start
+/// (the kind, the workload) and its end (a hash that tells it apart) stay.
+fn shorten(text: &str, w: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= w {
+        return text.to_string();
+    }
+    if w < 3 {
+        return chars.iter().take(w).collect();
+    }
+    let tail = (w - 1) / 3;
+    let head = w - 1 - tail;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}
+
+/// The start of a text in `w` columns, `…` at the cut.
+fn shorten_end(text: &str, w: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= w {
+        return text.to_string();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let mut out: String = chars[..w - 1].iter().collect();
+    out.push('…');
+    out
+}
+
 /// `   12.4s  updated  ReplicaSet/web-1  +finalizer foregroundDeletion (by gc)`
 #[must_use]
 pub fn line(x: &Happening, selected: Option<&str>) -> Line<'static> {
@@ -162,4 +287,58 @@ pub fn line(x: &Happening, selected: Option<&str>) -> Line<'static> {
         Span::styled(x.detail.clone(), text_style),
         Span::styled(format!("  (by {})", x.by), theme::DIM),
     ])
+}
+
+#[cfg(test)]
+mod fit_tests {
+    use super::*;
+    use crate::backend::Happening;
+    use crate::model::ObjRef;
+
+    fn happening() -> Happening {
+        Happening {
+            t: 12.5,
+            verb: "updated".into(),
+            object: ObjRef {
+                kind: "Pod".into(),
+                name: "nightly-report-29411520-k2x8v".into(),
+                ..ObjRef::default()
+            },
+            detail: "-finalizer batch.kubernetes.io/job-tracking".into(),
+            by: "job-controller".into(),
+            warning: false,
+        }
+    }
+
+    fn text(l: &Line) -> String {
+        l.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    /// At the width of the timeline pane on a 120-column screen (56) and
+    /// a 160-column one (75), the verb, the change and who did it stay;
+    /// the object's name gives way first.
+    #[test]
+    fn who_did_it_and_what_changed_stay_on_a_narrow_row() {
+        let h = happening();
+        for w in [56, 75, 90, 110] {
+            let rows = fitted(&h, None, w);
+            let t: Vec<String> = rows.iter().map(text).collect();
+            let all = t.join("\n");
+            assert!(all.contains("updated"), "{w}: {all}");
+            assert!(all.contains("(by job-controller)"), "{w}: {all}");
+            assert!(
+                all.contains("-finalizer batch.kubernetes.io/job-tracking"),
+                "{w}: {all}"
+            );
+            assert!(all.contains("Pod/nightly"), "{w}: {all}");
+            assert!(rows.iter().all(|l| l.width() <= w), "{w}: {all}");
+        }
+        assert_eq!(
+            fitted(&h, None, 110).len(),
+            1,
+            "one row when it fits shortened"
+        );
+        let wide = text(&fitted(&h, None, 200)[0]);
+        assert!(wide.contains("Pod/nightly-report-29411520-k2x8v"), "{wide}");
+    }
 }

@@ -20,6 +20,11 @@ pub const OPEN: &str = "▼ ";
 pub const CLOSED: &str = "▶ ";
 pub const LEAF: &str = "  ";
 pub const HIGHLIGHT: &str = "> ";
+/// A row of the ownership tree with no dependents: marked in the column
+/// of its depth, as `▼`/`▶` mark the others, so that a root with no
+/// dependents after a deep subtree is read as a root, never as one of the
+/// dependents above it.
+pub const LEAF_MARK: &str = "· ";
 
 /// Draws the tree pane.
 pub fn render(app: &App, frame: &mut Frame, area: Rect) {
@@ -160,7 +165,7 @@ pub fn row_line<'a>(app: &'a App, row: &'a Row, selected: bool) -> Line<'a> {
     spans.push(Span::raw(if selected { HIGHLIGHT } else { "  " }));
     spans.push(Span::raw("  ".repeat(usize::from(row.depth))));
     spans.push(Span::raw(if !row.has_children {
-        LEAF
+        LEAF_MARK
     } else if row.open {
         OPEN
     } else {

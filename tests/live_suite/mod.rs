@@ -638,10 +638,13 @@ fn restricted_user_sees_a_partial_tree_and_a_clear_403() {
         }
         let mut script: Vec<Option<Event>> = Vec::new();
         script.extend(
-            parse_keys("/configmap/visible<Enter>db<Enter>")
+            parse_keys("/configmap/visible<Enter><C-d>b")
                 .into_iter()
                 .map(|k| Some(Event::Key(k))),
         );
+        // Time to read the dialog: an Enter sooner sends nothing.
+        script.extend(vec![None; 15]);
+        script.push(Some(Event::Key(crossterm::event::KeyCode::Enter.into())));
         script.extend(vec![None; 5]);
         let mut events = ScriptedEvents {
             events: script.into(),
@@ -1104,10 +1107,13 @@ fn the_ui_loop_deletes_on_the_live_backend_with_keys() {
         assert!(t.elapsed() < LONG, "the tree never arrived");
         run(&mut app, idle());
     }
-    let keys: Vec<Option<Event>> = parse_keys("/configmap/owner<Enter>df<Enter>")
+    let mut keys: Vec<Option<Event>> = parse_keys("/configmap/owner<Enter><C-d>f")
         .into_iter()
         .map(|k| Some(Event::Key(k)))
         .collect();
+    // Time to read the dialog: an Enter sooner sends nothing.
+    keys.extend(vec![None; 15]);
+    keys.push(Some(Event::Key(crossterm::event::KeyCode::Enter.into())));
     run(&mut app, keys);
     let t = std::time::Instant::now();
     while app.graph().get(&owner).is_some() || app.graph().get(&dep).is_some() {
