@@ -125,8 +125,17 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     s.wait_for("the Deployment's details", LONG, |x| {
         x.contains("Deployment web  -n shop")
     });
-    // Delete it in foreground: the dialog previews, nothing is sent yet.
+    // d describes it, as in k9s: nothing to send from there.
     s.keys(&["d"]);
+    s.wait_for("the describe view", LONG, |x| {
+        x.contains("Describe · Deployment/web")
+    });
+    s.keys(&["d"]);
+    s.wait_for("the describe view closed", LONG, |x| {
+        !x.contains("Describe ·")
+    });
+    // Delete it in foreground: the dialog previews, nothing is sent yet.
+    s.keys(&["C-d"]);
     s.wait_for("the delete dialog", LONG, |x| {
         x.contains("Delete Deployment/web -n shop")
     });
@@ -139,6 +148,8 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
         !tree_pane(&s.screen()).contains("[Terminating"),
         "nothing happens before confirming"
     );
+    // Enter sends once the dialog has been on screen long enough to read.
+    s.wait_for("the dialog read", LONG, |x| x.contains("Enter delete"));
     s.keys(&["Enter"]);
     // The tree changes: the Deployment is Terminating, its pods go.
     s.wait_for("the Deployment Terminating", LONG, |x| {
@@ -158,7 +169,7 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     });
     s.keys(&["b"]);
     s.wait_for("the ConfigMap selected", LONG, |x| {
-        x.contains("ConfigMap web-cache  -n shop") && x.contains(">       ConfigMap/web-cache")
+        x.contains("ConfigMap web-cache  -n shop") && x.contains(">     · ConfigMap/web-cache")
     });
     // y shows what is known of it as YAML; y closes it again.
     s.keys(&["y"]);
@@ -174,7 +185,7 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     });
     s.keys(&["b"]);
     s.wait_for("the blocker again", LONG, |x| {
-        x.contains(">       ConfigMap/web-cache")
+        x.contains(">     · ConfigMap/web-cache")
     });
     // Tab moves the keys into the timeline; g goes to its oldest entry (the
     // garbage collector's warning about the ClusterRole), shown in full.
@@ -199,7 +210,7 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
     s.wait_for(
         "the ClusterRole selected from its timeline entry",
         LONG,
-        |x| x.contains(">     ClusterRole/shop-reader") && x.contains("ClusterRole shop-reader"),
+        |x| x.contains(">   · ClusterRole/shop-reader") && x.contains("ClusterRole shop-reader"),
     );
     // The : command line, as in k9s: :deploy searches the Deployments.
     s.text(":dep");
@@ -218,6 +229,9 @@ fn a_foreground_delete_of_the_demo_deployment_is_watched_until_it_is_gone() {
         x.contains("OFFLINE  example.com/cache-flush")
     });
     // Enter switches and closes the dialog, so the cascade is in view.
+    s.wait_for("the dialog read", LONG, |x| {
+        x.contains("Enter switch and close")
+    });
     s.keys(&["Enter"]);
     s.wait_for("the dialog closed on the tree", LONG, |x| {
         !x.contains("switch and close") && x.contains("Ownership")
