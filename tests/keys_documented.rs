@@ -31,3 +31,46 @@ fn the_readme_links_the_key_reference() {
         "the README links docs/keys.md"
     );
 }
+
+/// The other way: every key the tree's table documents is bound in the
+/// tree (a key moved elsewhere, such as `d` from delete to describe, must
+/// have its row rewritten).
+#[test]
+fn every_documented_tree_key_is_bound() {
+    let keys = include_str!("../docs/keys.md");
+    let table = keys
+        .split("| keys | in the tree |")
+        .nth(1)
+        .and_then(|t| t.split("\n\n").next())
+        .expect("docs/keys.md has the tree's key table");
+    let bound: Vec<String> = NORMAL
+        .iter()
+        .flat_map(|b| b.keys.iter().map(keymap::key_label))
+        .collect();
+    for row in table.lines().skip(2) {
+        let first = row.split(" | ").next().unwrap_or_default();
+        for key in first.split('`').skip(1).step_by(2) {
+            assert!(
+                bound.iter().any(|b| b == key),
+                "docs/keys.md documents `{key}` in the tree, which no tree key is: {row}"
+            );
+        }
+    }
+}
+
+/// What sends a request takes only Enter, and the key reference says so.
+#[test]
+fn the_reference_says_only_enter_sends() {
+    use ownerscope::app::Action;
+    let keys = include_str!("../docs/keys.md");
+    assert!(!keys.contains("`Enter`/`y`"), "y never confirms");
+    for table in [keymap::DELETE, keymap::CONFIRM, keymap::FINALIZER_TYPE] {
+        let confirm: Vec<String> = table
+            .iter()
+            .filter(|b| b.action == Action::Confirm)
+            .flat_map(|b| b.keys.iter().map(keymap::key_label))
+            .collect();
+        assert_eq!(confirm, ["Enter"]);
+    }
+    assert!(keys.contains("takes only `Enter`"), "{keys}");
+}
