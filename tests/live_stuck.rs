@@ -239,6 +239,11 @@ apiVersion: v1
 kind: Node
 metadata: {{name: {node}}}
 ---
+apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata: {{name: {node}, namespace: kube-node-lease}}
+spec: {{holderIdentity: {node}, leaseDurationSeconds: 40, renewTime: "2026-01-01T00:00:00.000000Z"}}
+---
 apiVersion: v1
 kind: Pod
 metadata: {{name: db-0, namespace: {ns}}}
@@ -262,6 +267,14 @@ spec:
         "{out}"
     );
     assert!(!out.contains("the kubelet deletes it when"), "{out}");
+    // Its heartbeat, read for this pod only (a namespace view lists no
+    // Leases).
+    assert!(
+        out.contains(&format!(
+            "its Lease kube-node-lease/{node} was last renewed "
+        )),
+        "{out}"
+    );
 
     let (stuck, err, _) = run(&["stuck", "--live", "-A"]);
     let group = stuck
@@ -283,6 +296,17 @@ spec:
     assert!(pod_line.starts_with("deleted"), "{plan}");
 
     kubectl(&["delete", "node", &node], None);
+    kubectl(
+        &[
+            "delete",
+            "lease",
+            "-n",
+            "kube-node-lease",
+            &node,
+            "--ignore-not-found",
+        ],
+        None,
+    );
     let start = Instant::now();
     wait_for(
         "the pod GC deletes the pod",

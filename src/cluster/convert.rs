@@ -109,6 +109,7 @@ pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
                 "admissionregistration.k8s.io",
                 "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"
             )
+            | ("coordination.k8s.io", "Lease")
     ) || (pods && group.is_empty() && kind == "Pod")
 }
 
@@ -192,6 +193,7 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
     match (group, kind) {
         ("", "Namespace") => (spec.clone(), status.clone()),
         ("", "Service") => (pick(spec, &[&["selector"]]), Value::Null),
+        ("coordination.k8s.io", "Lease") => (pick(spec, &[&["renewTime"]]), Value::Null),
         ("", "Pod") => {
             let mut kept = pick(spec, &[&["nodeName"], &["terminationGracePeriodSeconds"]]);
             if let Some(vols) = spec.get("volumes").and_then(Value::as_array) {

@@ -63,6 +63,19 @@ pub async fn namespace(client: &Client, name: &str) -> Result<Option<Object>, St
     Ok(ns.and_then(|o| super::convert::from_dynamic(&ar, &o)))
 }
 
+/// A node's Lease (`kube-node-lease/NODE`): when its kubelet last
+/// reported.
+///
+/// # Errors
+/// The GET fails (forbidden).
+pub async fn node_lease(client: &Client, node: &str) -> Result<Option<Object>, String> {
+    let ar = resource("coordination.k8s.io", "v1", "Lease", "leases");
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(client.clone(), crate::model::nodes::NODE_LEASES, &ar);
+    let lease = api.get_opt(node).await.map_err(|e| error_message(&e))?;
+    Ok(lease.and_then(|o| super::convert::from_dynamic(&ar, &o)))
+}
+
 /// Whether anything answers at `svc`: its Endpoints' ready addresses, as
 /// the API server finds them when it calls the webhook.
 pub async fn service_backend(client: &Client, svc: &ServiceRef) -> Backend {

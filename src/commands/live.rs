@@ -221,6 +221,33 @@ impl LiveView {
         })
     }
 
+    /// The Lease of `node` (its kubelet's heartbeat), read for a pod that
+    /// waits on it.
+    ///
+    /// # Errors
+    /// The GET fails, or no answer.
+    pub fn node_lease(
+        &self,
+        live: &LiveArgs,
+        namespace: Option<&str>,
+        node: &str,
+    ) -> Result<Option<crate::model::Object>, String> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        rt.block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(10), async {
+                let conn = cluster::config::connect(&live.options(namespace, true))
+                    .await
+                    .map_err(|e| e.to_string())?;
+                cluster::evidence::node_lease(&conn.client, node).await
+            })
+            .await
+            .map_err(|_| "no answer within 10s".to_string())?
+        })
+    }
+
     /// The admission webhooks called for the UPDATE that would end the
     /// diagnosed object's deletion (STUCK-CAUSES C6): the webhook
     /// configurations and the object's namespace are read into `graph`,

@@ -3,7 +3,7 @@
 
 use super::out::Out;
 use super::{CmdError, CmdResult, load_sim, parse_target};
-use crate::cli::{StuckOutput, WhyArgs, seconds_to_ms};
+use crate::cli::{WhyArgs, WhyOutput, seconds_to_ms};
 use crate::model::diagnosis;
 
 /// Prints the diagnosis of one object.
@@ -37,6 +37,25 @@ pub fn run(args: &WhyArgs) -> CmdResult {
         let mut graph = view.graph();
         let mut d =
             diagnosis::diagnose(&graph, &uid, view.now(), &std::collections::BTreeMap::new());
+        // A pod no kubelet ends: its node's heartbeat (STUCK-CAUSES C8).
+        if let Some(node) = d.stranded.as_ref().and_then(|s| s.node.node()) {
+            match view.node_lease(&args.live, args.namespace.as_deref(), node) {
+                Ok(Some(lease)) => {
+                    graph.upsert(lease);
+                    d = diagnosis::diagnose(
+                        &graph,
+                        &uid,
+                        view.now(),
+                        &std::collections::BTreeMap::new(),
+                    );
+                }
+                Ok(None) => {}
+                Err(e) => eprintln!(
+                    "warning: cannot read the Lease of Node/{node}: {}",
+                    super::out::sanitize(&e)
+                ),
+            }
+        }
         if d.terminating_since.is_some() && !d.finalizers.is_empty() {
             let writers = match view.finalizer_writers(&args.live, args.namespace.as_deref(), &d) {
                 Ok(w) => w,
@@ -86,12 +105,13 @@ pub fn run(args: &WhyArgs) -> CmdResult {
     print_diagnosis(&d, args.output)
 }
 
-fn print_diagnosis(d: &diagnosis::Diagnosis, output: StuckOutput) -> CmdResult {
+fn print_diagnosis(d: &diagnosis::Diagnosis, output: WhyOutput) -> CmdResult {
     let mut out = Out::new();
     match output {
-        StuckOutput::Json => out.json(d)?,
-        StuckOutput::Markdown => out.text(&super::report::why_markdown(d))?,
-        StuckOutput::Text => {
+        WhyOutput::Json => out.json(d)?,
+        WhyOutput::Markdown => out.text(&super::report::why_markdown(d))?,
+        WhyOutput::Dot => out.text(&super::report::why_dot(d))?,
+        WhyOutput::Text => {
             out.line(&d.object.to_string())?;
             for l in d.lines() {
                 out.line(&l)?;

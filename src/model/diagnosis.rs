@@ -79,7 +79,8 @@ pub struct Stranded {
 
 fn stranded(graph: &OwnershipGraph, obj: &Object, now: Timestamp) -> Option<Stranded> {
     let node = nodes::stranded(graph, obj)?;
-    let explanation = nodes::explain(&name_of(obj), &node, now);
+    let lease = node.node().and_then(|n| nodes::lease_renewed(graph, n));
+    let explanation = nodes::explain(&name_of(obj), &node, now, lease);
     Some(Stranded { node, explanation })
 }
 

@@ -109,6 +109,8 @@ pub const SPEC: Keep = Keep::Fields(&[
     // APIServices: the name is `version.group` (validation), and the
     // Service behind it (R80, STUCK-CAUSES C4).
     ("version", Keep::All),
+    // A node's Lease: when its kubelet last reported (STUCK-CAUSES C8).
+    ("renewTime", Keep::All),
     (
         "service",
         Keep::Fields(&[("namespace", Keep::All), ("name", Keep::All)]),

@@ -144,7 +144,30 @@ pub fn stranded(graph: &OwnershipGraph, pod: &Object) -> Option<NodeHealth> {
 /// The sentence and the fixes, safe first, for a pod stranded on `health`
 /// (STUCK-CAUSES C8): `who` is `Pod/web-0`, `now` to say for how long.
 #[must_use]
-pub fn explain(who: &str, health: &NodeHealth, now: Timestamp) -> Vec<String> {
+/// The namespace of the kubelets' heartbeats.
+pub const NODE_LEASES: &str = "kube-node-lease";
+
+/// When the kubelet of `node` last renewed its Lease (its heartbeat every
+/// 10 s), when that Lease is in view with its spec.
+#[must_use]
+pub fn lease_renewed(graph: &OwnershipGraph, node: &str) -> Option<Timestamp> {
+    graph
+        .find("coordination.k8s.io", "Lease", Some(NODE_LEASES), node)?
+        .str_at(&["spec", "renewTime"])?
+        .parse()
+        .ok()
+}
+
+/// The cause, the fixes safest first, and what a force delete risks, for
+/// a pod no kubelet will end. `lease`: when the node's kubelet last
+/// renewed its Lease, when known.
+#[must_use]
+pub fn explain(
+    who: &str,
+    health: &NodeHealth,
+    now: Timestamp,
+    lease: Option<Timestamp>,
+) -> Vec<String> {
     match health {
         NodeHealth::NotReady {
             node,
@@ -161,6 +184,14 @@ pub fn explain(who: &str, health: &NodeHealth, now: Timestamp) -> Vec<String> {
                     )
                 })
                 .unwrap_or_default();
+            let heartbeat = lease
+                .map(|t| {
+                    format!(
+                        "; its Lease {NODE_LEASES}/{node} was last renewed {} ago",
+                        super::badges::human_duration(now.duration_since(t).as_secs().max(0))
+                    )
+                })
+                .unwrap_or_default();
             let why = match (reason, message) {
                 (Some(r), Some(m)) => format!(" ({r}: {m})"),
                 (Some(r), None) => format!(" ({r})"),
@@ -169,7 +200,7 @@ pub fn explain(who: &str, health: &NodeHealth, now: Timestamp) -> Vec<String> {
             };
             vec![
                 format!(
-                    "{who} waits for the kubelet of Node/{node}, which is not reporting: Ready is {status}{how_long}{why}; no one else ends a graceful pod deletion"
+                    "{who} waits for the kubelet of Node/{node}, which is not reporting: Ready is {status}{how_long}{why}{heartbeat}; no one else ends a graceful pod deletion"
                 ),
                 format!(
                     "fix, safest first: bring Node/{node} back; or, once the machine is surely gone, delete the Node object (the pod GC then force-deletes its pods within a minute); or taint it node.kubernetes.io/out-of-service=nodeshutdown:NoExecute"
@@ -226,7 +257,7 @@ mod tests {
         g.upsert(node("n1", Some("Unknown")));
         let h = stranded(&g, &p).expect("stranded");
         let now: Timestamp = "2026-01-01T00:10:00Z".parse().expect("time");
-        let lines = explain("Pod/web-0", &h, now);
+        let lines = explain("Pod/web-0", &h, now, None);
         assert_eq!(
             lines[0],
             "Pod/web-0 waits for the kubelet of Node/n1, which is not reporting: Ready is Unknown for 10m00s (NodeStatusUnknown: Kubelet stopped posting node status.); no one else ends a graceful pod deletion"
