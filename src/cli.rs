@@ -503,11 +503,12 @@ pub struct WhyArgs {
     /// Look after running the scenario's steps up to this many seconds.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub at: Option<f64>,
-    /// Output format: text, json (scripts) or markdown (a report to paste
+    /// Output format: text, json (scripts), markdown (a report to paste
     /// into a ticket: the answer, the blocker chain, the fixes in order,
-    /// the commands, the evidence).
+    /// the commands, the evidence) or dot (the blocker chain, for
+    /// Graphviz).
     #[arg(short = 'o', long = "output", value_enum, default_value_t)]
-    pub output: StuckOutput,
+    pub output: WhyOutput,
 }
 
 /// `tree -o`: a terminal, a script, or a picture of the graph.
@@ -522,7 +523,18 @@ pub enum TreeOutput {
     Mermaid,
 }
 
-/// `stuck -o` and `why -o`: a terminal, a script, a ticket.
+/// `why -o`: a terminal, a script, a ticket, a picture of the chain.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum WhyOutput {
+    #[default]
+    Text,
+    Json,
+    Markdown,
+    /// The blocker chain for Graphviz: `why ... -o dot | dot -Tsvg`.
+    Dot,
+}
+
+/// `stuck -o`: a terminal, a script, a ticket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum StuckOutput {
     #[default]

@@ -708,7 +708,10 @@ fn forest_names(v: &Value) -> std::collections::BTreeSet<String> {
 /// every edge between declared nodes.
 type DotEdge = (String, String, String);
 fn read_dot(dot: &str) -> (std::collections::BTreeMap<String, String>, Vec<DotEdge>) {
-    assert!(dot.starts_with("digraph ownership {"), "{dot}");
+    assert!(
+        dot.starts_with("digraph ownership {") || dot.starts_with("digraph why {"),
+        "{dot}"
+    );
     let mut depth = 0i32;
     let mut nodes = std::collections::BTreeMap::new();
     let mut edges = Vec::new();
@@ -1037,7 +1040,7 @@ fn the_readmes_graph_picture_is_current() {
 #[test]
 fn readme_picture_and_report_commands_run_as_shown() {
     let cmds = readme_commands("Pictures and reports for a ticket");
-    assert_eq!(cmds.len(), 3, "{cmds:?}");
+    assert_eq!(cmds.len(), 4, "{cmds:?}");
     let dir = std::env::temp_dir().join(format!("ownerscope-readme-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     for cmd in &cmds {
@@ -1045,15 +1048,88 @@ fn readme_picture_and_report_commands_run_as_shown() {
             "bash",
             &format!("set -o pipefail; cd '{}' && {cmd}", dir.display()),
         );
-        if cmd.contains("> tree.svg") {
-            let svg = std::fs::read_to_string(dir.join("tree.svg")).expect("tree.svg");
-            assert!(
-                svg.contains("<svg") && svg.contains("Deployment/web"),
-                "{cmd}"
-            );
+        if let Some(file) = cmd.split("> ").nth(1) {
+            let svg = std::fs::read_to_string(dir.join(file)).expect(file);
+            assert!(svg.contains("<svg") && svg.contains("Deployment/"), "{cmd}");
         } else {
             assert!(!out.trim().is_empty(), "{cmd} printed nothing");
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Graphviz renders `dot`; the SVG it draws.
+fn graphviz(dot: &str) -> String {
+    use std::io::Write as _;
+    let mut child = Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("Graphviz's dot is needed for this test (.ci/run installs graphviz)");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(dot.as_bytes())
+        .expect("write");
+    let o = child.wait_with_output().expect("dot");
+    assert!(
+        o.status.success() && o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+#[test]
+fn why_dot_draws_the_blocker_chain() {
+    let dot = stdout(&ownerscope(&[
+        "why",
+        "foreground-blocked",
+        "deployment/api",
+        "--at",
+        "10",
+        "-o",
+        "dot",
+    ]));
+    let (nodes, edges) = read_dot(&dot);
+    let find = |first: &str| {
+        nodes
+            .iter()
+            .find(|(_, l)| l.lines().next() == Some(first))
+            .map(|(id, _)| id.clone())
+            .unwrap_or_else(|| panic!("{first}: {dot}"))
+    };
+    let (api, cache) = (find("Deployment/api"), find("ConfigMap/api-cache"));
+    assert!(
+        edges
+            .iter()
+            .any(|(f, t, a)| *f == api && *t == cache && a.contains("waits on")),
+        "{dot}"
+    );
+    assert!(nodes[&cache].contains("finalizer example.com/cache-flush (controller OFFLINE)"));
+    let stuck_line = dot
+        .lines()
+        .find(|l| l.trim_start().starts_with(&format!("{cache} [")))
+        .expect("node");
+    assert!(
+        stuck_line.contains("penwidth=2"),
+        "what nothing moves is marked: {stuck_line}"
+    );
+    let svg = graphviz(&dot);
+    assert_eq!(svg.matches("class=\"node\"").count(), nodes.len());
+    // A stranded pod: the node it waits for.
+    let dot = stdout(&ownerscope(&[
+        "why",
+        "dead-node",
+        "namespace/data",
+        "--at",
+        "60",
+        "-o",
+        "dot",
+    ]));
+    read_dot(&dot);
+    graphviz(&dot);
 }

@@ -2,7 +2,8 @@
 //! a ticket or a chat. Markdown that reads as plain text too: the object,
 //! the answer, the blocker chain, the causes and fixes in order, the
 //! evidence with its timestamps (the whole `why` answer), and the kubectl
-//! commands to look and to act, the safe ones first.
+//! commands to look and to act, the safe ones first. And `why ... -o dot`:
+//! the blocker chain as a picture.
 
 use std::fmt::Write as _;
 
@@ -213,6 +214,107 @@ fn commands(d: &Diagnosis) -> Vec<String> {
                 kubectl_ref(obj),
                 shell_word(&patch.to_string())
             ));
+        }
+    }
+    out
+}
+
+/// The blocker chain for Graphviz: the object, an edge `waits on` to each
+/// blocking dependent (and on down), each node with its state and its
+/// finalizers, red where nothing will remove one (its controller offline,
+/// or a node that does not report).
+#[must_use]
+pub fn why_dot(d: &Diagnosis) -> String {
+    let mut s = String::from(
+        "digraph why {\n  rankdir=LR;\n  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n",
+    );
+    let mut lines = vec![name(&d.object)];
+    if let Some(secs) = d.terminating_seconds {
+        lines.push(format!(
+            "Terminating {}",
+            crate::model::badges::human_duration(secs)
+        ));
+    }
+    let mut held = false;
+    for f in &d.finalizers {
+        lines.push(format!("finalizer {}", f.info.name));
+        held |= f.controller_online == Some(false);
+    }
+    let _ = writeln!(
+        s,
+        "  n0 [label=\"{}\"{}];",
+        dot_text(&lines.join("\n")),
+        if held || d.stranded.is_some() {
+            STUCK
+        } else if d.terminating_seconds.is_some() {
+            ", fillcolor=\"#fde0dc\""
+        } else {
+            ""
+        }
+    );
+    let mut next = 1;
+    for b in &d.blockers {
+        dot_blocker(b, 0, &mut next, &mut s);
+    }
+    if d.more_blockers > 0 {
+        let _ = writeln!(
+            s,
+            "  more [label=\"… and {} more\", style=dashed];\n  n0 -> more;",
+            d.more_blockers
+        );
+    }
+    // The answer, under the picture.
+    let _ = writeln!(s, "  label=\"{}\";\n  labelloc=b;", dot_text(&d.headline()));
+    s.push_str("}\n");
+    s
+}
+
+/// The style of what nothing will move on: red, bold.
+const STUCK: &str = ", fillcolor=\"#fde0dc\", color=\"#c62828\", penwidth=2";
+
+fn dot_blocker(b: &Blocker, parent: usize, next: &mut usize, s: &mut String) {
+    let id = *next;
+    *next += 1;
+    let mut lines = vec![name(&b.object), b.state.clone()];
+    let mut held = b.stranded.is_some();
+    for f in &b.finalizers {
+        let who = match f.controller_online {
+            Some(true) => "controller online",
+            Some(false) => "controller OFFLINE",
+            None => "",
+        };
+        held |= f.controller_online == Some(false);
+        lines.push(if who.is_empty() {
+            format!("finalizer {}", f.info.name)
+        } else {
+            format!("finalizer {} ({who})", f.info.name)
+        });
+    }
+    if let Some(node) = b.stranded.as_ref().and_then(|st| st.node.node()) {
+        lines.push(format!("waits for the kubelet of Node/{node}"));
+    }
+    let _ = writeln!(
+        s,
+        "  n{id} [label=\"{}\"{}];\n  n{parent} -> n{id} [label=\"waits on\"];",
+        dot_text(&lines.join("\n")),
+        if held { STUCK } else { "" }
+    );
+    for c in &b.blocked_by {
+        dot_blocker(c, id, next, s);
+    }
+}
+
+/// A DOT string's content: quotes and backslashes escaped, newlines as
+/// DOT's line breaks, other control characters dropped.
+fn dot_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => {}
+            c => out.push(c),
         }
     }
     out
