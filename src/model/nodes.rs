@@ -141,9 +141,6 @@ pub fn stranded(graph: &OwnershipGraph, pod: &Object) -> Option<NodeHealth> {
     (!h.confirms() && h != NodeHealth::Unscheduled).then_some(h)
 }
 
-/// The sentence and the fixes, safe first, for a pod stranded on `health`
-/// (STUCK-CAUSES C8): `who` is `Pod/web-0`, `now` to say for how long.
-#[must_use]
 /// The namespace of the kubelets' heartbeats.
 pub const NODE_LEASES: &str = "kube-node-lease";
 
@@ -158,9 +155,10 @@ pub fn lease_renewed(graph: &OwnershipGraph, node: &str) -> Option<Timestamp> {
         .ok()
 }
 
-/// The cause, the fixes safest first, and what a force delete risks, for
-/// a pod no kubelet will end. `lease`: when the node's kubelet last
-/// renewed its Lease, when known.
+/// The sentence and the fixes, safe first, for a pod stranded on `health`
+/// (STUCK-CAUSES C8), and what a force delete risks: `who` is `Pod/web-0`,
+/// `now` to say for how long, `lease` when the node's kubelet last renewed
+/// its Lease, when known.
 #[must_use]
 pub fn explain(
     who: &str,
