@@ -204,9 +204,8 @@ impl Planner<'_> {
                 self.queue.retain(|&q| q != id);
                 self.queued[id] = false;
             }
-            if self.owner_first {
-                self.enqueue(id);
-            }
+            // (The other order of a race looks at a queue in reverse: the
+            // owner first.)
             for d in self.referrers(id) {
                 self.enqueue(d);
             }

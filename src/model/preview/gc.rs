@@ -27,7 +27,14 @@ impl Planner<'_> {
                         gc_changed |= self.orphan_dependents(id);
                     }
                 }
-                let queued: Vec<Id> = self.queue.drain(..).collect();
+                let mut queued: Vec<Id> = self.queue.drain(..).collect();
+                // The other side of a race: siblings queued together are
+                // looked at in the other order too (20 workers take them
+                // at once: one may patch a reference away before a
+                // sibling's DELETE lands).
+                if self.owner_first {
+                    queued.reverse();
+                }
                 self.count(queued.len());
                 for &id in &queued {
                     self.queued[id] = false;
@@ -220,13 +227,14 @@ impl Planner<'_> {
             // once, with a uid precondition only.)
             if patched {
                 if self.owner_first && !self.guarded.contains(&id) {
-                    // Retried behind the owners it woke.
+                    // Retried behind the owners it woke (first in the
+                    // queue: the other order looks at it last).
                     self.guarded.push(id);
                     if self.queued[id] {
                         self.queue.retain(|&q| q != id);
-                        self.queued[id] = false;
                     }
-                    self.enqueue(id);
+                    self.queued[id] = true;
+                    self.queue.push_front(id);
                     return true;
                 }
                 self.guarded.push(id);

@@ -191,9 +191,10 @@ struct Planner<'a> {
     /// Objects the cycle guard (R44) patched before deleting them: the
     /// DELETE that follows races the owners it woke (R34, 1.34+).
     guarded: Vec<Id>,
-    /// The other side of those races: a foreground owner's own pass comes
-    /// before its dependents', and a DELETE after the cycle guard's patch
-    /// is requeued once.
+    /// The other side of those races: what is queued together is looked at
+    /// in reverse (a foreground owner's own pass before its dependents',
+    /// siblings the other way round), and a DELETE after the cycle guard's
+    /// patch is retried once, after the owners it woke.
     owner_first: bool,
 }
 
@@ -418,7 +419,7 @@ fn race_reason(p: &Planner) -> String {
     let mut why = Vec::new();
     if !p.races.is_empty() {
         why.push(format!(
-            "{} waits in foreground while its own finalizer holds it; if the collector drops foregroundDeletion before it looks at this object, the owner counts as present and keeps it (R41, R33)",
+            "{} waits in foreground while its own finalizer holds it; if the collector drops foregroundDeletion before it looks at this object, or looks at it before a sibling's DELETE lands, an owner counts as present and keeps it (R41, R33, R34.4)",
             names(&p.races)
         ));
     }
