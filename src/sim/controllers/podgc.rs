@@ -16,18 +16,26 @@ use crate::sim::api::{ApiServer, DeleteOptions, Key, Preconditions};
 
 pub const ACTOR: &str = "pod-garbage-collector";
 
-/// The pods bound to `node`, force-deleted, when the Node object is gone
-/// (and nodes are in view at all).
+/// The pods bound to `node`, force-deleted, when the Node object is gone.
+/// Called only for a node seen to go (its DELETE, or a pod bound to it
+/// while other nodes are in view): when the deleted Node was the last one
+/// in view, its pods still go (seen on 1.20, a namespace's snapshot
+/// carrying the one Node its pod uses).
 #[must_use]
 pub fn sync(api: &ApiServer, node: &str) -> Vec<Intent> {
     let graph = api.graph();
-    if !graph.has_nodes() || graph.find("", "Node", None, node).is_some() {
+    if graph.find("", "Node", None, node).is_some() {
         return Vec::new();
     }
     graph
         .objects()
         .filter(|o| o.is_pod() && o.str_at(&["spec", "nodeName"]) == Some(node))
-        .filter(|o| matches!(nodes::of_pod(graph, o), NodeHealth::Gone { .. }))
+        .filter(|o| {
+            matches!(
+                nodes::of_pod(graph, o),
+                NodeHealth::Gone { .. } | NodeHealth::Unseen { .. }
+            )
+        })
         .filter(|o| !(o.is_terminating() && o.metadata.deletion_grace_period_seconds == Some(0)))
         .map(|pod| {
             intent(
