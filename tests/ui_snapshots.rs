@@ -367,3 +367,49 @@ fn every_search_match_is_marked_not_only_the_selected_row() {
     }
     assert_eq!(marked_rows, 2);
 }
+
+/// A root is drawn at the root's column whatever is above it: after an
+/// orphan delete of Service/web its EndpointSlice is a root and comes
+/// after CronJob/nightly-report's subtree; Secret/stale-token (a root whose
+/// owner is of a kind not known) after Deployment/web's. Each has its
+/// marker in the roots' column, and the group header counts the roots
+/// drawn under it, the deleted Service while it is still shown included.
+#[test]
+fn roots_after_dependents_and_an_orphan_delete() {
+    let mut s = Session::new("shop-demo", 160, 48, false).expect("demo loads");
+    s.keys("/service/web<Enter><C-d>o<Read><Enter>");
+    s.wait(Duration::from_millis(600));
+    let screen = s.screen();
+    let tree: Vec<&str> = screen
+        .lines()
+        .map(|l| l.split('│').next().unwrap_or_default())
+        .collect();
+    let column = |name: &str| {
+        tree.iter()
+            .find(|l| l.contains(name))
+            .and_then(|l| l.find(name).map(|b| l[..b].chars().count()))
+            .unwrap_or_else(|| panic!("{name} in the tree: {screen}"))
+    };
+    let root = column("Deployment/web");
+    for r in [
+        "EndpointSlice/web-x7k2q",
+        "Secret/stale-token",
+        "CronJob/nightly-report",
+    ] {
+        assert_eq!(column(r), root, "{r} at the roots' column: {screen}");
+    }
+    let header = tree
+        .iter()
+        .position(|l| l.contains("namespace shop"))
+        .expect("the group");
+    let drawn = tree[header + 1..]
+        .iter()
+        .take_while(|l| !l.contains("cluster-scoped"))
+        .filter(|l| l.chars().nth(root - 2).is_some_and(|c| c != ' '))
+        .count();
+    assert!(
+        tree[header].contains(&format!("({drawn})")),
+        "the header counts the {drawn} roots drawn: {screen}"
+    );
+    settings().bind(|| insta::assert_snapshot!("roots_after_orphan_delete_160x48", screen));
+}
