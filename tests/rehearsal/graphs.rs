@@ -341,7 +341,38 @@ pub(crate) const GRAPHS: &[Graph] = &[
         policy: Some("Background"),
         patience: 0,
     },
+    Graph {
+        name: "a Node deleted: the pod GC force-deletes its pod (R77)",
+        manifests: &[
+            NODE_A,
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: bound}\nspec: {nodeName: '{ns}-node-a', containers: [{name: c, image: example.invalid/c:1}]}",
+        ],
+        delete: "node/{ns}-node-a",
+        policy: Some("Background"),
+        // 1.20's pod GC deletes a gone Node's pods 40-47 s later.
+        patience: 55,
+    },
+    Graph {
+        name: "a Deployment after a rollout (two ReplicaSets) deleted",
+        manifests: &[WEB, WEB_ROLLED_OUT],
+        delete: "deployment/web",
+        policy: Some("Background"),
+        patience: 0,
+    },
+    Graph {
+        name: "a suspended batch/v1beta1 CronJob deleted with no options (R79: orphan)",
+        manifests: &[
+            "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: nightly}\nspec: {schedule: '0 3 * * *', suspend: true, jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: example.invalid/c:1}]}}}}}",
+            "apiVersion: batch/v1\nkind: Job\nmetadata: {name: nightly-1, ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: nightly, uid: '{uid:cronjob/nightly}', controller: true, blockOwnerDeletion: true}]}\nspec: {parallelism: 0, template: {spec: {restartPolicy: Never, containers: [{name: c, image: example.invalid/c:1}]}}}",
+        ],
+        delete: "cronjob/nightly",
+        policy: None,
+        patience: 0,
+    },
 ];
+
+/// The same Deployment with another image: a second ReplicaSet.
+const WEB_ROLLED_OUT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: example.invalid/c:2}]}}}";
 
 /// A namespaced CRD of the graph's own group.
 const WIDGETS: &str = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.{ns}.example.com}\nspec: {group: {ns}.example.com, scope: Namespaced, names: {plural: widgets, singular: widget, kind: Widget}, versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]}";
@@ -511,6 +542,8 @@ pub(crate) fn rehearse(g: &Graph) -> Result<(), String> {
         None => {
             let path = match kind {
                 "job" => format!("/apis/batch/v1/namespaces/{ns}/jobs/{name}"),
+                // 1.20 serves CronJob as batch/v1beta1 only (R79).
+                "cronjob" => format!("/apis/batch/v1beta1/namespaces/{ns}/cronjobs/{name}"),
                 "replicationcontroller" => {
                     format!("/api/v1/namespaces/{ns}/replicationcontrollers/{name}")
                 }
