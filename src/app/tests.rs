@@ -1413,3 +1413,129 @@ fn the_stuck_command_lists_what_is_terminating_by_cause() {
     app.update(Action::Cancel);
     assert_eq!(app.mode(), Mode::Normal);
 }
+
+/// k9s's command line: any kind the source knows, custom resources
+/// included, by plural, singular or `kind.group`; `:no` for Nodes; `:ns`
+/// alone lists the namespaces; `0` is every namespace; Ctrl-a lists the
+/// aliases; a typo says what was meant.
+#[test]
+fn the_command_line_takes_every_kind_and_says_what_was_meant() {
+    let (mut app, _b) = app_on("stuck-owner", false);
+    assert!(type_command(&mut app, "databases").is_empty());
+    assert_eq!(app.mode(), Mode::Normal);
+    assert_eq!(selected_name(&app), "Database/orders");
+    goto(&mut app, "namespace/");
+    assert!(type_command(&mut app, "database.db.example.com").is_empty());
+    assert_eq!(selected_name(&app), "Database/orders");
+    assert!(type_command(&mut app, "databse").is_empty());
+    let Some(Modal::Command(c)) = app.modal() else {
+        panic!("the command line stays open on an unknown word")
+    };
+    assert!(
+        c.error
+            .as_deref()
+            .is_some_and(|e| e.contains("did you mean database")),
+        "{:?}",
+        c.error
+    );
+    app.update(Action::Cancel);
+
+    let (mut app, _b) = app_on("dead-node", false);
+    assert!(type_command(&mut app, "no").is_empty());
+    assert!(
+        selected_name(&app).starts_with("Node/"),
+        "{}",
+        selected_name(&app)
+    );
+    // :ns alone: a list of the namespaces; choosing one narrows the tree.
+    assert!(type_command(&mut app, "ns").is_empty());
+    let Some(Modal::Pick(p)) = app.modal() else {
+        panic!("the namespaces to choose from")
+    };
+    assert_eq!(p.items[0].label, "all");
+    let data = p
+        .items
+        .iter()
+        .position(|i| i.label == "data")
+        .expect("namespace data listed");
+    for _ in 0..data {
+        app.update(Action::Down);
+    }
+    app.update(Action::Confirm);
+    assert_eq!(app.filters().scope, Scope::Namespace("data".into()));
+    // 0, as in k9s: every namespace.
+    app.update(Action::AllNamespaces);
+    assert_eq!(app.filters().scope, Scope::All);
+    app.update(Action::ShowAliases);
+    assert!(matches!(app.modal(), Some(Modal::Aliases { .. })));
+    app.update(Action::Cancel);
+    assert!(
+        app.kind_names()
+            .iter()
+            .any(|(k, names)| k == "Node" && names.contains(&"no".to_string()))
+    );
+}
+
+/// No key does nothing silently: an unbound key says so, in the tree and
+/// in a dialog, and sends nothing.
+#[test]
+fn an_unbound_key_says_so() {
+    let (mut app, _b) = demo();
+    let x = Action::Unbound {
+        ch: Some('x'),
+        ctrl: false,
+    };
+    assert!(app.update(x).is_empty());
+    let msg = app.message().map(|m| m.text.clone()).unwrap_or_default();
+    assert!(msg.contains("unknown key x"), "{msg}");
+    goto(&mut app, "deployment/web");
+    app.update(Action::OpenDelete);
+    read(&mut app);
+    let y = Action::Unbound {
+        ch: Some('y'),
+        ctrl: false,
+    };
+    assert!(app.update(y).is_empty());
+    assert_eq!(app.mode(), Mode::Delete, "the dialog stays");
+    let msg = app.message().map(|m| m.text.clone()).unwrap_or_default();
+    assert!(msg.contains("Enter sends the delete shown"), "{msg}");
+}
+
+/// d describes, as in k9s; Ctrl-k opens the delete dialog with grace
+/// period 0 on a pod; neither sends anything.
+#[test]
+fn describe_and_kill_open_views_and_send_nothing() {
+    let (mut app, _b) = demo();
+    goto(&mut app, "deployment/web");
+    assert!(app.update(Action::Describe).is_empty());
+    assert_eq!(app.mode(), Mode::Describe);
+    assert!(app.update(Action::Cancel).is_empty());
+    goto(&mut app, "pod/web");
+    assert!(app.update(Action::OpenKill).is_empty());
+    let Some(Modal::Delete(d)) = app.modal() else {
+        panic!("the delete dialog")
+    };
+    assert!(d.force, "grace period 0 chosen on a pod");
+}
+
+/// Reset and another scenario start on the first object with no search
+/// (the README says so); a scenario loaded also drops the filters.
+#[test]
+fn reset_and_a_scenario_start_on_the_first_object_with_no_search() {
+    let (mut app, mut b) = demo();
+    let first = selected_name(&app);
+    goto(&mut app, "service/web");
+    assert_ne!(selected_name(&app), first);
+    app.update(Action::OpenReset);
+    read(&mut app);
+    let cmds = app.update(Action::Confirm);
+    send(&mut app, &mut b, cmds);
+    assert_eq!(selected_name(&app), first);
+    assert_eq!(app.search_query(), None);
+    goto(&mut app, "service/web");
+    assert!(type_command(&mut app, "ns shop").is_empty());
+    let cmds = type_command(&mut app, "scenario deployment");
+    send(&mut app, &mut b, cmds);
+    assert_eq!(app.search_query(), None, "the / search is gone");
+    assert!(!app.filters().is_active(), "another scenario: no filter");
+}
