@@ -1013,3 +1013,68 @@ spec:
         None,
     );
 }
+
+/// STUCK-CAUSES C1/C23 on the real control plane: the manager that added
+/// a finalizer wrote the object again after its deletion started (the API
+/// server lets no new finalizer in then, so it was another field): `why`
+/// says that controller is alive and working on it, from `managedFields`.
+#[test]
+fn a_finalizers_writer_still_writing_after_the_deletion_is_said_alive() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "alive"));
+    kubectl(
+        &[
+            "create",
+            "-n",
+            &ns,
+            "--field-manager=cleanup-operator",
+            "-f",
+            "-",
+        ],
+        Some(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: held, finalizers: [example.com/cleanup]}\n",
+        ),
+    );
+    kubectl(
+        &["delete", "-n", &ns, "configmap", "held", "--wait=false"],
+        None,
+    );
+    // managedFields times are in seconds.
+    std::thread::sleep(Duration::from_millis(1500));
+    kubectl(
+        &[
+            "patch",
+            "-n",
+            &ns,
+            "configmap",
+            "held",
+            "--field-manager=cleanup-operator",
+            "--type=merge",
+            "-p",
+            r#"{"metadata":{"labels":{"cleanup":"running"}}}"#,
+        ],
+        None,
+    );
+    let (out, err, _) = run(&["why", "--live", "-n", &ns, "configmap/held"]);
+    assert!(
+        out.contains("field manager cleanup-operator, which added finalizer example.com/cleanup, wrote this object at ")
+            && out.contains("after its deletion started"),
+        "{out}{err}"
+    );
+    kubectl(
+        &[
+            "patch",
+            "-n",
+            &ns,
+            "configmap",
+            "held",
+            "--type=merge",
+            "-p",
+            r#"{"metadata":{"finalizers":null}}"#,
+        ],
+        None,
+    );
+    rt.block_on(delete_namespace(&client, &ns));
+}

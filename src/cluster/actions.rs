@@ -278,7 +278,7 @@ pub async fn finalizer_writers(
     ar: &ApiResource,
     target: &ObjRef,
     finalizers: &[String],
-) -> Result<std::collections::BTreeMap<String, Vec<String>>, String> {
+) -> Result<Writers, String> {
     let api = api_for(client, ar, target);
     let meta = api
         .get_metadata(&target.name)
@@ -286,11 +286,25 @@ pub async fn finalizer_writers(
         .map_err(|e| error_message(&e))?;
     let mf = serde_json::to_value(meta.metadata.managed_fields.unwrap_or_default())
         .map_err(|e| e.to_string())?;
-    Ok(finalizers
+    let names = finalizers
         .iter()
         .map(|f| (f.clone(), crate::model::remover::writers_of(&mf, f)))
         .filter(|(_, w)| !w.is_empty())
-        .collect())
+        .collect();
+    let last = finalizers
+        .iter()
+        .filter_map(|f| Some((f.clone(), crate::model::remover::last_writer(&mf, f)?)))
+        .collect();
+    Ok(Writers { names, last })
+}
+
+/// Who wrote each finalizer of an object (`managedFields`).
+#[derive(Clone, Debug, Default)]
+pub struct Writers {
+    /// finalizer -> the managers that own it, newest first.
+    pub names: std::collections::BTreeMap<String, Vec<String>>,
+    /// finalizer -> its last write.
+    pub last: std::collections::BTreeMap<String, crate::model::remover::Written>,
 }
 
 #[cfg(test)]

@@ -195,7 +195,7 @@ impl LiveView {
         live: &LiveArgs,
         namespace: Option<&str>,
         d: &crate::model::diagnosis::Diagnosis,
-    ) -> Result<std::collections::BTreeMap<String, Vec<String>>, String> {
+    ) -> Result<cluster::actions::Writers, String> {
         let o = &d.object;
         let info = self
             .snapshot

@@ -65,10 +65,11 @@ pub fn run(args: &WhyArgs) -> CmdResult {
                         "warning: cannot read who wrote its finalizers (managedFields): {}",
                         super::out::sanitize(&e)
                     );
-                    std::collections::BTreeMap::new()
+                    crate::cluster::actions::Writers::default()
                 }
             };
-            d.add_removers(&graph, &writers, args.live.all_namespaces);
+            d.add_removers(&graph, &writers.names, args.live.all_namespaces);
+            d.add_rewrites(&writers.last);
             // A webhook that refuses the removal (STUCK-CAUSES C6).
             match view.webhook_evidence(&args.live, args.namespace.as_deref(), &mut graph, &d) {
                 Ok(evidence) => d.add_webhooks(&graph, &evidence, false),

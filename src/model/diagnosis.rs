@@ -196,6 +196,10 @@ pub struct Diagnosis {
     /// views and files; the simulator says it through `controller_online`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub removers: Vec<super::remover::Remover>,
+    /// Finalizers written again after the deletion started (STUCK-CAUSES
+    /// C23), one sentence each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rewrites: Vec<String>,
     /// Admission webhooks called for the UPDATE that would remove a
     /// finalizer, failing closed (STUCK-CAUSES C6).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -260,6 +264,7 @@ pub fn diagnose(
             ttl_deletion_at: None,
             claim_users: Vec::new(),
             removers: Vec::new(),
+            rewrites: Vec::new(),
             webhooks: Vec::new(),
             causes: vec!["the object no longer exists".into()],
             partial: Partial::of(graph.kinds()),
@@ -287,6 +292,7 @@ pub fn diagnose(
         ttl_deletion_at: super::workload::job_ttl_expires_at(obj),
         claim_users: Vec::new(),
         removers: Vec::new(),
+        rewrites: Vec::new(),
         webhooks: Vec::new(),
         causes: Vec::new(),
         partial: Partial::of(graph.kinds()),
@@ -866,6 +872,7 @@ fn causes(d: &Diagnosis) -> Vec<String> {
     for h in d.webhooks.iter().filter(|h| !h.backend.is_down()) {
         out.extend(h.cause());
     }
+    out.extend(d.rewrites.iter().cloned());
     if let Some(s) = &d.stranded {
         out.extend(s.explanation.iter().cloned());
     } else if let Some(g) = d.grace_left {
@@ -946,6 +953,19 @@ impl Diagnosis {
             return;
         };
         self.webhooks = super::webhooks::holding(graph, obj, evidence, pods_ready);
+        self.causes = causes(self);
+    }
+
+    /// STUCK-CAUSES C23: each finalizer's last write (`managedFields`),
+    /// when it came after the deletion started, is said after the causes.
+    pub fn add_rewrites(&mut self, last: &BTreeMap<String, super::remover::Written>) {
+        let Some(deleted_at) = self.terminating_since else {
+            return;
+        };
+        self.rewrites = last
+            .iter()
+            .filter_map(|(f, w)| super::remover::rewritten(f, w, deleted_at))
+            .collect();
         self.causes = causes(self);
     }
 

@@ -296,6 +296,50 @@ pub fn writers_of(managed_fields: &Value, finalizer: &str) -> Vec<String> {
     names
 }
 
+/// Who last wrote `finalizer` and when (`managedFields`: the newest entry
+/// that owns it, and its `time`).
+#[must_use]
+pub fn last_writer(managed_fields: &Value, finalizer: &str) -> Option<Written> {
+    let key = format!("v:{}", Value::from(finalizer));
+    managed_fields
+        .as_array()?
+        .iter()
+        .filter(|e| {
+            e.pointer("/fieldsV1/f:metadata/f:finalizers")
+                .and_then(|f| f.get(&key))
+                .is_some()
+        })
+        .filter_map(|e| {
+            Some(Written {
+                manager: e.get("manager")?.as_str()?.to_string(),
+                at: e.get("time")?.as_str()?.parse().ok()?,
+            })
+        })
+        .max_by_key(|w| w.at)
+}
+
+/// A field manager's last write of a finalizer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Written {
+    pub manager: String,
+    pub at: jiff::Timestamp,
+}
+
+/// The manager that owns a finalizer in `managedFields` wrote this object
+/// after its deletion started (STUCK-CAUSES C1, C23): the API server lets
+/// no new finalizer in once an object is Terminating, so that was another
+/// of its fields: the controller is alive and working on the object, and
+/// may be mid-cleanup. Removing the finalizer by hand races it.
+#[must_use]
+pub fn rewritten(finalizer: &str, w: &Written, deleted_at: jiff::Timestamp) -> Option<String> {
+    (w.at > deleted_at).then(|| {
+        format!(
+            "field manager {}, which added finalizer {finalizer}, wrote this object at {}, after its deletion started ({deleted_at}): it is alive and working on it, and may be mid-cleanup; let it finish, or stop it first, before removing the finalizer by hand",
+            w.manager, w.at
+        )
+    })
+}
+
 /// The graph's Deployments, StatefulSets and DaemonSets: where a
 /// finalizer's controller is looked for. Taken once for many lookups (a
 /// `stuck` report asks for each Terminating object).
@@ -474,5 +518,30 @@ mod tests {
             r.sentence()
         );
         assert_eq!(r.runs(), Some(true));
+    }
+}
+
+#[cfg(test)]
+mod written_tests {
+    use super::*;
+
+    #[test]
+    fn the_last_writer_of_a_finalizer_after_the_deletion_is_said_alive() {
+        let mf = serde_json::json!([
+            {"manager": "kubectl-create", "operation": "Update", "time": "2026-01-01T00:00:00Z",
+             "fieldsV1": {"f:metadata": {"f:finalizers": {".": {}, "v:\"example.com/cleanup\"": {}}}}},
+            {"manager": "cleanup-operator", "operation": "Update", "time": "2026-01-01T00:05:00Z",
+             "fieldsV1": {"f:metadata": {"f:finalizers": {"v:\"example.com/cleanup\"": {}}, "f:labels": {"f:phase": {}}}}},
+            {"manager": "other", "operation": "Update", "time": "2026-01-01T00:09:00Z",
+             "fieldsV1": {"f:metadata": {"f:labels": {"f:x": {}}}}}
+        ]);
+        let w = last_writer(&mf, "example.com/cleanup").expect("written");
+        assert_eq!(w.manager, "cleanup-operator");
+        let deleted: jiff::Timestamp = "2026-01-01T00:01:00Z".parse().expect("time");
+        let s = rewritten("example.com/cleanup", &w, deleted).expect("after the deletion");
+        assert!(s.starts_with("field manager cleanup-operator, which added finalizer example.com/cleanup, wrote this object at 2026-01-01T00:05:00Z, after its deletion started"), "{s}");
+        let later: jiff::Timestamp = "2026-01-01T00:06:00Z".parse().expect("time");
+        assert_eq!(rewritten("example.com/cleanup", &w, later), None);
+        assert_eq!(last_writer(&mf, "example.com/none"), None);
     }
 }
