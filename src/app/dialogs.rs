@@ -632,7 +632,7 @@ impl App {
                         self.too_soon("the switch");
                     }
                     Action::Confirm => {
-                        let cmds = list
+                        let cmds: Vec<Command> = list
                             .get(c.choice)
                             .map(|ctl| {
                                 Command::Sim(SimCommand::SetController {
@@ -643,7 +643,11 @@ impl App {
                             .into_iter()
                             .collect();
                         // Enter closes, so that the cascade the switch sets
-                        // off is in view.
+                        // off is in view; what was said before (a cancelled
+                        // dialog) is no longer the news.
+                        if let Some(cmd) = cmds.first() {
+                            self.info(format!("sent: {}", cmd.describe()));
+                        }
                         return cmds;
                     }
                     a => c.choice = moved(c.choice, list.len(), a, 5),

@@ -238,6 +238,10 @@ fn time_controls_follow_the_clock_state() {
 fn the_controllers_dialog_starts_on_what_the_object_waits_for() {
     let (mut app, _b) = demo();
     goto(&mut app, "configmap/web-cache");
+    // A cancelled finalizer removal is not what the status line still
+    // says once a controller was switched.
+    app.update(Action::OpenRemoveFinalizer);
+    app.update(Action::Cancel);
     app.update(Action::OpenControllers);
     assert_eq!(app.mode(), Mode::Controllers);
     assert!(app.update(Action::Confirm).is_empty(), "not yet read");
@@ -251,6 +255,8 @@ fn the_controllers_dialog_starts_on_what_the_object_waits_for() {
     );
     // Enter closes it, so that the cascade the switch sets off is in view.
     assert_eq!(app.mode(), Mode::Normal);
+    let msg = app.message().map(|m| m.text.clone()).unwrap_or_default();
+    assert!(!msg.contains("cancelled"), "{msg}");
     // Only Enter switches, even once read; Esc closes.
     app.update(Action::OpenControllers);
     read(&mut app);
