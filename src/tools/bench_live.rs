@@ -7,7 +7,10 @@
 //!   parsed (what `curl -H 'Accept: ...PartialObjectMetadataList...'`
 //!   does);
 //! - `tree`: `ownerscope tree --live -A`, discovery from a warm disk cache;
-//! - `tree, no cache`: the same with `--no-discovery-cache`.
+//! - `tree, no cache`: the same with `--no-discovery-cache`;
+//! - `why` on a Terminating ConfigMap held by a finalizer, in the same
+//!   namespace: its evidence read for that object only (one GET of its
+//!   `managedFields`, the webhook configurations) on top of the lists.
 //!
 //! Medians and their ratio to `raw` are printed. `--live-cleanup` deletes
 //! the namespace.
@@ -27,6 +30,9 @@ use crate::cluster::{self, LiveOptions};
 use crate::commands::{CmdError, CmdResult};
 
 const NAMESPACE: &str = "ownerscope-bench";
+/// The Terminating ConfigMap `why` is asked about.
+const HELD: &str = "held-by-a-finalizer";
+const HOLD: &str = "example.com/bench-hold";
 const METADATA_LIST: &str = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
 
 fn err(e: impl std::fmt::Display) -> CmdError {
@@ -119,6 +125,18 @@ fn prepare(args: &BenchArgs) -> CmdResult {
         if let Some(Err(e)) = made.into_iter().find(Result::is_err) {
             return Err(err(format!("making ConfigMaps: {e}")));
         }
+        if !have.contains(HELD) {
+            let cm = ConfigMap {
+                metadata: ObjectMeta {
+                    name: Some(HELD.into()),
+                    finalizers: Some(vec![HOLD.into()]),
+                    ..ObjectMeta::default()
+                },
+                ..ConfigMap::default()
+            };
+            cms.create(&PostParams::default(), &cm).await.map_err(err)?;
+            cms.delete(HELD, &DeleteParams::default()).await.map_err(err)?;
+        }
         Ok(())
     })
 }
@@ -127,6 +145,12 @@ fn cleanup(args: &BenchArgs) -> CmdResult {
     let opts = options(args);
     runtime()?.block_on(async {
         let client = cluster::connect(&opts).await.map_err(err)?.client;
+        // Let the held ConfigMap go with its namespace.
+        let cms: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
+        let release = kube::api::Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
+        let _ = cms
+            .patch(HELD, &kube::api::PatchParams::default(), &release)
+            .await;
         let nss: Api<Namespace> = Api::all(client);
         match nss.delete(NAMESPACE, &DeleteParams::default()).await {
             Ok(_) => println!("namespace {NAMESPACE} deleted"),
@@ -182,7 +206,8 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         v
     };
     let cache_arg = cache.display().to_string();
-    let ways: [(&str, Vec<String>); 3] = [
+    let held = format!("configmap/{HELD}");
+    let ways: [(&str, Vec<String>); 4] = [
         (
             "raw metadata list (curl's request)",
             with(&["bench", "--live", "--live-raw"], &[]),
@@ -194,6 +219,13 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         (
             "tree --live -A --no-discovery-cache",
             with(&["tree", "--live", "-A"], &["--no-discovery-cache"]),
+        ),
+        (
+            "why --live on a Terminating object (its evidence read)",
+            with(
+                &["why", "--live", "-n", NAMESPACE, &held],
+                &["--cache-dir", &cache_arg],
+            ),
         ),
     ];
     let runs = args.runs.clamp(3, 15);
