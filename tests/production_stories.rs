@@ -53,3 +53,42 @@ fn a_controller_scaled_to_zero_is_named_with_its_deployment() {
         "Backup/shop-nightly holds finalizer example.com/cleanup: cleanup-operator (Deployment ops/cleanup-operator) is scaled to 0: nothing will remove example.com/cleanup; scale it up so it finishes its cleanup"
     );
 }
+
+#[test]
+fn an_aggregated_api_with_nothing_behind_it_holds_namespaces_until_it_answers_or_goes() {
+    let mut sim = Sim::new(&bundled("metrics-server-down").expect("bundled")).expect("loads");
+    sim.advance(30_000);
+    let causes = why(&sim, "Namespace", None, "monitoring");
+    assert!(
+        causes[0].starts_with(
+            "the namespace controller does not finalize Namespace/monitoring while discovery fails"
+        ),
+        "{causes:?}"
+    );
+    assert_eq!(
+        causes[1],
+        "APIService v1beta1.metrics.k8s.io (Service kube-system/metrics-server) is not Available: MissingEndpoints: endpoints for service/metrics-server in \"kube-system\" have no addresses with port name \"\""
+    );
+    let mut deleted = sim.clone();
+    // Scaled back at 60s: it answers, and the namespace goes.
+    sim.settle(300_000);
+    assert!(
+        sim.objects().all(|o| o.name() != "monitoring"),
+        "gone once the API answers"
+    );
+    // Or the APIService deleted instead: the group is no longer served.
+    let resp = deleted.delete(
+        &Target {
+            kind: "APIService".into(),
+            namespace: None,
+            name: "v1beta1.metrics.k8s.io".into(),
+        },
+        &ownerscope::sim::DeleteOptions::default(),
+    );
+    assert!(resp.is_success(), "{}", resp.message);
+    deleted.advance(20_000);
+    assert!(
+        deleted.objects().all(|o| o.name() != "monitoring"),
+        "gone once the APIService is"
+    );
+}

@@ -73,6 +73,8 @@ enum Task {
     PodGc(String),
     /// The token controller's look at the token Secret with this uid (R78).
     TokenSecret(String),
+    /// The aggregator's look at every aggregated APIService (R80).
+    ApiServices,
 }
 
 impl Task {
@@ -121,6 +123,10 @@ pub struct Sim {
     /// (uid, finalizer) -> the last refusal of a simulated controller's
     /// removal of that finalizer, on the timeline once.
     finalizer_denials: BTreeMap<(String, String), String>,
+    /// The aggregated APIServices stored (uid -> group version), and the
+    /// group versions the aggregator found unavailable.
+    apiservices: BTreeMap<String, String>,
+    unavailable_apis: BTreeSet<String>,
     finalizer_scheduled: BTreeSet<(String, String)>,
     actor: String,
     /// Who the user's requests are from on the timeline (`user`, or the
@@ -355,6 +361,8 @@ impl Sim {
             timeline: Vec::new(),
             kubelet_scheduled: BTreeSet::new(),
             finalizer_denials: BTreeMap::new(),
+            apiservices: BTreeMap::new(),
+            unavailable_apis: BTreeSet::new(),
             finalizer_scheduled: BTreeSet::new(),
             actor: "scenario".into(),
             user_actor: "user".into(),

@@ -474,6 +474,7 @@ scenario_files!(
     "controller-scaled-to-zero",
     "webhook-blocks-finalizer",
     "operator-uninstalled",
+    "metrics-server-down",
 );
 
 /// The bundled scenario opened when none is named.

@@ -10,6 +10,7 @@
 //! [`Intent`]s; the engine carries them out through the API server under
 //! the controller's name.
 
+pub mod apiservice;
 pub mod controller_ref_manager;
 pub mod crd_finalizer;
 pub mod daemon;

@@ -51,6 +51,7 @@ impl Sim {
                 }
             }
             Task::NamespaceSync(name) => self.run_namespace(&name),
+            Task::ApiServices => self.run_apiservices(),
             Task::TokenSecret(uid) => {
                 let intents = controllers::tokens::sync_secret(&self.api, &uid);
                 self.carry_out(intents);
@@ -164,6 +165,36 @@ impl Sim {
         }
         self.dispatch();
         self.actor = self.user_actor.clone();
+    }
+
+    /// The aggregator: each aggregated APIService Available or not; a
+    /// group version turns unavailable or back (R80).
+    pub(super) fn run_apiservices(&mut self) {
+        let services: Vec<Object> = self
+            .apiservices
+            .keys()
+            .filter_map(|uid| self.api.get_uid(uid).cloned())
+            .collect();
+        for a in services {
+            let Some((gv, state)) = controllers::apiservice::availability(&self.api, &a) else {
+                continue;
+            };
+            let was_down = self.unavailable_apis.contains(&gv);
+            match state {
+                Ok(()) if was_down => {
+                    self.unavailable_apis.remove(&gv);
+                    self.set_api_available(&gv, true);
+                }
+                Err(detail) => {
+                    if !was_down {
+                        self.unavailable_apis.insert(gv.clone());
+                        self.set_api_available(&gv, false);
+                    }
+                    self.api.kinds_mut().set_discovery_detail(&gv, &detail);
+                }
+                Ok(()) => {}
+            }
+        }
     }
 
     pub(super) fn run_crd(&mut self, name: &str) {

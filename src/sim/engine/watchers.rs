@@ -76,6 +76,9 @@ impl Sim {
         }
         match (obj.group(), obj.kind.as_str()) {
             ("", "Pod") => {
+                if !self.apiservices.is_empty() {
+                    self.schedule_once(delay, Task::ApiServices);
+                }
                 if !deleted && obj.is_terminating() {
                     self.maybe_schedule_kubelet(obj);
                 }
@@ -95,6 +98,29 @@ impl Sim {
             }
             ("batch", "Job") => {
                 self.schedule_once(delay, Task::JobSync);
+            }
+            // R80: the aggregator follows its APIServices, and what serves
+            // them.
+            ("apiregistration.k8s.io", "APIService") => {
+                match (deleted, controllers::apiservice::aggregated(obj)) {
+                    (false, Some((gv, _))) => {
+                        self.apiservices.insert(obj.uid().to_string(), gv);
+                    }
+                    (_, found) => {
+                        self.apiservices.remove(obj.uid());
+                        // Deleted (or no longer aggregated): its group
+                        // version is no longer served, and fails no more.
+                        if let Some((gv, _)) = found
+                            && self.unavailable_apis.remove(&gv)
+                        {
+                            self.set_api_available(&gv, true);
+                        }
+                    }
+                }
+                self.schedule_once(delay, Task::ApiServices);
+            }
+            ("", "Service" | "Endpoints") if !self.apiservices.is_empty() => {
+                self.schedule_once(delay, Task::ApiServices);
             }
             // R78: the token controller.
             ("", "Secret") if !deleted && controllers::tokens::is_token(obj) => {
