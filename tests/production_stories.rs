@@ -92,3 +92,27 @@ fn an_aggregated_api_with_nothing_behind_it_holds_namespaces_until_it_answers_or
         "gone once the APIService is"
     );
 }
+
+#[test]
+fn plan_says_the_api_server_refuses_to_delete_kube_system() {
+    use ownerscope::model::preview;
+    let sim = Sim::new(&bundled("metrics-server-down").expect("bundled")).expect("loads");
+    let ns = sim
+        .objects()
+        .find(|o| o.kind == "Namespace" && o.name() == "kube-system")
+        .expect("kube-system");
+    let plan = preview::plan(sim.graph(), ns.uid(), None, &sim.controller_map());
+    assert!(
+        plan.policy_note
+            .as_deref()
+            .is_some_and(|n| n.starts_with("refused: the API server answers 403")),
+        "{:?}",
+        plan.policy_note
+    );
+    assert!(
+        plan.entries
+            .iter()
+            .all(|e| !matches!(e.outcome, preview::Outcome::Deleted { .. })),
+        "nothing is deleted"
+    );
+}

@@ -135,7 +135,9 @@ fn prepare(args: &BenchArgs) -> CmdResult {
                 ..ConfigMap::default()
             };
             cms.create(&PostParams::default(), &cm).await.map_err(err)?;
-            cms.delete(HELD, &DeleteParams::default()).await.map_err(err)?;
+            cms.delete(HELD, &DeleteParams::default())
+                .await
+                .map_err(err)?;
         }
         Ok(())
     })
@@ -147,7 +149,8 @@ fn cleanup(args: &BenchArgs) -> CmdResult {
         let client = cluster::connect(&opts).await.map_err(err)?.client;
         // Let the held ConfigMap go with its namespace.
         let cms: Api<ConfigMap> = Api::namespaced(client.clone(), NAMESPACE);
-        let release = kube::api::Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
+        let release =
+            kube::api::Patch::Merge(serde_json::json!({"metadata": {"finalizers": null}}));
         let _ = cms
             .patch(HELD, &kube::api::PatchParams::default(), &release)
             .await;

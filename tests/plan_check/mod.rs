@@ -204,6 +204,16 @@ fn parked_then(ctx: &str, plan: &preview::Plan, after: &Sim) -> Vec<String> {
         return Vec::new();
     }
     let mut released = after.clone();
+    // A webhook that refuses the removals is lifted first, as a user
+    // would (STUCK-CAUSES C6).
+    let configs: Vec<Object> = released
+        .objects()
+        .filter(|o| ownerscope::model::webhooks::is_configuration(o))
+        .cloned()
+        .collect();
+    for c in &configs {
+        released.delete_key(&Key::of(c), &DeleteOptions::default());
+    }
     for _ in 0..20 {
         let stuck: Vec<Object> = released
             .objects()

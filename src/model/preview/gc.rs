@@ -255,6 +255,11 @@ impl Planner<'_> {
     pub(super) fn process_deleting_dependents(&mut self, id: Id) -> bool {
         let blockers = self.blockers(id);
         if blockers.is_empty() {
+            // The UPDATE dropping foregroundDeletion is refused by a
+            // webhook with nothing behind it (STUCK-CAUSES C6).
+            if self.refusing_webhook(&self.items[id].obj).is_some() {
+                return false;
+            }
             let had = self.items[id].has_finalizer(FOREGROUND);
             self.remove_finalizer(id, FOREGROUND);
             return self.gone_if_done(id) || had;
@@ -289,6 +294,29 @@ impl Planner<'_> {
     pub(super) fn orphan_dependents(&mut self, id: Id) -> bool {
         let owner = name_of(&self.items[id].obj);
         let uid = self.items[id].obj.uid().to_string();
+        // Each UPDATE (a dependent's references, then the owner's
+        // finalizer) may be refused by a webhook (STUCK-CAUSES C6): the
+        // garbage collector retries, and the owner stays.
+        let refused: Vec<Id> = self
+            .referrers(id)
+            .into_iter()
+            .filter(|&d| self.refusing_webhook(&self.items[d].obj).is_some())
+            .collect();
+        if !refused.is_empty() || self.refusing_webhook(&self.items[id].obj).is_some() {
+            for d in self.referrers(id) {
+                if refused.contains(&d) {
+                    continue;
+                }
+                let dep = &mut self.items[d];
+                dep.obj
+                    .to_mut()
+                    .metadata
+                    .owner_references
+                    .retain(|r| r.uid != uid);
+                dep.more_mut().orphaned_from.push(owner.clone());
+            }
+            return false;
+        }
         for d in self.referrers(id) {
             let dep = &mut self.items[d];
             dep.obj

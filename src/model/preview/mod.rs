@@ -35,10 +35,14 @@ mod report;
 #[cfg(test)]
 mod tests;
 mod tokens;
+mod webhooks;
 
 pub use api::effective_policy;
 use index::UidIndex;
 pub use outcome::{EitherWay, Outcome, Plan, PlanEntry, PlanObject, Wait};
+
+/// Namespaces the API server never deletes.
+const IMMORTAL_NAMESPACES: [&str; 3] = ["default", "kube-system", "kube-public"];
 
 /// Built-in finalizers a running control plane removes by itself.
 const JOB_TRACKING: &str = "batch.kubernetes.io/job-tracking";
@@ -255,8 +259,19 @@ fn plan_counted(
         });
     }
     let (mut p, root) = Planner::new(graph, controllers, target);
-    p.delete_with(root, policy, force);
-    p.run();
+    // The API server refuses to delete these namespaces (403).
+    let immortal = target.kind == "Namespace"
+        && target.group().is_empty()
+        && IMMORTAL_NAMESPACES.contains(&target.name());
+    if immortal {
+        note = Some(format!(
+            "refused: the API server answers 403, namespaces {:?} is forbidden: this namespace may not be deleted",
+            target.name()
+        ));
+    } else {
+        p.delete_with(root, policy, force);
+        p.run();
+    }
     let partial = Partial::of(graph.kinds());
     let unseen_short = {
         let u = graph.kinds().unlisted();

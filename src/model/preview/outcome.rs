@@ -35,6 +35,15 @@ pub enum Wait {
     Kubelet {
         node: crate::model::nodes::NodeHealth,
     },
+    /// An admission webhook that fails closed, with nothing behind it,
+    /// refuses the UPDATE that would remove this finalizer (STUCK-CAUSES
+    /// C6).
+    Webhook {
+        finalizer: String,
+        webhook: String,
+        configuration: String,
+        why: String,
+    },
 }
 
 impl Wait {
@@ -69,6 +78,14 @@ impl Wait {
                 ),
                 other => format!("the kubelet of Node/{}", other.node().unwrap_or_default()),
             },
+            Wait::Webhook {
+                finalizer,
+                webhook,
+                configuration,
+                why,
+            } => format!(
+                "finalizer {finalizer}, whose removal admission webhook {webhook} ({configuration}) refuses: {why}"
+            ),
         }
     }
 }

@@ -35,7 +35,7 @@ impl Planner<'_> {
                 .into_iter()
                 .all(|u| self.is_gone(u)),
             FOREGROUND | ORPHAN => false,
-            _ => self.controllers.get(f) == Some(&true),
+            _ => self.controllers.get(f) == Some(&true) && self.refusing_webhook(obj).is_none(),
         }
     }
 

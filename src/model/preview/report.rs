@@ -194,6 +194,12 @@ impl Planner<'_> {
                         });
                     }
                 }
+                _ if let Some((w, why)) = self.refusing_webhook(obj) => out.push(Wait::Webhook {
+                    finalizer: f.clone(),
+                    configuration: w.configuration_ref(),
+                    webhook: w.name,
+                    why,
+                }),
                 _ => out.push(Wait::Finalizer {
                     name: f.clone(),
                     controller_online: self.controllers.get(f).copied(),
