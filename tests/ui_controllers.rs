@@ -83,3 +83,18 @@ fn a_controller_that_runs_as_a_workload_follows_its_replicas() {
     sim.advance(5_000);
     assert!(!online(&sim), "its Deployment is gone");
 }
+
+/// STUCK-CAUSES C6 in the UI: the finalizer dialog names the admission
+/// webhook that will refuse the removal, before anyone confirms it.
+#[test]
+fn the_finalizer_dialog_names_the_webhook_that_refuses_the_removal() {
+    let mut s = Session::new("webhook-blocks-finalizer", 160, 48, false).expect("scenario loads");
+    s.keys("<Space>");
+    s.wait(Duration::from_secs(6));
+    s.keys("/shop-nightly<Enter>F<Enter>");
+    let dialog = s.screen();
+    assert!(
+        dialog.contains("⚠ admission webhook validate.policy.example.com"),
+        "{dialog}"
+    );
+}

@@ -764,6 +764,16 @@ impl App {
         };
         let mut c = finalizer_confirm(d, info, remover);
         c.shown_at = self.clock;
+        if let Some(obj) = self.graph.get(&d.target.uid) {
+            let mut holding = crate::model::webhooks::holding(
+                &self.graph,
+                obj,
+                &std::collections::BTreeMap::new(),
+                false,
+            );
+            holding.sort_by_key(|h| !h.backend.is_down());
+            c.webhooks = holding.iter().filter_map(|h| h.cause()).collect();
+        }
         c
     }
 }
@@ -777,6 +787,7 @@ fn finalizer_confirm(
     FinalizerConfirm {
         info,
         remover,
+        webhooks: Vec::new(),
         typed: String::new(),
         mismatch: false,
         command: Command::RemoveFinalizer {

@@ -108,6 +108,10 @@ pub struct FinalizerConfirm {
     /// Whether the controller that removes it runs, as far as is known
     /// (STUCK-CAUSES C1): said before the user decides.
     pub remover: RemoverState,
+    /// Admission webhooks called for this UPDATE that fail closed, each
+    /// in one sentence (STUCK-CAUSES C6): named before the user decides,
+    /// the refused ones first.
+    pub webhooks: Vec<String>,
     /// What was typed so far; confirm needs the finalizer's exact name.
     pub typed: String,
     /// Set after an Enter with the wrong text.

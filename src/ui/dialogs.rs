@@ -336,6 +336,9 @@ pub fn finalizer(app: &App, f: &FinalizerDialog, frame: &mut Frame, area: Rect) 
             if let Some(w) = warning {
                 lines.push(Line::from(Span::styled(w, theme::WARN)));
             }
+            for w in &c.webhooks {
+                lines.push(Line::from(Span::styled(format!("⚠ {w}"), theme::BAD)));
+            }
             lines.push(Line::from(vec![
                 Span::styled(
                     "⚠ Removing it by hand skips that cleanup. It protects: ",
