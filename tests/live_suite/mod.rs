@@ -565,6 +565,13 @@ fn restricted_user_sees_a_partial_tree_and_a_clear_403() {
     live.wait("the visible configmap", LONG, |l| {
         l.graph.get(&uid).is_some()
     });
+    // Events are listed by their own watch, which may answer after the
+    // objects: wait for its refusal too.
+    live.wait("the refused events", LONG, |l| {
+        l.status
+            .as_ref()
+            .is_some_and(|s| s.missing_kinds.contains(&"events".to_string()))
+    });
     let status = live.status.clone().expect("status");
     assert!(
         status.missing_kinds.contains(&"pods".to_string()),
