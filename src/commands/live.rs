@@ -42,6 +42,29 @@ pub struct LiveView {
     pub snapshot: Snapshot,
 }
 
+/// Runs `read` with a client made on a runtime of its own (a client serves
+/// the runtime it was made on), within 10 s: evidence read for one object.
+fn read_evidence<T, F, Fut>(live: &LiveArgs, namespace: Option<&str>, read: F) -> Result<T, String>
+where
+    F: FnOnce(kube::Client) -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    rt.block_on(async {
+        tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            let conn = cluster::config::connect(&live.options(namespace, true))
+                .await
+                .map_err(|e| e.to_string())?;
+            read(conn.client).await
+        })
+        .await
+        .map_err(|_| "no answer within 10s".to_string())?
+    })
+}
+
 impl LiveView {
     /// Connects and lists everything in scope; kinds that could not be
     /// listed are reported on stderr (the output is partial).
@@ -204,20 +227,8 @@ impl LiveView {
             .ok_or_else(|| format!("the server does not serve {}", o.kind))?;
         let ar = cluster::actions::api_resource(info);
         let names: Vec<String> = d.finalizers.iter().map(|f| f.info.name.clone()).collect();
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        // A client serves the runtime it was made on: connect again here.
-        rt.block_on(async {
-            tokio::time::timeout(std::time::Duration::from_secs(10), async {
-                let conn = cluster::config::connect(&live.options(namespace, true))
-                    .await
-                    .map_err(|e| e.to_string())?;
-                cluster::actions::finalizer_writers(&conn.client, &ar, o, &names).await
-            })
-            .await
-            .map_err(|_| "no answer within 10s".to_string())?
+        read_evidence(live, namespace, |client| async move {
+            cluster::actions::finalizer_writers(&client, &ar, o, &names).await
         })
     }
 
@@ -232,19 +243,8 @@ impl LiveView {
         namespace: Option<&str>,
         node: &str,
     ) -> Result<Option<crate::model::Object>, String> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
-        rt.block_on(async {
-            tokio::time::timeout(std::time::Duration::from_secs(10), async {
-                let conn = cluster::config::connect(&live.options(namespace, true))
-                    .await
-                    .map_err(|e| e.to_string())?;
-                cluster::evidence::node_lease(&conn.client, node).await
-            })
-            .await
-            .map_err(|_| "no answer within 10s".to_string())?
+        read_evidence(live, namespace, |client| async move {
+            cluster::evidence::node_lease(&client, node).await
         })
     }
 
@@ -263,27 +263,16 @@ impl LiveView {
         graph: &mut OwnershipGraph,
         d: &crate::model::diagnosis::Diagnosis,
     ) -> Result<std::collections::BTreeMap<String, crate::model::webhooks::Backend>, String> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| e.to_string())?;
         let object_ns = d.object.namespace.clone();
-        let (configs, ns) = rt.block_on(async {
-            tokio::time::timeout(std::time::Duration::from_secs(10), async {
-                let conn = cluster::config::connect(&live.options(namespace, true))
+        let (configs, ns) = read_evidence(live, namespace, |client| async move {
+            let configs = cluster::evidence::webhook_configurations(&client).await?;
+            let ns = match &object_ns {
+                Some(n) => cluster::evidence::namespace(&client, n)
                     .await
-                    .map_err(|e| e.to_string())?;
-                let configs = cluster::evidence::webhook_configurations(&conn.client).await?;
-                let ns = match &object_ns {
-                    Some(n) => cluster::evidence::namespace(&conn.client, n)
-                        .await
-                        .unwrap_or(None),
-                    None => None,
-                };
-                Ok::<_, String>((configs, ns))
-            })
-            .await
-            .map_err(|_| "no answer within 10s".to_string())?
+                    .unwrap_or(None),
+                None => None,
+            };
+            Ok((configs, ns))
         })?;
         for o in configs.into_iter().chain(ns) {
             graph.upsert(o);
@@ -299,20 +288,13 @@ impl LiveView {
         if services.is_empty() {
             return Ok(std::collections::BTreeMap::new());
         }
-        rt.block_on(async {
-            tokio::time::timeout(std::time::Duration::from_secs(10), async {
-                let conn = cluster::config::connect(&live.options(namespace, true))
-                    .await
-                    .map_err(|e| e.to_string())?;
-                let mut out = std::collections::BTreeMap::new();
-                for s in services {
-                    let b = cluster::evidence::service_backend(&conn.client, &s).await;
-                    out.insert(s.key(), b);
-                }
-                Ok(out)
-            })
-            .await
-            .map_err(|_| "no answer within 10s".to_string())?
+        read_evidence(live, namespace, |client| async move {
+            let mut out = std::collections::BTreeMap::new();
+            for s in services {
+                let b = cluster::evidence::service_backend(&client, &s).await;
+                out.insert(s.key(), b);
+            }
+            Ok(out)
         })
     }
 

@@ -297,17 +297,21 @@ impl Planner<'_> {
         // Each UPDATE (a dependent's references, then the owner's
         // finalizer) may be refused by a webhook (STUCK-CAUSES C6): the
         // garbage collector retries, and the owner stays.
-        let refused: Vec<Id> = self
-            .referrers(id)
-            .into_iter()
-            .filter(|&d| self.refusing_webhook(&self.items[d].obj).is_some())
-            .collect();
-        if !refused.is_empty() || self.refusing_webhook(&self.items[id].obj).is_some() {
-            for d in self.referrers(id) {
-                if refused.contains(&d) {
-                    continue;
-                }
-                let dep = &mut self.items[d];
+        let owner_refused = self.refusing_webhook(&self.items[id].obj).is_some();
+        let mut all_released = true;
+        for d in self.referrers(id) {
+            if self.refusing_webhook(&self.items[d].obj).is_some() {
+                all_released = false;
+                continue;
+            }
+            let dep = &mut self.items[d];
+            if dep
+                .obj
+                .metadata
+                .owner_references
+                .iter()
+                .any(|r| r.uid == uid)
+            {
                 dep.obj
                     .to_mut()
                     .metadata
@@ -315,16 +319,9 @@ impl Planner<'_> {
                     .retain(|r| r.uid != uid);
                 dep.more_mut().orphaned_from.push(owner.clone());
             }
-            return false;
         }
-        for d in self.referrers(id) {
-            let dep = &mut self.items[d];
-            dep.obj
-                .to_mut()
-                .metadata
-                .owner_references
-                .retain(|r| r.uid != uid);
-            dep.more_mut().orphaned_from.push(owner.clone());
+        if owner_refused || !all_released {
+            return false;
         }
         self.remove_finalizer(id, ORPHAN);
         self.gone_if_done(id);
