@@ -617,8 +617,9 @@ pub struct PlanArgs {
     /// many seconds.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     pub at: Option<f64>,
-    #[command(flatten)]
-    pub out: OutputArgs,
+    /// Output format: text, json (scripts) or markdown (a change ticket).
+    #[arg(short = 'o', long = "output", value_enum, default_value_t)]
+    pub output: StuckOutput,
 }
 
 /// The longest virtual time `--at` and `--until` reach: 30 days, well past

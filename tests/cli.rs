@@ -268,6 +268,42 @@ fn plan_prints_each_affected_object() {
     assert_eq!(entries.len(), 2, "pods are untouched: {entries:?}");
 }
 
+/// `plan -o markdown`: a change ticket's answer, each object's fate and
+/// the exact command, with the policy spelled as kubectl takes it.
+#[test]
+fn plan_writes_a_markdown_report_with_the_command() {
+    let o = ownerscope(&[
+        "plan",
+        "shop-demo",
+        "--delete",
+        "deployment/web",
+        "-n",
+        "shop",
+        "-o",
+        "markdown",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(
+        md.starts_with(
+            "# What `DELETE Deployment/web` would do\n\n**Answer:** 4 deleted, 1 left waiting"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `ReplicaSet/web-7d9f8c6b5` | deleted |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `ConfigMap/web-cache` | left Terminating on finalizer example.com/cache-flush (controller offline) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("```sh\nkubectl delete deployment.apps web -n shop --cascade=background\n```"),
+        "{md}"
+    );
+}
+
 /// What a kubectl user types: `TYPE NAME` with a space,
 /// `resource.version.group`, `--cascade=foreground`, policies in any case;
 /// a cluster-scoped object is found whatever `-n` says.
@@ -1040,7 +1076,7 @@ fn the_readmes_graph_picture_is_current() {
 #[test]
 fn readme_picture_and_report_commands_run_as_shown() {
     let cmds = readme_commands("Pictures and reports for a ticket");
-    assert_eq!(cmds.len(), 4, "{cmds:?}");
+    assert_eq!(cmds.len(), 5, "{cmds:?}");
     let dir = std::env::temp_dir().join(format!("ownerscope-readme-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     for cmd in &cmds {

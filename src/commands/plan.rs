@@ -2,7 +2,7 @@
 
 use super::out::Out;
 use super::{CmdError, CmdResult, load_sim, parse_target};
-use crate::cli::{Output, PlanArgs, seconds_to_ms};
+use crate::cli::{PlanArgs, StuckOutput, seconds_to_ms};
 use crate::model::preview;
 
 /// Prints the deletion preview.
@@ -32,7 +32,7 @@ pub fn run(args: &PlanArgs) -> CmdResult {
             &std::collections::BTreeMap::new(),
             force,
         );
-        return print_plan(&plan, args.out.output);
+        return print_plan(&plan, args.output);
     }
     let mut sim = load_sim(args.scenario.as_deref().unwrap_or_default(), None)?;
     if let Some(at) = args.at {
@@ -49,14 +49,15 @@ pub fn run(args: &PlanArgs) -> CmdResult {
         force,
     );
     super::leave_to_exit(sim);
-    print_plan(&plan, args.out.output)
+    print_plan(&plan, args.output)
 }
 
-fn print_plan(plan: &preview::Plan, output: Output) -> CmdResult {
+fn print_plan(plan: &preview::Plan, output: StuckOutput) -> CmdResult {
     let mut out = Out::new();
     match output {
-        Output::Json => out.json(plan)?,
-        Output::Text => {
+        StuckOutput::Json => out.json(plan)?,
+        StuckOutput::Markdown => out.text(&super::report::plan_markdown(plan))?,
+        StuckOutput::Text => {
             for l in plan.lines() {
                 out.line(&l)?;
             }

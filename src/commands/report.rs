@@ -319,3 +319,57 @@ fn dot_text(s: &str) -> String {
     }
     out
 }
+
+/// `plan -o markdown`: what a DELETE would do, for a change ticket or a
+/// chat before it is sent: the request, the answer, each object's fate
+/// (races said as such), what could not be seen, and the command.
+#[must_use]
+pub fn plan_markdown(p: &crate::model::preview::Plan) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# What `DELETE {}` would do\n", name(&p.target));
+    let _ = writeln!(s, "**Answer:** {}\n", one_line(&p.summary()));
+    s.push_str("| | |\n|---|---|\n");
+    let _ = writeln!(s, "| object | `{}` |", p.target);
+    let _ = writeln!(s, "| uid | `{}` |", p.target.uid);
+    let _ = writeln!(s, "| propagationPolicy | {} |", p.policy);
+    if let Some(n) = &p.policy_note {
+        let _ = writeln!(s, "| why that policy | {} |", one_line(n));
+    }
+    let _ = writeln!(s, "| reported by | ownerscope {} |", crate::cli::VERSION);
+    s.push('\n');
+    let unseen = crate::model::kinds::unseen_lines(
+        &p.partial.unlisted,
+        "counts are lower bounds; objects of those kinds may also be deleted, orphaned or hold things up",
+    );
+    if !unseen.is_empty() {
+        s.push_str("## Not seen\n\n");
+        for l in unseen {
+            let _ = writeln!(s, "- {}", one_line(&l));
+        }
+        s.push('\n');
+    }
+    s.push_str("## Each object\n\n| object | outcome | then |\n|---|---|---|\n");
+    for e in &p.entries {
+        let mut outcome = e.outcome.short();
+        if let Some(w) = &e.either_way {
+            let _ = write!(outcome, "; may go either way: {}", w.reason);
+        }
+        let _ = writeln!(
+            s,
+            "| `{}/{}` | {} | {} |",
+            e.object.kind(),
+            e.object.name(),
+            one_line(&outcome).replace('|', "\\|"),
+            one_line(e.then.as_deref().unwrap_or("")).replace('|', "\\|")
+        );
+    }
+    s.push_str("\n## The command\n\n```sh\n");
+    let _ = writeln!(
+        s,
+        "kubectl delete {} --cascade={}",
+        kubectl_ref(&p.target),
+        p.policy.as_str().to_ascii_lowercase()
+    );
+    s.push_str("```\n");
+    s
+}
