@@ -329,7 +329,7 @@ fn node_lines(n: &Node) -> Vec<String> {
 
 /// A DOT string's content: quotes and backslashes escaped, newlines as
 /// DOT's `\n`, other control characters dropped.
-fn dot_escape(s: &str) -> String {
+pub(super) fn dot_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -243,7 +243,7 @@ pub fn why_dot(d: &Diagnosis) -> String {
     let _ = writeln!(
         s,
         "  n0 [label=\"{}\"{}];",
-        dot_text(&lines.join("\n")),
+        super::graph::dot_escape(&lines.join("\n")),
         if held || d.stranded.is_some() {
             STUCK
         } else if d.terminating_seconds.is_some() {
@@ -264,7 +264,11 @@ pub fn why_dot(d: &Diagnosis) -> String {
         );
     }
     // The answer, under the picture.
-    let _ = writeln!(s, "  label=\"{}\";\n  labelloc=b;", dot_text(&d.headline()));
+    let _ = writeln!(
+        s,
+        "  label=\"{}\";\n  labelloc=b;",
+        super::graph::dot_escape(&d.headline())
+    );
     s.push_str("}\n");
     s
 }
@@ -296,28 +300,12 @@ fn dot_blocker(b: &Blocker, parent: usize, next: &mut usize, s: &mut String) {
     let _ = writeln!(
         s,
         "  n{id} [label=\"{}\"{}];\n  n{parent} -> n{id} [label=\"waits on\"];",
-        dot_text(&lines.join("\n")),
+        super::graph::dot_escape(&lines.join("\n")),
         if held { STUCK } else { "" }
     );
     for c in &b.blocked_by {
         dot_blocker(c, id, next, s);
     }
-}
-
-/// A DOT string's content: quotes and backslashes escaped, newlines as
-/// DOT's line breaks, other control characters dropped.
-fn dot_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// `plan -o markdown`: what a DELETE would do, for a change ticket or a

@@ -241,23 +241,6 @@ fn rules_of(o: &Object) -> Vec<Rule> {
         .unwrap_or_default()
 }
 
-/// A subject of a binding names `user` (upstream `appliesToUser`).
-fn applies(subject: &Value, user: &User, binding_ns: &str) -> bool {
-    let name = subject["name"].as_str().unwrap_or_default();
-    match subject["kind"].as_str().unwrap_or_default() {
-        "User" => user.name == name,
-        "Group" => user.groups.iter().any(|g| g == name),
-        "ServiceAccount" => {
-            let ns = subject["namespace"]
-                .as_str()
-                .filter(|n| !n.is_empty())
-                .unwrap_or(binding_ns);
-            user.name == format!("system:serviceaccount:{ns}:{name}")
-        }
-        _ => false,
-    }
-}
-
 /// The role a `roleRef` names, seen from a binding in `binding_ns`
 /// (upstream `GetRoleReferenceRules`).
 ///
@@ -308,7 +291,7 @@ pub fn rules_for(policy: &[&Object], user: &User, namespace: &str) -> Vec<Rule> 
             continue;
         }
         let subjects = b.extra().subjects.as_ref().and_then(Value::as_array);
-        if !subjects.is_some_and(|s| s.iter().any(|s| applies(s, user, ns))) {
+        if !subjects.is_some_and(|s| s.iter().any(|s| rbac::applies(s, user, ns))) {
             continue;
         }
         let role_ref = b.extra().role_ref.clone().unwrap_or(Value::Null);

@@ -136,7 +136,7 @@ pub fn rule_allows(rule: &Value, a: &Attributes) -> bool {
 }
 
 /// A subject of a binding names `user` (upstream `appliesToUser`).
-fn applies(subject: &Value, user: &User, binding_ns: &str) -> bool {
+pub(super) fn applies(subject: &Value, user: &User, binding_ns: &str) -> bool {
     let name = subject["name"].as_str().unwrap_or_default();
     match subject["kind"].as_str().unwrap_or_default() {
         "User" => user.name == name,
