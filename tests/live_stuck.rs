@@ -1078,3 +1078,220 @@ fn a_finalizers_writer_still_writing_after_the_deletion_is_said_alive() {
     );
     rt.block_on(delete_namespace(&client, &ns));
 }
+
+/// STUCK-CAUSES C11, C12, C17 and C2 on the control plane: a claim used by
+/// a scheduled pod, the volume bound to it, a CSI volume whose detach
+/// fails, and a LoadBalancer Service with no cloud controller, each
+/// deleted and read with `why --live` as an on-call engineer would. The
+/// Service's own Warning Event is quoted.
+///
+/// 1.20 and current releases answer alike here; 1.20's admission adds no
+/// `pv-protection` to a PV created with finalizers of its own, so the
+/// test writes it, as the admission plugin does on a plain create.
+#[test]
+fn volumes_and_load_balancers_name_what_holds_them_and_quote_their_events() {
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "volumes"));
+    let (pv, pva, va) = (format!("{ns}-pv"), format!("{ns}-pva"), format!("{ns}-va"));
+    kubectl(
+        &["apply", "-f", "-"],
+        Some(&format!(
+            r#"
+apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: {pv}, finalizers: [kubernetes.io/pv-protection]}}
+spec:
+  capacity: {{storage: 1Gi}}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: ""
+  hostPath: {{path: /tmp/{pv}}}
+  claimRef: {{namespace: {ns}, name: data}}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {{name: data, namespace: {ns}}}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: ""
+  volumeName: {pv}
+  resources: {{requests: {{storage: 1Gi}}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: db, namespace: {ns}}}
+spec:
+  nodeName: {ns}-node
+  containers: [{{name: c, image: busybox, volumeMounts: [{{name: d, mountPath: /d}}]}}]
+  volumes: [{{name: d, persistentVolumeClaim: {{claimName: data}}}}]
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {{name: {pva}, finalizers: [external-attacher/csi-example-com]}}
+spec:
+  capacity: {{storage: 1Gi}}
+  accessModes: [ReadWriteOnce]
+  persistentVolumeReclaimPolicy: Retain
+  csi: {{driver: csi.example.com, volumeHandle: vol-{ns}}}
+---
+apiVersion: storage.k8s.io/v1
+kind: VolumeAttachment
+metadata: {{name: {va}, finalizers: [external-attacher/csi-example-com]}}
+spec:
+  attacher: csi.example.com
+  nodeName: {ns}-node
+  source: {{persistentVolumeName: {pva}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: lb, namespace: {ns}, finalizers: [service.kubernetes.io/load-balancer-cleanup]}}
+spec:
+  type: LoadBalancer
+  ports: [{{port: 80}}]
+"#
+        )),
+    );
+    kubectl(
+        &[
+            "patch",
+            "volumeattachment",
+            &va,
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"attached":true,"detachError":{"message":"rpc error: could not detach from the instance","time":"2026-01-01T00:00:00Z"}}}"#,
+        ],
+        None,
+    );
+    // The PV controller binds the claim to its pre-bound volume.
+    wait_for("the claim is Bound", LONG, || {
+        kubectl(
+            &[
+                "get",
+                "-n",
+                &ns,
+                "pvc",
+                "data",
+                "-o",
+                "jsonpath={.status.phase}",
+            ],
+            None,
+        ) == "Bound"
+    });
+    let svc_uid = kubectl(
+        &[
+            "get",
+            "-n",
+            &ns,
+            "svc",
+            "lb",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ],
+        None,
+    );
+    kubectl(
+        &["create", "-f", "-"],
+        Some(&format!(
+            r#"
+apiVersion: v1
+kind: Event
+metadata: {{name: lb.1, namespace: {ns}}}
+involvedObject: {{apiVersion: v1, kind: Service, name: lb, namespace: {ns}, uid: "{svc_uid}"}}
+type: Warning
+reason: DeleteLoadBalancerFailed
+message: "Error deleting load balancer: AccessDenied"
+source: {{component: service-controller}}
+count: 3
+"#
+        )),
+    );
+    kubectl(&["delete", "-n", &ns, "pvc", "data", "--wait=false"], None);
+    kubectl(&["delete", "-n", &ns, "svc", "lb", "--wait=false"], None);
+    kubectl(&["delete", "pv", &pv, &pva, "--wait=false"], None);
+    kubectl(&["delete", "volumeattachment", &va, "--wait=false"], None);
+
+    let (out, err, _) = run(&["why", "--live", "-n", &ns, "pvc/data"]);
+    assert!(
+        out.contains("PersistentVolumeClaim/data is still used by Pod/db"),
+        "{out}{err}"
+    );
+    let (out, err, _) = run(&["why", "--live", &format!("pv/{pv}")]);
+    assert!(
+        out.contains(&format!(
+            "PersistentVolume/{pv} holds finalizer kubernetes.io/pv-protection: PersistentVolume/{pv} is Bound to claim {ns}/data, itself Terminating, used by Pod/db"
+        )) && out.contains(&format!("fix, safest first: delete the claim {ns}/data")),
+        "{out}{err}"
+    );
+    let (out, err, _) = run(&["why", "--live", &format!("pv/{pva}")]);
+    assert!(
+        out.contains(&format!(
+            "PersistentVolume/{pva} is still attached: VolumeAttachment/{va} on node {ns}-node (attached, Terminating"
+        )) && out.contains("detachError: \"rpc error: could not detach from the instance\"")
+            && out.contains("the external-attacher of csi.example.com removes external-attacher/csi-example-com once the volume is detached"),
+        "{out}{err}"
+    );
+    let (out, err, _) = run(&["why", "--live", &format!("volumeattachment/{va}")]);
+    assert!(
+        out.contains(&format!(
+            "it attaches PersistentVolume/{pva} on node {ns}-node"
+        )),
+        "{out}{err}"
+    );
+    let (out, err, _) = run(&["why", "--live", "-A", "svc/lb"]);
+    // Whether a cloud controller is in sight depends on the cluster; the
+    // test control plane has none, and its Nodes name no provider.
+    assert!(
+        out.contains("Service/lb holds finalizer service.kubernetes.io/load-balancer-cleanup: no cloud controller in sight")
+            && out.contains("its own Warning Events, newest first: DeleteLoadBalancerFailed from service-controller, 3 times")
+            && out.contains("\"Error deleting load balancer: AccessDenied\""),
+        "{out}{err}"
+    );
+
+    kubectl(
+        &[
+            "delete",
+            "-n",
+            &ns,
+            "pod",
+            "db",
+            "--grace-period=0",
+            "--force",
+        ],
+        None,
+    );
+    for (kind, name) in [
+        ("pv", pv.as_str()),
+        ("pv", pva.as_str()),
+        ("volumeattachment", va.as_str()),
+    ] {
+        let _ = try_kubectl(
+            &[
+                "patch",
+                kind,
+                name,
+                "--type=merge",
+                "-p",
+                r#"{"metadata":{"finalizers":null}}"#,
+            ],
+            None,
+        );
+    }
+    for kind in ["svc/lb", "pvc/data"] {
+        let _ = try_kubectl(
+            &[
+                "patch",
+                "-n",
+                &ns,
+                kind,
+                "--type=merge",
+                "-p",
+                r#"{"metadata":{"finalizers":null}}"#,
+            ],
+            None,
+        );
+    }
+    rt.block_on(delete_namespace(&client, &ns));
+}

@@ -110,6 +110,7 @@ pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
                 "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"
             )
             | ("coordination.k8s.io", "Lease")
+            | ("storage.k8s.io", "VolumeAttachment")
     ) || (pods && group.is_empty() && kind == "Pod")
 }
 
@@ -192,7 +193,26 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
     };
     match (group, kind) {
         ("", "Namespace") => (spec.clone(), status.clone()),
-        ("", "Service") => (pick(spec, &[&["selector"]]), Value::Null),
+        ("", "Service") => (pick(spec, &[&["selector"], &["type"]]), Value::Null),
+        // STUCK-CAUSES C12: which volume, on which node, detached or not.
+        ("storage.k8s.io", "VolumeAttachment") => (
+            pick(
+                spec,
+                &[
+                    &["attacher"],
+                    &["nodeName"],
+                    &["source", "persistentVolumeName"],
+                ],
+            ),
+            pick(
+                status,
+                &[
+                    &["attached"],
+                    &["detachError", "message"],
+                    &["attachError", "message"],
+                ],
+            ),
+        ),
         ("coordination.k8s.io", "Lease") => (pick(spec, &[&["renewTime"]]), Value::Null),
         ("", "Pod") => {
             let mut kept = pick(spec, &[&["nodeName"], &["terminationGracePeriodSeconds"]]);
@@ -233,6 +253,7 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
                     &["claimRef", "name"],
                     &["claimRef", "uid"],
                     &["persistentVolumeReclaimPolicy"],
+                    &["csi", "driver"],
                 ],
             );
             (kept, pick(status, &[&["phase"]]))
@@ -262,7 +283,11 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
                         .collect()
                 })
                 .unwrap_or_default();
-            (Value::Null, serde_json::json!({"conditions": cs}))
+            // The cloud that runs it (load-balancer cleanup, C17).
+            (
+                pick(spec, &[&["providerID"]]),
+                serde_json::json!({"conditions": cs}),
+            )
         }
         ("", "PersistentVolumeClaim") => {
             (pick(spec, &[&["volumeName"]]), pick(status, &[&["phase"]]))

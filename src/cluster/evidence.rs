@@ -119,3 +119,37 @@ pub async fn service_backend(client: &Client, svc: &ServiceRef) -> Backend {
         )),
     }
 }
+
+/// The core/v1 Events about the object of `uid` (a field selector on
+/// `involvedObject.uid`: the server filters), in its namespace; for a
+/// cluster-scoped object in every namespace, else in `default`, where
+/// controllers post them (STUCK-CAUSES C2).
+///
+/// # Errors
+/// The list fails (forbidden), as the server words it.
+pub async fn events_about(
+    client: &Client,
+    namespace: Option<&str>,
+    uid: &str,
+) -> Result<Vec<Object>, String> {
+    use k8s_openapi::api::core::v1::Event;
+    let lp = ListParams::default().fields(&format!("involvedObject.uid={uid}"));
+    let list = match namespace {
+        Some(ns) => Api::<Event>::namespaced(client.clone(), ns).list(&lp).await,
+        None => match Api::<Event>::all(client.clone()).list(&lp).await {
+            Ok(l) => Ok(l),
+            Err(_) => {
+                Api::<Event>::namespaced(client.clone(), "default")
+                    .list(&lp)
+                    .await
+            }
+        },
+    }
+    .map_err(|e| format!("list events: {}", error_message(&e)))?;
+    Ok(list
+        .items
+        .into_iter()
+        .filter_map(|e| serde_json::to_value(e).ok())
+        .filter_map(|v| serde_json::from_value::<Object>(v).ok())
+        .collect())
+}

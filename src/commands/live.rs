@@ -248,6 +248,22 @@ impl LiveView {
         })
     }
 
+    /// The Events about the diagnosed object (what its controllers said).
+    ///
+    /// # Errors
+    /// The list fails (forbidden), or no answer.
+    pub fn events_about(
+        &self,
+        live: &LiveArgs,
+        namespace: Option<&str>,
+        d: &crate::model::diagnosis::Diagnosis,
+    ) -> Result<Vec<crate::model::Object>, String> {
+        let (ns, uid) = (d.object.namespace.clone(), d.object.uid.clone());
+        read_evidence(live, namespace, |client| async move {
+            cluster::evidence::events_about(&client, ns.as_deref(), &uid).await
+        })
+    }
+
     /// The admission webhooks called for the UPDATE that would end the
     /// diagnosed object's deletion (STUCK-CAUSES C6): the webhook
     /// configurations and the object's namespace are read into `graph`,

@@ -37,17 +37,13 @@ pub fn run(args: &WhyArgs) -> CmdResult {
         let mut graph = view.graph();
         let mut d =
             diagnosis::diagnose(&graph, &uid, view.now(), &std::collections::BTreeMap::new());
+        let mut read_more = false;
         // A pod no kubelet ends: its node's heartbeat (STUCK-CAUSES C8).
         if let Some(node) = d.stranded.as_ref().and_then(|s| s.node.node()) {
             match view.node_lease(&args.live, args.namespace.as_deref(), node) {
                 Ok(Some(lease)) => {
                     graph.upsert(lease);
-                    d = diagnosis::diagnose(
-                        &graph,
-                        &uid,
-                        view.now(),
-                        &std::collections::BTreeMap::new(),
-                    );
+                    read_more = true;
                 }
                 Ok(None) => {}
                 Err(e) => eprintln!(
@@ -55,6 +51,24 @@ pub fn run(args: &WhyArgs) -> CmdResult {
                     super::out::sanitize(&e)
                 ),
             }
+        }
+        // What its controllers said about a stuck object (STUCK-CAUSES C2).
+        if d.terminating_since.is_some() {
+            match view.events_about(&args.live, args.namespace.as_deref(), &d) {
+                Ok(events) => {
+                    read_more |= !events.is_empty();
+                    for e in events {
+                        graph.upsert(e);
+                    }
+                }
+                Err(e) => eprintln!(
+                    "warning: cannot read its Events: {}",
+                    super::out::sanitize(&e)
+                ),
+            }
+        }
+        if read_more {
+            d = diagnosis::diagnose(&graph, &uid, view.now(), &std::collections::BTreeMap::new());
         }
         if d.terminating_since.is_some() && !d.finalizers.is_empty() {
             let writers = match view.finalizer_writers(&args.live, args.namespace.as_deref(), &d) {

@@ -18,6 +18,17 @@ pub struct FinalizerInfo {
     pub protects: String,
 }
 
+/// One finalizer, and what in view keeps it on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Held {
+    pub finalizer: String,
+    /// What holds it, in one sentence.
+    pub by: String,
+    /// The fix, safest first, with what the quick fix skips.
+    pub fix: String,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub enum Origin {
@@ -89,6 +100,15 @@ const CATALOGUE: &[(&str, Origin, &str, &str, &str)] = &[
         "the Job controller has not yet counted this pod in the Job's status",
         "the Job controller, once the pod is counted, has no controller, or its Job is gone or finished",
         "the Job's accounting: the Job may miscount succeeded and failed pods",
+    ),
+    (
+        // A prefix: `external-attacher/<driver>`, the CSI driver's name
+        // with `.` and `/` written `-` (FINALIZERS.md, generic patterns).
+        "external-attacher/",
+        Origin::Kubernetes,
+        "a CSI volume, or its attachment to a node, that must be detached first",
+        "the CSI driver's external-attacher (a sidecar of the driver's controller), once the volume is detached from the node",
+        "the detach: the disk stays attached to the node, or is leaked",
     ),
     (
         "service.kubernetes.io/load-balancer-cleanup",
@@ -173,11 +193,12 @@ const CATALOGUE: &[(&str, Origin, &str, &str, &str)] = &[
 /// domain that owns them.
 #[must_use]
 pub fn describe(name: &str) -> FinalizerInfo {
-    if let Some(&(n, origin, meaning, removed_by, protects)) =
-        CATALOGUE.iter().find(|e| e.0 == name)
+    if let Some(&(n, origin, meaning, removed_by, protects)) = CATALOGUE
+        .iter()
+        .find(|e| e.0 == name || (e.0.ends_with('/') && name.starts_with(e.0)))
     {
         return FinalizerInfo {
-            name: n.to_string(),
+            name: if n.ends_with('/') { name } else { n }.to_string(),
             origin,
             meaning: meaning.to_string(),
             removed_by: removed_by.to_string(),

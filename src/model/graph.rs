@@ -111,6 +111,13 @@ pub struct OwnershipGraph {
     /// added: found by name and by their owners already, by uid once
     /// [`OwnershipGraph::end_bulk`] has sorted them into `objects` at once.
     bulk: Option<Bulk>,
+    /// Objects of a few kinds, found without a scan.
+    few: Few,
+}
+
+/// Objects of a few kinds, kept track of as they are stored and removed.
+#[derive(Clone, Debug, Default)]
+struct Few {
     /// How many Node objects are stored: whether nodes are in view at all
     /// (a pod bound to a node that is not there then means the node is
     /// gone, R77; with none, nodes are simply not part of this view).
@@ -118,6 +125,39 @@ pub struct OwnershipGraph {
     /// The admission webhook configurations stored, by uid: few, and read
     /// for every request the simulated API server admits.
     webhook_configurations: BTreeSet<Uid>,
+    /// The uid of an Event's involved object -> the Events about it (a
+    /// controller's warnings on a stuck object, STUCK-CAUSES C2).
+    events: HashMap<Uid, BTreeSet<Uid>, Hasher>,
+}
+
+impl Few {
+    fn add(&mut self, o: &Object) {
+        self.nodes += usize::from(is_node(o));
+        if super::webhooks::is_configuration(o) {
+            self.webhook_configurations.insert(o.metadata.uid.clone());
+        }
+        if let Some(about) = super::events::involved_uid(o) {
+            self.events
+                .entry(about.to_string())
+                .or_default()
+                .insert(o.metadata.uid.clone());
+        }
+    }
+
+    fn remove(&mut self, o: &Object) {
+        self.nodes -= usize::from(is_node(o));
+        if super::webhooks::is_configuration(o) {
+            self.webhook_configurations.remove(o.uid());
+        }
+        if let Some(about) = super::events::involved_uid(o)
+            && let Some(set) = self.events.get_mut(about)
+        {
+            set.remove(o.uid());
+            if set.is_empty() {
+                self.events.remove(about);
+            }
+        }
+    }
 }
 
 /// A Node (core group), counted as it is indexed.
@@ -264,15 +304,26 @@ impl OwnershipGraph {
     /// that read the nodes its pods use).
     #[must_use]
     pub fn has_nodes(&self) -> bool {
-        self.nodes > 0
+        self.few.nodes > 0
     }
 
     /// The admission webhook configurations stored (validating and
     /// mutating), in uid order.
     pub fn webhook_configurations(&self) -> impl Iterator<Item = &Object> {
-        self.webhook_configurations
+        self.few
+            .webhook_configurations
             .iter()
             .filter_map(|uid| self.get(uid))
+    }
+
+    /// The Events stored whose involved object is `uid`, in uid order.
+    pub fn events_about(&self, uid: &str) -> impl Iterator<Item = &Object> {
+        self.few
+            .events
+            .get(uid)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| self.get(e))
     }
 
     /// Adds or replaces an object (by uid).
@@ -285,10 +336,7 @@ impl OwnershipGraph {
         self.kinds
             .learn(&obj.api_version, &obj.kind, obj.namespace().is_some());
         Self::index_new(&mut self.by_name, &mut self.referrers, &self.hasher, &obj);
-        self.nodes += usize::from(is_node(&obj));
-        if super::webhooks::is_configuration(&obj) {
-            self.webhook_configurations.insert(uid.clone());
-        }
+        self.few.add(&obj);
         self.objects.insert(uid, obj);
     }
 
@@ -328,10 +376,7 @@ impl OwnershipGraph {
         if let Some(bulk) = &mut self.bulk {
             name_slot.insert(Arc::clone(&obj));
             Self::index_owners(&mut self.referrers, &obj);
-            self.nodes += usize::from(is_node(&obj));
-            if super::webhooks::is_configuration(&obj) {
-                self.webhook_configurations.insert(obj.metadata.uid.clone());
-            }
+            self.few.add(&obj);
             bulk.places.push(place_of(obj.uid(), bulk.added.len()));
             bulk.added.push((obj.metadata.uid.clone(), obj));
             return Ok(());
@@ -341,10 +386,7 @@ impl OwnershipGraph {
             std::collections::btree_map::Entry::Vacant(slot) => {
                 name_slot.insert(Arc::clone(&obj));
                 Self::index_owners(&mut self.referrers, &obj);
-                self.nodes += usize::from(is_node(&obj));
-                if super::webhooks::is_configuration(&obj) {
-                    self.webhook_configurations.insert(obj.metadata.uid.clone());
-                }
+                self.few.add(&obj);
                 slot.insert(obj);
                 Ok(())
             }
@@ -478,10 +520,7 @@ impl OwnershipGraph {
     }
 
     fn unindex(&mut self, old: &Object) {
-        self.nodes -= usize::from(is_node(old));
-        if super::webhooks::is_configuration(old) {
-            self.webhook_configurations.remove(old.uid());
-        }
+        self.few.remove(old);
         let parts = name_parts(old);
         let hash = self.hasher.hash_one(parts);
         if let Ok(e) = self

@@ -59,6 +59,16 @@ pub const SPEC: Keep = Keep::Fields(&[
     ),
     ("persistentVolumeReclaimPolicy", Keep::All),
     ("volumeName", Keep::All),
+    // CSI volumes and their attachments: the attacher's finalizer
+    // (STUCK-CAUSES C12).
+    ("csi", Keep::Fields(&[("driver", Keep::All)])),
+    ("attacher", Keep::All),
+    (
+        "source",
+        Keep::Fields(&[("persistentVolumeName", Keep::All)]),
+    ),
+    // Nodes: the cloud that runs them (load-balancer cleanup, C17).
+    ("providerID", Keep::All),
     // CustomResourceDefinitions (R32, R75).
     ("group", Keep::All),
     ("names", Keep::All),
@@ -131,6 +141,10 @@ pub const STATUS: Keep = Keep::Fields(&[
     ("readyReplicas", Keep::All),
     ("desiredNumberScheduled", Keep::All),
     ("numberReady", Keep::All),
+    // VolumeAttachments (STUCK-CAUSES C12).
+    ("attached", Keep::All),
+    ("detachError", Keep::Fields(&[("message", Keep::All)])),
+    ("attachError", Keep::Fields(&[("message", Keep::All)])),
 ]);
 
 /// What is kept of a value, written as compact JSON into `out` as it is

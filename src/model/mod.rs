@@ -3,7 +3,9 @@
 
 pub mod badges;
 pub mod blockers;
+pub mod cloud;
 pub mod diagnosis;
+pub mod events;
 pub mod fields;
 pub mod finalizers;
 pub mod forest;
@@ -18,6 +20,7 @@ pub mod remover;
 pub mod repeat_delete;
 pub mod selector;
 pub mod stuck;
+pub mod volumes;
 pub mod webhooks;
 pub mod wording;
 pub mod workload;

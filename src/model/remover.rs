@@ -235,7 +235,7 @@ pub struct Remover {
 
 /// A workload's replicas: (desired, ready), from `spec.replicas` (a
 /// DaemonSet: `status.desiredNumberScheduled`) and the ready count.
-fn running_of(w: &Object) -> Running {
+pub(crate) fn running_of(w: &Object) -> Running {
     let int = |path: &[&str]| w.value_at(path).and_then(Value::as_i64);
     let (desired, ready) = if w.kind == "DaemonSet" {
         (
@@ -340,9 +340,27 @@ pub fn rewritten(finalizer: &str, w: &Written, deleted_at: jiff::Timestamp) -> O
     })
 }
 
+/// Where a finalizer's controller is looked for, taken once for many
+/// lookups (a `stuck` report asks for each Terminating object).
+#[derive(Clone, Debug, Default)]
+pub struct InView<'g> {
+    /// The graph's Deployments, StatefulSets and DaemonSets.
+    pub workloads: Vec<&'g Object>,
+    /// The cloud providers the Nodes name ([`super::cloud::node_providers`]).
+    pub providers: Vec<String>,
+}
+
+/// What in `graph` runs controllers ([`InView`]).
+#[must_use]
+pub fn in_view(graph: &OwnershipGraph) -> InView<'_> {
+    InView {
+        workloads: workloads(graph),
+        providers: super::cloud::node_providers(graph),
+    }
+}
+
 /// The graph's Deployments, StatefulSets and DaemonSets: where a
-/// finalizer's controller is looked for. Taken once for many lookups (a
-/// `stuck` report asks for each Terminating object).
+/// finalizer's controller is looked for.
 #[must_use]
 pub fn workloads(graph: &OwnershipGraph) -> Vec<&Object> {
     graph
@@ -482,7 +500,7 @@ mod tests {
         let mut g = OwnershipGraph::new(KindTable::builtin());
         g.upsert(obj(serde_json::json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "argocd-application-controller", "namespace": "argocd", "uid": "s"}, "spec": {"replicas": 0}, "status": {"replicas": 0}})));
         let r = find(
-            &workloads(&g),
+            &in_view(&g).workloads,
             "resources-finalizer.argocd.argoproj.io",
             None,
             Vec::new(),
@@ -494,7 +512,7 @@ mod tests {
         );
         assert_eq!(r.runs(), Some(false));
         let r = find(
-            &workloads(&g),
+            &in_view(&g).workloads,
             "example.com/cleanup",
             Some("x"),
             vec!["cleanup-operator".into()],
@@ -506,7 +524,7 @@ mod tests {
         );
         g.upsert(obj(serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "cleanup-operator", "namespace": "ops", "uid": "d"}, "spec": {"replicas": 1}, "status": {"readyReplicas": 1}})));
         let r = find(
-            &workloads(&g),
+            &in_view(&g).workloads,
             "example.com/cleanup",
             Some("x"),
             vec!["cleanup-operator".into()],

@@ -136,15 +136,15 @@ pub fn report(
     // Webhooks that refuse what would end deletions: (configuration,
     // webhook) -> (why, how many objects).
     let mut webhooks: BTreeMap<(String, String), (String, usize)> = BTreeMap::new();
-    let workloads = if whole_cluster.is_some() {
-        super::remover::workloads(graph)
+    let seen = if whole_cluster.is_some() {
+        super::remover::in_view(graph)
     } else {
-        Vec::new()
+        super::remover::InView::default()
     };
     for o in graph.objects().filter(|o| o.is_terminating()) {
         let mut d = diagnosis::diagnose(graph, o.uid(), now, controllers);
         if let Some(all) = whole_cluster {
-            d.add_removers_among(&workloads, &BTreeMap::new(), all);
+            d.add_removers_among(graph, &seen, &BTreeMap::new(), all);
         }
         let seconds = d.terminating_seconds.unwrap_or(0);
         if d.namespace.is_some() {

@@ -235,6 +235,13 @@ pub(super) fn causes(d: &Diagnosis) -> Vec<String> {
             ));
             continue;
         }
+        // A volume's or a load balancer's finalizer: what in view holds it
+        // (STUCK-CAUSES C12, C17), and the fix its controller waits for.
+        if let Some(h) = d.held.iter().find(|h| h.finalizer == f.info.name) {
+            out.push(format!("{who} holds finalizer {}: {}", h.finalizer, h.by));
+            out.push(format!("fix, safest first: {}", h.fix));
+            continue;
+        }
         match d.removers.iter().find(|r| r.finalizer == f.info.name) {
             // Who should remove it, and whether it runs (STUCK-CAUSES C1).
             Some(r) => out.push(format!(
@@ -252,6 +259,14 @@ pub(super) fn causes(d: &Diagnosis) -> Vec<String> {
     }
     for h in d.webhooks.iter().filter(|h| !h.backend.is_down()) {
         out.extend(h.cause());
+    }
+    // What its controllers said about it (STUCK-CAUSES C2).
+    if !d.events.is_empty() {
+        let said: Vec<String> = d.events.iter().map(|e| e.sentence()).collect();
+        out.push(format!(
+            "its own Warning Events, newest first: {}",
+            said.join("; ")
+        ));
     }
     out.extend(d.rewrites.iter().cloned());
     if let Some(s) = &d.stranded {

@@ -20,21 +20,31 @@ impl Diagnosis {
             return;
         }
         self.add_removers_among(
-            &crate::model::remover::workloads(graph),
+            graph,
+            &crate::model::remover::in_view(graph),
             writers,
             whole_cluster,
         );
     }
 
-    /// As [`Self::add_removers`], among workloads taken once.
+    /// As [`Self::add_removers`], among workloads taken once. A Service's
+    /// load-balancer cleanup waits on the cloud's service controller,
+    /// looked for the same way (STUCK-CAUSES C17).
     pub fn add_removers_among(
         &mut self,
-        workloads: &[&Object],
+        graph: &OwnershipGraph,
+        seen: &crate::model::remover::InView<'_>,
         writers: &BTreeMap<String, Vec<String>>,
         whole_cluster: bool,
     ) {
         if self.terminating_since.is_none() {
             return;
+        }
+        if let Some(h) = graph.get(&self.object.uid).and_then(|o| {
+            crate::model::cloud::held(o, &seen.workloads, &seen.providers, whole_cluster)
+        }) {
+            self.held.retain(|x| x.finalizer != h.finalizer);
+            self.held.push(h);
         }
         self.removers = self
             .finalizers
@@ -48,7 +58,7 @@ impl Diagnosis {
             })
             .map(|f| {
                 crate::model::remover::find(
-                    workloads,
+                    &seen.workloads,
                     &f.info.name,
                     self.object.namespace.as_deref(),
                     writers.get(&f.info.name).cloned().unwrap_or_default(),

@@ -211,6 +211,13 @@ pub struct Diagnosis {
     /// finalizer, failing closed (STUCK-CAUSES C6).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub webhooks: Vec<super::webhooks::Holding>,
+    /// Finalizers of the storage and cloud controllers, each with what in
+    /// view holds it and its fix (STUCK-CAUSES C12, C17).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held: Vec<super::finalizers::Held>,
+    /// The object's own Warning Events, newest first (STUCK-CAUSES C2).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<super::events::Quoted>,
     /// What, at the bottom, keeps things from moving on.
     pub causes: Vec<String>,
     /// What could not be seen (kinds that could not be listed).
@@ -273,6 +280,8 @@ pub fn diagnose(
             removers: Vec::new(),
             rewrites: Vec::new(),
             webhooks: Vec::new(),
+            held: Vec::new(),
+            events: Vec::new(),
             causes: vec!["the object no longer exists".into()],
             partial: Partial::of(graph.kinds()),
         };
@@ -301,6 +310,8 @@ pub fn diagnose(
         removers: Vec::new(),
         rewrites: Vec::new(),
         webhooks: Vec::new(),
+        held: Vec::new(),
+        events: super::events::warnings(graph, uid, now),
         causes: Vec::new(),
         partial: Partial::of(graph.kinds()),
     };
@@ -336,6 +347,7 @@ pub fn diagnose(
             d.claim_users = claim_users(graph, obj, now);
         }
         d.webhooks = super::webhooks::holding(graph, obj, &BTreeMap::new(), false);
+        d.held = super::volumes::held(graph, obj, now, |c, now| claim_users(graph, c, now));
     } else {
         d.fate = fate(graph, obj);
     }

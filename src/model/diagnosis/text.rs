@@ -165,6 +165,12 @@ impl Diagnosis {
                 ));
             }
         }
+        if !self.events.is_empty() {
+            out.push("Warning Events on it, newest first:".into());
+            for e in &self.events {
+                out.push(format!("  {}", e.sentence()));
+            }
+        }
         if let Some(ns) = &self.namespace {
             out.push(format!(
                 "Namespace phase {}, spec.finalizers [{}]",
