@@ -1,5 +1,6 @@
 //! The `:` command line, as a k9s user expects it: `:q`, `:ns NAME` (or
-//! `all`; alone, a list to choose from), `:ctx NAME` on a live cluster (the
+//! `all`; alone, a list to choose from; on a source that watches one
+//! namespace, another is watched instead), `:ctx NAME` on a live cluster (the
 //! contexts come from the backend), `:scenario NAME` in the simulator, and
 //! any kind the source knows, custom resources included, by plural,
 //! singular, short name or `kind.group` (`:deploy`, `:po`, `:no`,
@@ -16,7 +17,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("q", "quit"),
     (
         "ns",
-        "ns NAME: only that namespace; ns all: every namespace",
+        "ns NAME: only that namespace (a cluster watches it if out of view); ns all or 0: every one; ns: a list",
     ),
     (
         "scenario",
@@ -112,15 +113,39 @@ impl App {
         Vec::new()
     }
 
-    fn namespaces(&self) -> Vec<String> {
+    /// The namespaces of the tree: its objects' and its Namespace
+    /// objects' (an empty namespace has only the latter).
+    fn namespaces_in_view(&self) -> Vec<String> {
         let mut out: Vec<String> = self
             .graph
             .objects()
-            .filter_map(|o| o.namespace().map(str::to_string))
+            .filter_map(|o| match o.namespace() {
+                Some(ns) => Some(ns.to_string()),
+                None if o.kind == "Namespace" && o.group().is_empty() => Some(o.name().to_string()),
+                None => None,
+            })
             .collect();
         out.sort();
         out.dedup();
         out
+    }
+
+    /// What `:ns` offers: the tree's namespaces, and those the source
+    /// could watch instead.
+    fn namespaces(&self) -> Vec<String> {
+        let mut out = self.namespaces_in_view();
+        if let Some(n) = &self.source_namespaces {
+            out.extend(n.names.iter().cloned());
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The one namespace the source watches, if it watches one (a live
+    /// cluster opened with `-n`).
+    fn watched_namespace(&self) -> Option<&str> {
+        self.source_namespaces.as_ref()?.watched.as_deref()
     }
 
     /// Candidates for the word being typed.
@@ -214,18 +239,9 @@ impl App {
                 Ok(Vec::new())
             }
             ("ns" | "namespace" | "namespaces", Some("all" | "-A" | "0")) => {
-                self.all_namespaces();
-                Ok(Vec::new())
+                self.choose_namespace(None)
             }
-            ("ns" | "namespace" | "namespaces", Some(ns)) => {
-                if !self.namespaces().iter().any(|n| n == ns) {
-                    return Err(format!("no namespace {ns} here (Tab completes)"));
-                }
-                self.filters.scope = Scope::Namespace(ns.to_string());
-                self.rebuild();
-                self.info(format!("only namespace {ns} (:ns all for every one)"));
-                Ok(Vec::new())
-            }
+            ("ns" | "namespace" | "namespaces", Some(ns)) => self.choose_namespace(Some(ns)),
             ("ctx" | "context", _) if self.opts.is_simulator => {
                 Err("contexts are for a live cluster (ui --live); the simulator has scenarios: :scenario NAME".into())
             }
@@ -260,44 +276,112 @@ impl App {
         }
     }
 
-    /// `0` and `:ns all`: every namespace in view.
-    pub(super) fn all_namespaces(&mut self) {
-        self.filters.scope = Scope::All;
-        self.rebuild();
-        self.info("every namespace");
+    /// `0` and `:ns all`: every namespace.
+    pub(super) fn all_namespaces(&mut self) -> Vec<Command> {
+        match self.choose_namespace(None) {
+            Ok(cmds) => cmds,
+            Err(e) => {
+                self.error(e);
+                Vec::new()
+            }
+        }
     }
 
-    /// `:ns` alone: the namespaces, to choose one (or all).
+    /// `:ns NAME`, `:ns all`, `0` and the `:ns` list, as in k9s: a
+    /// namespace in the tree is shown alone; on a source that watches one
+    /// namespace, another is watched instead, and every namespace (`None`)
+    /// widens the watch ([`Command::SwitchNamespace`]; the tree is
+    /// replaced once the new scope has listed).
+    pub(super) fn choose_namespace(&mut self, ns: Option<&str>) -> Result<Vec<Command>, String> {
+        let watched = self.watched_namespace().map(str::to_string);
+        let Some(ns) = ns else {
+            self.filters.scope = Scope::All;
+            self.rebuild();
+            return Ok(match watched {
+                None => {
+                    self.info("every namespace");
+                    Vec::new()
+                }
+                Some(w) => {
+                    self.info(format!(
+                        "widening the watch from namespace {w} to every namespace…"
+                    ));
+                    vec![Command::SwitchNamespace(None)]
+                }
+            });
+        };
+        let in_view = self.namespaces_in_view().iter().any(|n| n == ns);
+        match watched {
+            Some(w) if w == ns => {
+                self.filters.scope = Scope::All;
+                self.rebuild();
+                self.info(format!(
+                    "namespace {ns} is the one watched (0 for every namespace)"
+                ));
+                Ok(Vec::new())
+            }
+            Some(_) => {
+                let names = self
+                    .source_namespaces
+                    .as_ref()
+                    .map(|n| n.names.as_slice())
+                    .unwrap_or_default();
+                if !names.is_empty() && !names.iter().any(|n| n == ns) {
+                    return Err(format!("no namespace {ns} in the cluster (Tab completes)"));
+                }
+                self.info(format!("watching namespace {ns}…"));
+                Ok(vec![Command::SwitchNamespace(Some(ns.to_string()))])
+            }
+            None if in_view => {
+                self.filters.scope = Scope::Namespace(ns.to_string());
+                self.rebuild();
+                self.info(format!("only namespace {ns} (0 for every one)"));
+                Ok(Vec::new())
+            }
+            None => Err(format!("no namespace {ns} here (Tab completes)")),
+        }
+    }
+
+    /// `:ns` alone: the namespaces, to choose one (or all); on a source
+    /// that watches one, the cluster's others too.
     fn open_namespaces(&mut self) {
-        use super::modal::{FilterChoice, PickItem, Picker, Purpose};
-        let mut choices = vec![FilterChoice::Scope(Scope::All)];
-        choices.extend(
-            self.namespaces()
-                .into_iter()
-                .map(|n| FilterChoice::Scope(Scope::Namespace(n))),
-        );
+        use super::modal::{PickItem, Picker, Purpose};
+        let watched = self.watched_namespace().map(str::to_string);
+        let mut choices = vec![None];
+        choices.extend(self.namespaces().into_iter().map(Some));
         let items: Vec<PickItem> = choices
             .iter()
             .map(|c| match c {
-                FilterChoice::Scope(Scope::Namespace(n)) => PickItem {
+                Some(n) => PickItem {
                     label: n.clone(),
-                    detail: String::new(),
-                    current: self.filters.scope == Scope::Namespace(n.clone()),
+                    detail: if watched.as_ref() == Some(n) {
+                        "watched".into()
+                    } else {
+                        String::new()
+                    },
+                    current: match &watched {
+                        Some(w) => w == n,
+                        None => self.filters.scope == Scope::Namespace(n.clone()),
+                    },
                 },
-                _ => PickItem {
+                None => PickItem {
                     label: "all".into(),
                     detail: "every namespace (0)".into(),
-                    current: self.filters.scope == Scope::All,
+                    current: watched.is_none() && self.filters.scope == Scope::All,
                 },
             })
             .collect();
         let choice = items.iter().position(|i| i.current).unwrap_or(0);
         self.modals.push(Modal::Pick(Picker {
             title: "Namespaces".into(),
-            note: "Enter: show only that namespace".into(),
+            note: if watched.is_some() {
+                "Enter: watch that namespace instead".into()
+            } else {
+                "Enter: show only that namespace".into()
+            },
             items,
             choice,
-            purpose: Purpose::Filter(choices),
+            purpose: Purpose::Namespace(choices),
             shown_at: self.clock,
         }));
     }

@@ -722,6 +722,14 @@ impl App {
                 }
                 self.rebuild();
             }
+            Purpose::Namespace(choices) => {
+                if let Some(ns) = choices.get(p.choice) {
+                    match self.choose_namespace(ns.as_deref()) {
+                        Ok(cmds) => return cmds,
+                        Err(e) => self.error(e),
+                    }
+                }
+            }
             Purpose::Owner(uids) => {
                 if let Some(u) = uids.get(p.choice).cloned() {
                     self.goto_owner(&u);

@@ -136,6 +136,9 @@ pub struct App {
     story: Option<crate::backend::story::Story>,
     /// A live source's kubeconfig contexts, for `:ctx`.
     contexts: Option<crate::backend::Contexts>,
+    /// The namespace a live source watches and the cluster's others, for
+    /// `:ns` and `0` (`None`: the source has every namespace it holds).
+    source_namespaces: Option<crate::backend::Namespaces>,
     /// A scenario reset or load was sent: the tree it brings starts on
     /// its first object with no search (and, for another scenario, no
     /// filter).
@@ -203,6 +206,7 @@ impl App {
             mouse: true,
             story: None,
             contexts: None,
+            source_namespaces: None,
             fresh_start: None,
         }
     }
@@ -484,6 +488,7 @@ impl App {
                     changed = true;
                 }
                 Update::Contexts(c) => self.contexts = Some(c),
+                Update::Namespaces(n) => self.source_namespaces = Some(n),
                 Update::Status(s) => {
                     if self.status.as_ref() != Some(&s) {
                         self.controllers = s
@@ -626,12 +631,19 @@ impl App {
             // HTTP request on an object: no status code.
             let mut text = match &r.command {
                 Command::Sim(_) if r.message.is_empty() => format!("✓ {what}"),
-                Command::Sim(_) | Command::Reconnect | Command::SwitchContext(_) => {
+                Command::Sim(_)
+                | Command::Reconnect
+                | Command::SwitchContext(_)
+                | Command::SwitchNamespace(_) => {
                     format!("✓ {what}: {}", r.message)
                 }
                 _ => format!("✓ {what}: {} {}", r.code, r.message),
             };
-            if matches!(r.command, Command::SwitchContext(_)) && self.context_switched() {
+            if matches!(
+                r.command,
+                Command::SwitchContext(_) | Command::SwitchNamespace(_)
+            ) && self.context_switched()
+            {
                 text.push_str(" (the :ns filter is cleared)");
             }
             for w in &r.warnings {
@@ -922,6 +934,8 @@ enum Flag {
 
 #[cfg(test)]
 mod ctx_tests;
+#[cfg(test)]
+mod ns_tests;
 #[cfg(test)]
 mod proptests;
 #[cfg(test)]

@@ -173,6 +173,8 @@ pub struct PickItem {
 pub enum Purpose {
     Scenario(Vec<String>),
     Filter(Vec<FilterChoice>),
+    /// `:ns` alone: a namespace to show or watch (`None`: every one).
+    Namespace(Vec<Option<String>>),
     /// Owner uids.
     Owner(Vec<String>),
 }

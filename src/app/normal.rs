@@ -64,7 +64,7 @@ impl App {
                 }
                 None => self.info("d describes an object: select one"),
             },
-            Action::AllNamespaces => self.all_namespaces(),
+            Action::AllNamespaces => return self.all_namespaces(),
             Action::ShowAliases => self.modals.push(Modal::Aliases { scroll: 0 }),
             Action::Unbound { ch, ctrl } => self.unbound(ch, ctrl, "here"),
             Action::OpenRemoveFinalizer => self.open_finalizer(),

@@ -34,6 +34,12 @@ pub enum Command {
     /// another cluster: discovery runs again and the tree is replaced once
     /// the new context has listed. A failure leaves the old connection.
     SwitchContext(String),
+    /// Watch another namespace (`:ns NAME` out of the source's scope), or
+    /// every namespace (`None`: `0`, `:ns all`): the objects, the scope
+    /// and the permissions are replaced as for a context switch, once the
+    /// new scope has listed. A failure (a namespace that does not exist)
+    /// leaves the old watch.
+    SwitchNamespace(Option<String>),
     /// Simulator only.
     Sim(SimCommand),
 }
@@ -62,6 +68,8 @@ impl Command {
             }
             Command::Reconnect => "reconnect (kubeconfig read again)".into(),
             Command::SwitchContext(name) => format!("switch to context {name}"),
+            Command::SwitchNamespace(Some(ns)) => format!("watch namespace {ns}"),
+            Command::SwitchNamespace(None) => "watch every namespace".into(),
             Command::Sim(c) => c.describe(),
         }
     }
@@ -225,6 +233,21 @@ pub enum Update {
     /// The kubeconfig's contexts (a live source; sent at start and after
     /// every reconnect or switch, which read the kubeconfig again).
     Contexts(Contexts),
+    /// The namespace a live source watches and the cluster's namespaces
+    /// it could watch instead (sent at start, after every switch, and as
+    /// namespaces come and go). A source that sends none watches every
+    /// namespace it has.
+    Namespaces(Namespaces),
+}
+
+/// The namespace scope of a source, for `:ns`, `0` and their completion.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Namespaces {
+    /// The one namespace watched; `None`: every namespace.
+    pub watched: Option<String>,
+    /// The cluster's namespaces, when the source watches one and the user
+    /// may list them (empty otherwise: the tree's own are offered).
+    pub names: Vec<String>,
 }
 
 /// The contexts a live source can switch to, for `:ctx` and its completion.

@@ -206,6 +206,19 @@ pub fn happening(e: &crate::sim::timeline::Entry) -> Happening {
     }
 }
 
+/// The simulator's answer to a namespace switch, and `ui --serve`'s: it
+/// holds every namespace of its scenario, so there is nothing to watch
+/// anew; one namespace is a filter of the tree.
+#[must_use]
+pub fn namespaces_held(ns: Option<&str>) -> String {
+    match ns {
+        None => "every namespace of the scenario is in view".into(),
+        Some(ns) => format!(
+            "the simulator holds every namespace of its scenario: :ns {ns} filters the tree when {ns} is in it"
+        ),
+    }
+}
+
 /// A simulated controller as the UI shows it (the simulator and `serve`).
 #[must_use]
 pub fn controller_info(c: &crate::sim::engine::ControllerState) -> ControllerInfo {
@@ -258,6 +271,12 @@ impl Backend for SimBackend {
                 code: 0,
                 message: "the simulator has no contexts: :scenario NAME opens another scenario"
                     .into(),
+                warnings: Vec::new(),
+            })),
+            Command::SwitchNamespace(ns) => self.out.push(Update::Replied(Reply {
+                command: cmd.clone(),
+                code: if ns.is_none() { 200 } else { 0 },
+                message: namespaces_held(ns.as_deref()),
                 warnings: Vec::new(),
             })),
             Command::Reconnect => self.out.push(Update::Replied(Reply {

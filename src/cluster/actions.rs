@@ -209,7 +209,10 @@ pub fn attributes(ar: &ApiResource, command: &Command) -> Option<ResourceAttribu
     let (verb, target) = match command {
         Command::Delete { target, .. } | Command::ForceDelete { target } => ("delete", target),
         Command::RemoveFinalizer { target, .. } => ("patch", target),
-        Command::Sim(_) | Command::Reconnect | Command::SwitchContext(_) => return None,
+        Command::Sim(_)
+        | Command::Reconnect
+        | Command::SwitchContext(_)
+        | Command::SwitchNamespace(_) => return None,
     };
     Some(ResourceAttributes {
         group: Some(ar.group.clone()),

@@ -17,10 +17,11 @@ use super::actions;
 use super::config::{Connected, LiveOptions, connect};
 use super::discovery::{Resource, discover};
 use super::list::in_scope;
-use super::watch::{Msg, probe, watch_events, watch_resource};
+use super::watch::{Msg, probe, watch_events, watch_namespaces, watch_resource};
 use super::{ClusterError, convert};
 use crate::backend::{
-    Backend, Command, Connection, Contexts, Happening, Permission, Reply, SourceStatus, Update,
+    Backend, Command, Connection, Contexts, Happening, Namespaces, Permission, Reply, SourceStatus,
+    Update,
 };
 use crate::model::{KindTable, Object, Uid, Unlisted, group_of};
 
@@ -130,6 +131,9 @@ pub struct ClusterBackend {
     health: Result<(), String>,
     last_status: Option<SourceStatus>,
     permissions: HashMap<(String, String), (Instant, Permission)>,
+    /// The cluster's namespaces, listed while one namespace is watched
+    /// (for `:ns`); empty until listed, or when the user may not.
+    namespace_names: Vec<String>,
     out: Vec<Update>,
 }
 
@@ -214,10 +218,12 @@ impl ClusterBackend {
             health: Ok(()),
             last_status: None,
             permissions: HashMap::new(),
+            namespace_names: Vec::new(),
             out: Vec::new(),
         };
         b.spawn_tasks();
         b.push_contexts();
+        b.push_namespaces();
         b.push_status();
         Ok(b)
     }
@@ -241,6 +247,14 @@ impl ClusterBackend {
             self.started,
             tx.clone(),
         )));
+        if self.conn.scope != super::Scope::All {
+            // What `:ns` offers beyond the one namespace watched.
+            tasks.push(rt.spawn(watch_namespaces(
+                self.conn.client.clone(),
+                tx.clone(),
+                recovered.clone(),
+            )));
+        }
         tasks.push(rt.spawn(probe(self.conn.client.clone(), tx, recovered_tx)));
         // The old tasks are aborted as their handles drop.
         self.tasks = Tasks(tasks);
@@ -252,6 +266,14 @@ impl ClusterBackend {
         self.out.push(Update::Contexts(Contexts {
             current: self.conn.context.clone(),
             names: self.conn.contexts.clone(),
+        }));
+    }
+
+    /// Tells the UI the namespace watched and the cluster's namespaces.
+    fn push_namespaces(&mut self) {
+        self.out.push(Update::Namespaces(Namespaces {
+            watched: self.conn.scope.namespace().map(str::to_string),
+            names: self.namespace_names.clone(),
         }));
     }
 
@@ -506,6 +528,12 @@ impl ClusterBackend {
                 self.events_failure = Some((message, forbidden));
             }
             Msg::Health(r) => self.health = r,
+            Msg::Namespaces(names) => {
+                if names != self.namespace_names {
+                    self.namespace_names = names;
+                    self.push_namespaces();
+                }
+            }
             Msg::Replied(r) => self.out.push(Update::Replied(r)),
             Msg::Reconnected { command, result } => self.reconnected(command, *result),
         }
@@ -555,7 +583,7 @@ impl ClusterBackend {
             | Command::ForceDelete { target }
             | Command::RemoveFinalizer { target, .. } => target,
             Command::Sim(_) => return Err("simulator controls do nothing on a live cluster".into()),
-            Command::Reconnect | Command::SwitchContext(_) => {
+            Command::Reconnect | Command::SwitchContext(_) | Command::SwitchNamespace(_) => {
                 return Err("not a request on an object".into());
             }
         };
@@ -581,7 +609,10 @@ impl Drop for ClusterBackend {
 
 impl Backend for ClusterBackend {
     fn send(&mut self, cmd: Command) {
-        if matches!(cmd, Command::Reconnect | Command::SwitchContext(_)) {
+        if matches!(
+            cmd,
+            Command::Reconnect | Command::SwitchContext(_) | Command::SwitchNamespace(_)
+        ) {
             return self.reconnect(cmd);
         }
         let ar = match self.target_resource(&cmd) {
@@ -614,7 +645,10 @@ impl Backend for ClusterBackend {
                     let _ = tx.send(Msg::Replied(r)).await;
                 });
             }
-            Command::Sim(_) | Command::Reconnect | Command::SwitchContext(_) => {}
+            Command::Sim(_)
+            | Command::Reconnect
+            | Command::SwitchContext(_)
+            | Command::SwitchNamespace(_) => {}
         }
     }
 

@@ -60,6 +60,9 @@ pub enum Msg {
         message: String,
         forbidden: bool,
     },
+    /// The cluster's namespaces (names, sorted), listed while one
+    /// namespace is watched.
+    Namespaces(Vec<String>),
     /// The health probe: `Ok` when the server answers.
     Health(Result<(), String>),
     Replied(Reply),
@@ -229,6 +232,70 @@ where
         }
     }
     Ended::Failed { listed }
+}
+
+/// Watches the cluster's namespaces, names only, for `:ns` while one
+/// namespace is watched: the whole list after each (re)list, then again at
+/// each namespace created or deleted. A user who may not list namespaces
+/// gets nothing (the watch ends: `:ns NAME` still works); any other
+/// failure lists again as [`watch_resource`] does.
+pub async fn watch_namespaces(
+    client: Client,
+    tx: Sender<Msg>,
+    mut recovered: tokio::sync::watch::Receiver<u64>,
+) {
+    use k8s_openapi::api::core::v1::Namespace;
+    let api: Api<kube::core::PartialObjectMeta<Namespace>> = Api::all(client);
+    let mut wait = RETRY_FIRST;
+    loop {
+        let stream = watcher::watcher(api.clone(), watcher::Config::default());
+        pin_mut!(stream);
+        let mut names = std::collections::BTreeSet::new();
+        let mut buf = std::collections::BTreeSet::new();
+        let mut listed = false;
+        while let Some(ev) = stream.next().await {
+            let changed = match ev {
+                Ok(Event::Init) => {
+                    buf.clear();
+                    false
+                }
+                Ok(Event::InitApply(o)) => {
+                    buf.extend(o.metadata.name);
+                    false
+                }
+                Ok(Event::InitDone) => {
+                    listed = true;
+                    names = std::mem::take(&mut buf);
+                    true
+                }
+                Ok(Event::Apply(o)) => o.metadata.name.is_some_and(|n| names.insert(n)),
+                Ok(Event::Delete(o)) => o.metadata.name.is_some_and(|n| names.remove(&n)),
+                Err(e) => {
+                    if forbidden(&e).1 {
+                        return;
+                    }
+                    break;
+                }
+            };
+            if changed
+                && tx
+                    .send(Msg::Namespaces(names.iter().cloned().collect()))
+                    .await
+                    .is_err()
+            {
+                return;
+            }
+        }
+        if listed {
+            wait = RETRY_FIRST;
+        }
+        recovered.borrow_and_update();
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            _ = recovered.changed() => {}
+        }
+        wait = (wait * 2).min(RETRY_MAX);
+    }
 }
 
 /// Watches core/v1 Events in scope, sending each new or repeated one.

@@ -166,6 +166,11 @@ impl Backend for ServedBackend {
                 "the served simulator has no contexts: restart with another scenario".into(),
                 Vec::new(),
             )),
+            Command::SwitchNamespace(ns) => Some((
+                if ns.is_none() { 200 } else { 0 },
+                crate::backend::simulated::namespaces_held(ns.as_deref()),
+                Vec::new(),
+            )),
             Command::Reconnect => Some((
                 0,
                 "nothing to reconnect: the UI runs the served simulator itself".into(),

@@ -8,6 +8,8 @@
 
 use std::time::Duration;
 
+mod namespaces;
+
 use super::live_support::*;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{ConfigMap, Container, PodSpec, PodTemplateSpec};

@@ -371,6 +371,8 @@ pub struct Live {
     pub status: Option<SourceStatus>,
     /// The kubeconfig's contexts, as the backend last named them.
     pub contexts: Option<Contexts>,
+    /// The namespace watched and the cluster's others, as last named.
+    pub namespaces: Option<ownerscope::backend::Namespaces>,
     /// Every state of every object seen, in order: (uid, object).
     pub history: Vec<(String, Option<Object>)>,
 }
@@ -386,6 +388,7 @@ impl Live {
             replies: Vec::new(),
             status: None,
             contexts: None,
+            namespaces: None,
             history: Vec::new(),
         };
         l.wait("the first tree", Duration::from_secs(30), |l| l.resets > 0);
@@ -417,6 +420,7 @@ impl Live {
                 Update::Replied(r) => self.replies.push(r),
                 Update::Status(s) => self.status = Some(s),
                 Update::Contexts(c) => self.contexts = Some(c),
+                Update::Namespaces(n) => self.namespaces = Some(n),
                 Update::Unlisted(u) => self.graph.kinds_mut().set_unlisted(u),
                 // The simulator's story: a live backend sends none.
                 Update::Story(_) => {}

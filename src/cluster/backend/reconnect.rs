@@ -10,6 +10,13 @@
 //! The namespace scope follows the new context's namespace unless `-n` or
 //! `-A` was given: those flags, like kubectl's connection flags, hold for
 //! every context.
+//!
+//! `:ns NAME` out of scope, and `0`, switch the namespace the same way
+//! ([`Command::SwitchNamespace`]): the same context, connected anew with
+//! that namespace (or every one) as if `-n NAME` (or `-A`) had been given,
+//! which then holds for later switches and reconnects as those flags do.
+//! A namespace the server says does not exist is the reply, and the old
+//! watch goes on.
 
 use std::time::{Duration, Instant};
 
@@ -23,8 +30,9 @@ use crate::cluster::watch::{Msg, NewClient};
 
 impl ClusterBackend {
     /// Starts a reconnect ([`Command::Reconnect`]) or a switch
-    /// ([`Command::SwitchContext`]) in the background; its answer comes
-    /// back as [`Msg::Reconnected`] on the backend's own channel.
+    /// ([`Command::SwitchContext`], [`Command::SwitchNamespace`]) in the
+    /// background; its answer comes back as [`Msg::Reconnected`] on the
+    /// backend's own channel.
     pub(super) fn reconnect(&mut self, command: Command) {
         let Some(rt) = &self.rt else { return };
         if self.reconnecting {
@@ -39,7 +47,17 @@ impl ClusterBackend {
                 opts.context = Some(name.clone());
                 true
             }
+            Command::SwitchNamespace(ns) => {
+                opts.context = Some(self.conn.context.clone());
+                opts.namespace.clone_from(ns);
+                opts.all_namespaces = ns.is_none();
+                true
+            }
             _ => false,
+        };
+        let namespace = match &command {
+            Command::SwitchNamespace(Some(ns)) => Some(ns.clone()),
+            _ => None,
         };
         self.reconnecting = true;
         let tx = self.tx.clone();
@@ -47,6 +65,9 @@ impl ClusterBackend {
         rt.spawn(async move {
             let work = async move {
                 let conn = connect(&opts).await.map_err(|e| e.0)?;
+                if let Some(ns) = &namespace {
+                    namespace_exists(&conn, ns).await?;
+                }
                 let discovered = if switch {
                     let d = discover(&conn).await.map_err(|e| {
                         format!("{} (context {}): {}", conn.server, conn.context, e.0)
@@ -113,13 +134,21 @@ impl ClusterBackend {
                 self.initial_sent = false;
                 self.listing_since = Instant::now();
                 self.opts.context = Some(conn.context.clone());
-                format!(
-                    "now on {} · {} · {}; listing {} kinds",
-                    conn.context,
-                    conn.server,
-                    conn.scope.label(),
-                    self.resources.len()
-                )
+                if let Command::SwitchNamespace(ns) = &command {
+                    self.opts.namespace.clone_from(ns);
+                    self.opts.all_namespaces = ns.is_none();
+                    self.namespace_names.clear();
+                    // The command names the namespace already.
+                    format!("listing {} kinds there", self.resources.len())
+                } else {
+                    format!(
+                        "now on {} · {} · {}; listing {} kinds",
+                        conn.context,
+                        conn.server,
+                        conn.scope.label(),
+                        self.resources.len()
+                    )
+                }
             }
         };
         self.conn = conn;
@@ -129,11 +158,32 @@ impl ClusterBackend {
         self.permissions.clear();
         self.spawn_tasks();
         self.push_contexts();
+        self.push_namespaces();
         self.out.push(Update::Replied(Reply {
             command,
             code: 200,
             message,
             warnings: Vec::new(),
         }));
+    }
+}
+
+/// Whether namespace `ns` exists, as far as the user may tell: a 404 is
+/// the answer (`namespaces "x" not found`, kubectl's words); a refused GET
+/// says nothing, and the watch goes there (its lists will say what the
+/// user may see).
+async fn namespace_exists(conn: &crate::cluster::Connected, ns: &str) -> Result<(), String> {
+    use k8s_openapi::api::core::v1::Namespace;
+    let api: kube::Api<Namespace> = kube::Api::all(conn.client.clone());
+    match api.get_metadata_opt(ns).await {
+        Ok(Some(_)) => Ok(()),
+        Ok(None) => Err(format!("namespaces \"{ns}\" not found")),
+        Err(e) if crate::cluster::error_code(&e) == 403 => Ok(()),
+        Err(e) => Err(format!(
+            "{} (context {}): {}",
+            conn.server,
+            conn.context,
+            crate::cluster::error_message(&e)
+        )),
     }
 }
