@@ -210,3 +210,31 @@ fn an_owner_stuck_on_its_own_finalizer_protects_its_dependents() {
     assert_eq!(owner.finalizers[0].controller_online, Some(false));
     assert!(owner.causes[0].contains("controller is offline"));
 }
+
+/// A pod in its grace period has a deletionTimestamp ahead of now: its
+/// answer says when (`in 30s`), never `in 30s ago`, and its state reads
+/// as Terminating with the grace left.
+#[test]
+fn a_deletion_timestamp_ahead_reads_in_never_in_ago() {
+    let mut s = inline(
+        "name: t\nobjects:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p, namespace: a}\n  spec: {nodeName: n, terminationGracePeriodSeconds: 30}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: n}\n  status: {conditions: [{type: Ready, status: 'True'}]}\n",
+    );
+    s.delete(
+        &Target {
+            kind: "pod".into(),
+            namespace: Some("a".into()),
+            name: "p".into(),
+        },
+        &DeleteOptions::policy(Policy::Background),
+    );
+    let d = why(&s, "pod", Some("a"), "p");
+    assert!(d.terminating_seconds.is_some_and(|t| t < 0), "{d:#?}");
+    let text = d.lines().join("\n");
+    assert!(text.contains("(in 30s)"), "{text}");
+    assert!(!text.contains(" ago"), "{text}");
+    assert!(
+        d.headline()
+            .starts_with("Terminating (grace period, 30s left)"),
+        "{text}"
+    );
+}

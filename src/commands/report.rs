@@ -230,10 +230,7 @@ pub fn why_dot(d: &Diagnosis) -> String {
     );
     let mut lines = vec![name(&d.object)];
     if let Some(secs) = d.terminating_seconds {
-        lines.push(format!(
-            "Terminating {}",
-            crate::model::badges::human_duration(secs)
-        ));
+        lines.push(crate::model::badges::terminating(secs));
     }
     let mut held = false;
     for f in &d.finalizers {

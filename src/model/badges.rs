@@ -38,7 +38,7 @@ impl Badge {
     #[must_use]
     pub fn text(&self) -> String {
         match self {
-            Badge::Terminating { seconds } => format!("Terminating {}", human_duration(*seconds)),
+            Badge::Terminating { seconds } => terminating(*seconds),
             Badge::Finalizers { names } => format!("fin:{}", names.len()),
             Badge::Controller => "ctrl".into(),
             Badge::BlockOwnerDeletion => "block".into(),
@@ -78,6 +78,34 @@ pub fn human_duration(seconds: i64) -> String {
         format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
     } else {
         format!("{}d{}h", s / 86_400, (s % 86_400) / 3600)
+    }
+}
+
+/// An instant, from the seconds since it: `5s ago`, or `in 5s` for one
+/// still ahead (a pod's grace period, a clock behind the object's); never
+/// `in 5s ago`.
+#[must_use]
+pub fn relative(seconds_since: i64) -> String {
+    if seconds_since < 0 {
+        format!("in {}", human_duration(-seconds_since))
+    } else {
+        format!("{} ago", human_duration(seconds_since))
+    }
+}
+
+/// A deleted object's state, from the seconds since its
+/// deletionTimestamp: `Terminating 5s`, or `Terminating (29s grace left)`
+/// while that timestamp is still ahead (a pod's grace period), never
+/// `Terminating in 29s`, which reads as if it were not Terminating yet.
+#[must_use]
+pub fn terminating(seconds_since: i64) -> String {
+    if seconds_since < 0 {
+        format!(
+            "Terminating ({} grace left)",
+            human_duration(-seconds_since)
+        )
+    } else {
+        format!("Terminating {}", human_duration(seconds_since))
     }
 }
 
@@ -143,6 +171,25 @@ mod tests {
         assert_eq!(human_duration(7260), "2h01m");
         assert_eq!(human_duration(90_000), "1d1h");
         assert_eq!(human_duration(-25), "in 25s");
+    }
+
+    #[test]
+    fn instants_ahead_read_in_and_past_ones_ago_never_both() {
+        assert_eq!(relative(5), "5s ago");
+        assert_eq!(relative(0), "0s ago");
+        assert_eq!(relative(-5), "in 5s");
+        assert_eq!(relative(-125), "in 2m05s");
+        assert_eq!(terminating(42), "Terminating 42s");
+        assert_eq!(terminating(-29), "Terminating (29s grace left)");
+        assert_eq!(
+            Badge::Terminating { seconds: -29 }.text(),
+            "Terminating (29s grace left)"
+        );
+        for s in [-3_600, -61, -1, 0, 1, 61] {
+            let r = relative(s);
+            assert!(!(r.starts_with("in ") && r.ends_with(" ago")), "{r}");
+            assert!(!terminating(s).contains(" in "), "{}", terminating(s));
+        }
     }
 
     #[test]

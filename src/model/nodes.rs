@@ -174,20 +174,22 @@ pub fn explain(
             message,
             since,
         } => {
+            // Both are in the past; a clock behind the node's says
+            // nothing rather than `for in 5s`.
             let how_long = since
-                .map(|t| {
-                    format!(
-                        " for {}",
-                        super::badges::human_duration(now.duration_since(t).as_secs())
-                    )
-                })
+                .map(|t| now.duration_since(t).as_secs())
+                .filter(|s| *s >= 0)
+                .map(|s| format!(" for {}", super::badges::human_duration(s)))
                 .unwrap_or_default();
             let heartbeat = lease
                 .map(|t| {
-                    format!(
-                        "; its Lease {NODE_LEASES}/{node} was last renewed {} ago",
-                        super::badges::human_duration(now.duration_since(t).as_secs().max(0))
-                    )
+                    let s = now.duration_since(t).as_secs();
+                    let when = if s <= 0 {
+                        "just now".to_string()
+                    } else {
+                        super::badges::relative(s)
+                    };
+                    format!("; its Lease {NODE_LEASES}/{node} was last renewed {when}")
                 })
                 .unwrap_or_default();
             let why = match (reason, message) {

@@ -114,13 +114,8 @@ fn object_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
     ));
     out.push(kv("uid", obj.uid().to_string()));
     if let Some(c) = obj.metadata.creation_timestamp {
-        let secs = now.duration_since(c).as_secs();
         // A clock behind the object's: `(in 1s)`, never `(in 1s ago)`.
-        let age = if secs < 0 {
-            human_duration(secs)
-        } else {
-            format!("{} ago", human_duration(secs))
-        };
+        let age = crate::model::badges::relative(now.duration_since(c).as_secs());
         out.push(kv("created", format!("{c} ({age})")));
     }
     if let Some(d) = obj.metadata.deletion_timestamp {

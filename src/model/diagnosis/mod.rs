@@ -463,10 +463,7 @@ impl<'g> Walk<'g> {
                     .map(name_of)
                     .collect();
                 let state = match dep.metadata.deletion_timestamp {
-                    Some(t) => format!(
-                        "Terminating {}",
-                        human_duration(now.duration_since(t).as_secs())
-                    ),
+                    Some(t) => super::badges::terminating(now.duration_since(t).as_secs()),
                     None if !other_owners.is_empty() => {
                         "not deleted: another owner keeps it".to_string()
                     }

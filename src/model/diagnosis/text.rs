@@ -98,9 +98,10 @@ impl Diagnosis {
         }
         out.push(String::new());
         if let (Some(ts), Some(s)) = (self.terminating_since, self.terminating_seconds) {
+            // A pod's grace period puts the timestamp ahead: `(in 29s)`.
             out.push(format!(
-                "deletionTimestamp {ts} ({} ago)",
-                human_duration(s)
+                "deletionTimestamp {ts} ({})",
+                super::super::badges::relative(s)
             ));
         }
         if !self.finalizers.is_empty() {
