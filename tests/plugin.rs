@@ -313,3 +313,108 @@ fn the_krew_manifest_is_valid() {
         assert!(bin == "ownerscope" || bin == "ownerscope.exe", "{bin}");
     }
 }
+
+/// Asks the binary for completions as the registered fish script does
+/// (`COMPLETE=fish PROGRAM -- WORDS...`), as `program` (the plugin's link,
+/// or the binary), with KUBECONFIG set; returns the candidates and how
+/// long the answer took.
+fn complete(s: &Setup, program: &Path, words: &[&str]) -> (Vec<String>, std::time::Duration) {
+    let t = std::time::Instant::now();
+    let o = Command::new(program)
+        .env("COMPLETE", "fish")
+        .env("KUBECONFIG", &s.kubeconfig)
+        .env(
+            "KUBECACHEDIR",
+            std::env::temp_dir().join(format!("ownerscope-plugin-cache-{}", std::process::id())),
+        )
+        .arg("--")
+        .args(words)
+        .output()
+        .expect("the binary runs");
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let names = text(&o.stdout)
+        .lines()
+        .map(|l| l.split('\t').next().unwrap_or_default().to_string())
+        .collect();
+    (names, t.elapsed())
+}
+
+/// `kind/<TAB>` on a line that reads a cluster completes that kind's names
+/// from the line's --context and -n, as kubectl completes them; a context
+/// whose server is dead completes nothing, and quickly.
+#[test]
+fn object_names_complete_from_the_lines_cluster() {
+    let _g = shared();
+    let s = setup("plugin-complete");
+    let bin = Path::new(env!("CARGO_BIN_EXE_ownerscope"));
+    let plugin = s.dir.join("kubectl-ownerscope");
+    let (names, _) = complete(
+        &s,
+        bin,
+        &[
+            "ownerscope",
+            "why",
+            "--live",
+            ADMIN,
+            "-n",
+            &s.ns,
+            "configmap/",
+        ],
+    );
+    assert_eq!(
+        names,
+        [
+            "configmap/child",
+            "configmap/kube-root-ca.crt",
+            "configmap/owner"
+        ]
+    );
+    // As the plugin: live without --live; the kind as typed (a short
+    // name), the name's start.
+    let (names, _) = complete(
+        &s,
+        &plugin,
+        &["kubectl-ownerscope", "tree", "-n", &s.ns, ADMIN, "cm/ow"],
+    );
+    assert_eq!(names, ["cm/owner"]);
+    let (names, _) = complete(
+        &s,
+        &plugin,
+        &[
+            "kubectl-ownerscope",
+            "plan",
+            ADMIN,
+            "-n",
+            &s.ns,
+            "--delete",
+            "configmap/ch",
+        ],
+    );
+    assert_eq!(names, ["configmap/child"]);
+    // A cluster-scoped kind, whatever -n is.
+    let (names, _) = complete(
+        &s,
+        &plugin,
+        &[
+            "kubectl-ownerscope",
+            "why",
+            ADMIN,
+            "-n",
+            &s.ns,
+            "namespace/plugin-complete",
+        ],
+    );
+    assert!(names.contains(&format!("namespace/{}", s.ns)), "{names:?}");
+    // The kubeconfig's current context is a dead server: nothing, at once.
+    let (names, took) = complete(
+        &s,
+        &plugin,
+        &["kubectl-ownerscope", "why", "-n", &s.ns, "configmap/"],
+    );
+    assert!(names.is_empty(), "{names:?}");
+    assert!(took < std::time::Duration::from_secs(4), "{took:?}");
+
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    rt.block_on(delete_namespace(&client, &s.ns));
+}

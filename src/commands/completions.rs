@@ -6,7 +6,10 @@
 //! `completions` prints asks the binary itself, so it completes commands
 //! and flags, the bundled scenarios (and files) where a scenario goes, and
 //! the objects of that scenario (`why shop-demo deploy/<TAB>`), or the
-//! standard kinds (`deployment/`) where the object's source is a cluster.
+//! standard kinds (`deployment/`) where the object's source is a cluster,
+//! and once a kind is typed (`deploy/<TAB>`) that kind's names, read from
+//! the cluster of the line's `--context`, `--kubeconfig` and `-n` as
+//! kubectl completes them, within [`CLUSTER_WAIT`].
 
 use std::ffi::OsStr;
 use std::io::Write as _;
@@ -21,6 +24,10 @@ use crate::cli::{CompletionShell, CompletionsArgs, ManArgs};
 
 /// The variable the registered script sets when it asks the binary.
 pub const COMPLETE_VAR: &str = "COMPLETE";
+
+/// How long a completion waits for the cluster: a shell must never hang
+/// on a slow or dead server (nothing is offered then).
+pub const CLUSTER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Answers a completion request, if this run is one (`COMPLETE=bash
 /// ownerscope -- ...`), and exits; otherwise returns at once. Called
@@ -186,6 +193,14 @@ fn reads_a_cluster(words: &[String]) -> bool {
 /// program first, the word being completed last).
 #[must_use]
 pub fn object_candidates(words: &[String], typed: &str) -> Vec<String> {
+    if reads_a_cluster(words)
+        && let Some((kind, prefix)) = typed.split_once('/')
+    {
+        return match cluster_line(words) {
+            Some(line) => cluster_names(&line, kind, prefix, CLUSTER_WAIT),
+            None => Vec::new(),
+        };
+    }
     let mut names: Vec<String> = match scenario_on_line(words) {
         Some(scenario) => match super::load_sim(&scenario, None) {
             Ok(sim) => sim
@@ -203,6 +218,100 @@ pub fn object_candidates(words: &[String], typed: &str) -> Vec<String> {
     names.dedup();
     names.retain(|n| n.starts_with(typed));
     names
+}
+
+/// What a command line that reads a cluster says of where: kubectl's
+/// connection flags and the namespace scope.
+#[derive(Debug, PartialEq)]
+pub struct ClusterLine {
+    pub options: crate::cluster::LiveOptions,
+}
+
+/// The cluster a line reads, parsed as the command itself would parse it
+/// (as the kubectl plugin too: `kubectl ownerscope why -n shop ...`), the
+/// word being completed included; `None` for a line that does not parse
+/// or reads no cluster.
+#[must_use]
+pub fn cluster_line(words: &[String]) -> Option<ClusterLine> {
+    use crate::cli::{Cli, Command};
+    use clap::Parser as _;
+    let args: Vec<std::ffi::OsString> = words.iter().map(Into::into).collect();
+    let args = if crate::cli::invoked_as_plugin(args.first().map(std::ffi::OsString::as_os_str)) {
+        crate::cli::plugin_args(args)
+    } else {
+        args
+    };
+    let cli = Cli::try_parse_from(args).ok()?;
+    let (live, namespace) = match cli.command? {
+        Command::Tree(a) => (a.live, a.namespace),
+        Command::Why(a) => (a.live, a.namespace),
+        Command::Plan(a) => (a.live, a.namespace),
+        _ => return None,
+    };
+    live.live.then(|| ClusterLine {
+        options: live.options(namespace.as_deref(), true),
+    })
+}
+
+/// The names of kind `kind` (as typed: `deploy`, `cm`, `databases.example.com`)
+/// that start with `prefix`, as `kind/name`, in the line's namespace (every
+/// namespace with `-A`; a cluster-scoped kind's whatever `-n` is), read
+/// with one metadata list. Nothing when the kind is unknown or anything
+/// fails or takes longer than `wait`.
+#[must_use]
+pub fn cluster_names(
+    line: &ClusterLine,
+    kind: &str,
+    prefix: &str,
+    wait: std::time::Duration,
+) -> Vec<String> {
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return Vec::new();
+    };
+    let opts = line.options.clone();
+    let kind_word = kind.to_string();
+    let found = rt.block_on(async move {
+        tokio::time::timeout(wait, async move {
+            let conn = crate::cluster::connect(&opts).await.ok()?;
+            let d = crate::cluster::discovery::discover(&conn).await.ok()?;
+            let info = d.kinds.resolve(&kind_word).first().copied()?.clone();
+            let ar = crate::cluster::actions::api_resource(&info);
+            let api: kube::Api<kube::core::DynamicObject> = match &conn.scope {
+                crate::cluster::Scope::Namespace(ns) if info.namespaced => {
+                    kube::Api::namespaced_with(conn.client.clone(), ns, &ar)
+                }
+                _ => kube::Api::all_with(conn.client.clone(), &ar),
+            };
+            let list = api
+                .list_metadata(&kube::api::ListParams::default().limit(1000))
+                .await
+                .ok()?;
+            Some(
+                list.items
+                    .into_iter()
+                    .filter_map(|o| o.metadata.name)
+                    .collect::<Vec<String>>(),
+            )
+        })
+        .await
+        .ok()
+        .flatten()
+    });
+    // An exec credential plugin may still run on a blocking thread: the
+    // shell is not kept waiting for it.
+    rt.shutdown_background();
+    let mut out: Vec<String> = found
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+        .map(|n| format!("{kind}/{n}"))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The scenario a `tree`, `why`, `plan`, `simulate` or `stuck` line names:
@@ -271,6 +380,68 @@ mod tests {
         assert_eq!(c, ["deployment/"]);
         // Nothing to load: nothing offered, nothing fails.
         assert!(object_candidates(&line("ownerscope why no-such-file.yaml x"), "").is_empty());
+    }
+
+    #[test]
+    fn a_cluster_line_is_read_as_the_command_reads_it() {
+        let l = cluster_line(&line(
+            "ownerscope why --live --context prod --kubeconfig /k/config -n shop deploy/we",
+        ))
+        .expect("a cluster line");
+        assert_eq!(l.options.context.as_deref(), Some("prod"));
+        assert_eq!(l.options.kubeconfig, Some("/k/config".into()));
+        assert_eq!(l.options.namespace.as_deref(), Some("shop"));
+        assert!(!l.options.all_namespaces);
+        assert!(l.options.read_only, "completion only reads");
+        // As the kubectl plugin: live without --live, kubectl's flags.
+        let l = cluster_line(&line("kubectl-ownerscope tree -A --as jane cm/x"))
+            .expect("the plugin reads its cluster");
+        assert!(l.options.all_namespaces);
+        assert_eq!(l.options.overrides.impersonate.as_deref(), Some("jane"));
+        let l = cluster_line(&line(
+            "ownerscope plan --live -n web --policy orphan --delete deployment/w",
+        ))
+        .expect("plan");
+        assert_eq!(l.options.namespace.as_deref(), Some("web"));
+        // A scenario's line, another command, or a line that does not parse.
+        for no in [
+            "ownerscope why shop-demo deploy/x",
+            "ownerscope simulate shop-demo --delete deploy/x",
+            "ownerscope why --live --no-such-flag deploy/x",
+        ] {
+            assert!(cluster_line(&line(no)).is_none(), "{no}");
+        }
+    }
+
+    #[test]
+    fn a_server_that_never_answers_completes_nothing_within_the_wait() {
+        // It accepts the connection and says nothing.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let held = std::thread::spawn(move || {
+            let conn = listener.accept();
+            std::thread::sleep(std::time::Duration::from_secs(5));
+            drop(conn);
+        });
+        let words = line(&format!(
+            "ownerscope why --live -s https://127.0.0.1:{port} --token t --insecure-skip-tls-verify --no-discovery-cache deploy/w"
+        ));
+        let t = std::time::Instant::now();
+        assert!(object_candidates(&words, "deploy/w").is_empty());
+        let took = t.elapsed();
+        assert!(
+            took >= CLUSTER_WAIT - std::time::Duration::from_millis(100)
+                && took < CLUSTER_WAIT + std::time::Duration::from_secs(1),
+            "{took:?}"
+        );
+        // Refused at once: nothing, at once.
+        drop(held);
+        let t = std::time::Instant::now();
+        let words = line(
+            "ownerscope why --live -s https://127.0.0.1:1 --token t --no-discovery-cache deploy/w",
+        );
+        assert!(object_candidates(&words, "deploy/w").is_empty());
+        assert!(t.elapsed() < CLUSTER_WAIT, "{:?}", t.elapsed());
     }
 
     #[test]
