@@ -47,6 +47,11 @@
 //! - R75: creating an instance while its CRD is Terminating is refused;
 //!   1.20 answers 405 MethodNotAllowed, 1.36 403 (modelled, `sim::api`),
 //!   with the same message. No delete of a graph creates one.
+//! - R58.3: 1.20's namespace controller deletes all content in one pass;
+//!   1.34+ deletes pods first and the rest once they are gone
+//!   (OrderedNamespaceDeletion), as `simulate` and `plan` do. A namespace
+//!   whose pod never goes (a Node with no kubelet) then keeps its other
+//!   content on 1.34+ and loses it on 1.20: that graph holds only the pod.
 //! - PV reclaim: 1.20's hostPath deleter deletes only under /tmp; a hostPath
 //!   volume elsewhere with reclaim policy Delete ends `Failed` and stays. A
 //!   volume plugin's failure is not an ownership rule and the simulator
@@ -102,12 +107,11 @@ struct Seen {
 }
 
 /// The namespaced kinds a graph's objects are compared in.
-const NAMESPACED: &str = "configmaps,secrets,cronjobs,jobs,replicationcontrollers,pods,deployments,replicasets,statefulsets,daemonsets,controllerrevisions,services,endpoints,endpointslices,persistentvolumeclaims";
+const NAMESPACED: &str = "serviceaccounts,configmaps,secrets,cronjobs,jobs,replicationcontrollers,pods,deployments,replicasets,statefulsets,daemonsets,controllerrevisions,services,endpoints,endpointslices,persistentvolumeclaims";
 
 /// The cluster-scoped kinds a graph may create (named after its namespace,
 /// so the graphs running at once never see each other's).
-const CLUSTER: &str =
-    "nodes,persistentvolumes,customresourcedefinitions,clusterroles.rbac.authorization.k8s.io";
+const CLUSTER: &str = "nodes,persistentvolumes,customresourcedefinitions,clusterroles.rbac.authorization.k8s.io,validatingwebhookconfigurations,apiservices";
 
 /// The items of a `kubectl get -o json`.
 fn items(text: &str) -> Vec<Value> {
@@ -144,6 +148,7 @@ fn objects(ns: &str) -> BTreeMap<String, Seen> {
 /// The kinds compared (those `objects` lists), besides the graph's custom
 /// resources.
 const KINDS: &[&str] = &[
+    "ServiceAccount",
     "ConfigMap",
     "Secret",
     "CronJob",
@@ -163,6 +168,8 @@ const KINDS: &[&str] = &[
     "PersistentVolume",
     "CustomResourceDefinition",
     "ClusterRole",
+    "ValidatingWebhookConfiguration",
+    "APIService",
 ];
 
 /// The final state `simulate` reaches from the snapshot with the same
@@ -224,7 +231,10 @@ fn seen_all(all: Vec<Value>) -> BTreeMap<String, Seen> {
             .as_str()
             .unwrap_or_default()
             .to_string();
-        if name == "kube-root-ca.crt" || name.starts_with("default-token-") {
+        if name == "kube-root-ca.crt"
+            || name.starts_with("default-token-")
+            || (kind == "ServiceAccount" && name == "default")
+        {
             continue;
         }
         let controller = item["metadata"]["ownerReferences"]
@@ -490,4 +500,12 @@ fn rehearsals_on_snapshots_match_the_real_control_plane() {
         graphs.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// An unavailable APIService keeps every namespace of the cluster from
+/// finishing its deletion: rehearsed alone.
+#[test]
+fn a_namespace_beside_an_unavailable_api_is_rehearsed_alone() {
+    let _g = exclusive();
+    graphs::rehearse(&graphs::DEAD_API).expect("the rehearsal agrees");
 }

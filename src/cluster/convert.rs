@@ -111,6 +111,7 @@ pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
             )
             | ("coordination.k8s.io", "Lease")
             | ("storage.k8s.io", "VolumeAttachment")
+            | ("apiregistration.k8s.io", "APIService")
     ) || (pods && group.is_empty() && kind == "Pod")
 }
 
@@ -194,6 +195,35 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
     match (group, kind) {
         ("", "Namespace") => (spec.clone(), status.clone()),
         ("", "Service") => (pick(spec, &[&["selector"], &["type"]]), Value::Null),
+        // R80, STUCK-CAUSES C4: the group version it serves, the Service
+        // behind it, and whether it is Available (and why not).
+        ("apiregistration.k8s.io", "APIService") => {
+            let cs: Vec<Value> = status
+                .get("conditions")
+                .and_then(Value::as_array)
+                .map(|cs| {
+                    cs.iter()
+                        .map(|c| pick(c, &[&["type"], &["status"], &["reason"], &["message"]]))
+                        .collect()
+                })
+                .unwrap_or_default();
+            (
+                pick(
+                    spec,
+                    &[
+                        &["group"],
+                        &["version"],
+                        &["service", "namespace"],
+                        &["service", "name"],
+                    ],
+                ),
+                if cs.is_empty() {
+                    Value::Null
+                } else {
+                    serde_json::json!({"conditions": cs})
+                },
+            )
+        }
         // STUCK-CAUSES C12: which volume, on which node, detached or not.
         ("storage.k8s.io", "VolumeAttachment") => (
             pick(

@@ -52,6 +52,26 @@ pub async fn webhook_configurations(client: &Client) -> Result<Vec<Object>, Stri
     Ok(out)
 }
 
+/// Every APIService, with the Service behind it and its `Available`
+/// condition (there are few): whether a namespace can finish deleting
+/// (R80).
+///
+/// # Errors
+/// A list that fails (forbidden), as the server words it.
+pub async fn apiservices(client: &Client) -> Result<Vec<Object>, String> {
+    let ar = resource("apiregistration.k8s.io", "v1", "APIService", "apiservices");
+    let api: Api<DynamicObject> = Api::all_with(client.clone(), &ar);
+    let list = api
+        .list(&ListParams::default())
+        .await
+        .map_err(|e| format!("list apiservices: {}", error_message(&e)))?;
+    Ok(list
+        .items
+        .iter()
+        .filter_map(|o| super::convert::from_dynamic(&ar, o))
+        .collect())
+}
+
 /// A namespace with its labels (a webhook's namespace selector reads them).
 ///
 /// # Errors

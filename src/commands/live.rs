@@ -248,6 +248,38 @@ impl LiveView {
         })
     }
 
+    /// What decides requests in every namespace, for a namespace's
+    /// snapshot: the admission webhook configurations (which may refuse an
+    /// update, STUCK-CAUSES C6) and the APIServices (one unavailable keeps
+    /// a namespace from finishing its deletion, R80). Each list that
+    /// fails is said and left out.
+    pub fn add_cluster_gates(&mut self, live: &LiveArgs, namespace: Option<&str>) {
+        let read = read_evidence(live, namespace, |client| async move {
+            let webhooks = cluster::evidence::webhook_configurations(&client).await;
+            let apis = cluster::evidence::apiservices(&client).await;
+            Ok((webhooks, apis))
+        });
+        let (webhooks, apis) = match read {
+            Ok(r) => r,
+            Err(e) => (Err(e.clone()), Err(e)),
+        };
+        for r in [webhooks, apis] {
+            match r {
+                Ok(objs) => {
+                    for o in objs {
+                        if !self.snapshot.objects.iter().any(|x| x.uid() == o.uid()) {
+                            self.snapshot.objects.push(o);
+                        }
+                    }
+                }
+                Err(e) => eprintln!(
+                    "warning: {}; a rehearsal on this snapshot will not know of them",
+                    super::out::sanitize(&e)
+                ),
+            }
+        }
+    }
+
     /// The Events about the diagnosed object (what its controllers said).
     ///
     /// # Errors

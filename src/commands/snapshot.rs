@@ -20,12 +20,15 @@ pub fn run(args: &SnapshotArgs) -> CmdResult {
             "snapshot reads a live cluster: add --live (with -n NAMESPACE or -A)".into(),
         ));
     }
-    let view = LiveView::read_for(
+    let mut view = LiveView::read_for(
         &args.live,
         args.namespace.as_deref(),
         args.selector.as_deref(),
         None,
     )?;
+    if matches!(view.conn.scope, crate::cluster::Scope::Namespace(_)) {
+        view.add_cluster_gates(&args.live, args.namespace.as_deref());
+    }
     let mut out = super::out::Out::new();
     out.line(&to_scenario(&view))?;
     out.flush()

@@ -369,7 +369,69 @@ pub(crate) const GRAPHS: &[Graph] = &[
         policy: None,
         patience: 0,
     },
+    Graph {
+        name: "a pod on a Node with no kubelet deleted: Terminating, never confirmed (R76)",
+        manifests: &[
+            NODE_A,
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: bound}\nspec: {nodeName: '{ns}-node-a', terminationGracePeriodSeconds: 1, containers: [{name: c, image: example.invalid/c:1}]}",
+        ],
+        delete: "pod/bound",
+        policy: Some("Background"),
+        patience: 5,
+    },
+    // Only the pod: with other content beside it, 1.20 deletes it all in
+    // one pass, where 1.34+ deletes pods first and the rest once they are
+    // gone (R58.3, OrderedNamespaceDeletion), as the simulator does.
+    Graph {
+        name: "a namespace whose pod is on a Node with no kubelet deleted: the pod holds it (R76, R58)",
+        manifests: &[
+            NODE_A,
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: bound}\nspec: {nodeName: '{ns}-node-a', terminationGracePeriodSeconds: 1, containers: [{name: c, image: example.invalid/c:1}]}",
+        ],
+        delete: "namespace/{ns}",
+        policy: Some("Background"),
+        patience: 5,
+    },
+    Graph {
+        name: "a ServiceAccount deleted: the token controller deletes its token Secret (R78)",
+        manifests: &["apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: robot}"],
+        delete: "serviceaccount/robot",
+        policy: Some("Background"),
+        patience: 0,
+    },
+    Graph {
+        name: "a foreground delete whose finalizer removal a failing webhook refuses: Terminating (STUCK-CAUSES C6)",
+        manifests: &[
+            "apiVersion: v1\nkind: Service\nmetadata: {name: guard}\nspec: {selector: {app: no-such-pod}, ports: [{port: 443}]}",
+            GUARD,
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o, labels: {guarded: '{ns}'}}",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: o, uid: '{uid:configmap/o}', blockOwnerDeletion: true}]}",
+        ],
+        delete: "configmap/o",
+        policy: Some("Foreground"),
+        patience: 0,
+    },
 ];
+
+/// A webhook called for every UPDATE of the graph's ConfigMaps labelled
+/// `guarded`, failing closed, whose Service has no endpoints (its label
+/// selector keeps it from the other graphs running at the same time).
+const GUARD: &str = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: '{ns}-guard'}\nwebhooks: [{name: guard.example.com, failurePolicy: Fail, sideEffects: None, admissionReviewVersions: [v1], objectSelector: {matchLabels: {guarded: '{ns}'}}, rules: [{operations: [UPDATE], apiGroups: [''], apiVersions: [v1], resources: [configmaps]}], clientConfig: {service: {namespace: '{ns}', name: guard, path: /validate}}}]";
+
+/// A namespace deleted while an aggregated API of the graph's own group has
+/// no endpoints: no namespace of the cluster can finish (R80), so it
+/// runs alone (`rehearsal.rs`).
+pub(crate) const DEAD_API: Graph = Graph {
+    name: "a namespace deleted while an APIService has no endpoints: Terminating (R80, STUCK-CAUSES C4)",
+    manifests: &[
+        "apiVersion: v1\nkind: Service\nmetadata: {name: api}\nspec: {selector: {app: no-such-pod}, ports: [{port: 443}]}",
+        "apiVersion: apiregistration.k8s.io/v1\nkind: APIService\nmetadata: {name: 'v1beta1.{ns}.example.com'}\nspec: {group: '{ns}.example.com', version: v1beta1, groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true, service: {namespace: '{ns}', name: api}}",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}",
+    ],
+    delete: "namespace/{ns}",
+    policy: Some("Background"),
+    patience: 5,
+};
 
 /// The same Deployment with another image: a second ReplicaSet.
 const WEB_ROLLED_OUT: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: example.invalid/c:2}]}}}";
@@ -575,6 +637,16 @@ pub(crate) fn rehearse(g: &Graph) -> Result<(), String> {
         disagreements.push(format!(
             "new objects of kinds {real_new:?}, predicted replacements of {replaced:?}, simulated new objects of {sim_new:?}"
         ));
+    }
+    // What refuses requests or namespace deletions goes first: a webhook
+    // would refuse the releases below, an APIService the namespace's end.
+    for seen in before.values().filter(|s| {
+        s.cluster
+            && (s.who.starts_with("ValidatingWebhookConfiguration/")
+                || s.who.starts_with("APIService/"))
+    }) {
+        let (_, n) = seen.who.split_once('/').expect("kind/name");
+        let _ = try_kubectl(&["delete", &seen.resource, n, "--ignore-not-found"], None);
     }
     // Release what the graph held, so the namespace can go, and delete
     // its cluster-scoped objects (a PersistentVolume goes once its claim
