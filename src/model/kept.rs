@@ -31,12 +31,16 @@ pub enum Keep {
 
 const LABELS: Keep = Keep::Fields(&[("labels", Keep::All)]);
 const NAME_AND_LABELS: Keep = Keep::Fields(&[("name", Keep::All), ("labels", Keep::All)]);
+/// A pod's containers, by name and image: `ownerscope serve` answers
+/// `kubectl logs -c` and `describe` with them.
+const CONTAINERS: Keep = Keep::Fields(&[("name", Keep::All), ("image", Keep::All)]);
 
 /// `spec`: who reads each field.
 pub const SPEC: Keep = Keep::Fields(&[
     // Pods: kubelet and PVC protection (R15, R63), scheduling.
     ("nodeName", Keep::All),
     ("terminationGracePeriodSeconds", Keep::All),
+    ("containers", CONTAINERS),
     (
         "volumes",
         Keep::Fields(&[
@@ -85,7 +89,13 @@ pub const SPEC: Keep = Keep::Fields(&[
     // (R70, R72).
     ("selector", Keep::All),
     ("replicas", Keep::All),
-    ("template", Keep::Fields(&[("metadata", LABELS)])),
+    (
+        "template",
+        Keep::Fields(&[
+            ("metadata", LABELS),
+            ("spec", Keep::Fields(&[("containers", CONTAINERS)])),
+        ]),
+    ),
     ("serviceName", Keep::All),
     // StatefulSets: one pod at a time or all at once.
     ("podManagementPolicy", Keep::All),
@@ -501,12 +511,13 @@ mod tests {
     /// skipped ones, from text as from a value.
     #[test]
     fn every_kept_field_is_kept_in_the_order_read() {
-        let text = r#"{"type":"ClusterIP","suspend":false,"containers":[{"name":"x"}],
+        let text = r#"{"type":"ClusterIP","suspend":false,"containers":[{"name":"x","args":["a"]}],
             "parallelism":2,"completions":3,"replicas":4,"podManagementPolicy":"Parallel",
             "image":"skipped","serviceName":"s","nodeName":"n","volumeName":"v"}"#;
         let order = [
             "type",
             "suspend",
+            "containers",
             "parallelism",
             "completions",
             "replicas",
@@ -530,10 +541,11 @@ mod tests {
         }
         assert_eq!(from_text, from_value);
         assert_eq!(from_text["volumeName"], "v");
+        assert_eq!(from_text["containers"], json!([{"name": "x"}]));
     }
 
     #[test]
-    fn a_pod_keeps_what_the_rules_read_and_nothing_else() {
+    fn a_pod_keeps_what_the_rules_and_serve_read_and_nothing_else() {
         let pod = json!({
             "nodeName": "n1",
             "terminationGracePeriodSeconds": 30,
@@ -549,6 +561,7 @@ mod tests {
             json!({
                 "nodeName": "n1",
                 "terminationGracePeriodSeconds": 30,
+                "containers": [{"name": "main", "image": "x"}],
                 "volumes": [
                     {"name": "data", "persistentVolumeClaim": {"claimName": "c1"}},
                     {"name": "scratch", "ephemeral": {}},
@@ -559,19 +572,21 @@ mod tests {
     }
 
     #[test]
-    fn a_workload_keeps_its_selector_replicas_and_template_labels() {
+    fn a_workload_keeps_its_selector_replicas_and_template_labels_and_containers() {
         let rs = json!({
             "replicas": 3,
             "selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]},
             "template": {"metadata": {"labels": {"app": "web"}, "annotations": {"a": "b"}},
-                         "spec": {"containers": [{"name": "main"}]}}
+                         "spec": {"containers": [{"name": "main", "ports": [{"containerPort": 80}]}],
+                                  "dnsPolicy": "None"}}
         });
         assert_eq!(
             spec_of(&rs),
             json!({
                 "replicas": 3,
                 "selector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]},
-                "template": {"metadata": {"labels": {"app": "web"}}}
+                "template": {"metadata": {"labels": {"app": "web"}},
+                             "spec": {"containers": [{"name": "main"}]}}
             })
         );
     }

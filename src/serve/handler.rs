@@ -9,7 +9,7 @@ use super::route::{self, ResourcePath, Route};
 use super::write::{self, Named};
 use super::{
     Outcome, Request, Response, Served, access, discovery, events, openapi, protobuf, read, status,
-    watch,
+    subresource, watch,
 };
 
 /// The content type aggregated discovery is answered with.
@@ -29,7 +29,7 @@ pub fn handle(served: &mut Served, req: &Request, server: &str) -> Outcome {
 /// store's RBAC policy decides before anything else runs.
 fn authorized(served: &mut Served, req: &Request, server: &str) -> Outcome {
     let route = route::parse(&req.path, served.sim.kinds());
-    let policy = rbac::policy(served.sim.objects());
+    let policy = rbac::policy(served.index.of_kinds(&rbac::KINDS));
     let user = match access::acting_user(policy.iter().copied(), req) {
         Ok(u) => u,
         Err(denied) => return reply(denied),
@@ -76,7 +76,7 @@ fn openapi(served: &Served, req: &Request, rest: &str) -> Outcome {
         _ => reply(status::error(
             404,
             &format!(
-                "the ownerscope simulator serves no OpenAPI schema at {} (only /openapi/v3 for kubectl's fieldValidation check; use --validate=false with kubectl older than 1.27)",
+                "the ownerscope simulator serves no OpenAPI document at {} (only /openapi/v3, which kubectl 1.27 and later reads for explain and its fieldValidation check; use --validate=false with an older kubectl)",
                 req.path
             ),
         )),
@@ -197,11 +197,27 @@ fn resource(
         name,
     };
     if let Some(sub) = &p.subresource {
-        const KNOWN: [&str; 7] = [
-            "status", "finalize", "scale", "binding", "eviction", "log", "exec",
+        const KNOWN: [&str; 9] = [
+            "status",
+            "finalize",
+            "scale",
+            "binding",
+            "eviction",
+            "log",
+            "exec",
+            "attach",
+            "portforward",
         ];
+        let pod = kind.group.is_empty() && kind.kind == "Pod";
         return match (req.method.as_str(), sub.as_str()) {
             ("GET", "status") => get(served, req, &target, form),
+            (_, "scale") if subresource::scalable(&kind) => {
+                reply(subresource::scale(&mut served.sim, req, &target))
+            }
+            ("GET", "log") | ("GET" | "POST", "exec" | "attach" | "portforward") if pod => {
+                reply(subresource::kubelet(&served.sim, req, &target, sub))
+            }
+            (_, "scale" | "log" | "exec" | "attach" | "portforward") => not_served(req),
             (_, s) if !KNOWN.contains(&s) => not_served(req),
             _ => method_not_allowed(
                 req,
@@ -239,6 +255,7 @@ fn get(served: &Served, req: &Request, target: &Named, form: Form) -> Outcome {
             form,
             served.sim.now(),
             req.param("includeObject"),
+            served.sim.graph(),
         )),
         None => reply(target.not_found()),
     }
@@ -311,14 +328,11 @@ fn collection(
             rv,
         )));
     }
-    let sim = &served.sim;
     reply(read::list(
-        sim.objects(),
+        served,
         kind,
         p.namespace.as_deref(),
         &opts,
         form,
-        sim.now(),
-        sim.resource_version(),
     ))
 }

@@ -101,11 +101,13 @@ impl Shared {
         self.served.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Wakes the watches: the store is at `rv`.
+    /// Wakes the watches: the store is durable up to `rv`. Watches send
+    /// nothing after the last version announced; the journal makes its
+    /// records durable in order, so the highest announced is the one.
     pub fn changed(&self, rv: u64) {
         self.changed.send_if_modified(|old| {
-            let moved = *old != rv;
-            *old = rv;
+            let moved = rv > *old;
+            *old = (*old).max(rv);
             moved
         });
     }
@@ -263,9 +265,11 @@ fn stream_watch(shared: Arc<Shared>, mut spec: WatchSpec) -> hyper::Response<Bod
         let mut bookmarks = tokio::time::interval(BOOKMARK_EVERY);
         bookmarks.tick().await;
         loop {
+            // What is durable: the last version announced.
+            let upto = *changes.borrow_and_update();
             let lines = {
                 let served = shared.lock();
-                watch::next(&served, &mut spec)
+                watch::next(&served, &mut spec, upto)
             };
             let (lines, end) = match lines {
                 Ok(l) => (l, false),

@@ -417,6 +417,7 @@ mod tests {
             resource_version: 10,
             uid_state: 5,
             now_ms: 100,
+            epoch: None,
             steps_run: 0,
             controllers: Default::default(),
             unavailable_apis: Vec::new(),

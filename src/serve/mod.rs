@@ -10,11 +10,13 @@
 pub mod access;
 pub mod admit;
 pub mod backend;
+pub mod complete;
 pub mod discovery;
 pub mod escalation;
 pub mod events;
 pub mod handler;
 pub mod http;
+pub mod index;
 pub mod journal;
 pub mod negotiate;
 pub mod openapi;
@@ -30,6 +32,7 @@ pub mod selector;
 pub mod state;
 pub mod statedir;
 pub mod status;
+pub mod subresource;
 pub mod table;
 pub mod tls;
 pub mod users;
@@ -158,5 +161,7 @@ pub enum Outcome {
 
 pub use state::Served;
 
+#[cfg(test)]
+mod objects_tests;
 #[cfg(test)]
 mod tests;

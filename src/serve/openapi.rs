@@ -1,14 +1,18 @@
-//! OpenAPI v3, only as far as kubectl needs it: since 1.27 `kubectl
-//! create` and `replace` ask `/openapi/v3` whether the server validates
-//! fields itself (`fieldValidation` on each kind's PATCH); this says it
-//! does, so kubectl sends `fieldValidation=Strict` and needs no schema.
-//! No schemas are served (`/openapi/v2` answers 404: kubectl 1.20 then
-//! wants `--validate=false`).
+//! OpenAPI v3, as far as kubectl needs it: since 1.27 `kubectl create`
+//! and `replace` ask `/openapi/v3` whether the server validates fields
+//! itself (`fieldValidation` on each kind's PATCH); this says it does, so
+//! kubectl sends `fieldValidation=Strict` and needs no schema. Each kind
+//! has a schema of its top-level fields (`apiVersion`, `kind`,
+//! `metadata`, `spec`, `status`), found by its group, version and kind, so
+//! `kubectl explain pods` answers; the fields below them are not
+//! described. `/openapi/v2` is not served (404): it is protobuf-encoded
+//! for kubectl, and only kubectl before 1.27 reads it (for `explain`,
+//! and for client-side validation: `--validate=false` then).
 
 use serde_json::{Map, Value, json};
 
 use super::discovery::groups;
-use crate::model::KindTable;
+use crate::model::{KindInfo, KindTable};
 
 /// `api/v1`, `apis/apps/v1`.
 fn gv_path(group: &str, version: &str) -> String {
@@ -47,7 +51,9 @@ pub fn group_version(kinds: &KindTable, path: &str) -> Option<Value> {
     };
     let list = all.get(&group)?.get(&version)?;
     let mut paths = Map::new();
+    let mut schemas = Map::new();
     for k in list {
+        schemas.insert(schema_name(k), schema(k));
         let object_path = if k.namespaced {
             format!(
                 "/{}/namespaces/{{namespace}}/{}/{{name}}",
@@ -73,8 +79,40 @@ pub fn group_version(kinds: &KindTable, path: &str) -> Option<Value> {
         "openapi": "3.0.0",
         "info": {"title": "ownerscope simulator", "version": "v1"},
         "paths": paths,
-        "components": {"schemas": {}}
+        "components": {"schemas": schemas}
     }))
+}
+
+/// A kind's schema name, as upstream names the built-in ones
+/// (`io.k8s.api.core.v1.Pod`).
+fn schema_name(k: &KindInfo) -> String {
+    let group = match k.group.as_str() {
+        "" => "core",
+        g => g.strip_suffix(".k8s.io").unwrap_or(g),
+    };
+    format!("io.k8s.api.{group}.{}.{}", k.version, k.kind)
+}
+
+/// A kind's top-level fields, described.
+fn schema(k: &KindInfo) -> Value {
+    let field = |t: &str, d: &str| json!({"type": t, "description": d});
+    json!({
+        "description": format!(
+            "{} {}: an object of the ownerscope simulator, which keeps its metadata whole and, of spec and status, the fields the deletion rules and controllers read.",
+            k.kind, k.api_version()
+        ),
+        "type": "object",
+        "x-kubernetes-group-version-kind": [
+            {"group": k.group, "version": k.version, "kind": k.kind}
+        ],
+        "properties": {
+            "apiVersion": field("string", "APIVersion defines the versioned schema of this representation of an object."),
+            "kind": field("string", "Kind is a string value representing the REST resource this object represents."),
+            "metadata": field("object", "Standard object's metadata: name, namespace, uid, labels, annotations, finalizers, ownerReferences, deletionTimestamp, ..."),
+            "spec": field("object", "The desired state: of it the simulator keeps what its rules read."),
+            "status": field("object", "The observed state: of it the simulator keeps what its rules read."),
+        }
+    })
 }
 
 #[cfg(test)]
@@ -93,6 +131,12 @@ mod tests {
             patch["x-kubernetes-group-version-kind"]["kind"],
             "Deployment"
         );
+        let s = &doc["components"]["schemas"]["io.k8s.api.apps.v1.Deployment"];
+        assert_eq!(
+            s["x-kubernetes-group-version-kind"][0]["kind"],
+            "Deployment"
+        );
+        assert_eq!(s["properties"]["spec"]["type"], "object");
         assert!(group_version(&k, "apis/nope/v1").is_none());
         assert!(group_version(&k, "x").is_none());
     }

@@ -51,6 +51,8 @@ pub struct ListOptions {
     pub limit: Option<usize>,
     /// Where the previous page stopped: the `namespace/name` of its last item.
     pub after: Option<String>,
+    /// How many items the pages before held (for `remainingItemCount`).
+    pub listed: usize,
     pub watch: bool,
     pub resource_version: Option<String>,
     pub bookmarks: bool,
@@ -78,9 +80,10 @@ impl ListOptions {
             o.limit = usize::try_from(n).ok().filter(|n| *n > 0);
         }
         if let Some(c) = get("continue").filter(|c| !c.is_empty()) {
-            o.after = Some(decode_continue(c).ok_or_else(|| {
+            let (after, listed) = decode_continue(c).ok_or_else(|| {
                 "continue key is not valid: the continue token is malformed".to_string()
-            })?);
+            })?;
+            (o.after, o.listed) = (Some(after), listed);
         }
         o.watch = matches!(get("watch"), Some("true" | "1"));
         o.resource_version = get("resourceVersion")
@@ -93,16 +96,20 @@ impl ListOptions {
     }
 }
 
-/// The `continue` token for a page that ended at `key`.
+/// The `continue` token for a page that ended at `key`, `listed` items
+/// having been listed with it.
 #[must_use]
-pub fn encode_continue(key: &str) -> String {
-    STANDARD.encode(serde_json::json!({"v": "ownerscope/1", "start": key}).to_string())
+pub fn encode_continue(key: &str, listed: usize) -> String {
+    STANDARD.encode(
+        serde_json::json!({"v": "ownerscope/1", "start": key, "listed": listed}).to_string(),
+    )
 }
 
-fn decode_continue(token: &str) -> Option<String> {
+fn decode_continue(token: &str) -> Option<(String, usize)> {
     let raw = STANDARD.decode(token).ok()?;
     let v: serde_json::Value = serde_json::from_slice(&raw).ok()?;
-    v["start"].as_str().map(str::to_string)
+    let listed = v["listed"].as_u64().and_then(|n| usize::try_from(n).ok());
+    Some((v["start"].as_str()?.to_string(), listed.unwrap_or(0)))
 }
 
 #[cfg(test)]
@@ -129,9 +136,10 @@ mod tests {
         let o = ListOptions::from_query(&q).expect("parses");
         assert_eq!(o.limit, Some(2));
         assert!(o.bookmarks);
-        let tok = encode_continue("shop/web");
+        let tok = encode_continue("shop/web", 7);
         let o = ListOptions::from_query(&[("continue".into(), tok)]).expect("parses");
         assert_eq!(o.after.as_deref(), Some("shop/web"));
+        assert_eq!(o.listed, 7);
         assert!(ListOptions::from_query(&[("continue".into(), "!!".into())]).is_err());
         assert!(ListOptions::from_query(&[("limit".into(), "x".into())]).is_err());
     }

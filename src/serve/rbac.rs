@@ -170,6 +170,14 @@ fn is_rbac(o: &Object, kind: &str) -> bool {
     o.kind == kind && o.group() == RBAC
 }
 
+/// The kinds the policy is made of.
+pub const KINDS: [(&str, &str); 4] = [
+    (RBAC, "ClusterRole"),
+    (RBAC, "ClusterRoleBinding"),
+    (RBAC, "Role"),
+    (RBAC, "RoleBinding"),
+];
+
 /// The policy objects among `objects` (what [`authorize`] reads), to
 /// decide several questions on one pass over the store.
 #[must_use]

@@ -6,8 +6,9 @@ use serde_json::{Value, json};
 
 use super::negotiate::{Form, TABLE_TYPE};
 use super::query::{ListOptions, encode_continue};
-use super::{Response, events, table};
-use crate::model::{KindInfo, Object};
+use super::state::Served;
+use super::{Response, complete, events, table};
+use crate::model::{KindInfo, Object, OwnershipGraph};
 
 /// The object as the API sends it.
 #[must_use]
@@ -16,13 +17,16 @@ pub fn object_value(o: &Object) -> Value {
 }
 
 /// The object as the API sends it in `kind`'s version (a stored core/v1
-/// Event read as `events.k8s.io/v1` is converted).
+/// Event read as `events.k8s.io/v1` is converted), with what a real
+/// cluster would show of it ([`complete`]; `g` is the store).
 #[must_use]
-pub fn served_value(o: &Object, kind: &KindInfo) -> Value {
+pub fn served_value(o: &Object, kind: &KindInfo, g: &OwnershipGraph) -> Value {
     if events::is_events_v1(kind) {
         events::as_events_v1(o)
     } else {
-        object_value(o)
+        let mut v = object_value(o);
+        complete::complete(&mut v, o, g);
+        v
     }
 }
 
@@ -38,10 +42,14 @@ pub fn meta_value(o: &Object) -> Value {
 
 /// What a table row carries (`includeObject`).
 #[must_use]
-pub fn row_object(include: Option<&str>, o: &Object) -> Option<Value> {
+pub fn row_object(include: Option<&str>, o: &Object, g: &OwnershipGraph) -> Option<Value> {
     match include {
         Some("None") => None,
-        Some("Object") => Some(object_value(o)),
+        Some("Object") => {
+            let mut v = object_value(o);
+            complete::complete(&mut v, o, g);
+            Some(v)
+        }
         _ => Some(meta_value(o)),
     }
 }
@@ -54,25 +62,19 @@ pub fn one(
     form: Form,
     now: Timestamp,
     include: Option<&str>,
+    g: &OwnershipGraph,
 ) -> Response {
     match form {
         Form::Meta => Response::json(200, &meta_value(o)),
         Form::Table => {
-            let t = table::table(o.group(), &o.kind, &[o], now, |x| row_object(include, x));
+            let t = table::table(o.group(), &o.kind, &[o], now, |x| row_object(include, x, g));
             Response::typed(200, TABLE_TYPE, &t)
         }
-        _ => Response::json(200, &served_value(o, kind)),
+        _ => Response::json(200, &served_value(o, kind, g)),
     }
 }
 
-/// The key a collection is ordered by, as etcd orders it.
-#[must_use]
-pub fn order_key(o: &Object) -> String {
-    match o.namespace() {
-        Some(ns) => format!("{ns}/{}", o.name()),
-        None => o.name().to_string(),
-    }
-}
+pub use super::index::order_key;
 
 /// Whether an object is in a collection: its kind, namespace, selectors.
 #[must_use]
@@ -85,41 +87,50 @@ pub fn in_scope(o: &Object, kind: &KindInfo, namespace: Option<&str>, opts: &Lis
         && opts.fields.matches(o)
 }
 
-/// A page of a collection. `rv` is the store's resource version.
+/// Whether the list selects by label or field: its page is then filled
+/// by looking through the collection, and no count of the rest is given,
+/// as kube-apiserver gives none.
+fn selects(opts: &ListOptions) -> bool {
+    !opts.labels.is_everything() || !opts.fields.0.is_empty()
+}
+
+/// A page of a collection, from the index: it costs the objects the page
+/// holds (and, with a selector, those looked through to fill it), not the
+/// whole store.
 #[must_use]
-pub fn list<'a>(
-    objects: impl Iterator<Item = &'a Object>,
+pub fn list(
+    served: &Served,
     kind: &KindInfo,
     namespace: Option<&str>,
     opts: &ListOptions,
     form: Form,
-    now: Timestamp,
-    rv: u64,
 ) -> Response {
-    let mut items: Vec<&Object> = objects
-        .filter(|o| in_scope(o, kind, namespace, opts))
-        .filter(|o| {
-            opts.after
-                .as_deref()
-                .is_none_or(|a| order_key(o).as_str() > a)
-        })
-        .collect();
-    items.sort_by_key(|o| order_key(o));
-    let mut meta = json!({"resourceVersion": rv.to_string()});
-    if let Some(limit) = opts.limit
-        && items.len() > limit
+    let (index, g, now) = (&served.index, served.sim.graph(), served.sim.now());
+    let (group, stored) = events::stored_kind(kind);
+    let mut matching = index
+        .scan(group, stored, namespace, opts.after.as_deref())
+        .map(|o| &**o)
+        .filter(|o| in_scope(o, kind, namespace, opts));
+    let items: Vec<&Object> = match opts.limit {
+        Some(limit) => matching.by_ref().take(limit).collect(),
+        None => matching.by_ref().collect(),
+    };
+    let mut meta = json!({"resourceVersion": served.resource_version().to_string()});
+    if opts.limit.is_some()
+        && matching.next().is_some()
+        && let Some(last) = items.last()
     {
-        let rest = items.len() - limit;
-        items.truncate(limit);
-        if let Some(last) = items.last() {
-            meta["continue"] = json!(encode_continue(&order_key(last)));
-            meta["remainingItemCount"] = json!(rest);
+        let listed = opts.listed + items.len();
+        meta["continue"] = json!(encode_continue(&order_key(last), listed));
+        if !selects(opts) {
+            let total = index.count(group, stored, namespace);
+            meta["remainingItemCount"] = json!(total.saturating_sub(listed).max(1));
         }
     }
     match form {
         Form::Table => {
             let mut t = table::table(&kind.group, &kind.kind, &items, now, |o| {
-                row_object(opts.include_object.as_deref(), o)
+                row_object(opts.include_object.as_deref(), o, g)
             });
             t["metadata"] = meta;
             Response::typed(200, TABLE_TYPE, &t)
@@ -137,7 +148,7 @@ pub fn list<'a>(
             )
         }
         _ => {
-            let list: Vec<Value> = items.iter().map(|o| served_value(o, kind)).collect();
+            let list: Vec<Value> = items.iter().map(|o| served_value(o, kind, g)).collect();
             Response::json(
                 200,
                 &json!({

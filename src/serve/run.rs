@@ -100,6 +100,11 @@ impl Started {
     }
 }
 
+/// `t` without its fraction of a second, as object timestamps are.
+fn whole_second(t: jiff::Timestamp) -> jiff::Timestamp {
+    jiff::Timestamp::from_second(t.as_second()).unwrap_or(t)
+}
+
 /// Loads the scenario, makes the credentials, listens, writes the
 /// kubeconfig and starts the server and the clock.
 ///
@@ -113,7 +118,7 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
             opts.speed
         ));
     }
-    let sc = scenario::load(&opts.scenario).map_err(|e| e.to_string())?;
+    let mut sc = scenario::load(&opts.scenario).map_err(|e| e.to_string())?;
     let name = sc.name.clone();
     let state = opts
         .state_dir
@@ -129,13 +134,22 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
         None => (None, 0),
     };
     let resumed = saved.is_some();
-    let sim = match saved {
+    let mut sim = match saved {
         Some(saved) => Sim::resume(sc, saved).map_err(|e| {
             let dir = opts.state_dir.clone().unwrap_or_default();
             format!("{}: {e}", dir.join(statedir::STORE).display())
         })?,
-        None => Sim::load(sc).map_err(|e| e.to_string())?,
+        None => {
+            // Virtual time zero is now: the served clock is the real one.
+            sc.start_at(whole_second(jiff::Timestamp::now()));
+            Sim::load(sc).map_err(|e| e.to_string())?
+        }
     };
+    if resumed && !opts.paused {
+        // The time it was down passed for its objects too.
+        let down = jiff::Timestamp::now().duration_since(sim.now()).as_millis();
+        sim.advance(u64::try_from(down).unwrap_or(0));
+    }
     let namespace = main_namespace(&sim);
     let mut served = Served::new(sim);
     let journal = match &state {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::events;
+use super::index::Index;
 use super::journal::{Op, Record};
 use crate::model::Object;
 use crate::sim::timeline::{Entry, What};
@@ -54,6 +55,8 @@ pub struct Event {
 #[derive(Debug)]
 pub struct Served {
     pub sim: Sim,
+    /// The store in list order ([`Index`]), kept from the changes.
+    pub index: Index,
     history: VecDeque<Event>,
     /// Every change after this resource version is in `history`.
     oldest: u64,
@@ -88,13 +91,48 @@ pub fn missing_namespaces(sim: &Sim) -> Vec<String> {
         .collect()
 }
 
+/// The Nodes the pods are bound to that the store lacks: a real cluster's
+/// pods run only on Nodes that exist (a scenario rarely lists them).
+#[must_use]
+pub fn missing_nodes(sim: &Sim) -> Vec<String> {
+    let have: BTreeSet<&str> = sim
+        .objects()
+        .filter(|o| o.kind == "Node" && o.group().is_empty())
+        .map(Object::name)
+        .collect();
+    let want: BTreeSet<&str> = sim
+        .objects()
+        .filter(|o| o.kind == "Pod" && o.group().is_empty())
+        .filter_map(|o| o.str_at(&["spec", "nodeName"]))
+        .filter(|n| !n.is_empty())
+        .collect();
+    want.difference(&have).map(|n| (*n).to_string()).collect()
+}
+
+/// A Node whose kubelet posts ready status, as a fresh cluster's.
+fn ready_node(name: &str, now: jiff::Timestamp) -> Object {
+    let mut node = Object::new("v1", "Node", None, name);
+    node.status = serde_json::json!({"conditions": [{
+        "type": "Ready", "status": "True", "reason": "KubeletReady",
+        "message": "kubelet is posting ready status",
+        "lastHeartbeatTime": now.to_string(), "lastTransitionTime": now.to_string(),
+    }]})
+    .into();
+    node
+}
+
 impl Served {
-    /// Serves `sim`, creating the namespaces its objects live in.
+    /// Serves `sim`, creating the namespaces its objects live in and the
+    /// Nodes its pods are bound to.
     #[must_use]
     pub fn new(mut sim: Sim) -> Served {
         sim.set_user_actor(ACTOR);
         for ns in missing_namespaces(&sim) {
             sim.create(Object::new("v1", "Namespace", None, &ns));
+        }
+        for node in missing_nodes(&sim) {
+            let now = sim.now();
+            sim.create(ready_node(&node, now));
         }
         for o in super::policy::bootstrap() {
             let present = sim
@@ -107,6 +145,7 @@ impl Served {
         sim.take_watch_changes();
         let oldest = sim.resource_version();
         Served {
+            index: Index::new(sim.shared_objects()),
             sim,
             history: VecDeque::new(),
             oldest,
@@ -173,6 +212,10 @@ impl Served {
                     now_ms: self.sim.now_ms(),
                     op,
                 });
+            }
+            match &ch {
+                Change::Added(o) | Change::Modified { new: o, .. } => self.index.put(o),
+                Change::Deleted(o) => self.index.remove(o),
             }
             let (kind, object, old) = match ch {
                 Change::Added(o) => (EventKind::Added, o, None),

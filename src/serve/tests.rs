@@ -241,7 +241,7 @@ fn watches_resume_select_and_expire() {
         ..Request::new("PATCH", &format!("{PODS}/web-7d9f8c6b5-4xk2p"))
     };
     assert_eq!(send(&mut s, &patch).code, 200);
-    let lines = watch::next(&s, &mut w).expect("in history");
+    let lines = watch::next(&s, &mut w, s.resource_version()).expect("in history");
     assert_eq!(lines.len(), 1);
     assert_eq!(lines[0]["type"], "DELETED");
     assert_eq!(
@@ -272,7 +272,7 @@ fn watches_resume_select_and_expire() {
     assert_eq!(old.initial[0]["type"], "ERROR");
     assert_eq!(old.initial[0]["object"]["code"], 410);
     assert_eq!(
-        watch::next(&s, &mut w).expect_err("fell behind")["object"]["reason"],
+        watch::next(&s, &mut w, s.resource_version()).expect_err("fell behind")["object"]["reason"],
         "Expired"
     );
     // From now: the current objects first.
@@ -296,7 +296,7 @@ fn what_is_not_served_says_so() {
         ("DELETE", PODS, 405),
         ("POST", "/version", 405),
         ("GET", "/openapi/v2", 404),
-        ("PUT", &format!("{DEPLOY}/scale"), 405),
+        ("PUT", &format!("{DEPLOY}/status"), 405),
         ("GET", "/api/v1/pods/web-7d9f8c6b5-4xk2p", 404),
         ("GET", "/api/v1/namespaces/shop/namespaces", 404),
         (
@@ -486,7 +486,7 @@ fn gc_warnings_are_served_as_events_and_go_with_their_namespace() {
     let Outcome::Watch(mut w) = handle(&mut s, &req, "127.0.0.1:1") else {
         panic!("a watch");
     };
-    let lines = watch::next(&s, &mut w).expect("lines");
+    let lines = watch::next(&s, &mut w, s.resource_version()).expect("lines");
     assert!(
         lines
             .iter()

@@ -9,11 +9,11 @@ use serde_json::{Value, json};
 
 use super::negotiate::Form;
 use super::query::ListOptions;
-use super::read::{in_scope, meta_value, order_key, row_object, served_value};
+use super::read::{in_scope, meta_value, row_object, served_value};
 use super::state::{EventKind, Served};
 use super::status::status_value;
-use super::table;
-use crate::model::{KindInfo, Object};
+use super::{events, table};
+use crate::model::{KindInfo, Object, OwnershipGraph};
 
 /// A watch to stream.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,13 +39,19 @@ fn gone(rv: u64, oldest: u64) -> Value {
 
 /// One event line.
 #[must_use]
-pub fn line(kind: EventKind, o: &Object, spec: &WatchSpec, now: Timestamp) -> Value {
+pub fn line(
+    kind: EventKind,
+    o: &Object,
+    spec: &WatchSpec,
+    now: Timestamp,
+    g: &OwnershipGraph,
+) -> Value {
     let object = match spec.form {
         Form::Meta => meta_value(o),
         Form::Table => table::table(&spec.kind.group, &spec.kind.kind, &[o], now, |x| {
-            row_object(spec.opts.include_object.as_deref(), x)
+            row_object(spec.opts.include_object.as_deref(), x, g)
         }),
-        _ => served_value(o, &spec.kind),
+        _ => served_value(o, &spec.kind, g),
     };
     json!({"type": kind.as_str(), "object": object})
 }
@@ -89,15 +95,12 @@ pub fn start(
     match rv {
         None | Some(0) => {
             let now = served.sim.now();
-            let mut current: Vec<&Object> = served
-                .sim
-                .objects()
+            let (group, stored) = events::stored_kind(&spec.kind);
+            spec.initial = served
+                .index
+                .scan(group, stored, spec.namespace.as_deref(), None)
                 .filter(|o| in_scope(o, &spec.kind, spec.namespace.as_deref(), &spec.opts))
-                .collect();
-            current.sort_by_key(|o| order_key(o));
-            spec.initial = current
-                .iter()
-                .map(|o| line(EventKind::Added, o, &spec, now))
+                .map(|o| line(EventKind::Added, o, &spec, now, served.sim.graph()))
                 .collect();
         }
         Some(v) => match served.since(v) {
@@ -111,21 +114,25 @@ pub fn start(
     spec
 }
 
-/// The lines for what changed after `spec.cursor`, moving the cursor on.
-/// `Err` is the 410 line that ends the watch (it fell behind the history).
+/// The lines for what changed after `spec.cursor` up to resource version
+/// `upto` (what is durable: a watch never sees a change before the
+/// journal has it), moving the cursor on. `Err` is the 410 line that ends
+/// the watch (it fell behind the history).
 ///
 /// # Errors
 /// The history no longer reaches the cursor.
-pub fn next(served: &Served, spec: &mut WatchSpec) -> Result<Vec<Value>, Value> {
+pub fn next(served: &Served, spec: &mut WatchSpec, upto: u64) -> Result<Vec<Value>, Value> {
     let events = served
         .since(spec.cursor)
         .map_err(|oldest| gone(spec.cursor, oldest))?;
     let now = served.sim.now();
     let ns = spec.namespace.as_deref();
     let mut lines = Vec::new();
-    let mut cursor = spec.cursor;
+    let upto = upto.min(served.resource_version());
     for e in events {
-        cursor = cursor.max(e.rv);
+        if e.rv > upto {
+            break;
+        }
         let now_in = in_scope(&e.object, &spec.kind, ns, &spec.opts);
         let was_in = e
             .old
@@ -139,10 +146,10 @@ pub fn next(served: &Served, spec: &mut WatchSpec) -> Result<Vec<Value>, Value> 
             (EventKind::Deleted, _, true) => EventKind::Deleted,
             _ => continue,
         };
-        lines.push(line(kind, &e.object, spec, now));
+        lines.push(line(kind, &e.object, spec, now, served.sim.graph()));
     }
     // Every change up to the store's version is in the history (the
     // handler and the clock move them there under the same lock).
-    spec.cursor = cursor.max(served.resource_version());
+    spec.cursor = spec.cursor.max(upto);
     Ok(lines)
 }

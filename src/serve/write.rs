@@ -98,6 +98,11 @@ fn parse_body(req: &Request) -> Result<Value, Response> {
         .next()
         .unwrap_or_default()
         .trim();
+    if media.eq_ignore_ascii_case(super::protobuf::MEDIA)
+        && let Some(v) = super::protobuf::object(&req.body)
+    {
+        return Ok(v);
+    }
     if !media.is_empty()
         && !media.eq_ignore_ascii_case("application/json")
         && !media.ends_with("+json")
@@ -105,7 +110,7 @@ fn parse_body(req: &Request) -> Result<Value, Response> {
         return Err(status::error(
             415,
             &format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json (got {media:?}; the ownerscope simulator does not read protobuf: kubectl create -f sends JSON)"
+                "the body of the request was in an unknown format - accepted media types include: application/json (got {media:?}; of protobuf the ownerscope simulator reads only the kinds kubectl creates typed: kubectl create -f sends JSON)"
             ),
         ));
     }
@@ -244,6 +249,43 @@ fn body_object(
     Ok((obj, body))
 }
 
+/// Whether the kind's `status` is written only through its status
+/// subresource, as kube-apiserver's strategies for the built-in kinds do:
+/// a create starts it afresh (a Pod `Pending`), a PUT or PATCH of the
+/// object keeps the stored one (so a status read back, as `kubectl edit`
+/// sends it, is never stored).
+fn status_is_subresource(kind: &KindInfo) -> bool {
+    match kind.group.as_str() {
+        "" => matches!(
+            kind.kind.as_str(),
+            "Pod"
+                | "Node"
+                | "Namespace"
+                | "PersistentVolume"
+                | "PersistentVolumeClaim"
+                | "Service"
+                | "ReplicationController"
+        ),
+        "apps" | "batch" => true,
+        "apiextensions.k8s.io" | "apiregistration.k8s.io" => true,
+        _ => false,
+    }
+}
+
+/// `obj`'s status as the API server keeps it on a write: `old`'s, or
+/// afresh on a create.
+fn server_status(kind: &KindInfo, obj: &mut Object, old: Option<&Object>) {
+    if !status_is_subresource(kind) {
+        return;
+    }
+    obj.status = match old {
+        Some(o) => o.status.clone(),
+        None if kind.kind == "Pod" => serde_json::json!({"phase": "Pending"}).into(),
+        None if kind.kind == "Namespace" => serde_json::json!({"phase": "Active"}).into(),
+        None => crate::model::fields::Fields::default(),
+    };
+}
+
 /// A name for `generateName`: the prefix and five characters, as upstream.
 fn generated(prefix: &str, seed: u64) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -303,6 +345,7 @@ pub fn create(
     if let Err(refused) = admit::validate(kind, &body) {
         return refused;
     }
+    server_status(kind, &mut obj, None);
     if dry_run(req, &body) {
         let resp = sim.clone().create(obj.clone());
         sim.record_response(obj.obj_ref(), "POST dryRun=All".into(), &resp);
@@ -317,7 +360,7 @@ pub fn update(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Resp
     if let Err(r) = admit::dry_run_values(req, "UpdateOptions") {
         return r;
     }
-    let (obj, mut body) = match body_object(req, target.kind, target.namespace.as_deref()) {
+    let (mut obj, mut body) = match body_object(req, target.kind, target.namespace.as_deref()) {
         Ok(x) => x,
         Err(r) => return r,
     };
@@ -338,6 +381,9 @@ pub fn update(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Resp
     }
     if let Err(refused) = admit::validate(target.kind, &body) {
         return refused;
+    }
+    if let Some(old) = &old {
+        server_status(target.kind, &mut obj, Some(old));
     }
     if dry_run(req, &body) {
         let resp = sim.clone().update(obj.clone());
@@ -402,6 +448,7 @@ pub fn patch(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Respo
             "a patch cannot change the object's apiVersion, kind, name or namespace",
         );
     }
+    server_status(target.kind, &mut new, Some(&current));
     // A resource version the patch did not set is no precondition.
     if new.metadata.resource_version == current.metadata.resource_version {
         new.metadata.resource_version = None;

@@ -319,7 +319,7 @@ impl Sim {
     /// A simulator with the scenario's settings, kinds and controllers and
     /// an empty store, at time zero.
     fn shell(scenario: &Arc<Scenario>, seed: u64) -> Sim {
-        let epoch = epoch();
+        let epoch = scenario.settings.epoch.unwrap_or_else(epoch);
         let settings = Settings {
             seed,
             ..scenario.settings.clone()

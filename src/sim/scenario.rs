@@ -321,6 +321,12 @@ pub struct Settings {
     /// The UI opens the scenario with its clock paused (`Space` runs it),
     /// for a story that would be over before a first look.
     pub starts_paused: bool,
+    /// Virtual time zero as a wall-clock instant; [`crate::sim::engine::EPOCH`]
+    /// when unset. `ownerscope serve` sets it to the real time it starts
+    /// at, so that its clock is the real clock and ages read the same in
+    /// any client. Not a scenario field: a scenario's times are relative.
+    #[serde(skip)]
+    pub epoch: Option<jiff::Timestamp>,
 }
 
 impl Default for Settings {
@@ -336,6 +342,7 @@ impl Default for Settings {
             unobserved_for: Millis(10_000),
             unavailable_apis: Vec::new(),
             starts_paused: false,
+            epoch: None,
         }
     }
 }
@@ -376,6 +383,22 @@ struct ScenarioHeader {
     settings: Settings,
 }
 
+/// Moves every RFC 3339 time in `v` by `by`.
+fn shift_times(v: &mut Value, by: jiff::SignedDuration) {
+    match v {
+        Value::String(s) if s.ends_with('Z') && s.contains('T') => {
+            if let Ok(t) = s.parse::<jiff::Timestamp>()
+                && let Ok(moved) = t.checked_add(by)
+            {
+                *s = moved.to_string();
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|x| shift_times(x, by)),
+        Value::Object(map) => map.values_mut().for_each(|x| shift_times(x, by)),
+        _ => {}
+    }
+}
+
 /// A loaded scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -396,6 +419,33 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Starts virtual time at `epoch` instead of [`super::engine::EPOCH`],
+    /// moving every time the objects carry (timestamps in metadata, `spec`
+    /// and `status`: a condition's transition, a Lease's renewal) by as
+    /// much, so that they keep their distance from the start.
+    pub fn start_at(&mut self, epoch: jiff::Timestamp) {
+        let base: jiff::Timestamp = super::engine::EPOCH
+            .parse()
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        let by = epoch.duration_since(base);
+        self.settings.epoch = Some(epoch);
+        for o in &mut self.objects {
+            let o = Arc::make_mut(o);
+            let m = &mut o.metadata;
+            for t in [&mut m.creation_timestamp, &mut m.deletion_timestamp]
+                .into_iter()
+                .flatten()
+            {
+                *t = t.saturating_add(by).unwrap_or(*t);
+            }
+            for fields in [&mut o.spec, &mut o.status] {
+                if !fields.is_null() {
+                    shift_times(fields, by);
+                }
+            }
+        }
+    }
+
     /// The kind table: built-in kinds plus the scenario's.
     #[must_use]
     pub fn kind_table(&self) -> KindTable {

@@ -28,6 +28,10 @@ pub struct Saved {
     pub uid_state: u64,
     /// Virtual milliseconds since the start.
     pub now_ms: u64,
+    /// Virtual time zero, when it was not [`super::EPOCH`] (a served
+    /// simulator's start on the real clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<jiff::Timestamp>,
     /// How many of the scenario's steps ran.
     pub steps_run: usize,
     /// Finalizer -> whether its controller is online.
@@ -59,6 +63,7 @@ impl Sim {
             resource_version: self.api.resource_version(),
             uid_state: self.api.uid_state(),
             now_ms: self.now_ms,
+            epoch: (self.epoch != super::epoch()).then_some(self.epoch),
             steps_run: self.next_step,
             controllers: self.controller_map(),
             unavailable_apis: self
@@ -98,6 +103,7 @@ impl Sim {
             ));
         }
         scenario.objects = Vec::new();
+        scenario.settings.epoch = saved.epoch;
         let scenario = Arc::new(scenario);
         let mut sim = Self::shell(&scenario, saved.seed);
         sim.api

@@ -1,0 +1,409 @@
+//! What a real cluster would have written into an object the simulator
+//! keeps only in part ([`crate::model::kept`]), added as the object is
+//! sent: kube-apiserver's defaults for a Pod's spec (a container, from the
+//! pod's or its controller's template, or one named after its workload),
+//! the kubelet's status for a pod on a Node that exists, and the workload
+//! controllers' status (replicas, ready, available, observedGeneration,
+//! conditions) counted from the pods in the store. So `kubectl logs`,
+//! `describe` and `rollout status` read as on a real cluster. A field the
+//! stored object has is never replaced: the scenario's word stands.
+
+use serde_json::{Map, Value, json};
+
+use crate::model::workload::{controller_ref, is_active_pod, is_running_and_ready, selector};
+use crate::model::{Object, OwnershipGraph};
+
+/// The image of a container that neither the pod nor its controller's
+/// template names.
+pub const DEFAULT_IMAGE: &str = "registry.k8s.io/pause:3.2";
+
+/// Adds to `v`, the object `o` as sent, what a real cluster would show.
+pub fn complete(v: &mut Value, o: &Object, g: &OwnershipGraph) {
+    match (o.group(), o.kind.as_str()) {
+        ("", "Pod") => pod(v, o, g),
+        ("apps", "Deployment") => deployment(v, o, g),
+        ("apps", "ReplicaSet") | ("", "ReplicationController") => replica_set(v, o, g),
+        ("apps", "StatefulSet") => stateful_set(v, o, g),
+        ("apps", "DaemonSet") => daemon_set(v, o, g),
+        ("batch", "Job") => {
+            template(v, o);
+            if let Some(t) = created(o) {
+                fill(section(v, "status"), "startTime", json!(t));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `v[key]` as a map, made one if it was absent or null.
+fn section<'v>(v: &'v mut Value, key: &str) -> &'v mut Map<String, Value> {
+    if !v[key].is_object() {
+        v[key] = json!({});
+    }
+    match &mut v[key] {
+        Value::Object(m) => m,
+        _ => unreachable!("made a map above"),
+    }
+}
+
+/// Sets `key` unless the map has it.
+fn fill(map: &mut Map<String, Value>, key: &str, value: Value) {
+    map.entry(key).or_insert(value);
+}
+
+/// Sets a count unless the map has it; zero is left out, as the API's
+/// `omitempty` counts are.
+fn count(map: &mut Map<String, Value>, key: &str, n: usize) {
+    if n > 0 {
+        fill(map, key, json!(n));
+    }
+}
+
+fn created(o: &Object) -> Option<String> {
+    o.metadata.creation_timestamp.map(|t| t.to_string())
+}
+
+/// The name of the workload a pod or template belongs to: a ReplicaSet's
+/// `-<pod-template-hash>` taken off (`web-7d9f8c6b5` -> `web`).
+fn workload_name(name: &str, o: &Object) -> String {
+    o.metadata
+        .labels
+        .get("pod-template-hash")
+        .and_then(|h| name.strip_suffix(&format!("-{h}")))
+        .unwrap_or(name)
+        .to_string()
+}
+
+/// The container a pod runs when nothing names one: named after its
+/// workload (its controller's name), or itself.
+fn default_container(o: &Object) -> Value {
+    let name = match o.kind.as_str() {
+        "Pod" => {
+            controller_ref(o).map_or_else(|| o.name().to_string(), |r| workload_name(&r.name, o))
+        }
+        _ => workload_name(o.name(), o),
+    };
+    json!({"name": name, "image": DEFAULT_IMAGE})
+}
+
+/// A pod spec's defaults, as kube-apiserver sets them on create.
+fn pod_spec(spec: &mut Map<String, Value>, o: &Object, restart: &str) {
+    let containers = spec.entry("containers").or_insert_with(|| json!([]));
+    if containers.as_array().is_none_or(Vec::is_empty) {
+        *containers = json!([default_container(o)]);
+    }
+    for c in containers.as_array_mut().into_iter().flatten() {
+        let Some(c) = c.as_object_mut() else { continue };
+        fill(c, "image", json!(DEFAULT_IMAGE));
+        let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
+        let tagged = image.rsplit('/').next().is_some_and(|l| l.contains(':'));
+        let policy = if !tagged || image.ends_with(":latest") {
+            "Always"
+        } else {
+            "IfNotPresent"
+        };
+        fill(c, "imagePullPolicy", json!(policy));
+        fill(c, "resources", json!({}));
+        fill(c, "terminationMessagePath", json!("/dev/termination-log"));
+        fill(c, "terminationMessagePolicy", json!("File"));
+    }
+    fill(spec, "restartPolicy", json!(restart));
+    fill(spec, "terminationGracePeriodSeconds", json!(30));
+    fill(spec, "dnsPolicy", json!("ClusterFirst"));
+    fill(spec, "securityContext", json!({}));
+    fill(spec, "schedulerName", json!("default-scheduler"));
+    fill(spec, "enableServiceLinks", json!(true));
+    fill(spec, "priority", json!(0));
+}
+
+/// A workload's pod template, with a pod spec's defaults.
+fn template(v: &mut Value, o: &Object) {
+    let restart = if o.kind == "Job" { "Never" } else { "Always" };
+    let spec = section(v, "spec");
+    let t = spec.entry("template").or_insert_with(|| json!({}));
+    if !t.is_object() {
+        *t = json!({});
+    }
+    let Some(t) = t.as_object_mut() else { return };
+    fill(t, "metadata", json!({}));
+    let s = t.entry("spec").or_insert_with(|| json!({}));
+    if let Some(s) = s.as_object_mut() {
+        pod_spec(s, o, restart);
+    }
+}
+
+/// The Node a pod is bound to, if it exists.
+fn node<'g>(pod: &Object, g: &'g OwnershipGraph) -> Option<&'g Object> {
+    let name = pod.str_at(&["spec", "nodeName"])?;
+    g.find("", "Node", None, name)
+}
+
+/// Ready as its workload counts it: running and ready on a Node that
+/// exists, and not going.
+fn ready(pod: &Object, g: &OwnershipGraph) -> bool {
+    is_active_pod(pod) && is_running_and_ready(pod) && node(pod, g).is_some()
+}
+
+fn pod(v: &mut Value, o: &Object, g: &OwnershipGraph) {
+    let owned_by_job = controller_ref(o).is_some_and(|r| r.kind == "Job");
+    pod_spec(
+        section(v, "spec"),
+        o,
+        if owned_by_job { "Never" } else { "Always" },
+    );
+    let containers: Vec<(String, String)> = v["spec"]["containers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            let s = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or_default();
+            (s("name").to_string(), s("image").to_string())
+        })
+        .collect();
+    let phase = o.str_at(&["status", "phase"]).unwrap_or("Pending");
+    let is_ready = ready(o, g);
+    let on_node = node(o, g).is_some();
+    let at = created(o).map_or(Value::Null, Value::String);
+    let status = section(v, "status");
+    fill(status, "phase", json!(phase));
+    fill(status, "qosClass", json!("BestEffort"));
+    if !on_node {
+        return;
+    }
+    fill(status, "startTime", at.clone());
+    let word = if is_ready { "True" } else { "False" };
+    let condition = |t: &str, s: &str| json!({"type": t, "status": s, "lastProbeTime": null, "lastTransitionTime": at});
+    fill(
+        status,
+        "conditions",
+        json!([
+            condition("Initialized", "True"),
+            condition("Ready", word),
+            condition("ContainersReady", word),
+            condition("PodScheduled", "True"),
+        ]),
+    );
+    let state = match phase {
+        "Running" => json!({"running": {"startedAt": at}}),
+        "Succeeded" => json!({"terminated": {"exitCode": 0, "reason": "Completed",
+                                              "startedAt": at, "finishedAt": at}}),
+        "Failed" => json!({"terminated": {"exitCode": 1, "reason": "Error",
+                                           "startedAt": at, "finishedAt": at}}),
+        _ => json!({"waiting": {"reason": "ContainerCreating"}}),
+    };
+    let statuses: Vec<Value> = containers
+        .into_iter()
+        .map(|(name, image)| {
+            json!({
+                "name": name, "image": image, "imageID": "",
+                "ready": is_ready, "started": phase == "Running",
+                "restartCount": 0, "state": state, "lastState": {},
+            })
+        })
+        .collect();
+    fill(status, "containerStatuses", json!(statuses));
+}
+
+/// The pods whose controller is `owner`.
+fn pods_of<'g>(owner: &Object, g: &'g OwnershipGraph) -> Vec<&'g Object> {
+    g.referrer_objects(owner.uid())
+        .filter(|p| p.kind == "Pod" && p.group().is_empty())
+        .filter(|p| controller_ref(p).is_some_and(|r| r.uid == owner.uid()))
+        .collect()
+}
+
+fn spec_replicas(v: &Value) -> u64 {
+    v["spec"]["replicas"].as_u64().unwrap_or(1)
+}
+
+/// What a workload's status counts of its pods.
+struct Counts {
+    /// Active pods (not Terminating, not finished).
+    replicas: usize,
+    ready: usize,
+}
+
+fn counts(pods: &[&Object], g: &OwnershipGraph) -> Counts {
+    Counts {
+        replicas: pods.iter().filter(|p| is_active_pod(p)).count(),
+        ready: pods.iter().filter(|p| ready(p, g)).count(),
+    }
+}
+
+fn observed(status: &mut Map<String, Value>, o: &Object) {
+    fill(
+        status,
+        "observedGeneration",
+        json!(o.metadata.generation.unwrap_or(1)),
+    );
+}
+
+/// `spec.replicas` defaulted, the template completed; the selector as the
+/// scale subresource reads it.
+fn replicated(v: &mut Value, o: &Object) -> u64 {
+    fill(section(v, "spec"), "replicas", json!(1));
+    template(v, o);
+    spec_replicas(v)
+}
+
+fn replica_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
+    replicated(v, o);
+    let c = counts(&pods_of(o, g), g);
+    let status = section(v, "status");
+    fill(status, "replicas", json!(c.replicas));
+    count(status, "fullyLabeledReplicas", c.replicas);
+    count(status, "readyReplicas", c.ready);
+    count(status, "availableReplicas", c.ready);
+    observed(status, o);
+}
+
+fn deployment(v: &mut Value, o: &Object, g: &OwnershipGraph) {
+    let want = replicated(v, o);
+    fill(
+        section(v, "spec"),
+        "strategy",
+        json!({"type": "RollingUpdate",
+               "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}),
+    );
+    let sets: Vec<&Object> = g
+        .referrer_objects(o.uid())
+        .filter(|r| r.kind == "ReplicaSet" && r.group() == "apps")
+        .filter(|r| controller_ref(r).is_some_and(|c| c.uid == o.uid()))
+        .collect();
+    let pods: Vec<&Object> = sets.iter().flat_map(|rs| pods_of(rs, g)).collect();
+    let c = counts(&pods, g);
+    let want_n = usize::try_from(want).unwrap_or(usize::MAX);
+    // maxUnavailable 25%, rounded down: the fewest available that count.
+    let least = want_n - want_n / 4;
+    let at = created(o).map_or(Value::Null, Value::String);
+    let newest = sets
+        .iter()
+        .max_by_key(|rs| rs.metadata.creation_timestamp)
+        .map(|rs| rs.name().to_string());
+    let (p_reason, p_message) = match &newest {
+        Some(rs) if c.ready >= want_n && c.replicas == want_n => (
+            "NewReplicaSetAvailable",
+            format!("ReplicaSet \"{rs}\" has successfully progressed."),
+        ),
+        Some(rs) => (
+            "ReplicaSetUpdated",
+            format!("ReplicaSet \"{rs}\" is progressing."),
+        ),
+        None => (
+            "NewReplicaSetCreated",
+            "Created new replica set.".to_string(),
+        ),
+    };
+    let (a_status, a_reason, a_message) = if c.ready >= least {
+        (
+            "True",
+            "MinimumReplicasAvailable",
+            "Deployment has minimum availability.",
+        )
+    } else {
+        (
+            "False",
+            "MinimumReplicasUnavailable",
+            "Deployment does not have minimum availability.",
+        )
+    };
+    let status = section(v, "status");
+    observed(status, o);
+    count(status, "replicas", c.replicas);
+    count(status, "updatedReplicas", c.replicas);
+    count(status, "readyReplicas", c.ready);
+    count(status, "availableReplicas", c.ready);
+    count(
+        status,
+        "unavailableReplicas",
+        c.replicas.max(want_n).saturating_sub(c.ready),
+    );
+    let condition = |t: &str, s: &str, r: &str, m: &str| {
+        json!({"type": t, "status": s, "lastUpdateTime": at, "lastTransitionTime": at,
+               "reason": r, "message": m})
+    };
+    fill(
+        status,
+        "conditions",
+        json!([
+            condition("Available", a_status, a_reason, a_message),
+            condition("Progressing", "True", p_reason, &p_message),
+        ]),
+    );
+}
+
+/// A revision name for a workload that is never rolled: its name and a
+/// piece of its uid.
+fn revision(o: &Object) -> String {
+    let short: String = o
+        .uid()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(10)
+        .collect();
+    format!("{}-{short}", o.name())
+}
+
+fn stateful_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
+    replicated(v, o);
+    let spec = section(v, "spec");
+    fill(
+        spec,
+        "updateStrategy",
+        json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
+    );
+    fill(spec, "podManagementPolicy", json!("OrderedReady"));
+    fill(spec, "revisionHistoryLimit", json!(10));
+    let c = counts(&pods_of(o, g), g);
+    let rev = revision(o);
+    let status = section(v, "status");
+    observed(status, o);
+    fill(status, "replicas", json!(c.replicas));
+    count(status, "readyReplicas", c.ready);
+    count(status, "currentReplicas", c.replicas);
+    count(status, "updatedReplicas", c.replicas);
+    fill(status, "currentRevision", json!(rev));
+    fill(status, "updateRevision", json!(rev));
+    fill(status, "collisionCount", json!(0));
+}
+
+fn daemon_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
+    template(v, o);
+    fill(
+        section(v, "spec"),
+        "updateStrategy",
+        json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1}}),
+    );
+    let c = counts(&pods_of(o, g), g);
+    let nodes = g
+        .objects()
+        .filter(|n| n.kind == "Node" && n.group().is_empty() && !n.is_terminating())
+        .count();
+    let status = section(v, "status");
+    observed(status, o);
+    fill(status, "currentNumberScheduled", json!(c.replicas));
+    fill(status, "desiredNumberScheduled", json!(nodes));
+    fill(status, "numberMisscheduled", json!(0));
+    fill(status, "numberReady", json!(c.ready));
+    count(status, "numberAvailable", c.ready);
+    count(status, "updatedNumberScheduled", c.replicas);
+    let unavailable = status
+        .get("desiredNumberScheduled")
+        .and_then(Value::as_u64)
+        .and_then(|d| usize::try_from(d).ok())
+        .unwrap_or(nodes)
+        .saturating_sub(c.ready);
+    count(status, "numberUnavailable", unavailable);
+}
+
+/// The label selector of a workload as a string (the Scale's
+/// `status.selector`).
+#[must_use]
+pub fn selector_string(o: &Object) -> String {
+    let s = selector(o);
+    if s.is_everything() || s.is_nothing() {
+        String::new()
+    } else {
+        s.to_string()
+    }
+}

@@ -1,0 +1,374 @@
+//! Objects kubectl and controllers can use: pods with a spec and a status
+//! on Nodes that exist, workloads with a status, the scale subresource,
+//! the kubelet's subresources, protobuf creates, the clock.
+
+use serde_json::{Value, json};
+
+use super::handler::handle;
+use super::state::Served;
+use super::{Outcome, Request, Response};
+use crate::sim::{Key, Sim, scenario};
+
+fn served() -> Served {
+    let sc = scenario::bundled("deployment").expect("bundled");
+    let mut s = Served::new(Sim::load(sc).expect("loads"));
+    s.paused = true;
+    s
+}
+
+fn send(s: &mut Served, req: &Request) -> Response {
+    match handle(s, req, "127.0.0.1:1") {
+        Outcome::Reply(r) => r,
+        Outcome::Watch(w) => panic!("a watch: {w:?}"),
+    }
+}
+
+fn get(s: &mut Served, path: &str) -> Value {
+    let r = send(s, &Request::new("GET", path));
+    assert_eq!(r.code, 200, "GET {path}: {:?}", r.value());
+    r.value()
+}
+
+fn body(method: &str, path: &str, content_type: &str, body: &Value) -> Request {
+    Request {
+        content_type: content_type.into(),
+        body: serde_json::to_vec(body).expect("json"),
+        ..Request::new(method, path)
+    }
+}
+
+fn key(group: &str, kind: &str, namespace: Option<&str>, name: &str) -> Key {
+    Key {
+        group: group.into(),
+        kind: kind.into(),
+        namespace: namespace.map(str::to_string),
+        name: name.into(),
+    }
+}
+
+const PODS: &str = "/api/v1/namespaces/shop/pods";
+const POD: &str = "/api/v1/namespaces/shop/pods/web-7d9f8c6b5-4xk2p";
+const DEPLOY: &str = "/apis/apps/v1/namespaces/shop/deployments/web";
+
+#[test]
+fn a_scenario_pod_has_a_spec_and_runs_on_a_node_that_exists() {
+    let mut s = served();
+    let pod = get(&mut s, POD);
+    let c = &pod["spec"]["containers"][0];
+    assert_eq!(c["name"], "web", "named after its Deployment");
+    assert_eq!(c["image"], super::complete::DEFAULT_IMAGE);
+    assert_eq!(c["imagePullPolicy"], "IfNotPresent");
+    assert_eq!(pod["spec"]["restartPolicy"], "Always");
+    assert_eq!(pod["spec"]["terminationGracePeriodSeconds"], 30);
+    assert_eq!(pod["spec"]["nodeName"], "node-1");
+    let node = get(&mut s, "/api/v1/nodes/node-1");
+    assert_eq!(node["status"]["conditions"][0]["type"], "Ready");
+    assert_eq!(node["status"]["conditions"][0]["status"], "True");
+    let st = &pod["status"];
+    assert_eq!(st["phase"], "Running");
+    assert_eq!(st["qosClass"], "BestEffort");
+    let ready: Vec<(&str, &str)> = st["conditions"]
+        .as_array()
+        .expect("conditions")
+        .iter()
+        .map(|c| {
+            (
+                c["type"].as_str().unwrap_or(""),
+                c["status"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(ready.contains(&("Ready", "True")), "{ready:?}");
+    assert_eq!(st["containerStatuses"][0]["name"], "web");
+    assert_eq!(st["containerStatuses"][0]["ready"], true);
+    assert!(st["containerStatuses"][0]["state"]["running"]["startedAt"].is_string());
+    // What is sent is added; what is stored is the scenario's.
+    let stored = s
+        .sim
+        .get(&key("", "Pod", Some("shop"), "web-7d9f8c6b5-4xk2p"))
+        .expect("stored");
+    assert!(stored.value_at(&["status", "containerStatuses"]).is_none());
+}
+
+#[test]
+fn a_created_pod_starts_pending_and_keeps_its_containers() {
+    let mut s = served();
+    let pod = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {"nodeName": "ghost",
+                 "containers": [{"name": "a", "image": "busybox:1.36"}, {"name": "b", "image": "busybox"}]},
+        "status": {"phase": "Running"}});
+    let r = send(&mut s, &body("POST", PODS, "application/json", &pod));
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    let got = get(&mut s, &format!("{PODS}/p"));
+    assert_eq!(
+        got["status"]["phase"], "Pending",
+        "the API server resets it"
+    );
+    assert!(
+        got["status"].get("conditions").is_none(),
+        "no Node: nothing ran"
+    );
+    assert_eq!(got["spec"]["containers"][0]["name"], "a");
+    assert_eq!(got["spec"]["containers"][1]["imagePullPolicy"], "Always");
+}
+
+#[test]
+fn logs_and_exec_answer_as_for_a_kubelet_out_of_reach() {
+    let mut s = served();
+    let mut create = |name: &str, node: Option<&str>, containers: &[&str]| {
+        let cs: Vec<Value> = containers
+            .iter()
+            .map(|c| json!({"name": c, "image": "x:1"}))
+            .collect();
+        let mut spec = json!({"containers": cs});
+        if let Some(n) = node {
+            spec["nodeName"] = json!(n);
+        }
+        let pod =
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec});
+        let r = send(&mut s, &body("POST", PODS, "application/json", &pod));
+        assert_eq!(r.code, 201, "{:?}", r.value());
+    };
+    create("unbound", None, &["c"]);
+    create("lost", Some("ghost"), &["c"]);
+    create("two", Some("node-1"), &["a", "b"]);
+    let cases: [(&str, &str, u16, &str); 8] = [
+        ("GET", "unbound/log", 204, ""),
+        (
+            "POST",
+            "unbound/exec?command=ls",
+            400,
+            "pod unbound does not have a host assigned",
+        ),
+        ("GET", "lost/log", 404, "pods \"ghost\" not found"),
+        (
+            "GET",
+            "lost/log?container=zz",
+            400,
+            "container zz is not valid for pod lost",
+        ),
+        (
+            "GET",
+            "two/log",
+            400,
+            "a container name must be specified for pod two, choose one of: [a b]",
+        ),
+        ("GET", "nope/log", 404, "pods \"nope\" not found"),
+        (
+            "POST",
+            "web-7d9f8c6b5-4xk2p/exec?command=ls",
+            500,
+            "runs no kubelet on node \"node-1\"",
+        ),
+        (
+            "GET",
+            "two/log?container=b",
+            500,
+            "containerLogs/shop/two/b",
+        ),
+    ];
+    for (method, path, code, words) in cases {
+        let r = send(&mut s, &Request::new(method, &format!("{PODS}/{path}")));
+        assert_eq!(r.code, code, "{method} {path}: {:?}", r.value());
+        if code == 204 {
+            assert!(r.body.is_empty());
+            continue;
+        }
+        let v = r.value();
+        assert_eq!(v["kind"], "Status", "{path}");
+        assert!(
+            v["message"].as_str().is_some_and(|m| m.contains(words)),
+            "{path}: {v}"
+        );
+        assert_eq!(v.get("reason").is_none(), code == 500, "{path}: {v}");
+    }
+}
+
+#[test]
+fn workloads_have_a_status_counted_from_their_pods() {
+    let mut s = served();
+    let d = get(&mut s, DEPLOY);
+    let st = &d["status"];
+    assert_eq!(
+        (
+            &st["replicas"],
+            &st["readyReplicas"],
+            &st["availableReplicas"],
+            &st["updatedReplicas"]
+        ),
+        (&json!(3), &json!(3), &json!(3), &json!(3))
+    );
+    assert_eq!(st["observedGeneration"], d["metadata"]["generation"]);
+    assert_eq!(st["conditions"][0]["type"], "Available");
+    assert_eq!(st["conditions"][0]["status"], "True");
+    assert_eq!(st["conditions"][1]["reason"], "NewReplicaSetAvailable");
+    let rs = get(
+        &mut s,
+        "/apis/apps/v1/namespaces/shop/replicasets/web-7d9f8c6b5",
+    );
+    assert_eq!(rs["status"]["readyReplicas"], 3);
+    // A pod going no longer counts.
+    let r = send(&mut s, &Request::new("DELETE", POD));
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    let st = get(&mut s, DEPLOY)["status"].clone();
+    assert_eq!(
+        (&st["replicas"], &st["readyReplicas"]),
+        (&json!(2), &json!(2))
+    );
+    assert_eq!(st["unavailableReplicas"], 1);
+    // A status sent back with the object is not stored.
+    let mut d = get(&mut s, DEPLOY);
+    d["status"]["readyReplicas"] = json!(7);
+    let r = send(&mut s, &body("PUT", DEPLOY, "application/json", &d));
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    let stored = s
+        .sim
+        .get(&key("apps", "Deployment", Some("shop"), "web"))
+        .expect("stored");
+    assert!(stored.value_at(&["status", "readyReplicas"]).is_none());
+}
+
+#[test]
+fn the_scale_subresource_reads_and_writes_replicas() {
+    let mut s = served();
+    let scale = format!("{DEPLOY}/scale");
+    let sc = get(&mut s, &scale);
+    assert_eq!(sc["kind"], "Scale");
+    assert_eq!(sc["apiVersion"], "autoscaling/v1");
+    assert_eq!(sc["spec"]["replicas"], 3);
+    assert_eq!(sc["status"], json!({"replicas": 3, "selector": "app=web"}));
+    let patch = body(
+        "PATCH",
+        &scale,
+        "application/merge-patch+json",
+        &json!({"spec": {"replicas": 1}}),
+    );
+    let r = send(&mut s, &patch);
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(r.value()["spec"]["replicas"], 1);
+    assert_eq!(get(&mut s, DEPLOY)["spec"]["replicas"], 1);
+    let mut put = get(&mut s, &scale);
+    put["spec"]["replicas"] = json!(-1);
+    let r = send(&mut s, &body("PUT", &scale, "application/json", &put));
+    assert_eq!(r.code, 422);
+    assert_eq!(
+        r.value()["message"],
+        "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"
+    );
+    put["spec"]["replicas"] = json!(2);
+    put["metadata"]["resourceVersion"] = json!("1");
+    let r = send(&mut s, &body("PUT", &scale, "application/json", &put));
+    assert_eq!(r.code, 409, "{:?}", r.value());
+    assert_eq!(r.value()["reason"], "Conflict");
+    let r = send(
+        &mut s,
+        &Request::new(
+            "GET",
+            "/apis/apps/v1/namespaces/shop/deployments/nope/scale",
+        ),
+    );
+    assert_eq!(r.code, 404);
+    assert_eq!(
+        r.value()["message"],
+        "deployments/scale.apps \"nope\" not found"
+    );
+    let r = send(
+        &mut s,
+        &Request::new("GET", "/apis/apps/v1/namespaces/shop/daemonsets/x/scale"),
+    );
+    assert_eq!(r.code, 404, "a DaemonSet has no scale");
+}
+
+/// A length-delimited protobuf field.
+fn len_field(n: u64, v: &[u8]) -> Vec<u8> {
+    let mut out = vec![u8::try_from(n << 3 | 2).expect("small")];
+    out.push(u8::try_from(v.len()).expect("short"));
+    out.extend_from_slice(v);
+    out
+}
+
+#[test]
+fn a_typed_create_in_protobuf_is_read() {
+    let mut s = served();
+    let label = [len_field(1, b"app"), len_field(2, b"x")].concat();
+    let meta = [
+        len_field(1, b"proto"),
+        len_field(3, b""),
+        len_field(11, &label),
+    ]
+    .concat();
+    let entry = [len_field(1, b"a"), len_field(2, b"b")].concat();
+    let cm = [len_field(1, &meta), len_field(2, &entry)].concat();
+    let type_meta = [len_field(1, b"v1"), len_field(2, b"ConfigMap")].concat();
+    let mut raw = b"k8s\0".to_vec();
+    raw.extend([len_field(1, &type_meta), len_field(2, &cm)].concat());
+    let req = Request {
+        content_type: super::protobuf::MEDIA.into(),
+        body: raw,
+        ..Request::new("POST", "/api/v1/namespaces/shop/configmaps")
+    };
+    let r = send(&mut s, &req);
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    let got = get(&mut s, "/api/v1/namespaces/shop/configmaps/proto");
+    assert_eq!(got["metadata"]["labels"], json!({"app": "x"}));
+    let req = Request {
+        content_type: super::protobuf::MEDIA.into(),
+        body: b"k8s\0\x0a\x02\x0a\x00".to_vec(),
+        ..Request::new("POST", "/api/v1/namespaces/shop/configmaps")
+    };
+    assert_eq!(send(&mut s, &req).code, 415, "a kind it does not read");
+}
+
+#[test]
+fn openapi_v2_is_not_served_and_says_where_to_look() {
+    let mut s = served();
+    let r = send(&mut s, &Request::new("GET", "/openapi/v2"));
+    assert_eq!(r.code, 404);
+    assert!(
+        r.value()["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("/openapi/v3"))
+    );
+    let v3 = get(&mut s, "/openapi/v3/api/v1");
+    let pod = &v3["components"]["schemas"]["io.k8s.api.core.v1.Pod"];
+    assert_eq!(pod["x-kubernetes-group-version-kind"][0]["kind"], "Pod");
+}
+
+#[test]
+fn a_scenario_started_now_keeps_its_times_apart() {
+    let mut sc = scenario::bundled("dead-node").expect("bundled");
+    let now: jiff::Timestamp = "2030-06-01T12:00:00Z".parse().expect("t");
+    sc.start_at(now);
+    let sim = Sim::load(sc).expect("loads");
+    assert_eq!(sim.now(), now);
+    let lease = sim
+        .get(&key(
+            "coordination.k8s.io",
+            "Lease",
+            Some("kube-node-lease"),
+            "node-1",
+        ))
+        .expect("lease");
+    let renewed: jiff::Timestamp = lease
+        .str_at(&["spec", "renewTime"])
+        .expect("renewTime")
+        .parse()
+        .expect("a time");
+    assert_eq!(
+        now.duration_since(renewed).as_secs(),
+        40,
+        "as in the scenario"
+    );
+    let node = sim.get(&key("", "Node", None, "node-1")).expect("node");
+    assert_eq!(
+        node.value_at(&["status", "conditions"])
+            .expect("conditions")[0]["lastTransitionTime"],
+        json!(now.to_string())
+    );
+    let pod_created = sim
+        .objects()
+        .find(|o| o.kind == "Pod")
+        .and_then(|o| o.metadata.creation_timestamp);
+    assert_eq!(pod_created, Some(now));
+}
