@@ -251,7 +251,7 @@ impl App {
             }),
             ("ctx" | "context", Some(name)) => self.switch_context(name),
             ("scenario", _) if !self.opts.is_simulator => {
-                Err("scenarios are for the simulator".into())
+                Err("scenarios are for the simulator (ownerscope SCENARIO); here :ctx NAME switches context".into())
             }
             ("scenario", None) => Err("scenario NAME (Tab completes)".into()),
             ("scenario", Some(name)) => {

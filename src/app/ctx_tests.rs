@@ -200,3 +200,20 @@ fn ctx_mistakes_keep_the_line_open_and_send_nothing() {
             .is_some_and(|e| e.contains("not named its contexts"))
     );
 }
+
+#[test]
+fn simulator_only_keys_on_a_cluster_say_what_to_use_here() {
+    let mut app = live();
+    assert!(run(&mut app, "scenario shop-demo").is_empty());
+    let err = line(&app).1.unwrap_or_default();
+    assert!(err.contains(":ctx NAME switches context"), "{err}");
+    app.update(Action::Cancel);
+    assert!(app.update(Action::OpenScenarios).is_empty());
+    assert!(message(&app).contains(":ctx NAME"), "{}", message(&app));
+    assert!(app.update(Action::OpenReset).is_empty());
+    assert!(
+        message(&app).contains("Ctrl-r reconnects"),
+        "{}",
+        message(&app)
+    );
+}

@@ -241,7 +241,9 @@ impl App {
 
     pub(super) fn open_reset(&mut self) {
         if !self.opts.is_simulator {
-            self.info("reset is for the simulator");
+            self.info(
+                "reset is for the simulator; here Ctrl-r reconnects and lists everything again",
+            );
             return;
         }
         let name = self
@@ -263,7 +265,7 @@ impl App {
 
     pub(super) fn open_scenarios(&mut self) {
         if !self.opts.is_simulator || self.opts.scenarios.is_empty() {
-            self.info("scenarios are for the simulator");
+            self.info("scenarios are for the simulator; here :ctx NAME switches context");
             return;
         }
         let current = self.status.as_ref().map(|s| s.name.as_str()).unwrap_or("");

@@ -116,8 +116,18 @@ fn entry(e: &PlanEntry) -> Node {
     small_tree::node(who(e), kids)
 }
 
+/// What a wait is on, and who acts next.
 fn wait_text(w: &Wait) -> String {
     match w {
+        // Its controller is known to be offline: who would remove it, and
+        // "stuck if it is not running", would only say it again.
+        Wait::Finalizer {
+            controller_online: Some(false),
+            ..
+        } => format!(
+            "{}: nothing removes it until that controller is back (c)",
+            w.text()
+        ),
         Wait::Finalizer { removed_by, .. } => format!("{} - removed by {removed_by}", w.text()),
         _ => w.text(),
     }
