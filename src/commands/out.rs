@@ -106,6 +106,20 @@ impl Out {
         self.text("\n")
     }
 
+    /// Prints JSON that `write` writes itself, piece by piece, then a
+    /// line break (for an answer too large to build whole first).
+    ///
+    /// # Errors
+    /// Standard output cannot be written (a closed pipe exits instead).
+    pub fn json_with(
+        &mut self,
+        write: impl FnOnce(&mut dyn Write) -> serde_json::Result<()>,
+    ) -> Result<(), CmdError> {
+        let r = write(&mut self.w).map_err(io::Error::from);
+        check(r)?;
+        self.text("\n")
+    }
+
     /// Writes out what is buffered.
     ///
     /// # Errors

@@ -49,7 +49,7 @@ pub fn run(args: &SimulateArgs) -> CmdResult {
                 "final state at {t:.3}s: {}",
                 crate::model::wording::count(final_objects.len(), "object")
             ))?;
-            out.text(&forest::to_text(&forest::build(sim.graph(), sim.now())))?;
+            forest::Forest::of(sim.graph(), sim.now()).write_text(|s| out.text(s))?;
         }
     }
     drop(final_objects);

@@ -3,8 +3,9 @@
 use super::out::{self, Out};
 use super::{CmdError, CmdResult, load_sim};
 use crate::cli::{TreeArgs, TreeOutput, seconds_to_ms};
+use crate::model::Partial;
+use crate::model::forest::Forest;
 use crate::model::selector::Selector;
-use crate::model::{Partial, forest};
 use crate::sim::engine::resolve_target;
 
 /// Prints the forest as text or JSON, or draws it (DOT, Mermaid).
@@ -24,25 +25,23 @@ pub fn run(args: &TreeArgs) -> CmdResult {
         Some(s) => Some((Selector::parse(s).map_err(CmdError)?, s.as_str())),
         None => None,
     };
-    let mut scope = String::new();
-    let (groups, partial, picture) = if args.live.live {
+    if args.live.live {
         let view = super::live::LiveView::read_for(
             &args.live,
             args.namespace.as_deref(),
             args.selector.as_deref(),
             object.as_deref(),
         )?;
-        scope = view.conn.scope.namespace().unwrap_or_default().to_string();
+        let scope = view.conn.scope.namespace().unwrap_or_default();
         let graph = view.graph();
-        let groups = match &object {
+        let forest = match &object {
             Some(typed) => {
                 let uid = view.find(typed, args.namespace.as_deref(), args.live.all_namespaces)?;
-                forest::focus(&graph, &uid, view.now())
+                Forest::focus(&graph, &uid, view.now())
             }
-            None => forest::build(&graph, view.now()),
+            None => Forest::of(&graph, view.now()),
         };
-        let picture = drawn(args.output, &groups, &graph);
-        (groups, Partial::of(graph.kinds()), picture)
+        print(args.output, &forest, &graph, scope)
     } else {
         let mut sim = load_sim(scenario.as_deref().unwrap_or_default(), None)?;
         if let Some(at) = args.at {
@@ -52,7 +51,7 @@ pub fn run(args: &TreeArgs) -> CmdResult {
             .as_ref()
             .map(|(s, typed)| sim.graph().select(s, typed));
         let graph = selected.as_ref().unwrap_or_else(|| sim.graph());
-        let groups = match &object {
+        let forest = match &object {
             Some(typed) => {
                 let target = super::parse_target(typed, args.namespace.as_deref())?;
                 let key =
@@ -60,32 +59,45 @@ pub fn run(args: &TreeArgs) -> CmdResult {
                 let obj = graph
                     .find(&key.group, &key.kind, key.namespace.as_deref(), &key.name)
                     .ok_or_else(|| CmdError(key.not_found()))?;
-                forest::focus(graph, obj.uid(), sim.now())
+                Forest::focus(graph, obj.uid(), sim.now())
             }
-            None => forest::build(graph, sim.now()),
+            None => Forest::of(graph, sim.now()),
         };
-        let picture = drawn(args.output, &groups, graph);
-        let answer = (groups, Partial::of(graph.kinds()), picture);
+        let printed = print(args.output, &forest, graph, "");
+        drop(forest);
+        drop(selected);
         super::leave_to_exit(sim);
-        answer
-    };
-    if args.output == TreeOutput::Text && is_empty(&groups, &scope) {
+        printed
+    }
+}
+
+/// Prints the forest in the form asked for; `scope` is the one namespace
+/// a live view lists, if any.
+fn print(
+    output: TreeOutput,
+    forest: &Forest,
+    graph: &crate::model::OwnershipGraph,
+    scope: &str,
+) -> CmdResult {
+    let partial = Partial::of(graph.kinds());
+    if output == TreeOutput::Text && forest.is_empty_in(scope) {
         // As kubectl says it, on stderr; the exit status is 0.
         if scope.is_empty() {
             eprintln!("No resources found");
         } else {
-            eprintln!("No resources found in {} namespace.", out::one_line(&scope));
+            eprintln!("No resources found in {} namespace.", out::one_line(scope));
         }
         return Ok(());
     }
     let mut out = Out::new();
-    if let Some(picture) = picture {
-        out.text(&picture)?;
-        return out.flush();
-    }
-    match args.output {
-        TreeOutput::Dot | TreeOutput::Mermaid => {}
-        TreeOutput::Json => out.json(&serde_json::json!({"groups": groups, "partial": partial}))?,
+    match output {
+        TreeOutput::Dot => {
+            out.text(&super::graph::Picture::of(&forest.groups(), graph).to_dot())?
+        }
+        TreeOutput::Mermaid => {
+            out.text(&super::graph::Picture::of(&forest.groups(), graph).to_mermaid())?;
+        }
+        TreeOutput::Json => out.json_with(|w| forest.write_json(w, &partial))?,
         TreeOutput::Text => {
             let (selection, unlisted): (Vec<_>, Vec<_>) = partial
                 .unlisted
@@ -104,35 +116,8 @@ pub fn run(args: &TreeArgs) -> CmdResult {
             ) {
                 out.line(&line)?;
             }
-            out.text(&forest::to_text(&groups))?;
+            forest.write_text(|s| out.text(s))?;
         }
     }
     out.flush()
-}
-
-/// The picture `-o dot` or `-o mermaid` asks for, drawn while the graph
-/// is at hand (for its selector relations).
-fn drawn(
-    output: TreeOutput,
-    groups: &[forest::ForestGroup],
-    graph: &crate::model::OwnershipGraph,
-) -> Option<String> {
-    match output {
-        TreeOutput::Dot => Some(super::graph::Picture::of(groups, graph).to_dot()),
-        TreeOutput::Mermaid => Some(super::graph::Picture::of(groups, graph).to_mermaid()),
-        TreeOutput::Text | TreeOutput::Json => None,
-    }
-}
-
-/// Nothing to show: no object at all, or in one namespace nothing but the
-/// Namespace itself.
-fn is_empty(groups: &[forest::ForestGroup], scope: &str) -> bool {
-    groups.iter().all(|g| {
-        g.roots.is_empty()
-            || (g.namespace.is_none()
-                && !scope.is_empty()
-                && g.roots.iter().all(|r| {
-                    r.object.kind == "Namespace" && r.object.name == scope && r.children.is_empty()
-                }))
-    })
 }

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::badges::{Badge, edge_badges, object_badges};
 use super::graph::OwnershipGraph;
-use super::object::{ObjRef, OwnerReference, Uid};
+use super::object::{ObjRef, Object, OwnerReference, Uid};
 
 /// One node of the forest.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -36,10 +36,7 @@ impl ForestGroup {
     /// `namespace shop` or `cluster-scoped`.
     #[must_use]
     pub fn label(&self) -> String {
-        match &self.namespace {
-            Some(ns) => format!("namespace {ns}"),
-            None => "cluster-scoped".to_string(),
-        }
+        label(self.namespace.as_deref())
     }
 }
 
@@ -58,72 +55,7 @@ fn node_budget(objects: usize) -> usize {
 /// Builds the whole forest.
 #[must_use]
 pub fn build(graph: &OwnershipGraph, now: Timestamp) -> Vec<ForestGroup> {
-    let mut groups: BTreeMap<Option<String>, Vec<ForestNode>> = BTreeMap::new();
-    let mut seen: HashSet<Uid> = HashSet::new();
-    let mut budget = node_budget(graph.len());
-    let mut starts = graph.roots();
-    // Objects that only own each other have no root: start from the first
-    // of each such cycle so that nothing is hidden.
-    let mut rest: Vec<Uid> = Vec::new();
-    loop {
-        for root in std::mem::take(&mut starts) {
-            if seen.contains(&root) {
-                continue;
-            }
-            let Some(obj) = graph.get(&root) else {
-                continue;
-            };
-            let ns = obj.namespace().map(str::to_string);
-            let mut path = Vec::new();
-            let node = build_node(graph, &root, None, now, &mut path, &mut seen, &mut budget);
-            groups.entry(ns).or_default().push(node);
-        }
-        if rest.is_empty() {
-            rest = graph
-                .objects()
-                .map(|o| o.uid().to_string())
-                .filter(|u| !seen.contains(u))
-                .collect();
-            rest.sort_by(|a, b| graph.sort_key(a).cmp(&graph.sort_key(b)));
-            rest.reverse();
-        }
-        match rest.pop() {
-            Some(u) if !seen.contains(&u) => starts.push(u),
-            Some(_) => {}
-            None => break,
-        }
-    }
-    in_order(groups)
-}
-
-/// Namespaces first, cluster-scoped last: with -A a cluster's hundreds of
-/// RBAC and APIService roots would otherwise come before any workload.
-fn in_order(groups: BTreeMap<Option<String>, Vec<ForestNode>>) -> Vec<ForestGroup> {
-    let mut out: Vec<ForestGroup> = groups
-        .into_iter()
-        .map(|(namespace, roots)| ForestGroup { namespace, roots })
-        .collect();
-    let cluster_first = out.first().is_some_and(|g| g.namespace.is_none());
-    out.rotate_left(usize::from(cluster_first));
-    out
-}
-
-/// A node's object and badges (of the edge it is shown under, and its own).
-fn head(
-    graph: &OwnershipGraph,
-    uid: &str,
-    edge: Option<&OwnerReference>,
-    now: Timestamp,
-) -> (ObjRef, Vec<Badge>) {
-    let object = graph
-        .get(uid)
-        .map(super::object::Object::obj_ref)
-        .unwrap_or_default();
-    let mut badges = edge.map(edge_badges).unwrap_or_default();
-    if let Some(obj) = graph.get(uid) {
-        badges.extend(object_badges(graph, obj, now));
-    }
-    (object, badges)
+    Forest::of(graph, now).groups()
 }
 
 /// The tree of one object, as `kubectl tree KIND/NAME` shows it: its
@@ -131,152 +63,418 @@ fn head(
 /// shows only the branch that leads to the object).
 #[must_use]
 pub fn focus(graph: &OwnershipGraph, uid: &str, now: Timestamp) -> Vec<ForestGroup> {
-    // Every owner above the object, through any chain.
-    let mut above: HashSet<Uid> = HashSet::new();
-    let mut stack = vec![uid.to_string()];
-    while let Some(u) = stack.pop() {
-        for o in graph.resolved_owners(&u) {
-            if o != uid && above.insert(o.clone()) {
-                stack.push(o);
+    Forest::focus(graph, uid, now).groups()
+}
+
+/// The forest as a walk of the graph lays it out, borrowed from the
+/// graph: each group's nodes in pre-order. `tree` prints it from here
+/// without building the nested [`ForestNode`]s, which copied every
+/// object's identity and owner reference (a second copy of the metadata
+/// of a million objects before the first line was printed).
+pub struct Forest<'g> {
+    graph: &'g OwnershipGraph,
+    now: Timestamp,
+    /// In print order: namespaces first, cluster-scoped last.
+    groups: Vec<(Option<&'g str>, Vec<Row<'g>>)>,
+}
+
+/// One node of the forest, in pre-order.
+struct Row<'g> {
+    object: &'g Object,
+    /// The reference from the object to the owner it is shown under.
+    edge: Option<&'g OwnerReference>,
+    /// Why its dependents are not drawn here ([`Badge::Cycle`],
+    /// [`Badge::NotExpanded`]).
+    stop: Option<Badge>,
+    depth: usize,
+    children: usize,
+}
+
+impl<'g> Forest<'g> {
+    /// The whole forest.
+    #[must_use]
+    pub fn of(graph: &'g OwnershipGraph, now: Timestamp) -> Self {
+        let mut walk = Walk::new(graph);
+        let mut groups: BTreeMap<Option<&str>, Vec<Row>> = BTreeMap::new();
+        for root in roots(graph) {
+            if !walk.seen(root) {
+                walk.node(groups.entry(root.namespace()).or_default(), root, None);
             }
         }
+        // Objects that only own each other have no root: start from the
+        // first of each such cycle so that nothing is hidden.
+        let mut rest: Vec<&Object> = graph.objects().filter(|o| !walk.seen(o)).collect();
+        rest.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+        for start in rest {
+            if !walk.seen(start) {
+                walk.node(groups.entry(start.namespace()).or_default(), start, None);
+            }
+        }
+        Forest::in_order(graph, now, groups)
     }
-    let mut tops: Vec<Uid> = above
-        .iter()
-        .filter(|a| graph.resolved_owners(a).iter().all(|o| !above.contains(o)))
-        .cloned()
-        .collect();
-    if tops.is_empty() {
-        tops.push(uid.to_string());
+
+    /// The tree of one object: see [`focus`].
+    #[must_use]
+    pub fn focus(graph: &'g OwnershipGraph, uid: &str, now: Timestamp) -> Self {
+        // Every owner above the object, through any chain.
+        let mut above: HashSet<Uid> = HashSet::new();
+        let mut stack = vec![uid.to_string()];
+        while let Some(u) = stack.pop() {
+            for o in graph.resolved_owners(&u) {
+                if o != uid && above.insert(o.clone()) {
+                    stack.push(o);
+                }
+            }
+        }
+        let mut tops: Vec<&Object> = above
+            .iter()
+            .filter(|a| graph.resolved_owners(a).iter().all(|o| !above.contains(o)))
+            .filter_map(|a| graph.get(a))
+            .collect();
+        if tops.is_empty() {
+            tops.extend(graph.get(uid));
+        }
+        tops.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+        let mut walk = Walk::new(graph);
+        let mut groups: BTreeMap<Option<&str>, Vec<Row>> = BTreeMap::new();
+        for top in tops {
+            let rows = groups.entry(top.namespace()).or_default();
+            if top.uid() == uid {
+                walk.node(rows, top, None);
+            } else {
+                walk.above(rows, top, None, uid, &above);
+            }
+        }
+        Forest::in_order(graph, now, groups)
     }
-    tops.sort_by(|a, b| graph.sort_key(a).cmp(&graph.sort_key(b)));
-    let mut groups: BTreeMap<Option<String>, Vec<ForestNode>> = BTreeMap::new();
-    let mut seen: HashSet<Uid> = HashSet::new();
-    let mut budget = node_budget(graph.len());
-    for top in tops {
-        let ns = graph
-            .get(&top)
-            .and_then(|o| o.namespace().map(str::to_string));
-        let mut path = Vec::new();
-        let node = if top == uid {
-            build_node(graph, &top, None, now, &mut path, &mut seen, &mut budget)
-        } else {
-            build_above(
-                graph,
-                &top,
-                None,
-                uid,
-                &above,
-                now,
-                &mut path,
-                &mut seen,
-                &mut budget,
-            )
+
+    /// Namespaces first, cluster-scoped last: with -A a cluster's hundreds
+    /// of RBAC and APIService roots would otherwise come before any
+    /// workload.
+    fn in_order(
+        graph: &'g OwnershipGraph,
+        now: Timestamp,
+        groups: BTreeMap<Option<&'g str>, Vec<Row<'g>>>,
+    ) -> Self {
+        let mut groups: Vec<_> = groups.into_iter().collect();
+        let cluster_first = groups.first().is_some_and(|g| g.0.is_none());
+        groups.rotate_left(usize::from(cluster_first));
+        Forest { graph, now, groups }
+    }
+
+    /// A node's badges: of the edge it is shown under, its own, and why
+    /// its dependents are not drawn.
+    fn badges(&self, row: &Row) -> Vec<Badge> {
+        let mut badges = row.edge.map(edge_badges).unwrap_or_default();
+        badges.extend(object_badges(self.graph, row.object, self.now));
+        badges.extend(row.stop.clone());
+        badges
+    }
+
+    /// The nested nodes, for what walks or draws them.
+    #[must_use]
+    pub fn groups(&self) -> Vec<ForestGroup> {
+        self.groups
+            .iter()
+            .map(|(ns, rows)| {
+                let mut at = 0;
+                let mut roots = Vec::new();
+                while at < rows.len() {
+                    roots.push(self.nested(rows, &mut at));
+                }
+                ForestGroup {
+                    namespace: ns.map(str::to_string),
+                    roots,
+                }
+            })
+            .collect()
+    }
+
+    /// The node at `rows[*at]` with its subtree; `at` moves past it.
+    fn nested(&self, rows: &[Row], at: &mut usize) -> ForestNode {
+        let row = &rows[*at];
+        *at += 1;
+        ForestNode {
+            object: row.object.obj_ref(),
+            edge: row.edge.cloned(),
+            badges: self.badges(row),
+            children: (0..row.children).map(|_| self.nested(rows, at)).collect(),
+        }
+    }
+
+    /// Nothing to show: no object at all, or in one namespace nothing but
+    /// the Namespace itself (`scope`).
+    #[must_use]
+    pub fn is_empty_in(&self, scope: &str) -> bool {
+        self.groups.iter().all(|(ns, rows)| {
+            rows.is_empty()
+                || (ns.is_none()
+                    && !scope.is_empty()
+                    && rows.iter().all(|r| {
+                        r.depth == 0
+                            && r.object.kind == "Namespace"
+                            && r.object.name() == scope
+                            && r.children == 0
+                    }))
+        })
+    }
+
+    /// Writes the text of [`to_text`], a piece at a time.
+    ///
+    /// # Errors
+    /// What `write` returns.
+    pub fn write_text<E>(&self, mut write: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
+        let mut out = String::with_capacity(1 << 16);
+        for (i, (ns, rows)) in self.groups.iter().enumerate() {
+            group_label(&mut out, i, *ns);
+            let mut lines = Lines::default();
+            for row in rows {
+                let (kind, name) = (&row.object.kind, row.object.name());
+                lines.line(
+                    &mut out,
+                    (row.depth, row.children),
+                    (kind, name),
+                    &self.badges(row),
+                );
+                if out.len() >= 1 << 16 {
+                    write(&out)?;
+                    out.clear();
+                }
+            }
+        }
+        write(&out)
+    }
+
+    /// Writes `{"groups": [...], "partial": ...}` as serde writes
+    /// `{groups: Vec<ForestGroup>, partial}`, a node at a time.
+    ///
+    /// # Errors
+    /// Writing fails.
+    pub fn write_json(
+        &self,
+        w: &mut dyn std::io::Write,
+        partial: &impl Serialize,
+    ) -> serde_json::Result<()> {
+        let put = |w: &mut dyn std::io::Write, s: &str| {
+            w.write_all(s.as_bytes()).map_err(serde_json::Error::io)
         };
-        groups.entry(ns).or_default().push(node);
+        put(w, r#"{"groups":["#)?;
+        for (i, (ns, rows)) in self.groups.iter().enumerate() {
+            put(
+                w,
+                if i == 0 {
+                    r#"{"namespace":"#
+                } else {
+                    r#",{"namespace":"#
+                },
+            )?;
+            serde_json::to_writer(&mut *w, ns)?;
+            put(w, r#","roots":["#)?;
+            // The children still to come of each open node.
+            let mut left: Vec<usize> = Vec::new();
+            let mut comma = false;
+            for row in rows {
+                put(
+                    w,
+                    if comma {
+                        r#",{"object":"#
+                    } else {
+                        r#"{"object":"#
+                    },
+                )?;
+                serde_json::to_writer(&mut *w, &row.object.obj_ref())?;
+                if let Some(edge) = row.edge {
+                    put(w, r#","edge":"#)?;
+                    serde_json::to_writer(&mut *w, edge)?;
+                }
+                put(w, r#","badges":"#)?;
+                serde_json::to_writer(&mut *w, &self.badges(row))?;
+                put(w, r#","children":["#)?;
+                comma = row.children == 0;
+                if comma {
+                    put(w, "]}")?;
+                    // Close every node whose last child this was.
+                    while let Some(n) = left.last_mut() {
+                        *n -= 1;
+                        if *n > 0 {
+                            break;
+                        }
+                        left.pop();
+                        put(w, "]}")?;
+                    }
+                } else {
+                    left.push(row.children);
+                }
+            }
+            put(w, "]}")?;
+        }
+        put(w, r#"],"partial":"#)?;
+        serde_json::to_writer(&mut *w, partial)?;
+        put(w, "}")
     }
-    in_order(groups)
 }
 
-/// An owner above the focused object: only the children on the way down
-/// to it; the object itself with all its dependents.
-#[allow(clippy::too_many_arguments)]
-fn build_above(
-    graph: &OwnershipGraph,
-    owner: &Uid,
-    edge: Option<OwnerReference>,
-    target: &str,
-    above: &HashSet<Uid>,
-    now: Timestamp,
-    path: &mut Vec<Uid>,
-    seen: &mut HashSet<Uid>,
-    budget: &mut usize,
-) -> ForestNode {
-    let (object, badges) = head(graph, owner, edge.as_ref(), now);
-    if path.contains(owner) || path.len() >= MAX_TREE_DEPTH {
-        return ForestNode {
-            object,
-            edge,
-            badges,
-            children: Vec::new(),
-        };
-    }
-    path.push(owner.clone());
-    let children = graph
-        .dependents(owner)
-        .into_iter()
-        .filter(|(d, _)| d == target || above.contains(d))
-        .map(|(d, r)| {
-            if d == target {
-                build_node(graph, &d, Some(r), now, path, seen, budget)
-            } else {
-                build_above(graph, &d, Some(r), target, above, now, path, seen, budget)
-            }
+/// (namespace, kind, name, uid): the display order.
+fn sort_key(o: &Object) -> (&str, &str, &str, &str) {
+    (
+        o.namespace().unwrap_or_default(),
+        o.kind.as_str(),
+        o.name(),
+        o.uid(),
+    )
+}
+
+/// Every object with no resolving owner, in display order: what
+/// [`OwnershipGraph::roots`] answers, read from the objects themselves
+/// rather than looked up again by uid.
+fn roots(graph: &OwnershipGraph) -> Vec<&Object> {
+    let mut out: Vec<&Object> = graph
+        .objects()
+        .filter(|o| {
+            !o.metadata
+                .owner_references
+                .iter()
+                .any(|r| graph.resolve(o, r).is_ok())
         })
         .collect();
-    path.pop();
-    ForestNode {
-        object,
-        edge,
-        badges,
-        children,
+    out.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+    out
+}
+
+/// The objects holding a reference that resolves to `owner`, each with
+/// the first such reference, in display order: what
+/// [`OwnershipGraph::dependents`] answers, borrowed instead of copied.
+fn dependents<'g>(
+    graph: &'g OwnershipGraph,
+    owner: &Object,
+) -> Vec<(&'g Object, &'g OwnerReference)> {
+    let uid = owner.uid();
+    let mut out: Vec<(&Object, &OwnerReference)> = graph
+        .shared_referrers(uid)
+        .filter_map(|dep| {
+            dep.metadata
+                .owner_references
+                .iter()
+                .find(|r| r.uid == uid && graph.resolve(dep, r).is_ok())
+                .map(|r| (&**dep, r))
+        })
+        .collect();
+    out.sort_by(|a, b| sort_key(a.0).cmp(&sort_key(b.0)));
+    out
+}
+
+/// One walk down the graph, laying out rows: what has been drawn (by the
+/// object's address: each is stored once, in its `Arc`), the chain above
+/// the node being laid out, and the nodes left before anything drawn
+/// already is drawn again.
+struct Walk<'g> {
+    graph: &'g OwnershipGraph,
+    seen: HashSet<usize, foldhash::fast::RandomState>,
+    path: Vec<&'g Object>,
+    budget: usize,
+}
+
+impl<'g> Walk<'g> {
+    fn new(graph: &'g OwnershipGraph) -> Self {
+        Walk {
+            graph,
+            seen: HashSet::default(),
+            path: Vec::new(),
+            budget: node_budget(graph.len()),
+        }
+    }
+
+    fn seen(&self, obj: &Object) -> bool {
+        self.seen.contains(&address(obj))
+    }
+
+    fn on_path(&self, obj: &Object) -> bool {
+        self.path.iter().any(|p| std::ptr::eq(*p, obj))
+    }
+
+    /// Adds a row; returns its index, to count its children into.
+    fn push(
+        &self,
+        rows: &mut Vec<Row<'g>>,
+        object: &'g Object,
+        edge: Option<&'g OwnerReference>,
+        stop: Option<Badge>,
+    ) -> usize {
+        rows.push(Row {
+            object,
+            edge,
+            stop,
+            depth: self.path.len(),
+            children: 0,
+        });
+        rows.len() - 1
+    }
+
+    /// An owner above the focused object: only the children on the way
+    /// down to it; the object itself with all its dependents.
+    fn above(
+        &mut self,
+        rows: &mut Vec<Row<'g>>,
+        owner: &'g Object,
+        edge: Option<&'g OwnerReference>,
+        target: &str,
+        above: &HashSet<Uid>,
+    ) {
+        if self.on_path(owner) || self.path.len() >= MAX_TREE_DEPTH {
+            self.push(rows, owner, edge, None);
+            return;
+        }
+        let at = self.push(rows, owner, edge, None);
+        self.path.push(owner);
+        for (d, r) in dependents(self.graph, owner) {
+            if d.uid() == target {
+                self.node(rows, d, Some(r));
+            } else if above.contains(d.uid()) {
+                self.above(rows, d, Some(r), target, above);
+            } else {
+                continue;
+            }
+            rows[at].children += 1;
+        }
+        self.path.pop();
+    }
+
+    fn node(&mut self, rows: &mut Vec<Row<'g>>, obj: &'g Object, edge: Option<&'g OwnerReference>) {
+        self.budget = self.budget.saturating_sub(1);
+        let drawn_before = !self.seen.insert(address(obj));
+        if self.on_path(obj) {
+            self.push(rows, obj, edge, Some(Badge::Cycle));
+            return;
+        }
+        let dependents = dependents(self.graph, obj);
+        let stop = if dependents.is_empty() {
+            None
+        } else if self.path.len() >= MAX_TREE_DEPTH {
+            Some(format!(
+                "deeper than {MAX_TREE_DEPTH} levels: tree KIND/NAME from here"
+            ))
+        } else if drawn_before && self.budget == 0 {
+            Some("dependents shown above".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = stop {
+            self.push(rows, obj, edge, Some(Badge::NotExpanded { why }));
+            return;
+        }
+        let at = self.push(rows, obj, edge, None);
+        rows[at].children = dependents.len();
+        self.path.push(obj);
+        for (dep, r) in dependents {
+            self.node(rows, dep, Some(r));
+        }
+        self.path.pop();
     }
 }
 
-fn build_node(
-    graph: &OwnershipGraph,
-    uid: &Uid,
-    edge: Option<OwnerReference>,
-    now: Timestamp,
-    path: &mut Vec<Uid>,
-    seen: &mut HashSet<Uid>,
-    budget: &mut usize,
-) -> ForestNode {
-    *budget = budget.saturating_sub(1);
-    let drawn_before = !seen.insert(uid.clone());
-    let (object, mut badges) = head(graph, uid, edge.as_ref(), now);
-    if path.contains(uid) {
-        badges.push(Badge::Cycle);
-        return ForestNode {
-            object,
-            edge,
-            badges,
-            children: Vec::new(),
-        };
-    }
-    let dependents = graph.dependents(uid);
-    let stop = if dependents.is_empty() {
-        None
-    } else if path.len() >= MAX_TREE_DEPTH {
-        Some(format!(
-            "deeper than {MAX_TREE_DEPTH} levels: tree KIND/NAME from here"
-        ))
-    } else if drawn_before && *budget == 0 {
-        Some("dependents shown above".to_string())
-    } else {
-        None
-    };
-    if let Some(why) = stop {
-        badges.push(Badge::NotExpanded { why });
-        return ForestNode {
-            object,
-            edge,
-            badges,
-            children: Vec::new(),
-        };
-    }
-    path.push(uid.clone());
-    let children = dependents
-        .into_iter()
-        .map(|(dep, r)| build_node(graph, &dep, Some(r), now, path, seen, budget))
-        .collect();
-    path.pop();
-    ForestNode {
-        object,
-        edge,
-        badges,
-        children,
-    }
+/// An object's identity for the walk: its address in the graph.
+fn address(obj: &Object) -> usize {
+    std::ptr::from_ref(obj) as usize
 }
 
 /// Renders the forest like `kubectl tree`:
@@ -289,56 +487,107 @@ fn build_node(
 /// ```
 #[must_use]
 pub fn to_text(groups: &[ForestGroup]) -> String {
+    fn node(out: &mut String, lines: &mut Lines, n: &ForestNode, depth: usize) {
+        let at = (depth, n.children.len());
+        lines.line(out, at, (&n.object.kind, &n.object.name), &n.badges);
+        for c in &n.children {
+            node(out, lines, c, depth + 1);
+        }
+    }
     let mut out = String::new();
     for (i, g) in groups.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(&g.label());
-        out.push('\n');
+        group_label(&mut out, i, g.namespace.as_deref());
+        let mut lines = Lines::default();
         for root in &g.roots {
-            write_node(&mut out, root, "  ", None);
+            node(&mut out, &mut lines, root, 0);
         }
     }
     out
 }
 
-fn badge_text(node: &ForestNode) -> String {
-    let (edge, own): (Vec<&Badge>, Vec<&Badge>) = node
-        .badges
-        .iter()
-        .partition(|b| matches!(b, Badge::Controller | Badge::BlockOwnerDeletion));
-    let mut s = String::new();
-    if !edge.is_empty() {
-        let t: Vec<String> = edge.iter().map(|b| b.text()).collect();
-        s.push_str(&format!("  <{}>", t.join(" ")));
+/// A group's label: `namespace shop` or `cluster-scoped`.
+fn label(namespace: Option<&str>) -> String {
+    match namespace {
+        Some(ns) => format!("namespace {ns}"),
+        None => "cluster-scoped".to_string(),
     }
-    if !own.is_empty() {
-        let t: Vec<String> = own.iter().map(|b| b.text()).collect();
-        s.push_str(&format!("  [{}]", t.join(" ")));
-    }
-    s
 }
 
-fn write_node(out: &mut String, node: &ForestNode, prefix: &str, last: Option<bool>) {
-    let branch = match last {
-        None => "",
-        Some(true) => "└─ ",
-        Some(false) => "├─ ",
-    };
-    out.push_str(&format!(
-        "{prefix}{branch}{}/{}{}\n",
-        node.object.kind,
-        node.object.name,
-        badge_text(node)
-    ));
-    let child_prefix = match last {
-        None => prefix.to_string(),
-        Some(true) => format!("{prefix}   "),
-        Some(false) => format!("{prefix}│  "),
-    };
-    for (i, c) in node.children.iter().enumerate() {
-        write_node(out, c, &child_prefix, Some(i + 1 == node.children.len()));
+/// A group's label on a line of its own, after a blank line but first.
+fn group_label(out: &mut String, i: usize, namespace: Option<&str>) {
+    if i > 0 {
+        out.push('\n');
+    }
+    out.push_str(&label(namespace));
+    out.push('\n');
+}
+
+/// The lines of one group, given its nodes in pre-order: each node's
+/// indentation comes from the levels above it, and whether it is its
+/// owner's last child from the children still to come there.
+#[derive(Default)]
+struct Lines {
+    prefix: String,
+    /// The length of `prefix` under each open level.
+    lengths: Vec<usize>,
+    /// The children still to come of each open level.
+    left: Vec<usize>,
+}
+
+impl Lines {
+    fn line(
+        &mut self,
+        out: &mut String,
+        (depth, children): (usize, usize),
+        (kind, name): (&str, &str),
+        badges: &[Badge],
+    ) {
+        self.lengths.truncate(depth);
+        self.left.truncate(depth);
+        if self.prefix.is_empty() {
+            self.prefix.push_str("  ");
+        }
+        self.prefix
+            .truncate(self.lengths.last().copied().unwrap_or(2));
+        let last = self.left.last_mut().map(|n| {
+            *n = n.saturating_sub(1);
+            *n == 0
+        });
+        out.push_str(&self.prefix);
+        out.push_str(match last {
+            None => "",
+            Some(true) => "└─ ",
+            Some(false) => "├─ ",
+        });
+        out.push_str(kind);
+        out.push('/');
+        out.push_str(name);
+        push_badges(out, badges);
+        out.push('\n');
+        self.prefix.push_str(match last {
+            None => "",
+            Some(true) => "   ",
+            Some(false) => "│  ",
+        });
+        self.lengths.push(self.prefix.len());
+        self.left.push(children);
+    }
+}
+
+/// `  <ctrl block>  [fin:1 shared:2]`: the edge's badges, then the
+/// object's own.
+fn push_badges(out: &mut String, badges: &[Badge]) {
+    let is_edge = |b: &&Badge| matches!(b, Badge::Controller | Badge::BlockOwnerDeletion);
+    for (edge, open, close) in [(true, "  <", ">"), (false, "  [", "]")] {
+        let mut first = true;
+        for b in badges.iter().filter(|b| is_edge(b) == edge) {
+            out.push_str(if first { open } else { " " });
+            first = false;
+            out.push_str(&b.text());
+        }
+        if !first {
+            out.push_str(close);
+        }
     }
 }
 
@@ -386,8 +635,9 @@ mod tests {
         assert!(text.contains("shared:2"), "{text}");
     }
 
-    #[test]
-    fn focus_shows_the_owners_branch_and_every_dependent() {
+    /// A Deployment, its two ReplicaSets and their three pods, and
+    /// another Deployment, uids 1 to 7.
+    fn web() -> OwnershipGraph {
         let mut g = OwnershipGraph::new(KindTable::builtin());
         g.upsert(obj("Deployment", "web", "1", &[]));
         g.upsert(obj(
@@ -406,6 +656,12 @@ mod tests {
         g.upsert(obj("Pod", "web-a-2", "5", &[("ReplicaSet", "web-a", "2")]));
         g.upsert(obj("Pod", "web-b-1", "6", &[("ReplicaSet", "web-b", "3")]));
         g.upsert(obj("Deployment", "other", "7", &[]));
+        g
+    }
+
+    #[test]
+    fn focus_shows_the_owners_branch_and_every_dependent() {
+        let g = web();
         let text = to_text(&focus(&g, "2", Timestamp::UNIX_EPOCH));
         assert_eq!(
             text,
@@ -415,6 +671,55 @@ mod tests {
         // A root: just its own tree.
         let text = to_text(&focus(&g, "7", Timestamp::UNIX_EPOCH));
         assert_eq!(text, "namespace shop\n  Deployment/other\n");
+    }
+
+    /// `tree` prints from the rows: the same text as the nested nodes'
+    /// and the same JSON as serde writes of them, for roots in several
+    /// namespaces and the cluster scope, a shared dependent, a cycle with
+    /// no root, a dangling reference, and an object's focus.
+    #[test]
+    fn rows_print_what_the_nested_nodes_print() {
+        let mut g = web();
+        g.upsert(obj(
+            "ConfigMap",
+            "shared",
+            "70",
+            &[("ReplicaSet", "web-a", "2"), ("ReplicaSet", "web-b", "3")],
+        ));
+        g.upsert(obj("Deployment", "a", "8", &[("Deployment", "b", "9")]));
+        g.upsert(obj("Deployment", "b", "9", &[("Deployment", "a", "8")]));
+        g.upsert(obj("Pod", "orphan", "10", &[("ReplicaSet", "gone", "11")]));
+        let mut other = obj("Deployment", "api", "12", &[]);
+        other.metadata.namespace = Some("other".into());
+        g.upsert(other);
+        g.upsert(Object::new("v1", "Namespace", None, "shop"));
+        let now = Timestamp::UNIX_EPOCH;
+        for forest in [Forest::of(&g, now), Forest::focus(&g, "2", now)] {
+            let groups = forest.groups();
+            let mut text = String::new();
+            forest
+                .write_text(|s| {
+                    text.push_str(s);
+                    Ok::<(), ()>(())
+                })
+                .expect("writes");
+            assert_eq!(text, to_text(&groups));
+            let partial = crate::model::Partial::default();
+            let mut json = Vec::new();
+            forest.write_json(&mut json, &partial).expect("writes");
+            let expected =
+                serde_json::to_string(&serde_json::json!({"groups": groups, "partial": partial}))
+                    .expect("serialises");
+            assert_eq!(String::from_utf8(json).expect("UTF-8"), expected);
+        }
+        let text = to_text(&build(&g, now));
+        assert!(text.contains("cycle"), "{text}");
+        assert_eq!(text.matches("ConfigMap/shared").count(), 2, "{text}");
+        assert!(text.starts_with("namespace other\n"), "{text}");
+        assert!(
+            text.contains("\ncluster-scoped\n  Namespace/shop\n"),
+            "{text}"
+        );
     }
 
     #[test]
