@@ -1,0 +1,514 @@
+//! The conformance comparison (issue 26, item 6): one table of requests
+//! (methods, paths, users, bodies, query parameters) sent to the test
+//! control plane (Kubernetes 1.20, `.ci/test-cluster.sh`) and to
+//! `ownerscope serve` (an empty scenario, the same users), comparing each
+//! answer's status code and, for a `Status`, its reason. Every difference
+//! left is listed in [`DIFFERENCES`] by rule, with why it stays; a listed
+//! difference that no longer differs fails too, so the list stays true.
+
+mod live_support;
+
+use http_body_util::BodyExt as _;
+use live_support::{Env, Target, env_of, options};
+use serde_json::{Value, json};
+
+/// Who sends a request.
+#[derive(Clone, Copy, Debug)]
+enum Who {
+    Admin,
+    Restricted,
+}
+
+/// One request of the table; `{ns}` in the path is the test's namespace.
+struct Row {
+    label: &'static str,
+    who: Who,
+    method: &'static str,
+    path: &'static str,
+    content_type: &'static str,
+    body: Option<Value>,
+}
+
+const JSON: &str = "application/json";
+
+fn row(label: &'static str, method: &'static str, path: &'static str) -> Row {
+    Row {
+        label,
+        who: Who::Admin,
+        method,
+        path,
+        content_type: JSON,
+        body: None,
+    }
+}
+
+fn with(mut r: Row, content_type: &'static str, body: Value) -> Row {
+    r.content_type = content_type;
+    r.body = Some(body);
+    r
+}
+
+fn restricted(mut r: Row) -> Row {
+    r.who = Who::Restricted;
+    r
+}
+
+/// The differences that stay: (row label, why).
+const DIFFERENCES: &[(&str, &str)] = &[
+    (
+        "unknown group",
+        "kube-apiserver answers a group it does not serve with a text/plain `404 page not found`; serve's 404 is a Status saying what it serves (kubectl reads both as NotFound)",
+    ),
+    (
+        "openapi v3",
+        "kube-apiserver 1.20 has no /openapi/v3 (404); serve answers it as 1.27 and later do, for kubectl's fieldValidation check and explain",
+    ),
+    (
+        "deletecollection",
+        "deletecollection is not served (405): delete objects one by one",
+    ),
+    (
+        "openapi v2",
+        "/openapi/v2 is not served (404): kubectl reads it in protobuf and only before 1.27; /openapi/v3 is",
+    ),
+    (
+        "server-side apply",
+        "server-side apply is not served (415): kubectl apply (client-side) is",
+    ),
+    (
+        "pod status write",
+        "writes to the status subresource are not served (405)",
+    ),
+];
+
+fn cm(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"conf": "1"}}})
+}
+
+fn table() -> Vec<Row> {
+    let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                     "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}});
+    let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web"}},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}}});
+    let mut stale = cm("a");
+    stale["metadata"]["resourceVersion"] = json!("1");
+    let big = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"},
+                     "data": {"k": "x".repeat(3 * 1024 * 1024 + 10)}});
+    vec![
+        row("version", "GET", "/version"),
+        row("healthz", "GET", "/healthz"),
+        row("core discovery", "GET", "/api/v1"),
+        row("apps discovery", "GET", "/apis/apps/v1"),
+        row("unknown group", "GET", "/apis/nope.example.com/v1"),
+        row("openapi v3", "GET", "/openapi/v3"),
+        row("openapi v2", "GET", "/openapi/v2"),
+        with(
+            row("create namespace", "POST", "/api/v1/namespaces"),
+            JSON,
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "{ns}"}}),
+        ),
+        with(
+            row("create", "POST", "/api/v1/namespaces/{ns}/configmaps"),
+            JSON,
+            cm("a"),
+        ),
+        with(
+            row("create again", "POST", "/api/v1/namespaces/{ns}/configmaps"),
+            JSON,
+            cm("a"),
+        ),
+        with(
+            row(
+                "create, no such namespace",
+                "POST",
+                "/api/v1/namespaces/serve-conf-none/configmaps",
+            ),
+            JSON,
+            cm("a"),
+        ),
+        with(
+            row(
+                "create, bad name",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps",
+            ),
+            JSON,
+            cm("A_B"),
+        ),
+        with(
+            row("create, cluster-wide path", "POST", "/api/v1/configmaps"),
+            JSON,
+            cm("w"),
+        ),
+        with(
+            row(
+                "create, kind mismatch",
+                "POST",
+                "/api/v1/namespaces/{ns}/secrets",
+            ),
+            JSON,
+            cm("m"),
+        ),
+        with(
+            row(
+                "create, not JSON",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps",
+            ),
+            JSON,
+            json!("not an object"),
+        ),
+        with(
+            row(
+                "create, too large",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps",
+            ),
+            JSON,
+            big,
+        ),
+        with(
+            row(
+                "dry-run create",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps?dryRun=All",
+            ),
+            JSON,
+            cm("dry"),
+        ),
+        row(
+            "dry run left nothing",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps/dry",
+        ),
+        with(
+            row(
+                "dryRun typo",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps?dryRun=true",
+            ),
+            JSON,
+            cm("typo"),
+        ),
+        row("get", "GET", "/api/v1/namespaces/{ns}/configmaps/a"),
+        row(
+            "get missing",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps/nope",
+        ),
+        row(
+            "get, name ..",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps/..",
+        ),
+        row(
+            "list",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps?labelSelector=conf%3D1&limit=1",
+        ),
+        row(
+            "list, bad label selector",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps?labelSelector=a%20%3D%3D%3D%20b",
+        ),
+        row(
+            "list, unknown field selector",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps?fieldSelector=spec.x%3D1",
+        ),
+        row(
+            "list, bad limit",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps?limit=x",
+        ),
+        row(
+            "list, bad continue",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps?limit=1&continue=%21%21",
+        ),
+        row("unknown resource", "GET", "/api/v1/namespaces/{ns}/widgets"),
+        with(
+            row(
+                "update, stale resourceVersion",
+                "PUT",
+                "/api/v1/namespaces/{ns}/configmaps/a",
+            ),
+            JSON,
+            stale,
+        ),
+        with(
+            row(
+                "update, name mismatch",
+                "PUT",
+                "/api/v1/namespaces/{ns}/configmaps/a",
+            ),
+            JSON,
+            cm("b"),
+        ),
+        with(
+            row(
+                "merge patch",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/a",
+            ),
+            "application/merge-patch+json",
+            json!({"metadata": {"labels": {"x": "y"}}}),
+        ),
+        with(
+            row(
+                "json patch, failing test",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/a",
+            ),
+            "application/json-patch+json",
+            json!([{"op": "test", "path": "/metadata/labels/x", "value": "no"}]),
+        ),
+        with(
+            row(
+                "patch, missing object",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/nope",
+            ),
+            "application/merge-patch+json",
+            json!({"metadata": {"labels": {"x": "y"}}}),
+        ),
+        with(
+            row(
+                "server-side apply",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa?fieldManager=t",
+            ),
+            "application/apply-patch+yaml",
+            cm("ssa"),
+        ),
+        row(
+            "dry-run delete",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/configmaps/a?dryRun=All",
+        ),
+        row(
+            "dry run deleted nothing",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps/a",
+        ),
+        row(
+            "delete missing",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/configmaps/nope",
+        ),
+        with(
+            row(
+                "create deployment",
+                "POST",
+                "/apis/apps/v1/namespaces/{ns}/deployments",
+            ),
+            JSON,
+            deploy,
+        ),
+        row(
+            "get scale",
+            "GET",
+            "/apis/apps/v1/namespaces/{ns}/deployments/web/scale",
+        ),
+        with(
+            row(
+                "patch scale",
+                "PATCH",
+                "/apis/apps/v1/namespaces/{ns}/deployments/web/scale",
+            ),
+            "application/merge-patch+json",
+            json!({"spec": {"replicas": 2}}),
+        ),
+        with(
+            row(
+                "patch scale below zero",
+                "PATCH",
+                "/apis/apps/v1/namespaces/{ns}/deployments/web/scale",
+            ),
+            "application/merge-patch+json",
+            json!({"spec": {"replicas": -1}}),
+        ),
+        row(
+            "scale of a missing deployment",
+            "GET",
+            "/apis/apps/v1/namespaces/{ns}/deployments/nope/scale",
+        ),
+        row(
+            "scale of a daemonset",
+            "GET",
+            "/apis/apps/v1/namespaces/{ns}/daemonsets/x/scale",
+        ),
+        with(
+            row("create pod", "POST", "/api/v1/namespaces/{ns}/pods"),
+            JSON,
+            pod,
+        ),
+        row(
+            "log of an unscheduled pod",
+            "GET",
+            "/api/v1/namespaces/{ns}/pods/p/log",
+        ),
+        row(
+            "log, unknown container",
+            "GET",
+            "/api/v1/namespaces/{ns}/pods/p/log?container=zz",
+        ),
+        row(
+            "exec in an unscheduled pod",
+            "POST",
+            "/api/v1/namespaces/{ns}/pods/p/exec?command=ls&stdout=1",
+        ),
+        row(
+            "log of a missing pod",
+            "GET",
+            "/api/v1/namespaces/{ns}/pods/nope/log",
+        ),
+        with(
+            row(
+                "pod status write",
+                "PUT",
+                "/api/v1/namespaces/{ns}/pods/p/status",
+            ),
+            JSON,
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}),
+        ),
+        row(
+            "deletecollection",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/configmaps?labelSelector=nothing%3Dhere",
+        ),
+        restricted(row("restricted: version", "GET", "/version")),
+        restricted(row(
+            "restricted: list",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps",
+        )),
+        restricted(with(
+            row(
+                "restricted: create",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps",
+            ),
+            JSON,
+            cm("r"),
+        )),
+        restricted(with(
+            row(
+                "restricted: access review",
+                "POST",
+                "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            ),
+            JSON,
+            json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                   "spec": {"resourceAttributes": {"verb": "list", "resource": "secrets"}}}),
+        )),
+        restricted(row(
+            "restricted: impersonation refused",
+            "GET",
+            "/api/v1/namespaces",
+        )),
+        row("delete", "DELETE", "/api/v1/namespaces/{ns}/configmaps/a"),
+        row("delete namespace", "DELETE", "/api/v1/namespaces/{ns}"),
+    ]
+}
+
+/// What an answer is compared by: its code, and a `Status`'s reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Answer {
+    code: u16,
+    reason: String,
+}
+
+async fn send(env: &Env, who: Who, r: &Row, ns: &str) -> Answer {
+    let kubeconfig = match who {
+        Who::Admin => &env.admin,
+        Who::Restricted => &env.restricted,
+    };
+    let client = ownerscope::cluster::connect(&options(kubeconfig, "default"))
+        .await
+        .expect("client")
+        .client;
+    let body = r
+        .body
+        .as_ref()
+        .map(|b| b.to_string().replace("{ns}", ns).into_bytes())
+        .unwrap_or_default();
+    let mut req = http::Request::builder()
+        .method(r.method)
+        .uri(r.path.replace("{ns}", ns))
+        .header(http::header::CONTENT_TYPE, r.content_type)
+        .header(http::header::ACCEPT, JSON);
+    if r.label == "restricted: impersonation refused" {
+        req = req.header("Impersonate-User", "admin");
+    }
+    let req = req.body(kube::client::Body::from(body)).expect("request");
+    let resp = client.send(req).await.expect("an answer");
+    let code = resp.status().as_u16();
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let reason = if v["kind"] == "Status" {
+        v["reason"].as_str().unwrap_or_default().to_string()
+    } else {
+        String::new()
+    };
+    Answer { code, reason }
+}
+
+#[test]
+fn serve_answers_the_request_table_as_the_control_plane_does() {
+    let _g = live_support::shared();
+    let real = env_of(Target::Cluster);
+    let served = env_of(Target::Serve);
+    let ns = format!(
+        "serve-conf-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() % 1_000_000)
+            .unwrap_or(0)
+    );
+    let rows = table();
+    let answers: Vec<(Answer, Answer)> = live_support::rt().block_on(async {
+        let mut out = Vec::new();
+        for r in &rows {
+            let a = send(real, r.who, r, &ns).await;
+            let b = send(served, r.who, r, &ns).await;
+            out.push((a, b));
+        }
+        out
+    });
+    let mut unexplained = Vec::new();
+    let mut gone = Vec::new();
+    for (r, (a, b)) in rows.iter().zip(&answers) {
+        let listed = DIFFERENCES.iter().any(|(l, _)| *l == r.label);
+        match (a == b, listed) {
+            (false, false) => unexplained.push(format!(
+                "{} ({} {}): control plane {a:?}, serve {b:?}",
+                r.label, r.method, r.path
+            )),
+            (true, true) => gone.push(r.label),
+            _ => {}
+        }
+    }
+    assert!(
+        unexplained.is_empty(),
+        "differences not listed in DIFFERENCES:\n{}",
+        unexplained.join("\n")
+    );
+    assert!(
+        gone.is_empty(),
+        "listed in DIFFERENCES but answered alike now (take them out): {gone:?}"
+    );
+    for (label, _) in DIFFERENCES {
+        assert!(
+            rows.iter().any(|r| r.label == *label),
+            "DIFFERENCES names {label:?}, which the table lacks"
+        );
+    }
+}
