@@ -444,6 +444,45 @@ fn readme_headless_commands_run_as_shown() {
     }
 }
 
+/// "tree, why, plan and stuck take --live; simulate runs only the
+/// simulator"; "ownerscope help <command> gives every flag".
+#[test]
+fn readme_says_which_commands_read_a_cluster() {
+    let text = readme();
+    assert!(
+        text.contains("`tree`, `why`, `plan` and\n`stuck` take `--live`"),
+        "the claim checked here is still the README's"
+    );
+    for (command, object) in [
+        ("tree", &[][..]),
+        ("why", &["deploy/web"][..]),
+        ("plan", &["--delete", "deploy/web"][..]),
+        ("stuck", &[][..]),
+    ] {
+        let mut args = vec![command, "--live", "--kubeconfig", "/nonexistent/kubeconfig"];
+        args.extend(object);
+        let o = ownerscope(&args);
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains("kubeconfig /nonexistent/kubeconfig"),
+            "{command} --live reads the kubeconfig: {}",
+            stderr(&o)
+        );
+        let help = ownerscope(&["help", command]);
+        assert!(help.status.success(), "{}", stderr(&help));
+        for flag in ["--live", "--context", "--namespace"] {
+            assert!(stdout(&help).contains(flag), "help {command}: {flag}");
+        }
+    }
+    let o = ownerscope(&["simulate", "shop-demo", "--live"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("unexpected argument '--live'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn readme_stuck_example_says_what_the_demo_step_says() {
     for cmd in readme_commands("When a deletion is stuck") {
