@@ -4,24 +4,11 @@
 
 use serde_json::{Value, json};
 
-use super::handler::handle;
+use super::Request;
+use super::protobuf::tests::len_field;
 use super::state::Served;
-use super::{Outcome, Request, Response};
+use super::tests::{send, served};
 use crate::sim::{Key, Sim, scenario};
-
-fn served() -> Served {
-    let sc = scenario::bundled("deployment").expect("bundled");
-    let mut s = Served::new(Sim::load(sc).expect("loads"));
-    s.paused = true;
-    s
-}
-
-fn send(s: &mut Served, req: &Request) -> Response {
-    match handle(s, req, "127.0.0.1:1") {
-        Outcome::Reply(r) => r,
-        Outcome::Watch(w) => panic!("a watch: {w:?}"),
-    }
-}
 
 fn get(s: &mut Served, path: &str) -> Value {
     let r = send(s, &Request::new("GET", path));
@@ -278,14 +265,6 @@ fn the_scale_subresource_reads_and_writes_replicas() {
         &Request::new("GET", "/apis/apps/v1/namespaces/shop/daemonsets/x/scale"),
     );
     assert_eq!(r.code, 404, "a DaemonSet has no scale");
-}
-
-/// A length-delimited protobuf field.
-fn len_field(n: u64, v: &[u8]) -> Vec<u8> {
-    let mut out = vec![u8::try_from(n << 3 | 2).expect("small")];
-    out.push(u8::try_from(v.len()).expect("short"));
-    out.extend_from_slice(v);
-    out
 }
 
 #[test]

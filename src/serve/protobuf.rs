@@ -341,10 +341,11 @@ pub fn object(body: &[u8]) -> Option<Value> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn len_field(n: u64, v: &[u8]) -> Vec<u8> {
+    /// A length-delimited protobuf field.
+    pub(in crate::serve) fn len_field(n: u64, v: &[u8]) -> Vec<u8> {
         let mut out = vec![u8::try_from(n << 3 | 2).expect("small")];
         out.push(u8::try_from(v.len()).expect("short"));
         out.extend_from_slice(v);

@@ -7,14 +7,14 @@ use super::state::Served;
 use super::{Outcome, Request, Response, watch};
 use crate::sim::{Sim, scenario};
 
-fn served() -> Served {
+pub(super) fn served() -> Served {
     let sc = scenario::bundled("deployment").expect("bundled");
     let mut s = Served::new(Sim::load(sc).expect("loads"));
     s.paused = true;
     s
 }
 
-fn send(s: &mut Served, req: &Request) -> Response {
+pub(super) fn send(s: &mut Served, req: &Request) -> Response {
     match handle(s, req, "127.0.0.1:1") {
         Outcome::Reply(r) => r,
         Outcome::Watch(w) => panic!("a watch: {w:?}"),

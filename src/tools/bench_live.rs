@@ -70,61 +70,76 @@ fn raw(args: &BenchArgs) -> CmdResult {
     })
 }
 
-/// The namespace with `n` ConfigMaps (the missing ones made, 32 at once).
+/// Namespace `namespace` with ConfigMaps `cm-000000` to `cm-<n-1>` (the
+/// missing ones made, 32 at once); the names it holds.
+///
+/// # Errors
+/// A request the server refuses.
+pub async fn make_configmaps(
+    client: kube::Client,
+    namespace: &str,
+    n: usize,
+) -> Result<std::collections::HashSet<String>, CmdError> {
+    let nss: Api<Namespace> = Api::all(client.clone());
+    if nss.get_opt(namespace).await.map_err(err)?.is_none() {
+        let ns = Namespace {
+            metadata: ObjectMeta {
+                name: Some(namespace.into()),
+                ..ObjectMeta::default()
+            },
+            ..Namespace::default()
+        };
+        nss.create(&PostParams::default(), &ns).await.map_err(err)?;
+    }
+    let cms: Api<ConfigMap> = Api::namespaced(client, namespace);
+    let have: std::collections::HashSet<String> = cms
+        .list_metadata(&ListParams::default())
+        .await
+        .map_err(err)?
+        .items
+        .into_iter()
+        .filter_map(|o| o.metadata.name)
+        .collect();
+    let missing: Vec<String> = (0..n)
+        .map(|i| format!("cm-{i:06}"))
+        .filter(|name| !have.contains(name))
+        .collect();
+    if !missing.is_empty() {
+        eprintln!("making {} ConfigMaps in {namespace}...", missing.len());
+    }
+    let made: Vec<Result<ConfigMap, kube::Error>> = stream::iter(missing)
+        .map(|name| {
+            let cms = cms.clone();
+            async move {
+                let cm = ConfigMap {
+                    metadata: ObjectMeta {
+                        name: Some(name),
+                        labels: Some([("app".to_string(), "bench".to_string())].into()),
+                        ..ObjectMeta::default()
+                    },
+                    data: Some([("k".to_string(), "v".to_string())].into()),
+                    ..ConfigMap::default()
+                };
+                cms.create(&PostParams::default(), &cm).await
+            }
+        })
+        .buffer_unordered(32)
+        .collect()
+        .await;
+    if let Some(Err(e)) = made.into_iter().find(Result::is_err) {
+        return Err(err(format!("making ConfigMaps: {e}")));
+    }
+    Ok(have)
+}
+
+/// The namespace with `n` ConfigMaps, and the Terminating one `why` reads.
 fn prepare(args: &BenchArgs) -> CmdResult {
     let opts = options(args);
     let n = args.objects;
     runtime()?.block_on(async {
         let client = cluster::connect(&opts).await.map_err(err)?.client;
-        let nss: Api<Namespace> = Api::all(client.clone());
-        if nss.get_opt(NAMESPACE).await.map_err(err)?.is_none() {
-            let ns = Namespace {
-                metadata: ObjectMeta {
-                    name: Some(NAMESPACE.into()),
-                    ..ObjectMeta::default()
-                },
-                ..Namespace::default()
-            };
-            nss.create(&PostParams::default(), &ns).await.map_err(err)?;
-        }
+        let have = make_configmaps(client.clone(), NAMESPACE, n).await?;
         let cms: Api<ConfigMap> = Api::namespaced(client, NAMESPACE);
-        let have: std::collections::HashSet<String> = cms
-            .list_metadata(&ListParams::default())
-            .await
-            .map_err(err)?
-            .items
-            .into_iter()
-            .filter_map(|o| o.metadata.name)
-            .collect();
-        let missing: Vec<String> = (0..n)
-            .map(|i| format!("cm-{i:06}"))
-            .filter(|name| !have.contains(name))
-            .collect();
-        if !missing.is_empty() {
-            eprintln!("making {} ConfigMaps in {NAMESPACE}...", missing.len());
-        }
-        let made: Vec<Result<ConfigMap, kube::Error>> = stream::iter(missing)
-            .map(|name| {
-                let cms = cms.clone();
-                async move {
-                    let cm = ConfigMap {
-                        metadata: ObjectMeta {
-                            name: Some(name),
-                            labels: Some([("app".to_string(), "bench".to_string())].into()),
-                            ..ObjectMeta::default()
-                        },
-                        data: Some([("k".to_string(), "v".to_string())].into()),
-                        ..ConfigMap::default()
-                    };
-                    cms.create(&PostParams::default(), &cm).await
-                }
-            })
-            .buffer_unordered(32)
-            .collect()
-            .await;
-        if let Some(Err(e)) = made.into_iter().find(Result::is_err) {
-            return Err(err(format!("making ConfigMaps: {e}")));
-        }
         if !have.contains(HELD) {
             let cm = ConfigMap {
                 metadata: ObjectMeta {
