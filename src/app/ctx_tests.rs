@@ -37,14 +37,14 @@ fn live() -> App {
 }
 
 /// Types a `:` line without confirming it.
-fn typed(app: &mut App, text: &str) {
+pub(super) fn typed(app: &mut App, text: &str) {
     app.update(Action::OpenCommand);
     for c in text.chars() {
         app.update(Action::Input(c));
     }
 }
 
-fn run(app: &mut App, text: &str) -> Vec<Command> {
+pub(super) fn run(app: &mut App, text: &str) -> Vec<Command> {
     typed(app, text);
     app.update(Action::Confirm)
 }
@@ -56,7 +56,7 @@ fn line(app: &App) -> (String, Option<String>) {
     }
 }
 
-fn message(app: &App) -> String {
+pub(super) fn message(app: &App) -> String {
     app.message().map(|m| m.text.clone()).unwrap_or_default()
 }
 

@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+use super::ctx_tests::{message, run, typed};
 use super::*;
 use crate::backend::{Namespaces, Reply, Update};
 use crate::model::{KindTable, Object};
@@ -45,27 +46,11 @@ fn watching_shop() -> App {
     app
 }
 
-fn typed(app: &mut App, text: &str) {
-    app.update(Action::OpenCommand);
-    for c in text.chars() {
-        app.update(Action::Input(c));
-    }
-}
-
-fn run(app: &mut App, text: &str) -> Vec<Command> {
-    typed(app, text);
-    app.update(Action::Confirm)
-}
-
 fn error_on_line(app: &App) -> String {
     match app.modal() {
         Some(Modal::Command(c)) => c.error.clone().unwrap_or_default(),
         other => panic!("the command line is not open: {other:?}"),
     }
-}
-
-fn message(app: &App) -> String {
-    app.message().map(|m| m.text.clone()).unwrap_or_default()
 }
 
 fn reply(command: Command, code: u16, message: &str) -> Update {

@@ -2034,6 +2034,28 @@ fn three_contexts(ns_one: &str, ns_two: &str) -> std::path::PathBuf {
     path
 }
 
+/// Lets the restricted user read ConfigMaps in `ns` (a Role and its
+/// binding).
+fn restricted_reads_configmaps_in(ns: &str) {
+    kubectl(
+        &["apply", "-n", ns, "-f", "-"],
+        Some(
+            r"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: cm-reader}
+rules: [{apiGroups: [''], resources: [configmaps], verbs: [get, list, watch]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: cm-reader}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-reader}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}]
+",
+        ),
+    );
+}
+
 /// `:ctx NAME`: the backend names the kubeconfig's contexts and switches
 /// to another one without a restart: discovery again, the other
 /// context's namespace (no `-n` given) and user, so other objects and
@@ -2052,23 +2074,7 @@ fn a_context_switch_replaces_objects_scope_and_permissions() {
     let in_one = rt.block_on(configmap(&client, &ns_one, "in-one", vec![], &[]));
     let in_two = rt.block_on(configmap(&client, &ns_two, "in-two", vec![], &[]));
     // The restricted user may read ConfigMaps in ns_two, and nothing more.
-    kubectl(
-        &["apply", "-n", &ns_two, "-f", "-"],
-        Some(
-            r"
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: cm-reader}
-rules: [{apiGroups: [''], resources: [configmaps], verbs: [get, list, watch]}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: cm-reader}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-reader}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}]
-",
-        ),
-    );
+    restricted_reads_configmaps_in(&ns_two);
     let path = three_contexts(&ns_one, &ns_two);
     let opts = ownerscope::cluster::LiveOptions {
         kubeconfig: Some(path.clone()),

@@ -117,23 +117,7 @@ fn a_user_who_may_not_list_namespaces_still_switches_by_name() {
     let ns_b = rt.block_on(namespace(&client, "ns-switch-rb"));
     let in_b = rt.block_on(configmap(&client, &ns_b, "in-b", vec![], &[]));
     for ns in [&ns_a, &ns_b] {
-        kubectl(
-            &["apply", "-n", ns, "-f", "-"],
-            Some(
-                r"
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata: {name: cm-reader}
-rules: [{apiGroups: [''], resources: [configmaps], verbs: [get, list, watch]}]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata: {name: cm-reader}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: cm-reader}
-subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: restricted}]
-",
-            ),
-        );
+        restricted_reads_configmaps_in(ns);
     }
     let mut live = Live::start(&options(&env().restricted, &ns_a));
     live.wait("the first status", LONG, |l| l.status.is_some());
