@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::rows::fnv;
+use crate::model::relations::SelectorIndex;
 use crate::model::{Object, OwnershipGraph, RefStatus};
 
 /// A dense id, valid while the object exists.
@@ -61,6 +62,9 @@ pub struct ForestIndex {
     cycle_starts: BTreeSet<RootKey>,
     problems: usize,
     terminating: usize,
+    /// Pods and what selects them, by namespace and labels: a selection
+    /// change finds its selector relations here, not among every object.
+    selectors: SelectorIndex,
 }
 
 fn idx(id: NodeId) -> usize {
@@ -94,6 +98,7 @@ impl ForestIndex {
             .map(|i| ix.cold[i].uid.to_string())
             .collect();
         ix.check_cycles(graph, unreached.iter().map(String::as_str));
+        ix.selectors = SelectorIndex::build(graph.shared_objects());
         ix
     }
 
@@ -119,6 +124,7 @@ impl ForestIndex {
         let same_place = self.ids.contains_key(uid) && graph.get(uid).is_some() && old == now;
         let owners: Vec<String> = old.union(&now).map(|s| (*s).to_string()).collect();
         let referrers: Vec<String> = graph.referrers(uid).cloned().collect();
+        self.selectors.update(uid, graph.get_shared(uid));
         self.refresh_node(graph, uid);
         if !same_place {
             self.refresh_children(graph, uid);
@@ -346,6 +352,12 @@ impl ForestIndex {
             all.sort();
             Box::new(all.into_iter())
         }
+    }
+
+    /// Pods and what selects them ([`crate::model::relations::relations_indexed`]).
+    #[must_use]
+    pub fn selectors(&self) -> &SelectorIndex {
+        &self.selectors
     }
 
     /// The id of an object.

@@ -12,6 +12,10 @@ use super::object::{ObjRef, Object};
 use super::selector::Selector;
 use super::workload;
 
+mod index;
+
+pub use index::SelectorIndex;
+
 /// How an object selects pods.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PodSelector {
@@ -81,51 +85,98 @@ fn is_pod_of(obj: &Object, namespace: Option<&str>) -> bool {
     obj.is_pod() && obj.namespace() == namespace
 }
 
-/// The selector relations of `obj` in `graph`. Linear in the objects of
-/// the graph (it looks at the pods of `obj`'s namespace).
+/// The selector relations of `obj` in `graph`, found by looking at every
+/// object of the graph: linear in the graph. The UI keeps a
+/// [`SelectorIndex`] and asks [`relations_indexed`], which gives the same
+/// answer for what the selected object's relations hold.
 #[must_use]
 pub fn relations(graph: &OwnershipGraph, obj: &Object) -> Relations {
+    let ns = obj.namespace();
+    relations_from(
+        graph,
+        obj,
+        |sel| {
+            graph
+                .objects()
+                .filter(|p| is_pod_of(p, ns) && sel.matches(&p.metadata.labels))
+                .collect()
+        },
+        || {
+            let mut by = Vec::new();
+            let mut unknown = 0;
+            for o in graph.objects().filter(|o| o.namespace() == ns) {
+                match pod_selector(o) {
+                    PodSelector::Known(sel) if sel.matches(&obj.metadata.labels) => by.push(o),
+                    PodSelector::Unknown => unknown += 1,
+                    _ => {}
+                }
+            }
+            (by, unknown)
+        },
+    )
+}
+
+/// [`relations`], with the pods a selector selects and the selectors of a
+/// pod found in `index` (kept up to date with `graph`): the cost is what
+/// the answer holds, not what the graph holds.
+#[must_use]
+pub fn relations_indexed<'a>(
+    graph: &'a OwnershipGraph,
+    index: &'a SelectorIndex,
+    obj: &Object,
+) -> Relations {
+    relations_from(
+        graph,
+        obj,
+        |sel| index.pods_selected(obj.namespace(), sel),
+        || index.selecting(obj),
+    )
+}
+
+/// The relations of `obj`, given the pods of its namespace a selector
+/// selects (`pods`, any order) and, for a pod, the objects of its
+/// namespace whose known selector selects it with the number of those
+/// whose selector is not known (`selecting`).
+fn relations_from<'a>(
+    graph: &'a OwnershipGraph,
+    obj: &Object,
+    pods: impl FnOnce(&Selector) -> Vec<&'a Object>,
+    selecting: impl FnOnce() -> (Vec<&'a Object>, usize),
+) -> Relations {
     let mut out = Relations::default();
     let ns = obj.namespace();
     match pod_selector(obj) {
         PodSelector::NotASelector => {}
         PodSelector::Unknown => out.selector_unknown = true,
         PodSelector::Known(sel) => {
-            let mut pods: Vec<&Object> = graph
-                .objects()
-                .filter(|p| is_pod_of(p, ns) && sel.matches(&p.metadata.labels))
-                .collect();
-            pods.sort_by(|a, b| a.name().cmp(b.name()));
+            let mut pods = pods(&sel);
+            pods.sort_by(|a, b| (a.name(), a.uid()).cmp(&(b.name(), b.uid())));
             if adopts_pods(obj) {
                 out.adopts = pods
                     .iter()
                     .filter(|p| workload::controller_ref(p).is_none() && !p.is_terminating())
                     .map(|p| p.obj_ref())
                     .collect();
+                // A pod it controls refers to it: found among its
+                // referrers (in uid order), not among every object.
                 let mut released: Vec<&Object> = graph
-                    .objects()
+                    .referrer_objects(obj.uid())
                     .filter(|p| {
                         is_pod_of(p, ns)
                             && workload::controller_ref(p).is_some_and(|r| r.uid == obj.uid())
                             && !sel.matches(&p.metadata.labels)
                     })
                     .collect();
-                released.sort_by(|a, b| a.name().cmp(b.name()));
+                released.sort_by(|a, b| (a.name(), a.uid()).cmp(&(b.name(), b.uid())));
                 out.releases = released.iter().map(|p| p.obj_ref()).collect();
             }
             out.selects = Some(pods.iter().map(|p| p.obj_ref()).collect());
         }
     }
     if obj.is_pod() {
-        let mut by: Vec<&Object> = Vec::new();
-        for o in graph.objects().filter(|o| o.namespace() == ns) {
-            match pod_selector(o) {
-                PodSelector::Known(sel) if sel.matches(&obj.metadata.labels) => by.push(o),
-                PodSelector::Unknown => out.unknown_selectors += 1,
-                _ => {}
-            }
-        }
-        by.sort_by(|a, b| (&a.kind, a.name()).cmp(&(&b.kind, b.name())));
+        let (mut by, unknown) = selecting();
+        out.unknown_selectors = unknown;
+        by.sort_by(|a, b| (&a.kind, a.name(), a.uid()).cmp(&(&b.kind, b.name(), b.uid())));
         if workload::controller_ref(obj).is_none() && !obj.is_terminating() {
             out.adopted_by = by
                 .iter()
