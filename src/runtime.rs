@@ -23,6 +23,11 @@ use crate::{keymap, logging, tui, ui};
 pub const POLL_EVERY: Duration = Duration::from_millis(50);
 /// The shortest time between two frames (~60 fps).
 pub const FRAME_MIN: Duration = Duration::from_millis(16);
+/// Backend updates folded in between two looks at the input, at most: a
+/// backend that answers with 100k changes at once (a cascade turning
+/// Terminating) is taken in over several frames, with the keys read and
+/// the screen drawn in between, in the order the updates came.
+pub const APPLY_AT_ONCE: usize = 2_000;
 
 /// Where input comes from: the terminal, or a script in tests.
 pub trait Events {
@@ -151,6 +156,16 @@ impl Events for ScriptedEvents {
 
 /// Sends commands, then collects the answers at once.
 pub fn send_all(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) -> bool {
+    let (asked, sent) = send(app, backend, cmds);
+    if !sent {
+        return asked;
+    }
+    pump(app, backend, Duration::ZERO)
+}
+
+/// Sends commands (what the open dialog needs asked first, asked).
+/// Returns whether a permission was asked and whether anything was sent.
+fn send(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) -> (bool, bool) {
     // A dialog that just opened asks whether its action is permitted,
     // before it is offered.
     let mut asked = false;
@@ -160,7 +175,7 @@ pub fn send_all(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) ->
         asked = true;
     }
     if cmds.is_empty() {
-        return asked;
+        return (asked, false);
     }
     for c in cmds {
         // Ask first (a SelfSubjectAccessReview on a cluster): a denied action
@@ -185,7 +200,25 @@ pub fn send_all(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) ->
         tracing::debug!(command = ?c, "send");
         backend.send(c);
     }
-    pump(app, backend, Duration::ZERO)
+    (asked, true)
+}
+
+/// Backend updates not folded in yet ([`APPLY_AT_ONCE`]).
+#[derive(Debug, Default)]
+struct Inbox(VecDeque<Update>);
+
+impl Inbox {
+    /// Polls the backend into the inbox, and takes its time.
+    fn poll(&mut self, app: &mut App, backend: &mut dyn Backend, elapsed: Duration) -> bool {
+        self.0.extend(backend.poll(elapsed));
+        app.set_now(backend.now())
+    }
+
+    /// Folds in the oldest updates, at most [`APPLY_AT_ONCE`].
+    fn apply_some(&mut self, app: &mut App) -> bool {
+        let n = self.0.len().min(APPLY_AT_ONCE);
+        n > 0 && app.apply_all(self.0.drain(..n).collect())
+    }
 }
 
 /// Polls the backend and folds what it says in.
@@ -223,6 +256,7 @@ fn handle<B: ratatui::backend::Backend>(
     app: &mut App,
     backend: &mut dyn Backend,
     terminal: &mut Terminal<B>,
+    inbox: &mut Inbox,
 ) -> Result<bool> {
     let screen: Rect = terminal
         .size()
@@ -244,7 +278,11 @@ fn handle<B: ratatui::backend::Backend>(
         return Ok(false);
     };
     let cmds = app.update(action);
-    send_all(app, backend, cmds);
+    // The answers queue behind what came before them.
+    if send(app, backend, cmds).1 {
+        inbox.poll(app, backend, Duration::ZERO);
+        inbox.apply_some(app);
+    }
     Ok(true)
 }
 
@@ -267,6 +305,7 @@ pub fn run<B: ratatui::backend::Backend>(
     let mut last_tick = Instant::now();
     let mut last_draw: Option<Instant> = None;
     pump(app, backend, Duration::ZERO);
+    let mut inbox = Inbox::default();
     let mut dirty = true;
     // The terminal starts with mouse capture on (tui::init).
     let mut mouse = true;
@@ -277,7 +316,9 @@ pub fn run<B: ratatui::backend::Backend>(
         }
         let now = Instant::now();
         let until_poll = POLL_EVERY.saturating_sub(now - last_poll);
-        let wait = if dirty {
+        let wait = if !inbox.0.is_empty() {
+            Duration::ZERO
+        } else if dirty {
             last_draw.map_or(Duration::ZERO, |t| FRAME_MIN.saturating_sub(now - t))
         } else {
             app.next_deadline()
@@ -289,7 +330,7 @@ pub fn run<B: ratatui::backend::Backend>(
             let now = Instant::now();
             dirty |= app.tick(now - last_tick);
             last_tick = now;
-            dirty |= handle(&ev, app, backend, terminal)?;
+            dirty |= handle(&ev, app, backend, terminal, &mut inbox)?;
             while !app.should_quit() && !events.exhausted() {
                 let Some(ev) = events.next(Duration::ZERO)? else {
                     break;
@@ -297,14 +338,17 @@ pub fn run<B: ratatui::backend::Backend>(
                 let now = Instant::now();
                 dirty |= app.tick(now - last_tick);
                 last_tick = now;
-                dirty |= handle(&ev, app, backend, terminal)?;
+                dirty |= handle(&ev, app, backend, terminal, &mut inbox)?;
             }
         }
         let now = Instant::now();
-        if now - last_poll >= POLL_EVERY {
-            dirty |= pump(app, backend, now - last_poll);
+        // The backend is polled once what it said before is in: its clock
+        // waits for the UI (the time owed is given at the next poll).
+        if now - last_poll >= POLL_EVERY && inbox.0.is_empty() {
+            dirty |= inbox.poll(app, backend, now - last_poll);
             last_poll = now;
         }
+        dirty |= inbox.apply_some(app);
         dirty |= app.tick(now - last_tick);
         last_tick = now;
         if dirty && last_draw.is_none_or(|t| now - t >= FRAME_MIN) {
@@ -316,7 +360,7 @@ pub fn run<B: ratatui::backend::Backend>(
             last_draw = Some(now);
             dirty = false;
         }
-        if app.should_quit() || (events.exhausted() && !dirty) {
+        if app.should_quit() || (events.exhausted() && !dirty && inbox.0.is_empty()) {
             return Ok(());
         }
     }

@@ -72,3 +72,49 @@ fn keys_resize_and_mouse_drive_the_real_loop() {
         Some("Deployment")
     );
 }
+
+/// A cascade larger than what the loop folds in at once
+/// (`runtime::APPLY_AT_ONCE`): the simulator answers with thousands of
+/// changes in one poll, the loop takes them in over several rounds, and
+/// when it ends the App holds what the simulator holds, object by object.
+#[test]
+fn a_cascade_larger_than_one_round_is_taken_in_whole_and_in_order() {
+    let objects = ownerscope::tools::generate::cascade(3 * runtime::APPLY_AT_ONCE);
+    let n = objects.len();
+    let sc = ownerscope::tools::bench_scale::scenario(objects);
+    let mut backend = SimBackend::from_scenario(sc).expect("loads");
+    let mut app = App::new(Options {
+        read_only: false,
+        scenarios: Vec::new(),
+        is_simulator: true,
+    });
+    let mut terminal = Terminal::new(TestBackend::new(120, 36)).expect("terminal");
+    let mut script: VecDeque<Option<Event>> = VecDeque::new();
+    script.extend(keys("/deployment/root<Enter><C-d>f"));
+    script.extend(std::iter::repeat_n(None, 15));
+    script.extend(keys("<Enter>"));
+    script.extend(std::iter::repeat_n(None, 20));
+    let mut events = ScriptedEvents { events: script };
+    runtime::run(&mut terminal, &mut app, &mut backend, &mut events).expect("runs");
+
+    let sim = backend.sim().graph();
+    let reached = sim.objects().filter(|o| o.is_terminating()).count() + (n - sim.len());
+    assert!(
+        reached > runtime::APPLY_AT_ONCE,
+        "the cascade reached more objects ({reached}) than one round takes in"
+    );
+    assert_eq!(app.graph().len(), sim.len());
+    for o in sim.objects() {
+        let mine = app.graph().get(o.uid()).expect("in the App");
+        assert_eq!(
+            (
+                &mine.metadata.resource_version,
+                &mine.metadata.deletion_timestamp
+            ),
+            (&o.metadata.resource_version, &o.metadata.deletion_timestamp),
+            "{}/{}",
+            o.kind,
+            o.name()
+        );
+    }
+}

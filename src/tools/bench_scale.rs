@@ -70,10 +70,12 @@ impl Curve {
     }
 }
 
-fn scenario(objects: Vec<Object>) -> Scenario {
+/// Generated objects as a scenario the simulator loads.
+#[must_use]
+pub fn scenario(objects: Vec<Object>) -> Scenario {
     Scenario {
-        name: "bench-cascade".into(),
-        description: "one Deployment owning everything".into(),
+        name: "bench".into(),
+        description: "generated objects".into(),
         source: "generated".into(),
         kinds: Vec::new(),
         partial: crate::model::Partial::default(),
