@@ -13,6 +13,8 @@ use ratatui::layout::Rect;
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use super::generate;
+
+mod event_loop;
 use crate::app::index::ForestIndex;
 use crate::app::rows::{self, Expansion, Filters};
 use crate::app::{Action, App, Options};
@@ -128,6 +130,215 @@ fn widget_items(
         })
         .collect();
     (items, open)
+}
+
+/// What a selection change computes for its selector relations, on a
+/// pod and on a Deployment: by a look at every object (as before the
+/// index) and from the index, in the same run.
+fn relations_both_ways(app: &App, runs: usize, report: &mut Report) {
+    use crate::model::relations;
+    let graph = app.graph();
+    for kind in ["Pod", "Deployment"] {
+        let Some(obj) = graph.objects().find(|o| o.kind == kind) else {
+            continue;
+        };
+        let scan = time(runs, || {
+            black_box(relations::relations(graph, obj));
+        });
+        let indexed = time(runs * 10, || {
+            black_box(relations::relations_indexed(
+                graph,
+                app.index().selectors(),
+                obj,
+            ));
+        });
+        report.add(
+            &format!("selector relations of a {kind}: from the index"),
+            indexed,
+            format!(
+                "a look at every object: {} ({:.0}x)",
+                fmt(scan),
+                scan.as_secs_f64() / indexed.as_secs_f64().max(1e-9)
+            ),
+        );
+    }
+}
+
+/// A watch as a live cluster sends it, 1,000 changes a second: every
+/// 50 ms poll brings 50 (pods changing status, relabelled, Terminating,
+/// deleted and created again), applied with a pod selected and one frame
+/// drawn. The figure is the share of each second this takes: under 100%
+/// it keeps up.
+fn watch_stream(app: &mut App, terminal: &mut Terminal<TestBackend>, report: &mut Report) {
+    const BATCH: usize = 50;
+    let pods: Vec<crate::model::Object> = app
+        .graph()
+        .objects()
+        .filter(|o| o.is_pod())
+        .take(2_000)
+        .cloned()
+        .collect();
+    if pods.is_empty() {
+        return;
+    }
+    app.update(Action::Top);
+    while app.selected_object().is_some_and(|o| !o.is_pod())
+        && app.selected_index() + 1 < app.rows().len()
+    {
+        app.update(Action::Down);
+    }
+    let mut batches = Vec::new();
+    let mut n = 0usize;
+    for round in 0..40 {
+        let mut updates = Vec::with_capacity(BATCH);
+        for _ in 0..BATCH {
+            let mut p = pods[n % pods.len()].clone();
+            n += 1;
+            match n % 10 {
+                0 => {
+                    updates.push(Update::Remove(p.uid().to_string()));
+                    continue;
+                }
+                1 => {
+                    p.metadata
+                        .labels
+                        .insert("pod-template-hash".into(), format!("moved-{round}"));
+                }
+                2 => p.metadata.deletion_timestamp = Some(jiff::Timestamp::UNIX_EPOCH),
+                _ => p.metadata.resource_version = Some(format!("{round}{n}")),
+            }
+            updates.push(Update::Upsert(p.into()));
+        }
+        let t = Instant::now();
+        app.apply_all(updates);
+        app.tick(Duration::from_millis(50));
+        draw(terminal, app);
+        batches.push(t.elapsed());
+        // What was deleted comes back, as a controller re-creates it.
+        let back: Vec<Update> = pods
+            .iter()
+            .filter(|p| app.graph().get(p.uid()).is_none())
+            .map(|p| Update::Upsert(p.clone().into()))
+            .collect();
+        app.apply_all(back);
+    }
+    let batch = median(batches.clone());
+    let worst = batches.iter().max().copied().unwrap_or_default();
+    #[allow(clippy::cast_precision_loss)]
+    let share = batch.as_secs_f64() * (1000 / BATCH) as f64 * 100.0;
+    report.add(
+        "watch: 50 changes applied and a frame drawn (1,000 a second)",
+        batch,
+        format!(
+            "{share:.1}% of each second at 1,000 changes/s; slowest batch {}",
+            fmt(worst)
+        ),
+    );
+}
+
+/// Keys through the real loop on the simulator backend ([`event_loop`]):
+/// what a user waits for, from the key read to its frame flushed.
+fn through_the_loop(objects: usize, runs: usize, report: &mut Report) -> CmdResult {
+    use crossterm::event::KeyCode;
+    use event_loop::{ctrl, key};
+    let pace = Duration::from_millis(60);
+    let (mut backend, mut app) = event_loop::start(generate::cluster(objects), true)?;
+    let held = runs.max(20);
+    let stats = |v: &[Duration]| {
+        (
+            median(v.to_vec()),
+            format!(
+                "slowest of {} {}",
+                v.len(),
+                fmt(v.iter().max().copied().unwrap_or_default())
+            ),
+        )
+    };
+    let w = event_loop::run(
+        &mut app,
+        &mut backend,
+        vec![key(KeyCode::Char('j')); held],
+        pace,
+        Duration::ZERO,
+    )?;
+    let (m, note) = stats(&w.keys);
+    report.add(
+        "loop: key to frame, j (collapsed: workloads, Services)",
+        m,
+        note,
+    );
+    let mut keys = vec![key(KeyCode::Char('E'))];
+    keys.extend(vec![key(KeyCode::Char('j')); held]);
+    let w = event_loop::run(&mut app, &mut backend, keys, pace, Duration::ZERO)?;
+    let (e, _) = stats(&w.keys[..1]);
+    report.add("loop: key to frame, E (expand all)", e, String::new());
+    let (m, note) = stats(&w.keys[1..]);
+    report.add("loop: key to frame, j (expanded: pods)", m, note);
+    drop((backend, app));
+
+    // The delete dialog and the cascade of a Deployment owning 100k.
+    let n = objects.min(100_000);
+    let (mut backend, mut app) = event_loop::start(generate::cascade(n), false)?;
+    let mut keys = Vec::new();
+    for _ in 0..3 {
+        keys.push(ctrl('d'));
+        keys.push(key(KeyCode::Esc));
+    }
+    let w = event_loop::run(
+        &mut app,
+        &mut backend,
+        keys,
+        Duration::from_millis(400),
+        Duration::ZERO,
+    )?;
+    let opened: Vec<Duration> = w.keys.iter().step_by(2).copied().collect();
+    let (m, note) = stats(&opened);
+    // The preview alone, as the dialog computes it (the Deployment's
+    // default policy, Background).
+    let root = app
+        .selected_object()
+        .map(|o| o.uid().to_string())
+        .unwrap_or_default();
+    let plan = time(3, || {
+        black_box(crate::model::preview::plan_with(
+            app.graph(),
+            &root,
+            Some(crate::model::Policy::Background),
+            &BTreeMap::new(),
+            false,
+        ));
+    });
+    report.add(
+        &format!("loop: key to frame, the delete dialog of a {n}-object cascade"),
+        m,
+        format!("{note}; the preview alone {}", fmt(plan)),
+    );
+    let t = Instant::now();
+    let w = event_loop::run(
+        &mut app,
+        &mut backend,
+        vec![ctrl('d'), key(KeyCode::Char('f')), key(KeyCode::Enter)],
+        Duration::from_millis(700),
+        Duration::from_secs(6),
+    )?;
+    let confirmed = w.keys.get(2).copied().unwrap_or_default();
+    report.add(
+        &format!("loop: confirming the Foreground delete of {n} objects, key to frame"),
+        confirmed,
+        format!(
+            "{} of {} objects Terminating or gone after {:.1} s",
+            app.index().terminating_count() + n.saturating_sub(app.graph().len()),
+            n,
+            t.elapsed().as_secs_f64()
+        ),
+    );
+    report.add(
+        "loop: longest away from the keyboard while the cascade runs",
+        w.longest_away,
+        "a freeze: a key then waits this long".into(),
+    );
+    std::mem::forget((backend, app));
+    Ok(())
 }
 
 /// Runs the benchmark and prints the figures.
@@ -322,6 +533,20 @@ pub fn run(args: &BenchArgs) -> CmdResult {
             "expanded".into(),
         );
     }
+
+    relations_both_ways(&app, runs, &mut report);
+    watch_stream(&mut app, &mut terminal, &mut report);
+    drop(app);
+    through_the_loop(args.objects, runs, &mut report)?;
+    let mut app = App::new(Options::default());
+    app.apply(Update::Reset {
+        objects: generate::cluster(args.objects)
+            .into_iter()
+            .map(Into::into)
+            .collect(),
+        kinds: KindTable::builtin(),
+    });
+    app.update(Action::ExpandAll);
 
     // tui-tree-widget handed the whole forest, for comparison.
     let (items, open) = widget_items(&ix, app.graph());

@@ -23,6 +23,20 @@ fn obj(api: &str, kind: &str, ns: Option<&str>, name: String, uid: String) -> Ob
     o
 }
 
+/// A workload's spec: one replica, selecting and templating `labels`.
+fn selecting(labels: &[(&str, &str)]) -> crate::model::fields::Fields {
+    let labels: serde_json::Map<String, serde_json::Value> = labels
+        .iter()
+        .map(|(k, v)| ((*k).to_string(), serde_json::Value::from(*v)))
+        .collect();
+    serde_json::json!({
+        "replicas": 1,
+        "selector": { "matchLabels": labels },
+        "template": { "metadata": { "labels": labels } },
+    })
+    .into()
+}
+
 fn owned(mut o: Object, owner: &Object, controller: bool) -> Object {
     o.metadata
         .owner_references
@@ -45,27 +59,36 @@ pub fn cluster(n: usize) -> Vec<Object> {
         out.push(obj("v1", "Namespace", None, ns.clone(), uid(1, next())));
         let mut deps = Vec::new();
         for d in 0..DEPLOYMENTS {
-            let dep = obj(
+            let app = format!("app-{d:02}");
+            let mut dep = obj(
                 "apps/v1",
                 "Deployment",
                 Some(&ns),
-                format!("app-{d:02}"),
+                app.clone(),
                 uid(2, next()),
             );
+            dep.spec = selecting(&[("app", &app)]);
             out.push(dep.clone());
+            // A Service in front of each: what selects a pod is more than
+            // its owners.
+            let mut svc = obj("v1", "Service", Some(&ns), app.clone(), uid(8, next()));
+            svc.spec = serde_json::json!({ "selector": { "app": app } }).into();
+            out.push(svc);
             for r in 0..REPLICASETS {
                 let i = next();
-                let rs = owned(
+                let hash = format!("{r}f{i:05x}");
+                let mut rs = owned(
                     obj(
                         "apps/v1",
                         "ReplicaSet",
                         Some(&ns),
-                        format!("app-{d:02}-{r}f{i:05x}"),
+                        format!("app-{d:02}-{hash}"),
                         uid(3, i),
                     ),
                     &dep,
                     true,
                 );
+                rs.spec = selecting(&[("app", &app), ("pod-template-hash", &hash)]);
                 out.push(rs.clone());
                 for p in 0..PODS {
                     let i = next();
@@ -80,6 +103,10 @@ pub fn cluster(n: usize) -> Vec<Object> {
                         &rs,
                         true,
                     );
+                    pod.metadata.labels.insert("app".into(), app.clone());
+                    pod.metadata
+                        .labels
+                        .insert("pod-template-hash".into(), hash.clone());
                     if i % 50 == 0 {
                         pod.metadata.finalizers.push("example.com/hold".into());
                     }
