@@ -1063,6 +1063,41 @@ fn a_finalizers_writer_still_writing_after_the_deletion_is_said_alive() {
             && out.contains("after its deletion started"),
         "{out}{err}"
     );
+    // The UI's source reads the same evidence for the selected object:
+    // the writer of each finalizer, and the object's Events.
+    kubectl(
+        &["create", "-n", &ns, "-f", "-"],
+        Some(&format!(
+            "apiVersion: v1\nkind: Event\nmetadata: {{name: held.1}}\ninvolvedObject: {{apiVersion: v1, kind: ConfigMap, name: held, namespace: {ns}, uid: '{}'}}\ntype: Warning\nreason: CleanupFailed\nmessage: bucket not empty\nsource: {{component: cleanup-operator}}\n",
+            kubectl(
+                &[
+                    "get",
+                    "-n",
+                    &ns,
+                    "configmap",
+                    "held",
+                    "-o",
+                    "jsonpath={.metadata.uid}"
+                ],
+                None
+            )
+        )),
+    );
+    let mut live = Live::start(&options(&env().admin, &ns));
+    let target = live.find("ConfigMap", "held").expect("held").obj_ref();
+    live.backend.send(Command::ReadEvidence(target.clone()));
+    live.wait("the evidence", LONG, |l| !l.evidence.is_empty());
+    let e = &live.evidence[0];
+    assert_eq!(e.uid, target.uid);
+    assert_eq!(
+        e.writers.get("example.com/cleanup").map(Vec::as_slice),
+        Some(&["cleanup-operator".to_string()][..]),
+        "{e:?}"
+    );
+    assert!(
+        e.events.iter().any(|ev| ev.name() == "held.1") && e.missing.is_empty(),
+        "{e:?}"
+    );
     kubectl(
         &[
             "patch",

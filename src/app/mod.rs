@@ -6,6 +6,7 @@
 pub mod action;
 pub mod command_line;
 mod dialogs;
+mod evidence;
 pub mod flash;
 pub mod index;
 pub mod modal;
@@ -122,6 +123,8 @@ pub struct App {
     /// since: see [`App::refresh_why`].
     why_at: Duration,
     why_stale: bool,
+    /// Evidence read for Terminating objects on a live source.
+    evidences: evidence::Evidences,
     /// The selector relations of the selected object (uid it is for, and
     /// the relations), kept current as the answer is; see
     /// [`App::refresh_relations`].
@@ -199,6 +202,7 @@ impl App {
             why: None,
             why_at: Duration::ZERO,
             why_stale: false,
+            evidences: evidence::Evidences::default(),
             relations: None,
             relations_at: Duration::ZERO,
             relations_stale: false,
@@ -489,6 +493,10 @@ impl App {
                 }
                 Update::Contexts(c) => self.contexts = Some(c),
                 Update::Namespaces(n) => self.source_namespaces = Some(n),
+                Update::Evidence(e) => {
+                    self.on_evidence(e);
+                    changed = true;
+                }
                 Update::Status(s) => {
                     if self.status.as_ref() != Some(&s) {
                         self.controllers = s
@@ -597,6 +605,7 @@ impl App {
         }
         self.graph = graph;
         self.flashes.clear();
+        self.evidences.clear();
         self.timeline.clear();
         self.timeline_cursor = None;
         if let Some(fresh) = self.fresh_start.take() {
@@ -852,6 +861,8 @@ impl App {
                 _ => {}
             }
         }
+        let mut cmds = cmds;
+        cmds.extend(self.evidence_request());
         if self.opts.read_only && cmds.iter().any(Command::is_mutation) {
             self.error("read-only mode: refused");
             return cmds.into_iter().filter(|c| !c.is_mutation()).collect();
@@ -904,9 +915,17 @@ impl App {
         let whole = self.whole_cluster();
         self.why = self.selected_object().map(|o| {
             let mut d = diagnosis::diagnose(&self.graph, o.uid(), self.now, &self.controllers);
+            let read = self.evidences.get(o.uid());
             // Whether a third party's finalizer's controller runs, from
-            // the workloads in view (STUCK-CAUSES C1).
-            d.add_removers(&self.graph, &std::collections::BTreeMap::new(), whole);
+            // the workloads in view and who wrote the finalizer
+            // (STUCK-CAUSES C1).
+            let writers = read.map(|e| e.writers.clone()).unwrap_or_default();
+            d.add_removers(&self.graph, &writers, whole);
+            if let Some(e) = read {
+                d.add_rewrites(&e.last);
+                d.add_events(&e.events, self.now);
+                d.add_unread(&e.missing);
+            }
             d
         });
         self.why_at = self.clock;

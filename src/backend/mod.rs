@@ -40,6 +40,11 @@ pub enum Command {
     /// new scope has listed. A failure (a namespace that does not exist)
     /// leaves the old watch.
     SwitchNamespace(Option<String>),
+    /// Read what explains a Terminating object beyond what is watched: who
+    /// wrote its finalizers (`managedFields`) and its own Events
+    /// (STUCK-CAUSES C1, C2, C23), answered with [`Update::Evidence`]. A
+    /// source whose store holds it all (the simulator) answers nothing.
+    ReadEvidence(ObjRef),
     /// Simulator only.
     Sim(SimCommand),
 }
@@ -70,6 +75,7 @@ impl Command {
             Command::SwitchContext(name) => format!("switch to context {name}"),
             Command::SwitchNamespace(Some(ns)) => format!("watch namespace {ns}"),
             Command::SwitchNamespace(None) => "watch every namespace".into(),
+            Command::ReadEvidence(target) => format!("read the evidence on {target}"),
             Command::Sim(c) => c.describe(),
         }
     }
@@ -238,6 +244,23 @@ pub enum Update {
     /// namespaces come and go). A source that sends none watches every
     /// namespace it has.
     Namespaces(Namespaces),
+    /// What [`Command::ReadEvidence`] read.
+    Evidence(Evidence),
+}
+
+/// What explains a Terminating object beyond the watched objects, read for
+/// that object only ([`Command::ReadEvidence`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evidence {
+    pub uid: Uid,
+    /// finalizer -> the field managers that wrote it, newest first.
+    pub writers: std::collections::BTreeMap<String, Vec<String>>,
+    /// finalizer -> its last write.
+    pub last: std::collections::BTreeMap<String, crate::model::remover::Written>,
+    /// Its core/v1 Events.
+    pub events: Vec<Object>,
+    /// What could not be read, and why (`managedFields: forbidden ...`).
+    pub missing: Vec<String>,
 }
 
 /// The namespace scope of a source, for `:ns`, `0` and their completion.

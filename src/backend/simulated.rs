@@ -285,6 +285,8 @@ impl Backend for SimBackend {
                 message: "nothing to reconnect: the simulator runs in this process".into(),
                 warnings: Vec::new(),
             })),
+            // The store holds every object there is: nothing more to read.
+            Command::ReadEvidence(_) => {}
             Command::Sim(s) => {
                 match s {
                     SimCommand::Pause => self.paused = true,

@@ -212,7 +212,8 @@ pub fn attributes(ar: &ApiResource, command: &Command) -> Option<ResourceAttribu
         Command::Sim(_)
         | Command::Reconnect
         | Command::SwitchContext(_)
-        | Command::SwitchNamespace(_) => return None,
+        | Command::SwitchNamespace(_)
+        | Command::ReadEvidence(_) => return None,
     };
     Some(ResourceAttributes {
         group: Some(ar.group.clone()),

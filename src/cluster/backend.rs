@@ -535,6 +535,7 @@ impl ClusterBackend {
                 }
             }
             Msg::Replied(r) => self.out.push(Update::Replied(r)),
+            Msg::Evidence(e) => self.out.push(Update::Evidence(e)),
             Msg::Reconnected { command, result } => self.reconnected(command, *result),
         }
     }
@@ -581,7 +582,8 @@ impl ClusterBackend {
         let target = match cmd {
             Command::Delete { target, .. }
             | Command::ForceDelete { target }
-            | Command::RemoveFinalizer { target, .. } => target,
+            | Command::RemoveFinalizer { target, .. }
+            | Command::ReadEvidence(target) => target,
             Command::Sim(_) => return Err("simulator controls do nothing on a live cluster".into()),
             Command::Reconnect | Command::SwitchContext(_) | Command::SwitchNamespace(_) => {
                 return Err("not a request on an object".into());
@@ -598,6 +600,42 @@ impl ClusterBackend {
             })
     }
 }
+
+/// Who wrote the finalizers of `target` and its Events, each within
+/// [`EVIDENCE_WAIT`]; what could not be read is said in `missing`.
+async fn read_evidence(
+    client: &kube::Client,
+    ar: &kube::core::ApiResource,
+    target: &crate::model::ObjRef,
+    finalizers: &[String],
+) -> crate::backend::Evidence {
+    let mut e = crate::backend::Evidence {
+        uid: target.uid.clone(),
+        ..crate::backend::Evidence::default()
+    };
+    let writers = tokio::time::timeout(
+        EVIDENCE_WAIT,
+        actions::finalizer_writers(client, ar, target, finalizers),
+    );
+    match writers.await {
+        Ok(Ok(w)) => (e.writers, e.last) = (w.names, w.last),
+        Ok(Err(m)) => e.missing.push(format!("who wrote its finalizers: {m}")),
+        Err(_) => e.missing.push("who wrote its finalizers: no answer".into()),
+    }
+    let events = tokio::time::timeout(
+        EVIDENCE_WAIT,
+        super::evidence::events_about(client, target.namespace.as_deref(), &target.uid),
+    );
+    match events.await {
+        Ok(Ok(list)) => e.events = list,
+        Ok(Err(m)) => e.missing.push(format!("its Events: {m}")),
+        Err(_) => e.missing.push("its Events: no answer".into()),
+    }
+    e
+}
+
+/// How long one piece of evidence is waited for.
+const EVIDENCE_WAIT: Duration = Duration::from_secs(5);
 
 impl Drop for ClusterBackend {
     fn drop(&mut self) {
@@ -643,6 +681,18 @@ impl Backend for ClusterBackend {
                 rt.spawn(async move {
                     let r = actions::remove_finalizer(&client, &ar, &cmd, &current).await;
                     let _ = tx.send(Msg::Replied(r)).await;
+                });
+            }
+            Command::ReadEvidence(target) => {
+                let target = target.clone();
+                let finalizers = self
+                    .objects
+                    .get(&target.uid)
+                    .map(|o| o.metadata.finalizers.clone())
+                    .unwrap_or_default();
+                rt.spawn(async move {
+                    let e = read_evidence(&client, &ar, &target, &finalizers).await;
+                    let _ = tx.send(Msg::Evidence(e)).await;
                 });
             }
             Command::Sim(_)

@@ -29,6 +29,8 @@ use crate::model::Object;
 /// What the background tasks tell the backend.
 #[derive(Debug)]
 pub enum Msg {
+    /// What a [`Command::ReadEvidence`] read.
+    Evidence(crate::backend::Evidence),
     /// A complete (re)list of resource `res`.
     Listed {
         res: usize,

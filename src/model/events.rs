@@ -111,8 +111,16 @@ pub fn quote(e: &Object, now: Timestamp) -> Quoted {
 /// [`QUOTED`].
 #[must_use]
 pub fn warnings(graph: &OwnershipGraph, uid: &str, now: Timestamp) -> Vec<Quoted> {
-    let mut out: Vec<Quoted> = graph
-        .events_about(uid)
+    newest_warnings(graph.events_about(uid), now)
+}
+
+/// The Warnings among `events`, newest first, at most [`QUOTED`].
+#[must_use]
+pub fn newest_warnings<'a>(
+    events: impl Iterator<Item = &'a Object>,
+    now: Timestamp,
+) -> Vec<Quoted> {
+    let mut out: Vec<Quoted> = events
         .map(|e| quote(e, now))
         .filter(|q| q.type_ == "Warning")
         .collect();

@@ -176,6 +176,8 @@ impl Backend for ServedBackend {
                 "nothing to reconnect: the UI runs the served simulator itself".into(),
                 Vec::new(),
             )),
+            // The store holds every object there is (its Events included).
+            Command::ReadEvidence(_) => None,
             Command::Sim(s) => match s {
                 SimCommand::Pause => {
                     served.paused = true;

@@ -72,9 +72,10 @@ pub fn request(app: &App, cmd: &Command) -> String {
             target.kind, target.name
         ),
         Command::Sim(s) => s.describe(),
-        Command::Reconnect | Command::SwitchContext(_) | Command::SwitchNamespace(_) => {
-            cmd.describe()
-        }
+        Command::Reconnect
+        | Command::SwitchContext(_)
+        | Command::SwitchNamespace(_)
+        | Command::ReadEvidence(_) => cmd.describe(),
     }
 }
 

@@ -375,6 +375,8 @@ pub struct Live {
     pub namespaces: Option<ownerscope::backend::Namespaces>,
     /// Every state of every object seen, in order: (uid, object).
     pub history: Vec<(String, Option<Object>)>,
+    /// What the backend read for `Command::ReadEvidence`, in order.
+    pub evidence: Vec<ownerscope::backend::Evidence>,
 }
 
 impl Live {
@@ -390,6 +392,7 @@ impl Live {
             contexts: None,
             namespaces: None,
             history: Vec::new(),
+            evidence: Vec::new(),
         };
         l.wait("the first tree", Duration::from_secs(30), |l| l.resets > 0);
         l
@@ -422,6 +425,7 @@ impl Live {
                 Update::Contexts(c) => self.contexts = Some(c),
                 Update::Namespaces(n) => self.namespaces = Some(n),
                 Update::Unlisted(u) => self.graph.kinds_mut().set_unlisted(u),
+                Update::Evidence(e) => self.evidence.push(e),
                 // The simulator's story: a live backend sends none.
                 Update::Story(_) => {}
             }

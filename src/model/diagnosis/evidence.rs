@@ -99,6 +99,18 @@ impl Diagnosis {
         self.causes = causes(self);
     }
 
+    /// The object's Events read beside the graph (a live source's, for
+    /// this object only): its newest Warnings are quoted (STUCK-CAUSES C2).
+    pub fn add_events(&mut self, events: &[Object], now: Timestamp) {
+        self.events = crate::model::events::newest_warnings(events.iter(), now);
+        self.causes = causes(self);
+    }
+
+    /// Evidence that could not be read, and why: said with the answer.
+    pub fn add_unread(&mut self, missing: &[String]) {
+        self.unread = missing.to_vec();
+    }
+
     /// The removers were looked for by the names of their workloads (a
     /// scenario's controllers), not by who wrote the finalizers: no field
     /// manager is quoted.

@@ -218,6 +218,10 @@ pub struct Diagnosis {
     /// The object's own Warning Events, newest first (STUCK-CAUSES C2).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<super::events::Quoted>,
+    /// Evidence that could not be read, and why (a live source's
+    /// `managedFields` or Events, forbidden or unanswered).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unread: Vec<String>,
     /// What, at the bottom, keeps things from moving on.
     pub causes: Vec<String>,
     /// What could not be seen (kinds that could not be listed).
@@ -282,6 +286,7 @@ pub fn diagnose(
             webhooks: Vec::new(),
             held: Vec::new(),
             events: Vec::new(),
+            unread: Vec::new(),
             causes: vec!["the object no longer exists".into()],
             partial: Partial::of(graph.kinds()),
         };
@@ -312,6 +317,7 @@ pub fn diagnose(
         webhooks: Vec::new(),
         held: Vec::new(),
         events: super::events::warnings(graph, uid, now),
+        unread: Vec::new(),
         causes: Vec::new(),
         partial: Partial::of(graph.kinds()),
     };

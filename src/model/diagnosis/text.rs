@@ -166,6 +166,9 @@ impl Diagnosis {
                 ));
             }
         }
+        for u in &self.unread {
+            out.push(format!("Not read: {u}"));
+        }
         if !self.events.is_empty() {
             out.push("Warning Events on it, newest first:".into());
             for e in &self.events {
