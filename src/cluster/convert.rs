@@ -115,6 +115,21 @@ pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
     ) || (pods && group.is_empty() && kind == "Pod")
 }
 
+/// The `status.conditions` that `keep` accepts, each with the listed
+/// paths only.
+fn conditions_with(status: &Value, keep: impl Fn(&Value) -> bool, paths: &[&[&str]]) -> Vec<Value> {
+    status
+        .get("conditions")
+        .and_then(Value::as_array)
+        .map(|cs| {
+            cs.iter()
+                .filter(|c| keep(c))
+                .map(|c| pick(c, paths))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Copies the listed paths of `from` (absent ones skipped).
 fn pick(from: &Value, paths: &[&[&str]]) -> Value {
     let mut out = Value::Null;
@@ -198,15 +213,11 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
         // R80, STUCK-CAUSES C4: the group version it serves, the Service
         // behind it, and whether it is Available (and why not).
         ("apiregistration.k8s.io", "APIService") => {
-            let cs: Vec<Value> = status
-                .get("conditions")
-                .and_then(Value::as_array)
-                .map(|cs| {
-                    cs.iter()
-                        .map(|c| pick(c, &[&["type"], &["status"], &["reason"], &["message"]]))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let cs = conditions_with(
+                status,
+                |_| true,
+                &[&["type"], &["status"], &["reason"], &["message"]],
+            );
             (
                 pick(
                     spec,
@@ -291,28 +302,18 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
         // R76: whether the node's kubelet reports (its Ready condition,
         // since when and why), STUCK-CAUSES C8.
         ("", "Node") => {
-            let cs: Vec<Value> = status
-                .get("conditions")
-                .and_then(Value::as_array)
-                .map(|cs| {
-                    cs.iter()
-                        .filter(|c| c.get("type").and_then(Value::as_str) == Some("Ready"))
-                        .map(|c| {
-                            pick(
-                                c,
-                                &[
-                                    &["type"],
-                                    &["status"],
-                                    &["reason"],
-                                    &["message"],
-                                    &["lastTransitionTime"],
-                                    &["lastHeartbeatTime"],
-                                ],
-                            )
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let cs = conditions_with(
+                status,
+                |c| c.get("type").and_then(Value::as_str) == Some("Ready"),
+                &[
+                    &["type"],
+                    &["status"],
+                    &["reason"],
+                    &["message"],
+                    &["lastTransitionTime"],
+                    &["lastHeartbeatTime"],
+                ],
+            );
             // The cloud that runs it (load-balancer cleanup, C17).
             (
                 pick(spec, &[&["providerID"]]),

@@ -14,7 +14,7 @@
 use super::finalizers::Held;
 use super::graph::OwnershipGraph;
 use super::object::Object;
-use super::remover::{Running, Workload, running_of};
+use super::remover::{Running, Workload};
 
 pub const LOAD_BALANCER_CLEANUP: &str = "service.kubernetes.io/load-balancer-cleanup";
 
@@ -55,15 +55,7 @@ pub fn held(
     let ccm = workloads
         .iter()
         .find(|w| w.name().contains("cloud-controller-manager"))
-        .map(|w| Workload {
-            name: format!(
-                "{} {}/{}",
-                w.kind,
-                w.namespace().unwrap_or_default(),
-                w.name()
-            ),
-            running: running_of(w),
-        });
+        .map(|w| Workload::of(w));
     let not_lb = match svc.str_at(&["spec", "type"]) {
         Some(t) if t != "LoadBalancer" => format!(
             " ({who} is of type {t} now: the finalizer stayed from when it was a LoadBalancer, or was templated on; the service controller still has to see it)"

@@ -213,6 +213,22 @@ pub struct Workload {
     pub running: Running,
 }
 
+impl Workload {
+    /// A Deployment, StatefulSet or DaemonSet, and whether it runs.
+    #[must_use]
+    pub fn of(o: &Object) -> Workload {
+        Workload {
+            name: format!(
+                "{} {}/{}",
+                o.kind,
+                o.namespace().unwrap_or_default(),
+                o.name()
+            ),
+            running: running_of(o),
+        }
+    }
+}
+
 /// Who removes one finalizer, and whether it runs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -235,7 +251,7 @@ pub struct Remover {
 
 /// A workload's replicas: (desired, ready), from `spec.replicas` (a
 /// DaemonSet: `status.desiredNumberScheduled`) and the ready count.
-pub(crate) fn running_of(w: &Object) -> Running {
+fn running_of(w: &Object) -> Running {
     let int = |path: &[&str]| w.value_at(path).and_then(Value::as_i64);
     let (desired, ready) = if w.kind == "DaemonSet" {
         (
@@ -402,15 +418,7 @@ pub fn find(
         // One in the held object's namespace before one of that name
         // elsewhere.
         .min_by_key(|o| o.namespace() != near)
-        .map(|o| Workload {
-            name: format!(
-                "{} {}/{}",
-                o.kind,
-                o.namespace().unwrap_or_default(),
-                o.name()
-            ),
-            running: running_of(o),
-        });
+        .map(|o| Workload::of(o));
     Remover {
         finalizer: finalizer.to_string(),
         controller: cat
