@@ -904,9 +904,10 @@ impl App {
     }
 
     fn compute_relations(&mut self) {
-        self.relations = self
-            .selected_object()
-            .map(|o| (o.uid().to_string(), relations::relations(&self.graph, o)));
+        self.relations = self.selected_object().map(|o| {
+            let r = relations::relations_indexed(&self.graph, self.index.selectors(), o);
+            (o.uid().to_string(), r)
+        });
         self.relations_at = self.clock;
         self.relations_stale = false;
     }
