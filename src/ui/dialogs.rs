@@ -96,7 +96,10 @@ fn policy_meaning(p: Policy) -> &'static str {
 /// The delete dialog: policy, preview, the request, the keys. Every line
 /// is wrapped to the dialog's width: what it would send is read in full.
 pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
-    let items = preview::items(&d.plan);
+    // Only what can show is made: the tree never takes more rows than
+    // the screen has.
+    let most = usize::from(area.height);
+    let window = preview::window(&d.plan, d.scroll, most);
     let popup_w = area.width.saturating_sub(4).min(116);
     let w = usize::from(popup_w.saturating_sub(2));
     let mut policy_lines: Vec<Line> = vec![Line::from(Span::styled(
@@ -222,9 +225,12 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
     let len = |v: &[Line]| u16::try_from(v.len()).unwrap_or(u16::MAX);
     let fixed =
         len(&policy_lines) + len(&note_lines) + len(&summary) + len(&req_lines) + len(&keys);
-    let tree_rows = u16::try_from(small_tree::rows(&items, popup_w.saturating_sub(2)))
-        .unwrap_or(u16::MAX)
-        .max(1);
+    let tree_rows = if window.len >= most {
+        most
+    } else {
+        small_tree::rows(&window.nodes, popup_w.saturating_sub(2))
+    };
+    let tree_rows = u16::try_from(tree_rows).unwrap_or(u16::MAX).max(1);
     let want = fixed.saturating_add(tree_rows).saturating_add(2);
     let popup = centered(area, popup_w, want.min(area.height.saturating_sub(2)));
     frame.render_widget(Clear, popup);
@@ -243,7 +249,7 @@ pub fn delete(app: &App, d: &DeleteDialog, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(policy_lines), policies);
     frame.render_widget(Paragraph::new(note_lines), note);
     frame.render_widget(Paragraph::new(summary), summary_area);
-    small_tree::render(&items, frame, plan_area, d.scroll);
+    small_tree::render(&window.nodes, frame, plan_area, window.scroll);
     frame.render_widget(Paragraph::new(req_lines), req);
     frame.render_widget(Paragraph::new(keys), keys_area);
 }
