@@ -146,17 +146,7 @@ pub async fn watch_resource(
         };
         match ended {
             Ended::Closed => return,
-            Ended::Failed { listed } => {
-                if listed {
-                    wait = RETRY_FIRST;
-                }
-                recovered.borrow_and_update();
-                tokio::select! {
-                    () = tokio::time::sleep(wait) => {}
-                    _ = recovered.changed() => {}
-                }
-                wait = (wait * 2).min(RETRY_MAX);
-            }
+            Ended::Failed { listed } => backoff(&mut wait, listed, &mut recovered).await,
         }
     }
 }
@@ -288,16 +278,28 @@ pub async fn watch_namespaces(
                 return;
             }
         }
-        if listed {
-            wait = RETRY_FIRST;
-        }
-        recovered.borrow_and_update();
-        tokio::select! {
-            () = tokio::time::sleep(wait) => {}
-            _ = recovered.changed() => {}
-        }
-        wait = (wait * 2).min(RETRY_MAX);
+        backoff(&mut wait, listed, &mut recovered).await;
     }
+}
+
+/// Waits before a failed watch lists again: [`RETRY_FIRST`] after a list
+/// that had completed, else twice the last wait up to [`RETRY_MAX`]; no
+/// longer once the health probe sees the server answer again
+/// (`recovered` changes).
+async fn backoff(
+    wait: &mut Duration,
+    listed: bool,
+    recovered: &mut tokio::sync::watch::Receiver<u64>,
+) {
+    if listed {
+        *wait = RETRY_FIRST;
+    }
+    recovered.borrow_and_update();
+    tokio::select! {
+        () = tokio::time::sleep(*wait) => {}
+        _ = recovered.changed() => {}
+    }
+    *wait = (*wait * 2).min(RETRY_MAX);
 }
 
 /// Watches core/v1 Events in scope, sending each new or repeated one.
