@@ -284,6 +284,30 @@ fn table() -> Vec<Row> {
             cm("ssa"),
         ),
         row(
+            "percent-encoded path",
+            "GET",
+            "/api/v1/namespaces/{ns}/config%6Daps/%61",
+        ),
+        row(
+            "percent-encoded slash",
+            "GET",
+            "/api/v1/namespaces/{ns}%2Fconfigmaps/a",
+        ),
+        row(
+            "delete, dryRun typo",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/configmaps/a?dryRun=true",
+        ),
+        with(
+            row(
+                "delete, dryRun typo in the body",
+                "DELETE",
+                "/api/v1/namespaces/{ns}/configmaps/a",
+            ),
+            JSON,
+            json!({"kind": "DeleteOptions", "apiVersion": "v1", "dryRun": ["Some"]}),
+        ),
+        row(
             "dry-run delete",
             "DELETE",
             "/api/v1/namespaces/{ns}/configmaps/a?dryRun=All",

@@ -315,6 +315,15 @@ pub fn dry_run_values(req: &Request, options: &str) -> Result<(), Response> {
         .filter(|(k, _)| k == "dryRun")
         .map(|(_, v)| v.as_str())
         .collect();
+    dry_run_list(&values, options)
+}
+
+/// As [`dry_run_values`], for values from wherever they came (a
+/// DELETE's may be in its `DeleteOptions` body).
+///
+/// # Errors
+/// Its 422.
+pub fn dry_run_list(values: &[&str], options: &str) -> Result<(), Response> {
     if values.iter().all(|v| *v == "All") {
         return Ok(());
     }
@@ -430,6 +439,11 @@ mod tests {
     fn dry_run_is_all_or_refused() {
         assert!(dry_run_values(&Request::new("POST", "/x?dryRun=All"), "CreateOptions").is_ok());
         assert!(dry_run_values(&Request::new("POST", "/x"), "CreateOptions").is_ok());
+        let r = dry_run_list(&["Some"], "DeleteOptions").expect_err("refused");
+        assert_eq!(
+            r.value()["message"],
+            "DeleteOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"Some\"}: supported values: \"All\""
+        );
         for v in ["Some", "true", "all", ""] {
             let r = dry_run_values(
                 &Request::new("POST", &format!("/x?dryRun={v}")),

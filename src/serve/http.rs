@@ -177,7 +177,7 @@ async fn answer(
         .collect();
     let mut r = Request {
         method: req.method().as_str().to_string(),
-        path: req.uri().path().to_string(),
+        path: super::query::decode_path(req.uri().path()),
         query: super::query::parse_query(req.uri().query().unwrap_or_default()),
         accept: header(&req, "accept"),
         content_type: header(&req, "content-type"),

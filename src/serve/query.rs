@@ -18,15 +18,27 @@ pub fn parse_query(q: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Percent-decoding; a malformed escape is kept as written.
+/// Percent-decoding of a query's part; `+` is a space; a malformed
+/// escape is kept as written.
 #[must_use]
 pub fn decode(s: &str) -> String {
+    percent(s, true)
+}
+
+/// Percent-decoding of a path, as Go's `URL.Path` (which kube-apiserver
+/// routes by) decodes it: `%2F` too is a `/`; `+` stays.
+#[must_use]
+pub fn decode_path(s: &str) -> String {
+    percent(s, false)
+}
+
+fn percent(s: &str, plus_is_space: bool) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
-            b'+' => out.push(b' '),
+            b'+' if plus_is_space => out.push(b' '),
             b'%' if i + 2 < bytes.len() => {
                 let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz");
                 if let Ok(b) = u8::from_str_radix(hex, 16) {
@@ -128,6 +140,10 @@ mod tests {
         );
         assert_eq!(decode("a%zz%"), "a%zz%");
         assert_eq!(decode("%2"), "%2");
+        assert_eq!(
+            decode_path("/api/v1/namespaces/a%2Fconfig%6Daps/c+1"),
+            "/api/v1/namespaces/a/configmaps/c+1"
+        );
     }
 
     #[test]

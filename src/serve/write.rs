@@ -152,6 +152,22 @@ pub fn delete(sim: &mut Sim, req: &Request, target: &Named) -> Response {
         Ok(b) => b,
         Err(r) => return r,
     };
+    let mut values: Vec<&str> = req
+        .query
+        .iter()
+        .filter(|(k, _)| k == "dryRun")
+        .map(|(_, v)| v.as_str())
+        .collect();
+    values.extend(
+        body["dryRun"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str),
+    );
+    if let Err(r) = admit::dry_run_list(&values, "DeleteOptions") {
+        return r;
+    }
     let q = |k: &str| req.param(k).filter(|v| !v.is_empty());
     let mut opts = DeleteOptions {
         propagation_policy: body["propagationPolicy"]
