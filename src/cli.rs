@@ -311,6 +311,22 @@ pub struct BenchArgs {
     /// them (to profile one load: `bench --load-one ownerscope FILE`).
     #[arg(long, value_name = "DIR", requires = "load")]
     pub load_keep: Option<std::path::PathBuf>,
+    /// Instead: every headless command (`tree`, `tree -o json`, `why`,
+    /// `plan`, `simulate` of a small delete) on a generated List of each
+    /// of these sizes with a large cluster's shapes (Events, ReplicaSet
+    /// history, thousands of namespaces, a few very wide owners), against
+    /// a bare parse of the same file in the same run: CPU, wall time, peak
+    /// memory. At most 15 `--runs`; give e.g. `--runs 3`.
+    #[arg(long, value_delimiter = ',', value_name = "N,N,...")]
+    pub commands: Option<Vec<usize>>,
+    /// With --commands: write the generated Lists into this directory and
+    /// keep them.
+    #[arg(long, value_name = "DIR", requires = "commands")]
+    pub commands_keep: Option<std::path::PathBuf>,
+    /// One measured command in this process (its arguments, or `bare-json
+    /// FILE`): what `--commands` runs in its children.
+    #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARGS", hide = true)]
+    pub command_one: Option<Vec<String>>,
     /// One measured load in this process (`bare-json`, `bare-yaml` or
     /// `ownerscope`, then the file): what `--load` runs in its children.
     #[arg(long, num_args = 2, value_names = ["WAY", "FILE"], hide = true)]

@@ -42,6 +42,14 @@ fn main() -> ExitCode {
         Some(Command::Completions(a)) => commands::completions::run(a),
         Some(Command::Man(a)) => commands::completions::man(a),
         Some(Command::Screenshots(a)) => ownerscope::tools::screenshots::run(Some(&a.dir)),
+        Some(Command::Bench(a)) if a.command_one.is_some() => {
+            ownerscope::tools::bench_commands::run_one(a.command_one.as_deref().unwrap_or_default())
+        }
+        Some(Command::Bench(a)) if a.commands.is_some() => ownerscope::tools::bench_commands::run(
+            a.commands.as_deref().unwrap_or_default(),
+            a.runs,
+            a.commands_keep.as_deref(),
+        ),
         Some(Command::Bench(a)) => ownerscope::tools::bench::run(a),
         // `ownerscope --live -n shop` as `ownerscope ui --live -n shop`.
         None => open_ui(&cli.ui),

@@ -51,7 +51,7 @@ fn err(e: impl std::fmt::Display) -> CmdError {
 /// The uid of the `i`th object: a version-4 UUID as an API server makes
 /// them, random-looking (derived from `i` by splitmix64, so the same every
 /// run), so that indexes by uid compare and hash what real uids are.
-fn uid_of(i: usize) -> String {
+pub(super) fn uid_of(i: usize) -> String {
     let mix = |mut z: u64| {
         z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -274,7 +274,7 @@ fn bare_index(items: &[BareObject]) -> usize {
     by_uid.len() + edges.len()
 }
 
-fn bare_json(path: &Path) -> Result<usize, CmdError> {
+pub(super) fn bare_json(path: &Path) -> Result<usize, CmdError> {
     let bytes = std::fs::read(path).map_err(err)?;
     let list: BareList = serde_json::from_slice(&bytes).map_err(err)?;
     drop(bytes);
@@ -325,7 +325,7 @@ fn ui(path: &Path) -> Result<usize, CmdError> {
 // ---------------------------------------------------------------------------
 
 /// Peak resident memory of this process, in KiB (Linux `VmHWM`).
-fn peak_kib() -> u64 {
+pub(super) fn peak_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

@@ -2,6 +2,7 @@
 //! a `TestBackend` (tests, screenshots), SVG export, the benchmark.
 
 pub mod bench;
+pub mod bench_commands;
 pub mod bench_live;
 pub mod bench_load;
 pub mod bench_plan;
