@@ -26,7 +26,6 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser as _;
@@ -478,14 +477,9 @@ fn child(args: &[String]) -> Result<Sample, CmdError> {
     let exe = std::env::current_exe().map_err(err)?;
     let cpu0 = children_cpu();
     let t = Instant::now();
-    let out = Command::new(exe)
-        .args(["bench", "--command-one"])
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(err)?;
+    let mut all = vec!["bench".to_string(), "--command-one".to_string()];
+    all.extend_from_slice(args);
+    let out = super::bench_live::quiet_child(&exe, &all)?;
     let wall = t.elapsed();
     let cpu = children_cpu().saturating_sub(cpu0);
     let stderr = String::from_utf8_lossy(&out.stderr);

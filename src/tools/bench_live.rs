@@ -15,7 +15,7 @@
 //! Medians and their ratio to `raw` are printed. `--live-cleanup` deletes
 //! the namespace.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -179,16 +179,28 @@ fn cleanup(args: &BenchArgs) -> CmdResult {
     })
 }
 
-/// One run of a way, in a fresh process: its wall time.
-fn time(exe: &PathBuf, args: &[String]) -> Result<Duration, CmdError> {
-    let t = Instant::now();
-    let out = Command::new(exe)
+/// Runs `exe` with `args` in a child process, its input and output
+/// thrown away and its error output kept, until it ends.
+///
+/// # Errors
+/// The child cannot be started.
+pub(super) fn quiet_child(
+    exe: &Path,
+    args: impl IntoIterator<Item = impl AsRef<std::ffi::OsStr>>,
+) -> Result<std::process::Output, CmdError> {
+    Command::new(exe)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .output()
-        .map_err(err)?;
+        .map_err(err)
+}
+
+/// One run of a way, in a fresh process: its wall time.
+fn time(exe: &Path, args: &[String]) -> Result<Duration, CmdError> {
+    let t = Instant::now();
+    let out = quiet_child(exe, args)?;
     let took = t.elapsed();
     if !out.status.success() {
         return Err(CmdError(format!(
