@@ -22,8 +22,7 @@ pub const LOAD_BALANCER_CLEANUP: &str = "service.kubernetes.io/load-balancer-cle
 #[must_use]
 pub fn node_providers(graph: &OwnershipGraph) -> Vec<String> {
     let mut out: Vec<String> = graph
-        .objects()
-        .filter(|o| o.kind == "Node" && o.api_version == "v1")
+        .nodes()
         .filter_map(|n| n.str_at(&["spec", "providerID"]))
         .filter_map(|p| p.split_once("://").map(|(scheme, _)| scheme.to_string()))
         .filter(|s| !s.is_empty())

@@ -118,10 +118,15 @@ pub struct OwnershipGraph {
 /// Objects of a few kinds, kept track of as they are stored and removed.
 #[derive(Clone, Debug, Default)]
 struct Few {
-    /// How many Node objects are stored: whether nodes are in view at all
-    /// (a pod bound to a node that is not there then means the node is
-    /// gone, R77; with none, nodes are simply not part of this view).
-    nodes: usize,
+    /// The Node objects stored: whether nodes are in view at all (a pod
+    /// bound to a node that is not there then means the node is gone, R77;
+    /// with none, nodes are simply not part of this view), and the cloud
+    /// that runs them.
+    nodes: BTreeSet<Uid>,
+    /// The Deployments, StatefulSets and DaemonSets stored: where a
+    /// finalizer's controller is looked for (STUCK-CAUSES C1), with no scan
+    /// of every object when a Terminating object is selected.
+    workloads: BTreeSet<Uid>,
     /// The admission webhook configurations stored, by uid: few, and read
     /// for every request the simulated API server admits.
     webhook_configurations: BTreeSet<Uid>,
@@ -132,7 +137,12 @@ struct Few {
 
 impl Few {
     fn add(&mut self, o: &Object) {
-        self.nodes += usize::from(is_node(o));
+        if is_node(o) {
+            self.nodes.insert(o.metadata.uid.clone());
+        }
+        if is_workload(o) {
+            self.workloads.insert(o.metadata.uid.clone());
+        }
         if super::webhooks::is_configuration(o) {
             self.webhook_configurations.insert(o.metadata.uid.clone());
         }
@@ -145,7 +155,12 @@ impl Few {
     }
 
     fn remove(&mut self, o: &Object) {
-        self.nodes -= usize::from(is_node(o));
+        if is_node(o) {
+            self.nodes.remove(o.uid());
+        }
+        if is_workload(o) {
+            self.workloads.remove(o.uid());
+        }
         if super::webhooks::is_configuration(o) {
             self.webhook_configurations.remove(o.uid());
         }
@@ -163,6 +178,11 @@ impl Few {
 /// A Node (core group), counted as it is indexed.
 fn is_node(o: &Object) -> bool {
     o.kind == "Node" && o.api_version == "v1"
+}
+
+/// A Deployment, StatefulSet or DaemonSet (`apps`).
+fn is_workload(o: &Object) -> bool {
+    matches!(o.kind.as_str(), "Deployment" | "StatefulSet" | "DaemonSet") && o.group() == "apps"
 }
 
 /// A referring object, ordered and found by its uid: the object is its
@@ -304,7 +324,25 @@ impl OwnershipGraph {
     /// that read the nodes its pods use).
     #[must_use]
     pub fn has_nodes(&self) -> bool {
-        self.few.nodes > 0
+        !self.few.nodes.is_empty()
+    }
+
+    /// The Node objects stored, in uid order.
+    pub fn nodes(&self) -> impl Iterator<Item = &Object> {
+        self.few
+            .nodes
+            .iter()
+            .filter_map(|uid| self.get(uid))
+            .filter(|o| is_node(o))
+    }
+
+    /// The Deployments, StatefulSets and DaemonSets stored, in uid order.
+    pub fn workloads(&self) -> impl Iterator<Item = &Object> {
+        self.few
+            .workloads
+            .iter()
+            .filter_map(|uid| self.get(uid))
+            .filter(|o| is_workload(o))
     }
 
     /// The admission webhook configurations stored (validating and
@@ -801,6 +839,34 @@ mod tests {
         let mut o = Object::new(api, kind, ns, name);
         o.metadata.uid = uid.into();
         o
+    }
+
+    /// Nodes and workloads are found without a scan, as they are stored,
+    /// replaced and removed, in bulk or not.
+    #[test]
+    fn nodes_and_workloads_are_kept_track_of() {
+        let mut g = OwnershipGraph::default();
+        g.upsert(obj("v1", "Node", None, "n1", "n-1"));
+        g.upsert(obj("apps/v1", "Deployment", Some("a"), "d", "d-1"));
+        g.upsert(obj("v1", "ConfigMap", Some("a"), "c", "c-1"));
+        g.begin_bulk(1);
+        g.insert_new(Arc::new(obj(
+            "apps/v1",
+            "DaemonSet",
+            Some("a"),
+            "ds",
+            "ds-1",
+        )))
+        .expect("new");
+        g.end_bulk().expect("bulk");
+        let names = |it: Vec<&Object>| it.iter().map(|o| o.name().to_string()).collect::<Vec<_>>();
+        assert_eq!(names(g.nodes().collect()), ["n1"]);
+        assert_eq!(names(g.workloads().collect()), ["d", "ds"]);
+        // The same uid as another kind: no longer a workload.
+        g.upsert(obj("v1", "ConfigMap", Some("a"), "d", "d-1"));
+        g.remove("n-1");
+        assert!(g.nodes().next().is_none() && !g.has_nodes());
+        assert_eq!(names(g.workloads().collect()), ["ds"]);
     }
 
     /// A new object whose kind, namespace and name another has is refused,

@@ -379,13 +379,7 @@ pub fn in_view(graph: &OwnershipGraph) -> InView<'_> {
 /// finalizer's controller is looked for.
 #[must_use]
 pub fn workloads(graph: &OwnershipGraph) -> Vec<&Object> {
-    graph
-        .objects()
-        .filter(|o| {
-            o.group() == "apps"
-                && matches!(o.kind.as_str(), "Deployment" | "StatefulSet" | "DaemonSet")
-        })
-        .collect()
+    graph.workloads().collect()
 }
 
 /// Who removes `finalizer`: the catalogue's controller, else the writer;
