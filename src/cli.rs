@@ -337,8 +337,15 @@ pub struct BenchArgs {
     /// (`--live-cleanup` deletes it). Each in a fresh process, interleaved.
     #[arg(long)]
     pub live: bool,
-    /// With --live: the kubeconfig (default: $KUBECONFIG, ~/.kube/config).
-    #[arg(long, value_name = "PATH", requires = "live")]
+    /// `ownerscope serve` against the kubeconfig's cluster, each holding
+    /// `--objects` ConfigMaps (namespace `ownerscope-bench-serve`, made if
+    /// absent): paged lists, opening watches and writes per second, with
+    /// the servers' CPU beside the wall time.
+    #[arg(long, conflicts_with = "live")]
+    pub serve: bool,
+    /// With --live or --serve: the kubeconfig (default: $KUBECONFIG,
+    /// ~/.kube/config).
+    #[arg(long, value_name = "PATH")]
     pub kubeconfig: Option<std::path::PathBuf>,
     /// With --live: delete the benchmark's namespace and exit.
     #[arg(long, requires = "live")]

@@ -358,6 +358,9 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     if args.live || args.live_raw {
         return super::bench_live::run(args);
     }
+    if args.serve {
+        return super::bench_serve::run(args.objects, args.kubeconfig.as_deref());
+    }
     if let Some(sizes) = &args.load {
         return super::bench_load::run(sizes, args.runs.min(9), args.load_keep.as_deref());
     }

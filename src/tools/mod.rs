@@ -6,6 +6,7 @@ pub mod bench_commands;
 pub mod bench_live;
 pub mod bench_load;
 pub mod bench_plan;
+pub mod bench_serve;
 pub mod bench_scale;
 pub mod generate;
 pub mod screenshots;

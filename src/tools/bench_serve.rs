@@ -4,11 +4,11 @@
 //!
 //! ```sh
 //! cargo build --release
-//! KUBECONFIG=... target/release/examples/bench_serve --objects 20000
+//! KUBECONFIG=... target/release/ownerscope bench --serve --objects 20000
 //! ```
 //!
-//! (`--kubeconfig PATH` instead of `$KUBECONFIG`; `--ownerscope PATH`, the
-//! binary to serve with, by default `ownerscope` beside `examples/`.) On each, with the server's CPU time (user and
+//! (`--kubeconfig PATH` instead of `$KUBECONFIG`; the serves run this
+//! binary.) On each, with the server's CPU time (user and
 //! system, from `/proc`: kube-apiserver and etcd for the control plane,
 //! the serve process for serve) beside the wall time:
 //! - a paged list: every page of 500, as `kubectl get` walks them, and the
@@ -33,9 +33,9 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 
-use ownerscope::cluster::{self, LiveOptions};
-use ownerscope::commands::CmdError;
-use ownerscope::tools::bench_live::make_configmaps;
+use crate::cluster::{self, LiveOptions};
+use crate::commands::CmdError;
+use super::bench_live::make_configmaps;
 
 const NAMESPACE: &str = "ownerscope-bench-serve";
 const WRITES_NAMESPACE: &str = "ownerscope-bench-writes";
@@ -292,53 +292,23 @@ fn table(n: usize, rows: &[(String, Row)]) -> String {
     out
 }
 
-/// What the command line asks: `--objects N`, `--kubeconfig PATH`,
-/// `--ownerscope PATH`.
-struct Args {
-    objects: usize,
-    kubeconfig: Option<PathBuf>,
-    ownerscope: PathBuf,
-}
-
-fn args() -> Result<Args, CmdError> {
-    let beside = std::env::current_exe()
-        .map_err(err)?
-        .parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("ownerscope"))
-        .unwrap_or_default();
-    let mut a = Args {
-        objects: 20_000,
-        kubeconfig: None,
-        ownerscope: beside,
-    };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let value = it
-            .next()
-            .ok_or_else(|| err(format!("{flag} needs a value")))?;
-        match flag.as_str() {
-            "--objects" => a.objects = value.parse().map_err(err)?,
-            "--kubeconfig" => a.kubeconfig = Some(value.into()),
-            "--ownerscope" => a.ownerscope = value.into(),
-            _ => return Err(err(format!("unknown argument {flag}"))),
-        }
-    }
-    Ok(a)
-}
-
-fn main() -> Result<(), CmdError> {
-    let args = args()?;
-    let n = args.objects;
+/// Runs the benchmark with `n` ConfigMaps against the cluster of
+/// `kubeconfig` (else `$KUBECONFIG`) and two serves of this binary, and
+/// prints the table.
+///
+/// # Errors
+/// The cluster or a serve cannot be reached.
+pub fn run(n: usize, kubeconfig: Option<&Path>) -> Result<(), CmdError> {
+    let exe = std::env::current_exe().map_err(err)?;
     let dir = std::env::temp_dir().join(format!("ownerscope-bench-serve-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let (mut plain, plain_kc) = start_serve(&args.ownerscope, &dir.join("serve"), false)?;
-    let durable = start_serve(&args.ownerscope, &dir.join("durable"), true);
+    let (mut plain, plain_kc) = start_serve(&exe, &dir.join("serve"), false)?;
+    let durable = start_serve(&exe, &dir.join("durable"), true);
     let targets = [
         (
             Target {
                 name: "the control plane (kube-apiserver and etcd)".into(),
-                kubeconfig: args.kubeconfig.clone(),
+                kubeconfig: kubeconfig.map(Path::to_path_buf),
                 pids: pids_named(&["kube-apiserver", "etcd"]),
             },
             true,
