@@ -33,9 +33,9 @@ use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::Api;
 use kube::api::{DeleteParams, ObjectMeta, PostParams};
 
+use super::bench_live::make_configmaps;
 use crate::cluster::{self, LiveOptions};
 use crate::commands::CmdError;
-use super::bench_live::make_configmaps;
 
 const NAMESPACE: &str = "ownerscope-bench-serve";
 const WRITES_NAMESPACE: &str = "ownerscope-bench-writes";

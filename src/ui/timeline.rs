@@ -213,18 +213,45 @@ pub fn fitted(x: &Happening, selected: Option<&str>, w: usize) -> Vec<Line<'stat
         return vec![wrap::cut(whole, w)];
     };
     let object_room = w.saturating_sub(when.width() + verb.width() + by.width());
+    // Who did it goes under, with the change, rather than leave the object
+    // unreadable (`Clus…e/`).
+    let by_under = object_room < n(&x.object.kind) + 1 + MIN_NAME;
+    let object_room = if by_under {
+        w.saturating_sub(when.width() + verb.width())
+    } else {
+        object_room
+    };
     let object_span = line(&with_object(object_room), selected).spans[2].clone();
-    let first = Line::from(vec![when.clone(), verb.clone(), object_span, by.clone()]);
+    let mut first = vec![when.clone(), verb.clone(), object_span];
+    if !by_under {
+        first.push(by.clone());
+    }
     // The change under it, on two rows at most.
-    let mut rows = vec![wrap::cut(first, w)];
-    let change = Line::from(vec![Span::raw(" ".repeat(9)), change.clone()]);
+    let mut rows = vec![wrap::cut(Line::from(first), w)];
+    // Who did it first when it came down: a long change is cut at its
+    // end, never the actor.
+    let mut under = vec![Span::raw(" ".repeat(9))];
+    if by_under {
+        under.push(Span::styled(
+            format!("{} ", by.content.trim_start()),
+            by.style,
+        ));
+    }
+    under.push(change.clone());
+    let change = Line::from(under);
     let mut rest = wrap::wrap_hanging(&change, w, 9);
-    if rest.len() > 2 {
-        rest.truncate(2);
-        let last: String = rest[1].spans.iter().map(|s| s.content.as_ref()).collect();
-        rest[1] = Line::from(Span::styled(
+    // Two rows for the change, a third when who did it came down too.
+    let most = if by_under { 3 } else { 2 };
+    if rest.len() > most {
+        rest.truncate(most);
+        let last: String = rest[most - 1]
+            .spans
+            .iter()
+            .map(|s| s.content.as_ref())
+            .collect();
+        rest[most - 1] = Line::from(Span::styled(
             shorten_end(last.trim_end(), w.saturating_sub(1)),
-            change.spans[1].style,
+            change.spans[change.spans.len() - 1].style,
         ));
     }
     rows.extend(rest);
@@ -233,6 +260,10 @@ pub fn fitted(x: &Happening, selected: Option<&str>, w: usize) -> Vec<Line<'stat
 
 /// Columns an object's name keeps at least on a timeline row.
 const MIN_OBJECT: usize = 18;
+
+/// Columns of an object's name (after its kind) below which who did it
+/// goes to the next row instead.
+const MIN_NAME: usize = 6;
 
 /// `ReplicaSet/web-7d…c6b5`: the middle of a name gives way, its start
 /// (the kind, the workload) and its end (a hash that tells it apart) stay.
@@ -340,5 +371,34 @@ mod fit_tests {
         );
         let wide = text(&fitted(&h, None, 200)[0]);
         assert!(wide.contains("Pod/nightly-report-29411520-k2x8v"), "{wide}");
+    }
+
+    /// A long actor and a long change: the object stays readable on the
+    /// first row, and who did it goes under, with the change.
+    #[test]
+    fn a_long_actor_goes_under_rather_than_hide_the_object() {
+        let h = Happening {
+            t: 0.0,
+            verb: "event".into(),
+            object: ObjRef {
+                kind: "ClusterRole".into(),
+                name: "shop-reader".into(),
+                ..ObjRef::default()
+            },
+            detail: "Warning OwnerRefInvalidNamespace: ownerRef [v1/ConfigMap, namespace: , name: web-cache]".into(),
+            by: "garbage-collector-controller".into(),
+            warning: true,
+        };
+        let rows = fitted(&h, None, 62);
+        let t: Vec<String> = rows.iter().map(text).collect();
+        assert!(t[0].contains("ClusterRole/shop-reader"), "{t:?}");
+        let words: Vec<&str> = t.iter().flat_map(|r| r.split_whitespace()).collect();
+        assert!(
+            words
+                .join(" ")
+                .contains("(by garbage-collector-controller)"),
+            "{t:?}"
+        );
+        assert!(rows.iter().all(|l| l.width() <= 62), "{t:?}");
     }
 }
