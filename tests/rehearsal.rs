@@ -326,7 +326,9 @@ fn quiet(
             3
         };
         let wanted = Duration::from_secs(patience.max(usual));
-        if stable_since.elapsed() >= wanted || started.elapsed() > Duration::from_secs(60) {
+        // A graph's own patience may outlast the usual minute.
+        let limit = Duration::from_secs(60.max(patience + 30));
+        if stable_since.elapsed() >= wanted || started.elapsed() > limit {
             return now;
         }
     }
