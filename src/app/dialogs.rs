@@ -770,6 +770,26 @@ impl App {
                     runs: r.runs(),
                 }
             }
+            // The cloud's service controller: in sight, or not
+            // (STUCK-CAUSES C17).
+            (None, _) if name == crate::model::cloud::LOAD_BALANCER_CLEANUP => {
+                let seen = crate::model::remover::in_view(&self.graph);
+                let whole = self.whole_cluster();
+                let held = self.graph.get(&d.target.uid).and_then(|o| {
+                    crate::model::cloud::held(o, &seen.workloads, &seen.providers, whole)
+                });
+                match held {
+                    Some(h) => RemoverState::Found {
+                        sentence: h.by,
+                        runs: crate::model::cloud::controller_runs(
+                            crate::model::cloud::cloud_controller(&seen.workloads).as_ref(),
+                            &seen.providers,
+                            whole,
+                        ),
+                    },
+                    None => RemoverState::BuiltIn,
+                }
+            }
             _ => RemoverState::BuiltIn,
         };
         let mut c = finalizer_confirm(d, info, remover);

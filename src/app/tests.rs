@@ -1397,6 +1397,69 @@ objects:
     );
 }
 
+/// A LoadBalancer Service's cleanup: the dialog says whether the cloud's
+/// service controller is in sight (STUCK-CAUSES C17).
+#[test]
+fn the_finalizer_dialog_says_whether_a_cloud_controller_is_in_sight() {
+    let service = r#"
+  - apiVersion: v1
+    kind: Service
+    metadata: {name: lb, namespace: shop, finalizers: [service.kubernetes.io/load-balancer-cleanup]}
+    spec: {type: LoadBalancer}
+"#;
+    let ccm = r#"
+  - apiVersion: apps/v1
+    kind: DaemonSet
+    metadata: {name: cloud-controller-manager, namespace: kube-system}
+    spec: {selector: {matchLabels: {app: ccm}}}
+    status: {desiredNumberScheduled: 0}
+"#;
+    for (extra, said, runs) in [
+        ("", "no cloud controller in sight", Some(false)),
+        (
+            ccm,
+            "the cloud service controller (DaemonSet kube-system/cloud-controller-manager) is not running",
+            Some(false),
+        ),
+    ] {
+        let text = format!("name: t\nobjects:{service}{extra}");
+        let sc = scenario::parse("t.yaml", &text).expect("parses");
+        let mut b = SimBackend::new(&sc).expect("loads");
+        let mut app = App::new(Options {
+            read_only: false,
+            scenarios: Vec::new(),
+            is_simulator: true,
+        });
+        app.set_viewport(20);
+        app.apply_all(b.poll(Duration::ZERO));
+        goto(&mut app, "service/lb");
+        app.update(Action::OpenRemoveFinalizer);
+        let Some(Modal::Finalizer(f)) = app.modal() else {
+            panic!("finalizer dialog")
+        };
+        let c = f.confirm.as_ref().expect("one finalizer: confirm at once");
+        // Not deleted yet: nothing holds it, the catalogue's words.
+        assert_eq!(c.remover, modal::RemoverState::BuiltIn);
+        app.update(Action::Cancel);
+        b.send(Command::Delete {
+            target: app.selected_object().expect("lb").obj_ref(),
+            policy: crate::model::Policy::Background,
+        });
+        app.apply_all(b.poll(Duration::from_millis(100)));
+        app.update(Action::OpenRemoveFinalizer);
+        let Some(Modal::Finalizer(f)) = app.modal() else {
+            panic!("finalizer dialog")
+        };
+        match &f.confirm.as_ref().expect("confirm").remover {
+            modal::RemoverState::Found { sentence, runs: r } => {
+                assert!(sentence.contains(said), "{sentence}");
+                assert_eq!(*r, runs);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
 /// `:stuck` opens the list of what is Terminating, by cause.
 #[test]
 fn the_stuck_command_lists_what_is_terminating_by_cause() {

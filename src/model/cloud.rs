@@ -32,6 +32,33 @@ pub fn node_providers(graph: &OwnershipGraph) -> Vec<String> {
     out
 }
 
+/// The cloud-controller-manager among `workloads`, and whether it runs.
+#[must_use]
+pub fn cloud_controller(workloads: &[&Object]) -> Option<Workload> {
+    workloads
+        .iter()
+        .find(|w| w.name().contains("cloud-controller-manager"))
+        .map(|w| Workload::of(w))
+}
+
+/// Whether the cloud's service controller is known to run (`Some(true)`),
+/// known not to (`Some(false)`: a workload not running, or none in a whole
+/// cluster whose Nodes name no cloud), or unknown (out of sight).
+#[must_use]
+pub fn controller_runs(
+    ccm: Option<&Workload>,
+    providers: &[String],
+    whole_cluster: bool,
+) -> Option<bool> {
+    match ccm.map(|w| &w.running) {
+        Some(Running::Running { .. }) => Some(true),
+        Some(Running::ScaledToZero | Running::NotReady { .. }) => Some(false),
+        Some(Running::Unknown) => None,
+        None if providers.is_empty() && whole_cluster => Some(false),
+        None => None,
+    }
+}
+
 /// What holds `load-balancer-cleanup` on a Terminating Service, given the
 /// workloads in view, the providers the Nodes name, and whether every
 /// namespace is in view.
@@ -51,10 +78,7 @@ pub fn held(
         return None;
     }
     let who = format!("Service/{}", svc.name());
-    let ccm = workloads
-        .iter()
-        .find(|w| w.name().contains("cloud-controller-manager"))
-        .map(|w| Workload::of(w));
+    let ccm = cloud_controller(workloads);
     let not_lb = match svc.str_at(&["spec", "type"]) {
         Some(t) if t != "LoadBalancer" => format!(
             " ({who} is of type {t} now: the finalizer stayed from when it was a LoadBalancer, or was templated on; the service controller still has to see it)"
