@@ -1357,6 +1357,33 @@ fn force_delete_is_a_deliberate_choice_on_a_pod_only() {
 /// STUCK-CAUSES C1: the finalizer dialog says whether the finalizer's
 /// controller runs before the user decides; here its workload (by the
 /// catalogue's name) is scaled to 0.
+/// The simulator's App on a parsed scenario.
+fn app_of(sc: &scenario::Scenario) -> (App, SimBackend) {
+    let mut b = SimBackend::new(sc).expect("loads");
+    let mut app = App::new(Options {
+        read_only: false,
+        scenarios: Vec::new(),
+        is_simulator: true,
+    });
+    app.set_viewport(20);
+    app.apply_all(b.poll(Duration::ZERO));
+    (app, b)
+}
+
+/// What the finalizer dialog, opened on the selected object with one
+/// finalizer, says of the controller that removes it.
+fn finalizer_remover(app: &mut App) -> modal::RemoverState {
+    app.update(Action::OpenRemoveFinalizer);
+    let Some(Modal::Finalizer(f)) = app.modal() else {
+        panic!("finalizer dialog")
+    };
+    f.confirm
+        .as_ref()
+        .expect("one finalizer: confirm at once")
+        .remover
+        .clone()
+}
+
 #[test]
 fn the_finalizer_dialog_says_whether_its_controller_runs() {
     let sc = scenario::parse(
@@ -1374,22 +1401,10 @@ objects:
 "#,
     )
     .expect("parses");
-    let mut b = SimBackend::new(&sc).expect("loads");
-    let mut app = App::new(Options {
-        read_only: false,
-        scenarios: Vec::new(),
-        is_simulator: true,
-    });
-    app.set_viewport(20);
-    app.apply_all(b.poll(Duration::ZERO));
+    let (mut app, _b) = app_of(&sc);
     goto(&mut app, "configmap/app");
-    app.update(Action::OpenRemoveFinalizer);
-    let Some(Modal::Finalizer(f)) = app.modal() else {
-        panic!("finalizer dialog")
-    };
-    let c = f.confirm.as_ref().expect("one finalizer: confirm at once");
     assert_eq!(
-        c.remover,
+        finalizer_remover(&mut app),
         modal::RemoverState::Found {
             sentence: "argocd-application-controller (StatefulSet argocd/argocd-application-controller) is scaled to 0: nothing will remove resources-finalizer.argocd.argoproj.io; scale it up so it finishes its cleanup".into(),
             runs: Some(false),
@@ -1424,36 +1439,20 @@ fn the_finalizer_dialog_says_whether_a_cloud_controller_is_in_sight() {
     ] {
         let text = format!("name: t\nobjects:{service}{extra}");
         let sc = scenario::parse("t.yaml", &text).expect("parses");
-        let mut b = SimBackend::new(&sc).expect("loads");
-        let mut app = App::new(Options {
-            read_only: false,
-            scenarios: Vec::new(),
-            is_simulator: true,
-        });
-        app.set_viewport(20);
-        app.apply_all(b.poll(Duration::ZERO));
+        let (mut app, mut b) = app_of(&sc);
         goto(&mut app, "service/lb");
-        app.update(Action::OpenRemoveFinalizer);
-        let Some(Modal::Finalizer(f)) = app.modal() else {
-            panic!("finalizer dialog")
-        };
-        let c = f.confirm.as_ref().expect("one finalizer: confirm at once");
         // Not deleted yet: nothing holds it, the catalogue's words.
-        assert_eq!(c.remover, modal::RemoverState::BuiltIn);
+        assert_eq!(finalizer_remover(&mut app), modal::RemoverState::BuiltIn);
         app.update(Action::Cancel);
         b.send(Command::Delete {
             target: app.selected_object().expect("lb").obj_ref(),
             policy: crate::model::Policy::Background,
         });
         app.apply_all(b.poll(Duration::from_millis(100)));
-        app.update(Action::OpenRemoveFinalizer);
-        let Some(Modal::Finalizer(f)) = app.modal() else {
-            panic!("finalizer dialog")
-        };
-        match &f.confirm.as_ref().expect("confirm").remover {
+        match finalizer_remover(&mut app) {
             modal::RemoverState::Found { sentence, runs: r } => {
                 assert!(sentence.contains(said), "{sentence}");
-                assert_eq!(*r, runs);
+                assert_eq!(r, runs);
             }
             other => panic!("{other:?}"),
         }
