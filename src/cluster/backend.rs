@@ -601,42 +601,6 @@ impl ClusterBackend {
     }
 }
 
-/// Who wrote the finalizers of `target` and its Events, each within
-/// [`EVIDENCE_WAIT`]; what could not be read is said in `missing`.
-async fn read_evidence(
-    client: &kube::Client,
-    ar: &kube::core::ApiResource,
-    target: &crate::model::ObjRef,
-    finalizers: &[String],
-) -> crate::backend::Evidence {
-    let mut e = crate::backend::Evidence {
-        uid: target.uid.clone(),
-        ..crate::backend::Evidence::default()
-    };
-    let writers = tokio::time::timeout(
-        EVIDENCE_WAIT,
-        actions::finalizer_writers(client, ar, target, finalizers),
-    );
-    match writers.await {
-        Ok(Ok(w)) => (e.writers, e.last) = (w.names, w.last),
-        Ok(Err(m)) => e.missing.push(format!("who wrote its finalizers: {m}")),
-        Err(_) => e.missing.push("who wrote its finalizers: no answer".into()),
-    }
-    let events = tokio::time::timeout(
-        EVIDENCE_WAIT,
-        super::evidence::events_about(client, target.namespace.as_deref(), &target.uid),
-    );
-    match events.await {
-        Ok(Ok(list)) => e.events = list,
-        Ok(Err(m)) => e.missing.push(format!("its Events: {m}")),
-        Err(_) => e.missing.push("its Events: no answer".into()),
-    }
-    e
-}
-
-/// How long one piece of evidence is waited for.
-const EVIDENCE_WAIT: Duration = Duration::from_secs(5);
-
 impl Drop for ClusterBackend {
     fn drop(&mut self) {
         if let Some(rt) = self.rt.take() {
@@ -691,7 +655,7 @@ impl Backend for ClusterBackend {
                     .map(|o| o.metadata.finalizers.clone())
                     .unwrap_or_default();
                 rt.spawn(async move {
-                    let e = read_evidence(&client, &ar, &target, &finalizers).await;
+                    let e = super::evidence::of_object(&client, &ar, &target, &finalizers).await;
                     let _ = tx.send(Msg::Evidence(e)).await;
                 });
             }

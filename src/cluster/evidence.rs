@@ -173,3 +173,39 @@ pub async fn events_about(
         .filter_map(|v| serde_json::from_value::<Object>(v).ok())
         .collect())
 }
+
+/// Who wrote the finalizers of `target` and its Events, each within
+/// [`EVIDENCE_WAIT`]; what could not be read is said in `missing`.
+pub async fn of_object(
+    client: &kube::Client,
+    ar: &kube::core::ApiResource,
+    target: &crate::model::ObjRef,
+    finalizers: &[String],
+) -> crate::backend::Evidence {
+    let mut e = crate::backend::Evidence {
+        uid: target.uid.clone(),
+        ..crate::backend::Evidence::default()
+    };
+    let writers = tokio::time::timeout(
+        EVIDENCE_WAIT,
+        super::actions::finalizer_writers(client, ar, target, finalizers),
+    );
+    match writers.await {
+        Ok(Ok(w)) => (e.writers, e.last) = (w.names, w.last),
+        Ok(Err(m)) => e.missing.push(format!("who wrote its finalizers: {m}")),
+        Err(_) => e.missing.push("who wrote its finalizers: no answer".into()),
+    }
+    let events = tokio::time::timeout(
+        EVIDENCE_WAIT,
+        events_about(client, target.namespace.as_deref(), &target.uid),
+    );
+    match events.await {
+        Ok(Ok(list)) => e.events = list,
+        Ok(Err(m)) => e.missing.push(format!("its Events: {m}")),
+        Err(_) => e.missing.push("its Events: no answer".into()),
+    }
+    e
+}
+
+/// How long one piece of evidence is waited for.
+const EVIDENCE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);

@@ -209,16 +209,18 @@ impl LiveView {
     }
 
     /// Who wrote each finalizer of the diagnosed object (one GET of its
-    /// metadata).
+    /// metadata) and its Events (one list), as the UI's source reads them
+    /// ([`cluster::evidence::of_object`]); what could not be read is in
+    /// `missing`.
     ///
     /// # Errors
-    /// The kind is not served, or the GET fails (forbidden, gone).
-    pub fn finalizer_writers(
+    /// The kind is not served, or no connection.
+    pub fn object_evidence(
         &self,
         live: &LiveArgs,
         namespace: Option<&str>,
         d: &crate::model::diagnosis::Diagnosis,
-    ) -> Result<cluster::actions::Writers, String> {
+    ) -> Result<crate::backend::Evidence, String> {
         let o = &d.object;
         let info = self
             .snapshot
@@ -228,7 +230,7 @@ impl LiveView {
         let ar = cluster::actions::api_resource(info);
         let names: Vec<String> = d.finalizers.iter().map(|f| f.info.name.clone()).collect();
         read_evidence(live, namespace, |client| async move {
-            cluster::actions::finalizer_writers(&client, &ar, o, &names).await
+            Ok(cluster::evidence::of_object(&client, &ar, o, &names).await)
         })
     }
 
@@ -278,22 +280,6 @@ impl LiveView {
                 ),
             }
         }
-    }
-
-    /// The Events about the diagnosed object (what its controllers said).
-    ///
-    /// # Errors
-    /// The list fails (forbidden), or no answer.
-    pub fn events_about(
-        &self,
-        live: &LiveArgs,
-        namespace: Option<&str>,
-        d: &crate::model::diagnosis::Diagnosis,
-    ) -> Result<Vec<crate::model::Object>, String> {
-        let (ns, uid) = (d.object.namespace.clone(), d.object.uid.clone());
-        read_evidence(live, namespace, |client| async move {
-            cluster::evidence::events_about(&client, ns.as_deref(), &uid).await
-        })
     }
 
     /// The admission webhooks called for the UPDATE that would end the

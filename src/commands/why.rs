@@ -52,38 +52,33 @@ pub fn run(args: &WhyArgs) -> CmdResult {
                 ),
             }
         }
-        // What its controllers said about a stuck object (STUCK-CAUSES C2).
-        if d.terminating_since.is_some() {
-            match view.events_about(&args.live, args.namespace.as_deref(), &d) {
-                Ok(events) => {
-                    read_more |= !events.is_empty();
-                    for e in events {
-                        graph.upsert(e);
-                    }
-                }
-                Err(e) => eprintln!(
-                    "warning: cannot read its Events: {}",
-                    super::out::sanitize(&e)
-                ),
+        // Who wrote its finalizers (STUCK-CAUSES C1, C23) and what its
+        // controllers said (C2), as the UI's source reads them. Evidence
+        // missing is said, never fatal.
+        let read = if d.terminating_since.is_some() {
+            match view.object_evidence(&args.live, args.namespace.as_deref(), &d) {
+                Ok(e) => e,
+                Err(m) => crate::backend::Evidence {
+                    missing: vec![format!("who wrote its finalizers and its Events: {m}")],
+                    ..crate::backend::Evidence::default()
+                },
             }
+        } else {
+            crate::backend::Evidence::default()
+        };
+        for m in &read.missing {
+            eprintln!("warning: cannot read {}", super::out::sanitize(m));
+        }
+        read_more |= !read.events.is_empty();
+        for e in &read.events {
+            graph.upsert(e.clone());
         }
         if read_more {
             d = diagnosis::diagnose(&graph, &uid, view.now(), &std::collections::BTreeMap::new());
         }
         if d.terminating_since.is_some() && !d.finalizers.is_empty() {
-            let writers = match view.finalizer_writers(&args.live, args.namespace.as_deref(), &d) {
-                Ok(w) => w,
-                Err(e) => {
-                    // Evidence missing is said, never fatal.
-                    eprintln!(
-                        "warning: cannot read who wrote its finalizers (managedFields): {}",
-                        super::out::sanitize(&e)
-                    );
-                    crate::cluster::actions::Writers::default()
-                }
-            };
-            d.add_removers(&graph, &writers.names, args.live.all_namespaces);
-            d.add_rewrites(&writers.last);
+            d.add_removers(&graph, &read.writers, args.live.all_namespaces);
+            d.add_rewrites(&read.last);
             // A webhook that refuses the removal (STUCK-CAUSES C6).
             match view.webhook_evidence(&args.live, args.namespace.as_deref(), &mut graph, &d) {
                 Ok(evidence) => d.add_webhooks(&graph, &evidence, false),
