@@ -338,6 +338,14 @@ impl App {
                 self.info(format!("only namespace {ns} (0 for every one)"));
                 Ok(Vec::new())
             }
+            // A live watch of every namespace that has not listed yet
+            // (just opened with `-A`, or widened by `0`): which namespaces
+            // there are is not known, so X is watched, as with `-n`, and the
+            // server says whether it exists.
+            None if self.source_namespaces.is_some() && !self.scope_listed => {
+                self.info(format!("watching namespace {ns}…"));
+                Ok(vec![Command::SwitchNamespace(Some(ns.to_string()))])
+            }
             None => Err(format!("no namespace {ns} here (Tab completes)")),
         }
     }

@@ -142,6 +142,10 @@ pub struct App {
     /// The namespace a live source watches and the cluster's others, for
     /// `:ns` and `0` (`None`: the source has every namespace it holds).
     source_namespaces: Option<crate::backend::Namespaces>,
+    /// The tree holds what the source's current scope listed: false from
+    /// the start and from a switch of context or namespace (`:ctx`, `0`,
+    /// `:ns`) until the new scope's tree arrives.
+    scope_listed: bool,
     /// A scenario reset or load was sent: the tree it brings starts on
     /// its first object with no search (and, for another scenario, no
     /// filter).
@@ -211,6 +215,7 @@ impl App {
             story: None,
             contexts: None,
             source_namespaces: None,
+            scope_listed: false,
             fresh_start: None,
         }
     }
@@ -452,6 +457,7 @@ impl App {
             match u {
                 Update::Reset { objects, kinds } => {
                     self.reset(objects, kinds);
+                    self.scope_listed = true;
                     structure = true;
                 }
                 Update::Upsert(obj) => {
@@ -651,9 +657,12 @@ impl App {
             if matches!(
                 r.command,
                 Command::SwitchContext(_) | Command::SwitchNamespace(_)
-            ) && self.context_switched()
-            {
-                text.push_str(" (the :ns filter is cleared)");
+            ) {
+                // The tree is the old scope's until the new one has listed.
+                self.scope_listed = false;
+                if self.context_switched() {
+                    text.push_str(" (the :ns filter is cleared)");
+                }
             }
             for w in &r.warnings {
                 text.push_str(&format!("  warning: {w}"));

@@ -234,3 +234,69 @@ fn ns_alone_lists_the_clusters_namespaces_and_enter_watches_one() {
         vec![Command::SwitchNamespace(None)]
     );
 }
+
+#[test]
+fn ns_name_while_a_widened_watch_is_still_listing_watches_it() {
+    let mut app = watching_shop();
+    assert_eq!(
+        app.update(Action::AllNamespaces),
+        vec![Command::SwitchNamespace(None)]
+    );
+    // The backend has connected anew on every namespace and says so, as
+    // the live one does (the scope, then the reply); its lists are not in:
+    // the tree is still the old one, of shop alone.
+    app.apply_all(vec![
+        Update::Namespaces(Namespaces::default()),
+        reply(
+            Command::SwitchNamespace(None),
+            200,
+            "listing 52 kinds there",
+        ),
+    ]);
+    assert!(app.graph().objects().any(|o| o.name() == "cart"));
+    assert_eq!(
+        run(&mut app, "ns team"),
+        vec![Command::SwitchNamespace(Some("team".into()))],
+        "which namespaces there are is not known yet: team is watched"
+    );
+    assert_eq!(app.mode(), Mode::Normal, "no error on the line");
+    assert_eq!(message(&app), "watching namespace team…");
+
+    // Once every namespace has listed, the tree says which there are.
+    app.apply(Update::Reset {
+        objects: vec![
+            object("Namespace", None, "shop"),
+            object("ConfigMap", Some("shop"), "cart"),
+        ],
+        kinds: KindTable::builtin(),
+    });
+    assert!(run(&mut app, "ns team").is_empty());
+    assert_eq!(
+        error_on_line(&app),
+        "no namespace team here (Tab completes)"
+    );
+}
+
+#[test]
+fn ns_name_before_an_all_namespaces_watch_has_listed_watches_it() {
+    // `--live -A`: the backend has said its scope, no tree yet.
+    let mut app = App::new(Options::default());
+    app.apply(Update::Namespaces(Namespaces::default()));
+    assert_eq!(
+        run(&mut app, "ns team"),
+        vec![Command::SwitchNamespace(Some("team".into()))]
+    );
+    assert_eq!(message(&app), "watching namespace team…");
+    // The simulator sends its tree first, and no scope: the tree is all
+    // there is, and a name not in it is refused on the line.
+    let mut sim = App::new(Options::default());
+    sim.apply(Update::Reset {
+        objects: vec![object("Namespace", None, "shop")],
+        kinds: KindTable::builtin(),
+    });
+    assert!(run(&mut sim, "ns team").is_empty());
+    assert_eq!(
+        error_on_line(&sim),
+        "no namespace team here (Tab completes)"
+    );
+}
