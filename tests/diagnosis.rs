@@ -238,3 +238,36 @@ fn a_deletion_timestamp_ahead_reads_in_never_in_ago() {
         "{text}"
     );
 }
+
+/// `why`'s lines say who removes a finalizer with the catalogue's "(stuck
+/// if it is not running)" only where nothing beside says whether that
+/// controller runs.
+#[test]
+fn why_says_stuck_if_not_running_only_where_the_controller_state_is_not_said() {
+    let scenario = |controllers: &str| {
+        format!(
+            "name: held\nobjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {{name: cache, namespace: shop, finalizers: [example.com/flush]}}\n{controllers}steps:\n  - {{at: 1s, delete: {{kind: ConfigMap, namespace: shop, name: cache}}}}\n"
+        )
+    };
+    let removed_by = |s: &Sim| -> String {
+        why(s, "configmap", Some("shop"), "cache")
+            .lines()
+            .into_iter()
+            .find(|l| l.trim_start().starts_with("removed by:"))
+            .expect("a removed by line")
+    };
+    let mut known = inline(&scenario(
+        "controllers:\n  - {finalizer: example.com/flush, online: false}\n",
+    ));
+    known.advance(3_000);
+    assert_eq!(
+        removed_by(&known),
+        "    removed by: the controller that added example.com/flush, once its cleanup is done"
+    );
+    let mut unknown = inline(&scenario(""));
+    unknown.advance(3_000);
+    assert_eq!(
+        removed_by(&unknown),
+        "    removed by: the controller that added example.com/flush, once its cleanup is done (stuck if it is not running)"
+    );
+}

@@ -189,6 +189,33 @@ const CATALOGUE: &[(&str, Origin, &str, &str, &str)] = &[
     ),
 ];
 
+/// How the catalogue says when a finalizer stays: `(stuck if it is not
+/// running)`, at the end of who removes it.
+const STUCK_IF: &str = " (stuck if ";
+
+impl FinalizerInfo {
+    /// Who removes it, without the catalogue's `(stuck if ...)`: for where
+    /// a line beside it says whether that controller runs (a simulated
+    /// controller, a workload found), which the clause would only guess.
+    #[must_use]
+    pub fn removed_by_alone(&self) -> &str {
+        self.removed_by
+            .split_once(STUCK_IF)
+            .map_or(self.removed_by.as_str(), |(who, _)| who)
+    }
+
+    /// Who removes it: alone where whether its controller runs is said
+    /// beside (`known`), else with when it stays stuck.
+    #[must_use]
+    pub fn removed_by_where(&self, known: bool) -> &str {
+        if known {
+            self.removed_by_alone()
+        } else {
+            &self.removed_by
+        }
+    }
+}
+
 /// Looks a finalizer up; unknown names get a generic entry naming the
 /// domain that owns them.
 #[must_use]
@@ -248,5 +275,38 @@ mod tests {
         let d = describe("example.com/hold");
         assert_eq!(d.origin, Origin::Unknown);
         assert!(d.removed_by.contains("example.com"));
+    }
+
+    #[test]
+    fn the_stuck_clause_goes_only_where_the_state_is_said() {
+        let d = describe("example.com/hold");
+        assert_eq!(
+            d.removed_by_where(false),
+            "the controller that added example.com/hold, once its cleanup is done (stuck if it is not running)"
+        );
+        assert_eq!(
+            d.removed_by_where(true),
+            "the controller that added example.com/hold, once its cleanup is done"
+        );
+        assert_eq!(
+            describe("hold").removed_by_where(true),
+            "the controller that added it"
+        );
+        // Every entry of the catalogue: the clause, when there is one, is
+        // its last words and goes whole.
+        for e in CATALOGUE {
+            let d = describe(e.0);
+            assert!(!d.removed_by_alone().contains("stuck"), "{}", e.0);
+            assert!(!d.removed_by_alone().is_empty(), "{}", e.0);
+            if d.removed_by.contains("stuck") {
+                assert!(d.removed_by.ends_with(')'), "{}", e.0);
+            } else {
+                assert_eq!(d.removed_by_alone(), d.removed_by, "{}", e.0);
+            }
+        }
+        assert_eq!(
+            describe("service.kubernetes.io/load-balancer-cleanup").removed_by_alone(),
+            "the cloud provider's service controller, after the load balancer is deleted"
+        );
     }
 }

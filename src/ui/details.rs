@@ -168,11 +168,17 @@ fn finalizer_lines<'a>(app: &'a App, obj: &'a Object) -> Vec<Line<'a>> {
         out.push(Line::from(first));
         out.push(Line::from(vec![
             Span::styled("  means      ", theme::DIM),
-            Span::raw(info.meaning),
+            Span::raw(info.meaning.clone()),
         ]));
+        // Whether its controller runs is said above (the flag, or the
+        // why's cause): the catalogue's "(stuck if ...)" would only guess.
+        let known = app.controllers().contains_key(f)
+            || app
+                .why()
+                .is_some_and(|w| w.object.uid == obj.uid() && w.says_if_remover_runs(f));
         out.push(Line::from(vec![
             Span::styled("  removed by ", theme::DIM),
-            Span::raw(info.removed_by),
+            Span::raw(info.removed_by_where(known).to_string()),
         ]));
     }
     out
@@ -290,4 +296,115 @@ fn events<'a>(app: &'a App, uid: &str, only_events: bool) -> Vec<Line<'a>> {
         ]));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::tools::session::Session;
+
+    /// The screen's words, borders dropped: a sentence wrapped over rows
+    /// of a pane reads as one.
+    fn words(screen: &str) -> String {
+        screen
+            .replace(['│', '┌', '└', '┐', '┘', '─'], " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// A ConfigMap deleted at 1 s that a third-party finalizer holds;
+    /// `controllers`: the scenario's line declaring its controller, if any.
+    fn held_configmap(controllers: &str) -> Session {
+        let path = std::env::temp_dir().join(format!(
+            "ownerscope-stuck-clause-{}-{}.yaml",
+            std::process::id(),
+            controllers.len()
+        ));
+        std::fs::write(
+            &path,
+            format!(
+                "name: held\nobjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {{name: cache, namespace: shop, finalizers: [example.com/flush]}}\n{controllers}steps:\n  - {{at: 1s, delete: {{kind: ConfigMap, namespace: shop, name: cache}}}}\n"
+            ),
+        )
+        .expect("scenario written");
+        let mut s = Session::new(path.to_str().expect("utf-8"), 160, 48, false).expect("loads");
+        let _ = std::fs::remove_file(&path);
+        s.wait(Duration::from_secs(3));
+        s.keys("/configmap/cache<Enter>");
+        s
+    }
+
+    /// The words of the dialog box whose title starts with `title`, not
+    /// those of the panes behind it.
+    fn dialog_words(screen: &str, title: &str) -> String {
+        let rows: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+        let top = rows
+            .iter()
+            .position(|r| r.iter().collect::<String>().contains(title))
+            .expect("the dialog is on screen");
+        let left = rows[top]
+            .iter()
+            .position(|&c| c == '┌')
+            .expect("its corner");
+        let right = left
+            + rows[top][left..]
+                .iter()
+                .position(|&c| c == '┐')
+                .expect("its other corner");
+        let inside: Vec<String> = rows[top + 1..]
+            .iter()
+            .take_while(|r| r.get(left) != Some(&'└'))
+            .map(|r| r[left + 1..right.min(r.len())].iter().collect())
+            .collect();
+        words(&inside.join("\n"))
+    }
+
+    const CLAUSE: &str = "(stuck if it is not running)";
+
+    #[test]
+    fn the_stuck_clause_is_read_only_where_nothing_says_whether_the_controller_runs() {
+        // The simulator says its controller is offline: the details and
+        // the finalizer dialog say so, and do not guess.
+        let mut s =
+            held_configmap("controllers:\n  - {finalizer: example.com/flush, online: false}\n");
+        let details = words(&s.screen());
+        assert!(details.contains("controller OFFLINE"), "{details}");
+        assert!(
+            details.contains(
+                "removed by the controller that added example.com/flush, once its cleanup is done"
+            ),
+            "{details}"
+        );
+        assert!(!details.contains(CLAUSE), "{details}");
+        s.keys("F");
+        let dialog = dialog_words(&s.screen(), "Remove a finalizer");
+        assert!(
+            dialog.contains(
+                "Removed by: the controller that added example.com/flush, once its cleanup is done Its controller: OFFLINE"
+            ),
+            "{dialog}"
+        );
+
+        // No controller declared: nothing says whether one runs, and the
+        // clause says when it stays.
+        let mut s = held_configmap("");
+        let details = words(&s.screen());
+        assert!(!details.contains("controller OFFLINE"), "{details}");
+        assert!(
+            details.contains(&format!(
+                "removed by the controller that added example.com/flush, once its cleanup is done {CLAUSE}"
+            )),
+            "{details}"
+        );
+        s.keys("F");
+        let dialog = dialog_words(&s.screen(), "Remove a finalizer");
+        assert!(
+            dialog.contains(&format!(
+                "Removed by: the controller that added example.com/flush, once its cleanup is done {CLAUSE} Its controller:"
+            )),
+            "{dialog}"
+        );
+    }
 }

@@ -309,9 +309,15 @@ pub fn finalizer(app: &App, f: &FinalizerDialog, frame: &mut Frame, area: Rect) 
                 Span::styled("It means:     ", theme::DIM),
                 Span::raw(c.info.meaning.clone()),
             ]));
+            // The line below says whether that controller runs, when that
+            // is known: the catalogue's "(stuck if ...)" then goes.
+            let known = matches!(
+                c.remover,
+                RemoverState::Simulated { .. } | RemoverState::Found { runs: Some(_), .. }
+            );
             lines.push(Line::from(vec![
                 Span::styled("Removed by:   ", theme::DIM),
-                Span::raw(c.info.removed_by.clone()),
+                Span::raw(c.info.removed_by_where(known).to_string()),
             ]));
             // Whether that controller runs, before the user decides (the
             // option is never hidden: the user decides).

@@ -203,6 +203,17 @@ fn wait_text(w: &Wait) -> String {
             "{}: nothing removes it until that controller is back (c)",
             w.text()
         ),
+        // Online: the wait is short, and "(stuck if it is not running)"
+        // would guess what is known.
+        Wait::Finalizer {
+            name,
+            controller_online: Some(true),
+            ..
+        } => format!(
+            "{} - removed by {}",
+            w.text(),
+            crate::model::finalizers::describe(name).removed_by_alone()
+        ),
         Wait::Finalizer { removed_by, .. } => format!("{} - removed by {removed_by}", w.text()),
         _ => w.text(),
     }

@@ -4,6 +4,22 @@
 use super::*;
 
 impl Diagnosis {
+    /// Whether this diagnosis says if the controller that removes `f`
+    /// runs: its simulated controller, a workload found for it, or what
+    /// holds it (a load balancer's cloud controller). Then the catalogue's
+    /// `(stuck if it is not running)` would only guess beside it.
+    #[must_use]
+    pub fn says_if_remover_runs(&self, f: &str) -> bool {
+        self.finalizers
+            .iter()
+            .any(|s| s.info.name == f && s.controller_online.is_some())
+            || self
+                .removers
+                .iter()
+                .any(|r| r.finalizer == f && r.runs().is_some())
+            || self.held.iter().any(|h| h.finalizer == f)
+    }
+
     /// One line: the state and the first cause.
     #[must_use]
     pub fn headline(&self) -> String {
@@ -112,7 +128,11 @@ impl Diagnosis {
             });
             for f in &self.finalizers {
                 out.push(format!("  {}: {}", f.info.name, f.info.meaning));
-                out.push(format!("    removed by: {}", f.info.removed_by));
+                out.push(format!(
+                    "    removed by: {}",
+                    f.info
+                        .removed_by_where(self.says_if_remover_runs(&f.info.name))
+                ));
                 let refused = self.webhooks.iter().any(|h| h.backend.is_down());
                 match f.controller_online {
                     Some(true) if refused => out.push(
