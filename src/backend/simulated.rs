@@ -18,6 +18,10 @@ use crate::sim::{DeleteOptions, Sim};
 
 /// Speeds offered, in virtual seconds per real second.
 pub const SPEEDS: [f64; 7] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0];
+/// The real time one poll gives the simulator's work at most: the rest of
+/// what is due waits for the next poll ([`crate::sim::Sim::advance_for`]),
+/// so a long cascade never holds the UI's loop for longer.
+pub const POLL_BUDGET: Duration = Duration::from_millis(25);
 /// 1x: where a scenario starts, and starts again after a reset or a load.
 const DEFAULT_SPEED: usize = 2;
 
@@ -346,15 +350,23 @@ impl Backend for SimBackend {
     }
 
     fn poll(&mut self, elapsed: Duration) -> Vec<Update> {
+        let mut ms = 0;
         if !self.paused {
             self.carry += elapsed.as_secs_f64() * 1000.0 * SPEEDS[self.speed_index];
             let whole = self.carry.floor();
             if whole >= 1.0 {
                 self.carry -= whole;
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                self.sim.advance(whole as u64);
+                {
+                    ms = whole as u64;
+                }
             }
         }
+        // At most POLL_BUDGET of work a poll: a cascade's 100k changes are
+        // worked through over many polls, the UI drawing and reading keys
+        // in between. Paused, an instant cut short is still finished (the
+        // clock stays); the time a long run did not reach is not owed.
+        self.sim.advance_for(ms, POLL_BUDGET);
         self.collect();
         self.push_status();
         std::mem::take(&mut self.out)

@@ -2,8 +2,9 @@
 //! server, the garbage collector and the controllers, recording a timeline.
 //! Deterministic for a scenario and a seed.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
@@ -17,6 +18,8 @@ use super::scenario::{
 use super::timeline::{Entry, What};
 use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, group_of};
 
+#[cfg(test)]
+mod bounded_tests;
 mod finalizer_workloads;
 mod requests;
 mod resume;
@@ -43,6 +46,11 @@ pub const EPOCH: &str = "2026-01-01T00:00:00Z";
 enum Task {
     Step(usize),
     GcBatch,
+    /// The rest of a GC batch that a bounded run ([`Sim::advance_for`])
+    /// cut short: [`Sim::gc_rest`], put back under the batch's own place
+    /// in the queue, so that it runs before anything the batch's first
+    /// part scheduled for the same instant.
+    GcBatchRest,
     GcRetry(Work),
     // The GC's informer delivers an object it had not observed (R47).
     GcObserve(String),
@@ -146,6 +154,12 @@ pub struct Sim {
     /// at the first call that runs it ([`Sim::prime`]), before which
     /// nothing changes the store. Empty once primed.
     unprimed: Option<Vec<Arc<Object>>>,
+    /// The items of the GC batch being run that are not processed yet
+    /// (empty but inside [`Task::GcBatch`] or [`Task::GcBatchRest`]).
+    gc_rest: VecDeque<Work>,
+    /// When a bounded run ([`Sim::advance_for`]) stops: between two tasks
+    /// or two items of a GC batch, never inside one. `None`: unbounded.
+    deadline: Option<Instant>,
 }
 
 /// The namespace controller's `namespaceDeletionGracePeriod`.
@@ -374,6 +388,8 @@ impl Sim {
             watched: true,
             workloads: controllers::WorkloadIndex::default(),
             unprimed: None,
+            gc_rest: VecDeque::new(),
+            deadline: None,
         }
     }
 
@@ -616,6 +632,43 @@ impl Sim {
         self.set_now(target);
     }
 
+    /// As [`Sim::advance`], but for about `budget` of real time at most:
+    /// a run that has not reached the end of `ms` when the budget is spent
+    /// stops between two tasks, or between two items of the garbage
+    /// collector's batch, with the clock at the instant it was running;
+    /// the next call goes on from there. What runs, in which order and at
+    /// which virtual instant is the same as in one [`Sim::advance`] (the
+    /// rest of a batch keeps the batch's place in the queue): only the
+    /// real time it is spread over differs, so that the UI can draw and
+    /// read keys while a 100k-object cascade is worked through. Returns
+    /// whether it got to the end of `ms`; if not, the virtual time not
+    /// reached is not owed (the clock waited for the work).
+    pub fn advance_for(&mut self, ms: u64, budget: Duration) -> bool {
+        self.prime();
+        let target = self.now_ms + ms;
+        self.deadline = Some(Instant::now() + budget);
+        let mut done = true;
+        while let Some((&(at, _), _)) = self.tasks.iter().next() {
+            if at > target {
+                break;
+            }
+            if !self.run_due(at) {
+                done = false;
+                break;
+            }
+        }
+        self.deadline = None;
+        if done {
+            self.set_now(target);
+        }
+        done
+    }
+
+    /// Whether a bounded run's time is up.
+    fn out_of_time(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     /// Runs everything at the next point in time that has work. Returns
     /// false when nothing is left.
     pub fn step(&mut self) -> bool {
@@ -629,7 +682,9 @@ impl Sim {
         }
     }
 
-    fn run_due(&mut self, at: u64) {
+    /// Runs every task due at `at`. Returns false when a bounded run
+    /// ([`Sim::advance_for`]) stopped before the last of them.
+    fn run_due(&mut self, at: u64) -> bool {
         self.set_now(at.max(self.now_ms));
         while let Some((&key, _)) = self.tasks.iter().next() {
             if key.0 > at {
@@ -638,7 +693,15 @@ impl Sim {
             if let Some(task) = self.tasks.remove(&key) {
                 self.pending.remove(&task);
                 self.run_task(task);
+                if !self.gc_rest.is_empty() {
+                    self.tasks.insert(key, Task::GcBatchRest);
+                    return false;
+                }
+                if self.out_of_time() {
+                    return false;
+                }
             }
         }
+        true
     }
 }

@@ -8,7 +8,11 @@ impl Sim {
     pub(super) fn run_task(&mut self, task: Task) {
         match task {
             Task::Step(i) => self.run_step(i),
-            Task::GcBatch => self.run_gc_batch(),
+            Task::GcBatch => {
+                self.gc_rest = self.gc.take_batch().into();
+                self.run_gc_batch();
+            }
+            Task::GcBatchRest => self.run_gc_batch(),
             Task::GcRetry(work) => {
                 self.gc.requeue(work);
                 self.after_dispatch();
@@ -63,18 +67,23 @@ impl Sim {
         }
     }
 
+    /// Works through the batch taken ([`Sim::gc_rest`]); a bounded run
+    /// stops between two items once its time is up, leaving the rest
+    /// there for [`Task::GcBatchRest`].
     pub(super) fn run_gc_batch(&mut self) {
         // In queue order, as upstream's FIFO workqueue hands items to its
         // workers: a foreground owner's dependents are queued before the
         // owner itself (processTransitions), so they are decided while the
         // owner still waits for them (R43).
-        let batch = self.gc.take_batch();
-        for work in batch {
+        while let Some(work) = self.gc_rest.pop_front() {
             self.actor = GC_ACTOR.into();
             let result = self.gc.process(work.clone(), &mut self.api);
             self.dispatch();
             if let PassResult::Retry { after_ms, .. } = result {
                 self.schedule_at(self.now_ms + after_ms, Task::GcRetry(work));
+            }
+            if self.out_of_time() {
+                break;
             }
         }
         self.actor = self.user_actor.clone();
