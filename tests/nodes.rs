@@ -223,3 +223,57 @@ fn plan_and_the_bundled_story_of_a_dead_node() {
     assert!(!sim.exists("Namespace", "", "data"));
     assert!(!sim.exists("PersistentVolume", "", "pv-data-db-0"));
 }
+
+/// Upstream's `gcTerminated`: above `--terminated-pod-gc-threshold`, the
+/// oldest terminated pods are force-deleted down to it at the pod GC's
+/// next look; running pods, and terminated ones within the threshold, are
+/// kept. Threshold 0 turns it off.
+#[test]
+fn the_pod_gc_deletes_the_oldest_terminated_pods_above_its_threshold() {
+    let pod = |name: &str, created: &str, phase: &str| {
+        format!(
+            "  - {{apiVersion: v1, kind: Pod, metadata: {{name: {name}, namespace: ns, creationTimestamp: '{created}'}}, status: {{phase: {phase}}}}}\n"
+        )
+    };
+    let mut yaml =
+        String::from("name: terminated\nsettings: {terminatedPodGcThreshold: 2}\nobjects:\n");
+    for (name, created, phase) in [
+        ("old-done", "2025-12-31T20:00:00Z", "Succeeded"),
+        ("old-failed", "2025-12-31T21:00:00Z", "Failed"),
+        ("running", "2025-12-31T19:00:00Z", "Running"),
+        ("new-done", "2025-12-31T22:00:00Z", "Succeeded"),
+        ("newest-done", "2025-12-31T23:00:00Z", "Succeeded"),
+    ] {
+        yaml.push_str(&pod(name, created, phase));
+    }
+    let mut s = sim(&yaml);
+    s.settle(3_600_000);
+    let mut left: Vec<&str> = s
+        .objects()
+        .filter(|o| o.is_pod())
+        .map(|o| o.name())
+        .collect();
+    left.sort_unstable();
+    assert_eq!(left, ["new-done", "newest-done", "running"]);
+    let by: Vec<(String, u64)> = s
+        .timeline()
+        .iter()
+        .filter(|e| e.what == ownerscope::sim::What::Deleted)
+        .map(|e| (e.by.clone(), e.t_ms))
+        .collect();
+    assert_eq!(
+        by,
+        [
+            ("pod-garbage-collector".to_string(), 20_000),
+            ("pod-garbage-collector".to_string(), 20_000)
+        ]
+    );
+
+    let mut off = sim(&yaml.replace("terminatedPodGcThreshold: 2", "terminatedPodGcThreshold: 0"));
+    off.settle(3_600_000);
+    assert_eq!(off.objects().filter(|o| o.is_pod()).count(), 5);
+    // The default threshold (12,500) keeps a handful.
+    let mut default = sim(&yaml.replace("settings: {terminatedPodGcThreshold: 2}\n", ""));
+    default.settle(3_600_000);
+    assert_eq!(default.objects().filter(|o| o.is_pod()).count(), 5);
+}

@@ -124,6 +124,38 @@ pub const SPEC: Keep = Keep::Fields(&[
     ("suspend", Keep::All),
     ("managedBy", Keep::All),
     ("ttlSecondsAfterFinished", Keep::All),
+    // CronJobs: when they start a Job, how many finished ones they keep,
+    // and the Job they start (the CronJob controller).
+    ("schedule", Keep::All),
+    ("timeZone", Keep::All),
+    ("startingDeadlineSeconds", Keep::All),
+    ("concurrencyPolicy", Keep::All),
+    ("successfulJobsHistoryLimit", Keep::All),
+    ("failedJobsHistoryLimit", Keep::All),
+    (
+        "jobTemplate",
+        Keep::Fields(&[
+            (
+                "metadata",
+                Keep::Fields(&[("labels", Keep::All), ("annotations", Keep::All)]),
+            ),
+            (
+                "spec",
+                Keep::Fields(&[
+                    ("completions", Keep::All),
+                    ("parallelism", Keep::All),
+                    ("ttlSecondsAfterFinished", Keep::All),
+                    (
+                        "template",
+                        Keep::Fields(&[
+                            ("metadata", LABELS),
+                            ("spec", Keep::Fields(&[("containers", CONTAINERS)])),
+                        ]),
+                    ),
+                ]),
+            ),
+        ]),
+    ),
     // Services (endpoints) and LoadBalancer cleanup.
     ("type", Keep::All),
     // APIServices: the name is `version.group` (validation), and the
@@ -147,6 +179,10 @@ pub const STATUS: Keep = Keep::Fields(&[
     ("failed", Keep::All),
     ("active", Keep::All),
     ("completionTime", Keep::All),
+    // Jobs' start (CronJob history), CronJobs' schedule.
+    ("startTime", Keep::All),
+    ("lastScheduleTime", Keep::All),
+    ("lastSuccessfulTime", Keep::All),
     // Workloads: whether a finalizer's controller runs (STUCK-CAUSES C1).
     ("readyReplicas", Keep::All),
     ("desiredNumberScheduled", Keep::All),

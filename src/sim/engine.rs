@@ -83,6 +83,17 @@ enum Task {
     TokenSecret(String),
     /// The aggregator's look at every aggregated APIService (R80).
     ApiServices,
+    /// The pod GC's look at terminated pods (`gcTerminated`).
+    PodGcTerminated,
+    /// The kubelet reports the Job's pod with this uid `Succeeded`
+    /// ([`Settings::job_pods_succeed_after`]).
+    PodSucceeds(String),
+    /// The CronJob controller's sync of the CronJob with this uid, after a
+    /// change to it or to one of its Jobs.
+    CronJob(String),
+    /// The same at the CronJob's next schedule time: a timer that never
+    /// keeps a run from settling (a CronJob schedules forever).
+    CronTick(String),
 }
 
 impl Task {
@@ -96,6 +107,7 @@ impl Task {
                 | Task::NamespaceSync(_)
                 | Task::CrdSync(_)
                 | Task::RetryFinalizer { .. }
+                | Task::CronTick(_)
         )
     }
 }
@@ -599,8 +611,16 @@ impl Sim {
             }
             if self.is_settled() {
                 // Poll on a copy for a while; keep it only if some poll
-                // changed something.
+                // changed something. A CronJob's next schedule time is no
+                // poll: what it starts is not the settling of this run.
                 let mut trial = self.clone();
+                let ticks: Vec<((u64, u64), Task)> = self
+                    .tasks
+                    .iter()
+                    .filter(|(_, t)| matches!(t, Task::CronTick(_)))
+                    .map(|(k, t)| (*k, t.clone()))
+                    .collect();
+                trial.tasks.retain(|_, t| !matches!(t, Task::CronTick(_)));
                 let before = self.timeline.len();
                 let horizon = at.max(self.now_ms) + POLL_WINDOW_MS;
                 while let Some((&(t, _), _)) = trial.tasks.iter().next() {
@@ -613,6 +633,7 @@ impl Sim {
                     return;
                 }
                 *self = trial;
+                self.tasks.extend(ticks);
                 continue;
             }
             self.run_due(at);

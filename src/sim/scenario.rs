@@ -318,6 +318,13 @@ pub struct Settings {
     /// namespace controller deletes what it can discover and never
     /// finalizes a namespace until discovery recovers (R58.6).
     pub unavailable_apis: Vec<String>,
+    /// How long a Job's pod runs before its kubelet reports it
+    /// `Succeeded`; unset, a Job's pods run until a step says otherwise.
+    /// For stories about finished Jobs (a CronJob's history).
+    pub job_pods_succeed_after: Option<Millis>,
+    /// The pod GC's `--terminated-pod-gc-threshold`: more terminated pods
+    /// than this and the oldest are deleted; 0 never.
+    pub terminated_pod_gc_threshold: u64,
     /// The UI opens the scenario with its clock paused (`Space` runs it),
     /// for a story that would be over before a first look.
     pub starts_paused: bool,
@@ -327,6 +334,10 @@ pub struct Settings {
     /// any client. Not a scenario field: a scenario's times are relative.
     #[serde(skip)]
     pub epoch: Option<jiff::Timestamp>,
+}
+
+fn controllers_threshold() -> u64 {
+    super::controllers::podgc::TERMINATED_THRESHOLD
 }
 
 impl Default for Settings {
@@ -341,6 +352,8 @@ impl Default for Settings {
             unobserved_by_gc: Vec::new(),
             unobserved_for: Millis(10_000),
             unavailable_apis: Vec::new(),
+            job_pods_succeed_after: None,
+            terminated_pod_gc_threshold: controllers_threshold(),
             starts_paused: false,
             epoch: None,
         }

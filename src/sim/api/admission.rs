@@ -86,6 +86,40 @@ impl ApiServer {
     }
 
     /// Defaults the API server applies to new objects (R55, R62).
+    /// A Job created without `manualSelector` selects its own pods by its
+    /// uid: upstream's job strategy (`generateSelector`) labels the
+    /// template `controller-uid` and `job-name` and selects
+    /// `controller-uid` (the labels 1.20 writes; 1.27+ adds their
+    /// `batch.kubernetes.io/` twins). A Job a controller creates (a
+    /// CronJob's) has no uid to select by until then.
+    pub(super) fn generate_job_selector(obj: &mut Object) {
+        if (obj.group(), obj.kind.as_str()) != ("batch", "Job")
+            || obj
+                .value_at(&["spec", "manualSelector"])
+                .and_then(Value::as_bool)
+                == Some(true)
+            || obj
+                .value_at(&["spec", "template"])
+                .is_none_or(|t| !t.is_object())
+        {
+            return;
+        }
+        let uid = Value::from(obj.uid());
+        let name = Value::from(obj.name());
+        let mut labels = obj
+            .value_at(&["spec", "template", "metadata", "labels"])
+            .filter(|l| l.is_object())
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({}));
+        labels["controller-uid"] = uid.clone();
+        labels["job-name"] = name;
+        obj.set_at(&["spec", "template", "metadata", "labels"], labels);
+        obj.set_at(
+            &["spec", "selector"],
+            serde_json::json!({"matchLabels": {"controller-uid": uid}}),
+        );
+    }
+
     pub(super) fn apply_create_defaults(obj: &mut Object) {
         match (obj.group(), obj.kind.as_str()) {
             ("", "Namespace") => {

@@ -108,6 +108,9 @@ impl ApiServer {
             obj.metadata.generation = Some(1);
         }
         Self::apply_create_defaults(obj);
+        if !restore {
+            Self::generate_job_selector(obj);
+        }
         let crd = KindInfo::of_crd(obj);
         self.stamp_rv(&mut obj.metadata.resource_version);
         let obj = shared;

@@ -5,7 +5,8 @@
 //! of a Job without `completions` succeeded), created through
 //! `generateName` `<job>-` with the labels `controller-uid` and `job-name`
 //! and the tracking finalizer (R73); a deleted pod is replaced. Not while
-//! the Job is Terminating (R72).
+//! the Job is Terminating (R72). Once enough of its pods succeeded it is
+//! marked `Complete`.
 
 use serde_json::Value;
 
@@ -38,6 +39,16 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, job: &Object, c: &Controller
         .into_iter()
         .filter(|p| is_active_pod(p))
         .collect();
+    // Done: as many pods succeeded as `completions` asks, or, without it,
+    // one did and none runs (upstream `syncJob`): the Job is Complete.
+    let done = match int(&["spec", "completions"]) {
+        Some(n) => succeeded >= n.max(1),
+        None => succeeded > 0 && active.is_empty(),
+    };
+    if done {
+        out.push(intent(c.actor, complete(api, job, succeeded)));
+        return out;
+    }
     let want = match int(&["spec", "completions"]) {
         Some(n) => parallelism.min(n.saturating_sub(succeeded)),
         None if succeeded > 0 => active.len() as u64,
@@ -67,6 +78,31 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, job: &Object, c: &Controller
         out.extend(delete_surplus(active, n, c.actor));
     }
     out
+}
+
+/// The status of a Job that has just completed: its `Complete` condition,
+/// when, and how many pods succeeded (`startTime` its creation when it has
+/// none).
+fn complete(api: &ApiServer, job: &Object, succeeded: u64) -> Op {
+    let now = api.now().to_string();
+    let mut status = (*job.status).clone();
+    if !status.is_object() {
+        status = serde_json::json!({});
+    }
+    if status.get("startTime").is_none()
+        && let Some(t) = job.metadata.creation_timestamp
+    {
+        status["startTime"] = Value::String(t.to_string());
+    }
+    status["succeeded"] = succeeded.into();
+    status["completionTime"] = Value::String(now.clone());
+    status["conditions"] = serde_json::json!([
+        {"type": "Complete", "status": "True", "lastProbeTime": now, "lastTransitionTime": now}
+    ]);
+    Op::SetStatus {
+        key: Key::of(job),
+        status,
+    }
 }
 
 /// R73: the Job controller's finalizer on its pods.

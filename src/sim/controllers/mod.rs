@@ -3,7 +3,8 @@
 //! (one file each, named and opening as upstream's) create, adopt, release
 //! and delete (R70, R72, R73); so do namespace deletion (R58-R59), volume
 //! protection (R62-R64), the CRD finalizer (R75) and the TTL-after-finished
-//! controller (R71).
+//! controller (R71), and the CronJob controller, which starts Jobs and
+//! deletes finished ones beyond its history limits.
 //!
 //! Each controller reads the store (and, for the workload controllers, the
 //! [`WorkloadIndex`] their informers would give them) and returns
@@ -13,6 +14,7 @@
 pub mod apiservice;
 pub mod controller_ref_manager;
 pub mod crd_finalizer;
+pub mod cronjob;
 pub mod daemon;
 pub mod deployment;
 pub mod endpoint;

@@ -6,9 +6,12 @@
 //! on those pods (a claim's pvc-protection, a foreground owner, a
 //! namespace) follows. Finalizers still hold a force-deleted pod.
 //!
-//! Not modelled: `gcTerminated` (terminated pods above
-//! `--terminated-pod-gc-threshold`, 12,500 by default) and
-//! `gcUnscheduledTerminating`.
+//! `gcTerminated` too: once more pods have terminated (Succeeded, Failed)
+//! than `--terminated-pod-gc-threshold` (12,500 by default; the scenario
+//! setting `terminatedPodGcThreshold`), the oldest are force-deleted down
+//! to it, at the controller's next look (every 20 s).
+//!
+//! Not modelled: `gcUnscheduledTerminating`.
 
 use super::{Intent, Op, intent};
 use crate::model::nodes::{self, NodeHealth};
@@ -48,6 +51,66 @@ pub fn sync(api: &ApiServer, node: &str) -> Vec<Intent> {
                             uid: Some(pod.uid().to_string()),
                             resource_version: None,
                         },
+                        ..DeleteOptions::default()
+                    },
+                },
+            )
+        })
+        .collect()
+}
+
+/// Upstream's default `--terminated-pod-gc-threshold`.
+pub const TERMINATED_THRESHOLD: u64 = 12_500;
+
+/// How often upstream's pod GC looks (`gcCheckPeriod`).
+pub const CHECK_PERIOD_MS: u64 = 20_000;
+
+/// Whether a pod has terminated for the pod GC (`isPodTerminated`): any
+/// phase but Pending, Running and Unknown.
+#[must_use]
+pub fn is_terminated(pod: &crate::model::Object) -> bool {
+    pod.is_pod()
+        && !matches!(
+            pod.str_at(&["status", "phase"]),
+            None | Some("Pending" | "Running" | "Unknown")
+        )
+}
+
+/// `gcTerminated`: when more pods have terminated than `threshold` (0:
+/// never), the oldest by creation (then by namespace and name, as
+/// upstream's `byCreationTimestamp` sorts) are force-deleted down to it.
+/// Finalizers still hold them (the Job controller's tracking finalizer
+/// goes once a pod is Terminating).
+#[must_use]
+pub fn terminated(api: &ApiServer, threshold: u64) -> Vec<Intent> {
+    if threshold == 0 {
+        return Vec::new();
+    }
+    let mut pods: Vec<&crate::model::Object> =
+        api.graph().objects().filter(|o| is_terminated(o)).collect();
+    let over = pods
+        .len()
+        .saturating_sub(usize::try_from(threshold).unwrap_or(usize::MAX));
+    if over == 0 {
+        return Vec::new();
+    }
+    pods.sort_by(|a, b| {
+        (a.metadata.creation_timestamp, a.namespace(), a.name()).cmp(&(
+            b.metadata.creation_timestamp,
+            b.namespace(),
+            b.name(),
+        ))
+    });
+    pods.into_iter()
+        .take(over)
+        .filter(|p| !(p.is_terminating() && p.metadata.deletion_grace_period_seconds == Some(0)))
+        .map(|pod| {
+            intent(
+                ACTOR,
+                Op::Delete {
+                    key: Key::of(pod),
+                    options: DeleteOptions {
+                        grace_period_seconds: Some(0),
                         ..DeleteOptions::default()
                     },
                 },

@@ -60,10 +60,52 @@ impl Sim {
                 let intents = controllers::tokens::sync_secret(&self.api, &uid);
                 self.carry_out(intents);
             }
+            Task::CronJob(uid) | Task::CronTick(uid) => self.run_cronjob(&uid),
+            Task::PodGcTerminated => {
+                let threshold = self.settings.terminated_pod_gc_threshold;
+                let intents = controllers::podgc::terminated(&self.api, threshold);
+                self.carry_out(intents);
+            }
+            Task::PodSucceeds(uid) => {
+                let Some(pod) = self.api.get_uid(&uid) else {
+                    return;
+                };
+                if pod.is_terminating() || !crate::model::workload::is_active_pod(pod) {
+                    return;
+                }
+                let mut status = (*pod.status).clone();
+                if !status.is_object() {
+                    status = serde_json::json!({});
+                }
+                status["phase"] = Value::from("Succeeded");
+                let key = Key::of(pod);
+                self.actor = "kubelet".into();
+                self.api.update_status(&key, status);
+                self.dispatch();
+                self.actor = self.user_actor.clone();
+            }
             Task::PodGc(node) => {
                 let intents = controllers::podgc::sync(&self.api, &node);
                 self.carry_out(intents);
             }
+        }
+    }
+
+    /// The CronJob controller's sync; then a timer for its next schedule
+    /// time (upstream v2 requeues the CronJob for then).
+    pub(super) fn run_cronjob(&mut self, uid: &str) {
+        let Some(cj) = self.api.get_uid(uid) else {
+            return;
+        };
+        let now = self.now();
+        let sync = controllers::cronjob::sync(&self.api, &self.workloads, cj, now);
+        self.carry_out(sync.intents);
+        if let Some(next) = sync.next {
+            let wait = u64::try_from(next.duration_since(now).as_millis()).unwrap_or(0);
+            self.schedule_once(
+                wait + self.settings.controller_delay.0,
+                Task::CronTick(uid.to_string()),
+            );
         }
     }
 

@@ -94,10 +94,30 @@ impl Sim {
                 if obj.has_finalizer(controllers::JOB_TRACKING) {
                     self.schedule_once(delay, Task::JobSync);
                 }
+                if !deleted
+                    && self.settings.terminated_pod_gc_threshold > 0
+                    && controllers::podgc::is_terminated(obj)
+                {
+                    self.schedule_once(controllers::podgc::CHECK_PERIOD_MS, Task::PodGcTerminated);
+                }
+                if let (Change::Added(_), Some(after)) = (ch, self.settings.job_pods_succeed_after)
+                    && crate::model::workload::controller_ref(obj)
+                        .is_some_and(|r| r.kind == "Job" && r.group() == "batch")
+                {
+                    self.schedule_once(after.0, Task::PodSucceeds(obj.uid().to_string()));
+                }
                 self.schedule_once(delay, Task::VolumeSync);
             }
             ("batch", "Job") => {
                 self.schedule_once(delay, Task::JobSync);
+                if let Some(r) = crate::model::workload::controller_ref(obj)
+                    .filter(|r| r.kind == "CronJob" && r.group() == "batch")
+                {
+                    self.schedule_once(delay, Task::CronJob(r.uid.clone()));
+                }
+            }
+            ("batch", "CronJob") if !deleted => {
+                self.schedule_once(delay, Task::CronJob(obj.uid().to_string()));
             }
             // R80: the aggregator follows its APIServices, and what serves
             // them.
