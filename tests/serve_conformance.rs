@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 enum Who {
     Admin,
     Restricted,
+    /// No credentials: `system:anonymous` on both.
+    Anonymous,
 }
 
 /// One request of the table; `{ns}` in the path is the test's namespace.
@@ -53,6 +55,11 @@ fn restricted(mut r: Row) -> Row {
     r
 }
 
+fn anonymous(mut r: Row) -> Row {
+    r.who = Who::Anonymous;
+    r
+}
+
 /// The differences that stay: (row label, why).
 const DIFFERENCES: &[(&str, &str)] = &[
     (
@@ -64,25 +71,26 @@ const DIFFERENCES: &[(&str, &str)] = &[
         "kube-apiserver 1.20 has no /openapi/v3 (404); serve answers it as 1.27 and later do, for kubectl's fieldValidation check and explain",
     ),
     (
-        "deletecollection",
-        "deletecollection is not served (405): delete objects one by one",
-    ),
-    (
         "openapi v2",
         "/openapi/v2 is not served (404): kubectl reads it in protobuf and only before 1.27; /openapi/v3 is",
     ),
     (
-        "server-side apply",
-        "server-side apply is not served (415): kubectl apply (client-side) is",
+        "server-side apply, another manager's field",
+        "serve keeps no managedFields (src/serve/apply.rs): an apply never conflicts with another field manager, where kube-apiserver answers 409 Conflict unless force=true",
     ),
     (
-        "pod status write",
-        "writes to the status subresource are not served (405)",
+        "server-side apply, another kind in the body",
+        "kube-apiserver fails to merge objects of two types with a 500 (\"failed to merge config\"); serve answers 400, as for a create of the wrong kind",
     ),
 ];
 
 fn cm(name: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"conf": "1"}}})
+}
+
+/// A ConfigMap for the deletecollection rows, labelled `dc`.
+fn dc(name: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": {"dc": "1"}}})
 }
 
 fn table() -> Vec<Row> {
@@ -283,6 +291,92 @@ fn table() -> Vec<Row> {
             "application/apply-patch+yaml",
             cm("ssa"),
         ),
+        with(
+            row(
+                "server-side apply again",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa?fieldManager=t",
+            ),
+            "application/apply-patch+yaml",
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa", "labels": {"conf": "2"}}}),
+        ),
+        with(
+            row(
+                "server-side apply, another manager's field",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa?fieldManager=u",
+            ),
+            "application/apply-patch+yaml",
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa", "labels": {"conf": "3"}}}),
+        ),
+        with(
+            row(
+                "server-side apply, forced",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa?fieldManager=u&force=true",
+            ),
+            "application/apply-patch+yaml",
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa", "labels": {"conf": "3"}}}),
+        ),
+        with(
+            row(
+                "server-side apply, no fieldManager",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa",
+            ),
+            "application/apply-patch+yaml",
+            cm("ssa"),
+        ),
+        with(
+            row(
+                "server-side apply, name mismatch",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa?fieldManager=t",
+            ),
+            "application/apply-patch+yaml",
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other"}}),
+        ),
+        with(
+            row(
+                "server-side apply, another version",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa?fieldManager=t",
+            ),
+            "application/apply-patch+yaml",
+            json!({"apiVersion": "v2", "kind": "ConfigMap", "metadata": {"name": "ssa"}}),
+        ),
+        with(
+            row(
+                "server-side apply, another kind in the body",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa?fieldManager=t",
+            ),
+            "application/apply-patch+yaml",
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "ssa"}}),
+        ),
+        with(
+            row(
+                "server-side apply, dry run",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa-dry?fieldManager=t&dryRun=All",
+            ),
+            "application/apply-patch+yaml",
+            cm("ssa-dry"),
+        ),
+        row(
+            "server-side apply dry run left nothing",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps/ssa-dry",
+        ),
+        with(
+            row(
+                "force with a merge patch",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/ssa?force=true",
+            ),
+            "application/merge-patch+json",
+            json!({}),
+        ),
         row(
             "percent-encoded path",
             "GET",
@@ -398,10 +492,123 @@ fn table() -> Vec<Row> {
             JSON,
             json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}),
         ),
+        with(
+            row(
+                "pod status patch",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/pods/p/status",
+            ),
+            "application/merge-patch+json",
+            json!({"status": {"phase": "Running"}, "spec": {"activeDeadlineSeconds": 5}}),
+        ),
+        with(
+            row(
+                "pod status strategic patch",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/pods/p/status",
+            ),
+            "application/strategic-merge-patch+json",
+            json!({"status": {"conditions": [{"type": "Ready", "status": "True"}]}}),
+        ),
+        with(
+            row(
+                "pod status write, stale resourceVersion",
+                "PUT",
+                "/api/v1/namespaces/{ns}/pods/p/status",
+            ),
+            JSON,
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "resourceVersion": "1"}}),
+        ),
+        with(
+            row(
+                "pod status write, name mismatch",
+                "PUT",
+                "/api/v1/namespaces/{ns}/pods/p/status",
+            ),
+            JSON,
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "q"}}),
+        ),
+        with(
+            row(
+                "pod status write, missing pod",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/pods/nope/status",
+            ),
+            "application/merge-patch+json",
+            json!({"status": {"phase": "Running"}}),
+        ),
+        row(
+            "pod status delete",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/pods/p/status",
+        ),
         row(
             "deletecollection",
             "DELETE",
             "/api/v1/namespaces/{ns}/configmaps?labelSelector=nothing%3Dhere",
+        ),
+        with(
+            row(
+                "create for deletecollection 1",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps",
+            ),
+            JSON,
+            dc("dc1"),
+        ),
+        with(
+            row(
+                "create for deletecollection 2",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps",
+            ),
+            JSON,
+            dc("dc2"),
+        ),
+        row(
+            "deletecollection, dry run",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/configmaps?labelSelector=dc%3D1&dryRun=All",
+        ),
+        row(
+            "deletecollection dry run left them",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps/dc1",
+        ),
+        row(
+            "deletecollection, dryRun typo",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/configmaps?labelSelector=dc%3D1&dryRun=yes",
+        ),
+        row(
+            "deletecollection, bad label selector",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/configmaps?labelSelector=a%20%3D%3D%3D%20b",
+        ),
+        row(
+            "deletecollection in every namespace",
+            "DELETE",
+            "/api/v1/configmaps?labelSelector=dc%3D1",
+        ),
+        row(
+            "deletecollection by field",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/configmaps?fieldSelector=metadata.name%3Ddc2",
+        ),
+        row(
+            "deletecollection by label",
+            "DELETE",
+            "/api/v1/namespaces/{ns}/configmaps?labelSelector=dc%3D1",
+        ),
+        row(
+            "deletecollection deleted them",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps/dc1",
+        ),
+        row(
+            "deletecollection left the rest",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps/a",
         ),
         restricted(row("restricted: version", "GET", "/version")),
         restricted(row(
@@ -433,27 +640,66 @@ fn table() -> Vec<Row> {
             "GET",
             "/api/v1/namespaces",
         )),
+        anonymous(row("anonymous: version", "GET", "/version")),
+        anonymous(row("anonymous: healthz", "GET", "/healthz")),
+        anonymous(row("anonymous: core group list", "GET", "/api")),
+        anonymous(row("anonymous: group list", "GET", "/apis")),
+        anonymous(row(
+            "anonymous: list",
+            "GET",
+            "/api/v1/namespaces/{ns}/configmaps",
+        )),
+        anonymous(with(
+            row(
+                "anonymous: create",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps",
+            ),
+            JSON,
+            cm("anon"),
+        )),
         row("delete", "DELETE", "/api/v1/namespaces/{ns}/configmaps/a"),
         row("delete namespace", "DELETE", "/api/v1/namespaces/{ns}"),
     ]
 }
 
-/// What an answer is compared by: its code, and a `Status`'s reason.
+/// What an answer is compared by: its code, a `Status`'s reason, and how
+/// many items a list holds (a deletecollection answers what it listed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Answer {
     code: u16,
     reason: String,
+    items: Option<usize>,
+}
+
+/// A client of the admin kubeconfig's server with no credentials: its
+/// user entries emptied (no token, no client certificate).
+async fn anonymous_client(env: &Env) -> kube::Client {
+    use kube::config::{AuthInfo, Config, KubeConfigOptions, Kubeconfig};
+    let mut kc = Kubeconfig::read_from(&env.admin).expect("the admin kubeconfig");
+    for named in &mut kc.auth_infos {
+        named.auth_info = Some(AuthInfo::default());
+    }
+    let config = Config::from_custom_kubeconfig(kc, &KubeConfigOptions::default())
+        .await
+        .expect("a config without credentials");
+    kube::Client::try_from(config).expect("an anonymous client")
 }
 
 async fn send(env: &Env, who: Who, r: &Row, ns: &str) -> Answer {
-    let kubeconfig = match who {
-        Who::Admin => &env.admin,
-        Who::Restricted => &env.restricted,
+    let client = match who {
+        Who::Admin | Who::Restricted => {
+            let kubeconfig = match who {
+                Who::Admin => &env.admin,
+                _ => &env.restricted,
+            };
+            ownerscope::cluster::connect(&options(kubeconfig, "default"))
+                .await
+                .expect("client")
+                .client
+        }
+        Who::Anonymous => anonymous_client(env).await,
     };
-    let client = ownerscope::cluster::connect(&options(kubeconfig, "default"))
-        .await
-        .expect("client")
-        .client;
     let body = r
         .body
         .as_ref()
@@ -482,7 +728,12 @@ async fn send(env: &Env, who: Who, r: &Row, ns: &str) -> Answer {
     } else {
         String::new()
     };
-    Answer { code, reason }
+    let items = v["items"].as_array().map(Vec::len);
+    Answer {
+        code,
+        reason,
+        items,
+    }
 }
 
 #[test]
@@ -507,6 +758,21 @@ fn serve_answers_the_request_table_as_the_control_plane_does() {
         }
         out
     });
+    // The anonymous rows went without credentials: the control plane
+    // refuses `system:anonymous` a list.
+    let anon = rows
+        .iter()
+        .position(|r| r.label == "anonymous: list")
+        .expect("the table has an anonymous list");
+    assert_eq!(
+        answers[anon].0,
+        Answer {
+            code: 403,
+            reason: "Forbidden".into(),
+            items: None,
+        },
+        "the anonymous rows must be sent with no credentials"
+    );
     let mut unexplained = Vec::new();
     let mut gone = Vec::new();
     for (r, (a, b)) in rows.iter().zip(&answers) {

@@ -8,8 +8,8 @@ use super::rbac::{self, User};
 use super::route::{self, ResourcePath, Route};
 use super::write::{self, Named};
 use super::{
-    Outcome, Request, Response, Served, access, discovery, events, openapi, protobuf, read, status,
-    subresource, watch,
+    Outcome, Request, Response, Served, access, collection, discovery, events, openapi, protobuf,
+    read, status, subresource, watch,
 };
 
 /// The content type aggregated discovery is answered with.
@@ -165,7 +165,7 @@ fn resource(
             },
         };
         return if req.method == "POST" && p.name.is_none() {
-            let policy = rbac::policy(served.sim.objects());
+            let policy = rbac::policy(served.index.of_kinds(&rbac::KINDS));
             reply(access::review(policy.iter().copied(), user, &body))
         } else {
             method_not_allowed(req, "access reviews are only created")
@@ -211,6 +211,20 @@ fn resource(
         let pod = kind.group.is_empty() && kind.kind == "Pod";
         return match (req.method.as_str(), sub.as_str()) {
             ("GET", "status") => get(served, req, &target, form),
+            ("PUT", "status") if write::status_writable(&kind) => reply(write::update_part(
+                &mut served.sim,
+                req,
+                user,
+                &target,
+                write::Part::Status,
+            )),
+            ("PATCH", "status") if write::status_writable(&kind) => reply(write::patch_part(
+                &mut served.sim,
+                req,
+                user,
+                &target,
+                write::Part::Status,
+            )),
             (_, "scale") if subresource::scalable(&kind) => {
                 reply(subresource::scale(&mut served.sim, req, &target))
             }
@@ -221,7 +235,9 @@ fn resource(
             (_, s) if !KNOWN.contains(&s) => not_served(req),
             _ => method_not_allowed(
                 req,
-                &format!("the simulator serves no {sub:?} subresource other than GET status"),
+                &format!(
+                    "the simulator serves no {sub:?} subresource other than GET status, and PUT and PATCH of a Pod's status"
+                ),
             ),
         };
     }
@@ -289,10 +305,12 @@ fn collection(
             ));
         }
         "DELETE" => {
-            return method_not_allowed(
+            return reply(collection::delete_collection(
+                served,
                 req,
-                "deletecollection is not served: delete objects one by one",
-            );
+                kind,
+                p.namespace.as_deref(),
+            ));
         }
         _ => return method_not_allowed(req, "a collection takes GET and POST"),
     }

@@ -9,7 +9,9 @@
 
 pub mod access;
 pub mod admit;
+pub mod apply;
 pub mod backend;
+pub mod collection;
 pub mod complete;
 pub mod discovery;
 pub mod escalation;

@@ -351,3 +351,74 @@ fn a_scenario_started_now_keeps_its_times_apart() {
         .and_then(|o| o.metadata.creation_timestamp);
     assert_eq!(pod_created, Some(now));
 }
+
+/// A controller or kubelet writes a pod's status through `/status`: the
+/// status and labels are the request's, the spec and owner references the
+/// stored ones (1.20's pod status strategy); a stale resource version is a
+/// conflict, and the object's own PUT still keeps the stored status.
+#[test]
+fn a_pods_status_is_written_through_its_status_subresource() {
+    let mut s = served();
+    let before = get(&mut s, POD);
+    let mut sent = before.clone();
+    sent["status"] = json!({"phase": "Failed"});
+    sent["spec"]["nodeName"] = json!("elsewhere");
+    sent["metadata"]["labels"]["written"] = json!("by-status");
+    sent["metadata"]["ownerReferences"] = json!([]);
+    let r = send(
+        &mut s,
+        &body("PUT", &format!("{POD}/status"), "application/json", &sent),
+    );
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    let after = get(&mut s, POD);
+    assert_eq!(after["status"]["phase"], "Failed");
+    assert_eq!(after["metadata"]["labels"]["written"], "by-status");
+    assert_eq!(after["spec"]["nodeName"], before["spec"]["nodeName"]);
+    assert_eq!(
+        after["metadata"]["ownerReferences"],
+        before["metadata"]["ownerReferences"]
+    );
+
+    let patch = json!({"status": {"phase": "Running"}, "spec": {"nodeName": "elsewhere"}});
+    let r = send(
+        &mut s,
+        &body(
+            "PATCH",
+            &format!("{POD}/status"),
+            "application/merge-patch+json",
+            &patch,
+        ),
+    );
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    let after = get(&mut s, POD);
+    assert_eq!(after["status"]["phase"], "Running");
+    assert_eq!(after["spec"]["nodeName"], before["spec"]["nodeName"]);
+
+    // The whole object's PUT keeps the stored status.
+    let mut whole = after.clone();
+    whole["status"] = json!({"phase": "Succeeded"});
+    let r = send(&mut s, &body("PUT", POD, "application/json", &whole));
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(get(&mut s, POD)["status"]["phase"], "Running");
+
+    sent["metadata"]["resourceVersion"] = json!("1");
+    let r = send(
+        &mut s,
+        &body("PUT", &format!("{POD}/status"), "application/json", &sent),
+    );
+    assert_eq!(
+        (r.code, r.value()["reason"].clone()),
+        (409, json!("Conflict"))
+    );
+    let missing = format!("{PODS}/nope/status");
+    let r = send(
+        &mut s,
+        &body("PATCH", &missing, "application/merge-patch+json", &patch),
+    );
+    assert_eq!(
+        (r.code, r.value()["reason"].clone()),
+        (404, json!("NotFound"))
+    );
+    let r = send(&mut s, &Request::new("DELETE", &format!("{POD}/status")));
+    assert_eq!(r.code, 405);
+}

@@ -2,7 +2,8 @@
 //! (RFC 7386), and strategic merge patch as far as metadata needs it
 //! (`finalizers` merged as a set with `$deleteFromPrimitiveList`,
 //! `ownerReferences` merged by `uid` with `$patch: delete`; every other
-//! list replaced, as a merge patch does). Server-side apply is not served.
+//! list replaced, as a merge patch does). Server-side apply is
+//! [`super::apply`]'s.
 
 use serde_json::{Map, Value};
 
@@ -34,17 +35,11 @@ pub fn apply(content_type: &str, doc: &mut Value, body: &[u8]) -> Result<(), Pat
         | "application/merge-patch+json"
         | "application/strategic-merge-patch+json" => serde_json::from_slice(body)
             .map_err(|e| fail(400, format!("error decoding patch: {e}")))?,
-        "application/apply-patch+yaml" => {
-            return Err(fail(
-                415,
-                "server-side apply is not served by the ownerscope simulator: use kubectl create, replace or patch".into(),
-            ));
-        }
         other => {
             return Err(fail(
                 415,
                 format!(
-                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got {other:?})"
+                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml (got {other:?})"
                 ),
             ));
         }

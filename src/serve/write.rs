@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::rbac::{self, User};
 use super::status::{self, object_error};
 use super::{Request, Response, patch, read};
-use super::{admit, escalation};
+use super::{admit, apply, escalation};
 use crate::model::{KindInfo, Object};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
 
@@ -51,6 +51,12 @@ impl Named<'_> {
             404,
             &format!("{} \"{}\" not found", self.kind.resource(), self.name),
         )
+    }
+
+    /// The error answer to a refused request.
+    #[must_use]
+    pub fn failed(&self, resp: &ApiResponse) -> Response {
+        self.error(resp.code, &resp.message)
     }
 
     fn answer(&self, resp: &ApiResponse, created: bool) -> Response {
@@ -146,12 +152,13 @@ fn no_escalation(
     escalation::check(&policy, user, &kind.kind, &w)
 }
 
-/// DELETE.
-pub fn delete(sim: &mut Sim, req: &Request, target: &Named) -> Response {
-    let body = match parse_body(req) {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
+/// A DELETE's options, from its query and its `DeleteOptions` body, and
+/// whether it is a dry run.
+///
+/// # Errors
+/// A body that does not decode, a `dryRun` typo (422).
+pub fn delete_options(req: &Request) -> Result<(DeleteOptions, bool), Response> {
+    let body = parse_body(req)?;
     let mut values: Vec<&str> = req
         .query
         .iter()
@@ -165,9 +172,7 @@ pub fn delete(sim: &mut Sim, req: &Request, target: &Named) -> Response {
             .flatten()
             .filter_map(Value::as_str),
     );
-    if let Err(r) = admit::dry_run_list(&values, "DeleteOptions") {
-        return r;
-    }
+    admit::dry_run_list(&values, "DeleteOptions")?;
     let q = |k: &str| req.param(k).filter(|v| !v.is_empty());
     let mut opts = DeleteOptions {
         propagation_policy: body["propagationPolicy"]
@@ -186,8 +191,17 @@ pub fn delete(sim: &mut Sim, req: &Request, target: &Named) -> Response {
         opts.preconditions.uid = p["uid"].as_str().map(str::to_string);
         opts.preconditions.resource_version = p["resourceVersion"].as_str().map(str::to_string);
     }
+    Ok((opts, dry_run(req, &body)))
+}
+
+/// DELETE.
+pub fn delete(sim: &mut Sim, req: &Request, target: &Named) -> Response {
+    let (opts, dry) = match delete_options(req) {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
     let key = target.key();
-    if dry_run(req, &body) {
+    if dry {
         let mut copy = sim.clone();
         let resp = copy.delete_key(&key, &opts);
         let object = sim.get(&key).map_or_else(
@@ -371,8 +385,55 @@ pub fn create(
     target.answer(&resp, resp.is_success())
 }
 
+/// What a PUT or PATCH writes: the object, or its status subresource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Object,
+    /// `/status`, of a Pod ([`status_writable`]).
+    Status,
+}
+
+/// Whether the kind's `/status` takes writes here: Pods, as kubelets and
+/// controllers write them.
+#[must_use]
+pub fn status_writable(kind: &KindInfo) -> bool {
+    kind.group.is_empty() && kind.kind == "Pod"
+}
+
+/// What a write of `/status` keeps of the stored object `old`, as
+/// `podStatusStrategy.PrepareForUpdate` in 1.20
+/// (`pkg/registry/core/pod/strategy.go`): its spec and owner references;
+/// the status, labels, annotations and finalizers are the request's.
+fn status_write(new: &mut Object, old: &Object) {
+    new.spec = old.spec.clone();
+    new.metadata
+        .owner_references
+        .clone_from(&old.metadata.owner_references);
+    new.metadata.deletion_timestamp = old.metadata.deletion_timestamp;
+}
+
+/// The stored part a write leaves: the status on a write of the object, the
+/// rest on a write of its status.
+fn keep(part: Part, kind: &KindInfo, new: &mut Object, old: &Object) {
+    match part {
+        Part::Object => server_status(kind, new, Some(old)),
+        Part::Status => status_write(new, old),
+    }
+}
+
 /// PUT.
 pub fn update(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Response {
+    update_part(sim, req, user, target, Part::Object)
+}
+
+/// PUT of the object or of its status.
+pub fn update_part(
+    sim: &mut Sim,
+    req: &Request,
+    user: &User,
+    target: &Named,
+    part: Part,
+) -> Response {
     if let Err(r) = admit::dry_run_values(req, "UpdateOptions") {
         return r;
     }
@@ -392,6 +453,9 @@ pub fn update(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Resp
     }
     body["metadata"]["namespace"] = obj.namespace().map_or(Value::Null, Value::from);
     let old = sim.get(&target.key()).cloned();
+    if part == Part::Status && old.is_none() {
+        return target.not_found();
+    }
     if let Err(refused) = no_escalation(sim, user, target.kind, &body, old.as_ref(), &target.name) {
         return refused;
     }
@@ -399,7 +463,7 @@ pub fn update(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Resp
         return refused;
     }
     if let Some(old) = &old {
-        server_status(target.kind, &mut obj, Some(old));
+        keep(part, target.kind, &mut obj, old);
     }
     if dry_run(req, &body) {
         let resp = sim.clone().update(obj.clone());
@@ -429,8 +493,25 @@ fn describe_patch(content_type: &str, body: &[u8]) -> String {
 
 /// PATCH.
 pub fn patch(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Response {
+    patch_part(sim, req, user, target, Part::Object)
+}
+
+/// PATCH of the object or of its status.
+pub fn patch_part(
+    sim: &mut Sim,
+    req: &Request,
+    user: &User,
+    target: &Named,
+    part: Part,
+) -> Response {
     if let Err(r) = admit::dry_run_values(req, "PatchOptions") {
         return r;
+    }
+    if let Some(r) = apply::force_refused(req) {
+        return r;
+    }
+    if apply::is_apply(req) {
+        return apply::apply(sim, req, user, target, part);
     }
     let key = target.key();
     let Some(current) = sim.get(&key).cloned() else {
@@ -464,7 +545,7 @@ pub fn patch(sim: &mut Sim, req: &Request, user: &User, target: &Named) -> Respo
             "a patch cannot change the object's apiVersion, kind, name or namespace",
         );
     }
-    server_status(target.kind, &mut new, Some(&current));
+    keep(part, target.kind, &mut new, &current);
     // A resource version the patch did not set is no precondition.
     if new.metadata.resource_version == current.metadata.resource_version {
         new.metadata.resource_version = None;
