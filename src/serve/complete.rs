@@ -375,10 +375,9 @@ fn daemon_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1}}),
     );
     let c = counts(&pods_of(o, g), g);
-    let nodes = g
-        .objects()
-        .filter(|n| n.kind == "Node" && n.group().is_empty() && !n.is_terminating())
-        .count();
+    // The graph's own index of Nodes: a DaemonSet read costs its pods and
+    // the Nodes, not a look at every object in the store.
+    let nodes = g.nodes().filter(|n| !n.is_terminating()).count();
     let status = section(v, "status");
     observed(status, o);
     fill(status, "currentNumberScheduled", json!(c.replicas));

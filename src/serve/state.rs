@@ -261,11 +261,19 @@ impl Served {
         let (now, now_ms) = (self.sim.now(), self.sim.now_ms());
         for e in &new {
             let at = events::entry_time(e, now, now_ms);
-            let stored = self
-                .sim
-                .objects()
-                .filter(|o| o.kind == "Event" && o.group().is_empty());
-            let Some(recorded) = events::record(e, at, stored) else {
+            // The Events about the entry's object, from the graph's index of
+            // them: a controller's event costs what was said of its object,
+            // not a look at every object in the store.
+            let recorded = if e.object.uid.is_empty() {
+                let stored = self
+                    .sim
+                    .objects()
+                    .filter(|o| o.kind == "Event" && o.group().is_empty());
+                events::record(e, at, stored)
+            } else {
+                events::record(e, at, self.sim.graph().events_about(&e.object.uid))
+            };
+            let Some(recorded) = recorded else {
                 continue;
             };
             self.sim.set_user_actor(&e.by);
