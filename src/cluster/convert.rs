@@ -51,7 +51,7 @@ pub fn from_dynamic(ar: &ApiResource, obj: &DynamicObject) -> Option<Object> {
     if crate::model::webhooks::is_configuration(&o)
         && let Some(ws) = obj.data.get("webhooks")
     {
-        o.extra_mut().webhooks = Some(kept_webhooks(ws));
+        o.extra_mut().webhooks = Some(Box::new(kept_webhooks(ws)));
     }
     Some(o)
 }

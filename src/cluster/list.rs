@@ -14,7 +14,7 @@ use super::config::{Connected, Scope};
 use super::convert::{kept_fields, needs_fields};
 use super::discovery::{Resource, discover};
 use super::{ClusterError, error_message};
-use crate::model::object::SERVICE_ACCOUNT_TOKEN;
+use crate::model::object::{Raw, SERVICE_ACCOUNT_TOKEN};
 use crate::model::{KindTable, Object};
 
 /// How many lists run at once.
@@ -154,7 +154,7 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
             .map(|o| o.metadata.uid)
             .collect();
         for o in out.iter_mut().filter(|o| tokens.contains(o.uid())) {
-            o.extra_mut().type_ = Some(SERVICE_ACCOUNT_TOKEN.into());
+            o.extra_mut().type_ = Some(Raw::from(SERVICE_ACCOUNT_TOKEN));
         }
     }
     Ok(out)
@@ -202,7 +202,7 @@ async fn list_pages(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
                 o.status = status.into();
                 if let Some(ws) = o.extra().webhooks.as_ref() {
                     let kept = super::convert::kept_webhooks(ws);
-                    o.extra_mut().webhooks = Some(kept);
+                    o.extra_mut().webhooks = Some(Box::new(kept));
                 }
             }
             out.push(o);

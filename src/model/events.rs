@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::graph::OwnershipGraph;
-use super::object::Object;
+use super::object::{Object, Raw};
 
 /// How many Warning Events a diagnosis quotes, newest first.
 pub const QUOTED: usize = 3;
@@ -28,15 +28,14 @@ pub fn is_event(o: &Object) -> bool {
 
 /// The uid of the object an Event is about.
 #[must_use]
-pub fn involved_uid(o: &Object) -> Option<&str> {
+pub fn involved_uid(o: &Object) -> Option<String> {
     if !is_event(o) {
         return None;
     }
     o.extra()
         .involved_object
         .as_ref()?
-        .get("uid")?
-        .as_str()
+        .member("uid")
         .filter(|u| !u.is_empty())
 }
 
@@ -76,27 +75,32 @@ fn time(v: Option<&Value>) -> Option<Timestamp> {
 #[must_use]
 pub fn quote(e: &Object, now: Timestamp) -> Quoted {
     let x = e.extra();
-    let last = time(x.last_timestamp.as_ref())
+    let value = |f: &Option<Raw>| f.as_ref().map(Raw::value);
+    let series = value(&x.series);
+    let last = time(value(&x.last_timestamp).as_ref())
         .or_else(|| {
-            x.series
+            series
                 .as_ref()
                 .and_then(|s| time(s.get("lastObservedTime")))
         })
-        .or_else(|| time(x.event_time.as_ref()))
-        .or_else(|| time(x.first_timestamp.as_ref()))
+        .or_else(|| time(value(&x.event_time).as_ref()))
+        .or_else(|| time(value(&x.first_timestamp).as_ref()))
         .or(e.metadata.creation_timestamp);
     Quoted {
-        type_: text(x.type_.as_ref()).unwrap_or_else(|| "Normal".into()),
-        reason: text(x.reason.as_ref()).unwrap_or_default(),
-        message: text(x.message.as_ref()).unwrap_or_default(),
-        from: text(x.source.as_ref().and_then(|s| s.get("component")))
-            .or_else(|| text(x.reporting_component.as_ref())),
-        count: x
-            .count
+        type_: text(value(&x.type_).as_ref()).unwrap_or_else(|| "Normal".into()),
+        reason: text(value(&x.reason).as_ref()).unwrap_or_default(),
+        message: text(value(&x.message).as_ref()).unwrap_or_default(),
+        from: x
+            .source
+            .as_ref()
+            .and_then(|s| s.member("component"))
+            .filter(|s| !s.is_empty())
+            .or_else(|| text(value(&x.reporting_component).as_ref())),
+        count: value(&x.count)
             .as_ref()
             .and_then(Value::as_i64)
             .or_else(|| {
-                x.series
+                series
                     .as_ref()
                     .and_then(|s| s.get("count"))
                     .and_then(Value::as_i64)

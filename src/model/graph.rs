@@ -148,7 +148,7 @@ impl Few {
         }
         if let Some(about) = super::events::involved_uid(o) {
             self.events
-                .entry(about.to_string())
+                .entry(about)
                 .or_default()
                 .insert(o.metadata.uid.clone());
         }
@@ -165,11 +165,11 @@ impl Few {
             self.webhook_configurations.remove(o.uid());
         }
         if let Some(about) = super::events::involved_uid(o)
-            && let Some(set) = self.events.get_mut(about)
+            && let Some(set) = self.events.get_mut(&about)
         {
             set.remove(o.uid());
             if set.is_empty() {
-                self.events.remove(about);
+                self.events.remove(&about);
             }
         }
     }

@@ -122,54 +122,197 @@ pub struct Object {
 // while they are read.
 const _: () = assert!(std::mem::size_of::<Object>() + 16 <= 448);
 
-/// Top-level fields of a few kinds, kept whole.
+/// Top-level fields of a few kinds: RBAC's and the webhook
+/// configurations' as JSON values, an Event's (and a Secret's `type`) as
+/// their JSON text ([`Raw`]).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Extra {
     /// RBAC's top-level fields (`rules` of a Role or ClusterRole; `roleRef`
     /// and `subjects` of a binding): `ownerscope serve` authorizes from
-    /// them.
+    /// them, on every request, so they are kept as values.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rules: Option<Value>,
+    pub rules: Option<Box<Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub role_ref: Option<Value>,
+    pub role_ref: Option<Box<Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub subjects: Option<Value>,
+    pub subjects: Option<Box<Value>>,
     /// A core/v1 Event's top-level fields: `ownerscope serve` stores the
     /// events it records and clients post, and serves them as `v1` and
     /// `events.k8s.io/v1` ([`crate::serve::events`]).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub involved_object: Option<Value>,
+    pub involved_object: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<Value>,
+    pub reason: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<Value>,
+    pub message: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub source: Option<Value>,
+    pub source: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_timestamp: Option<Value>,
+    pub first_timestamp: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub last_timestamp: Option<Value>,
+    pub last_timestamp: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub count: Option<Value>,
+    pub count: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none", rename = "type")]
-    pub type_: Option<Value>,
+    pub type_: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub event_time: Option<Value>,
+    pub event_time: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub series: Option<Value>,
+    pub series: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub action: Option<Value>,
+    pub action: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub related: Option<Value>,
+    pub related: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reporting_component: Option<Value>,
+    pub reporting_component: Option<Raw>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub reporting_instance: Option<Value>,
+    pub reporting_instance: Option<Raw>,
     /// A Validating- or MutatingWebhookConfiguration's `webhooks`: which
     /// requests each webhook is called for, and where (STUCK-CAUSES C6).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub webhooks: Option<Value>,
+    pub webhooks: Option<Box<Value>>,
+}
+
+/// One top-level field kept as its JSON text, in one allocation of its
+/// own size, and read back as a [`Value`] when asked. Events are half the
+/// objects of a large cluster: their eleven fields as values (maps of
+/// their own for `involvedObject` and `source`, 72 bytes a field present
+/// or not) were about 3 KB an Event, 45% of a 100k List's load (`bench
+/// --commands`); as text, about 0.5 KB.
+#[derive(Clone, Debug)]
+pub struct Raw(Box<serde_json::value::RawValue>);
+
+impl Raw {
+    /// The text of a value.
+    #[must_use]
+    pub fn of(v: &Value) -> Raw {
+        Raw(serde_json::value::to_raw_value(v)
+            .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()))
+    }
+
+    /// The value, read from the text.
+    #[must_use]
+    pub fn value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+
+    /// The JSON text as read.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// A string field as a string; `None` for any other value.
+    #[must_use]
+    pub fn as_string(&self) -> Option<String> {
+        serde_json::from_str(self.0.get()).ok()
+    }
+
+    /// The string member `key` of an object (`involvedObject.uid`), read
+    /// without building the object.
+    #[must_use]
+    pub fn member(&self, key: &str) -> Option<String> {
+        struct Member<'k>(&'k str);
+        impl<'de> serde::de::DeserializeSeed<'de> for Member<'_> {
+            type Value = Option<String>;
+            fn deserialize<D: serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<Option<String>, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+        impl<'de> serde::de::Visitor<'de> for Member<'_> {
+            type Value = Option<String>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Option<String>, A::Error> {
+                let mut found = None;
+                while let Some(k) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if k == self.0 && found.is_none() {
+                        found = map.next_value::<Value>()?.as_str().map(str::to_string);
+                    } else {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+                Ok(found)
+            }
+            fn visit_unit<E>(self) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Option<String>, E> {
+                Ok(None)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Option<String>, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(None)
+            }
+        }
+        let mut d = serde_json::Deserializer::from_str(self.0.get());
+        serde::de::DeserializeSeed::deserialize(Member(key), &mut d)
+            .ok()
+            .flatten()
+    }
+}
+
+impl From<Value> for Raw {
+    fn from(v: Value) -> Raw {
+        Raw::of(&v)
+    }
+}
+
+impl From<&str> for Raw {
+    /// A string value.
+    fn from(s: &str) -> Raw {
+        Raw::of(&Value::from(s))
+    }
+}
+
+impl PartialEq for Raw {
+    /// As values: the same value written with other spaces is equal.
+    fn eq(&self, other: &Raw) -> bool {
+        self.text() == other.text() || self.value() == other.value()
+    }
+}
+
+impl PartialEq<Value> for Raw {
+    fn eq(&self, other: &Value) -> bool {
+        self.value() == *other
+    }
+}
+
+impl Serialize for Raw {
+    /// As the value it holds, so that every output (pretty JSON, YAML)
+    /// reads as it did when the field was kept as a value.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Raw {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Raw, D::Error> {
+        Box::<serde_json::value::RawValue>::deserialize(d).map(Raw)
+    }
 }
 
 /// The `type` of a ServiceAccount token Secret (GC-SEMANTICS R78).
@@ -238,12 +381,20 @@ impl Field {
         "webhooks",
     ];
 
-    /// Where an [`Extra`] field goes.
-    fn of_extra(self, e: &mut Extra) -> Option<&mut Option<Value>> {
+    /// Where an [`Extra`] field kept as a value goes.
+    fn value_of_extra(self, e: &mut Extra) -> Option<&mut Option<Box<Value>>> {
         Some(match self {
             Field::Rules => &mut e.rules,
             Field::RoleRef => &mut e.role_ref,
             Field::Subjects => &mut e.subjects,
+            Field::Webhooks => &mut e.webhooks,
+            _ => return None,
+        })
+    }
+
+    /// Where an [`Extra`] field kept as text goes.
+    fn raw_of_extra(self, e: &mut Extra) -> Option<&mut Option<Raw>> {
+        Some(match self {
             Field::InvolvedObject => &mut e.involved_object,
             Field::Reason => &mut e.reason,
             Field::Message => &mut e.message,
@@ -258,14 +409,24 @@ impl Field {
             Field::Related => &mut e.related,
             Field::ReportingComponent => &mut e.reporting_component,
             Field::ReportingInstance => &mut e.reporting_instance,
-            Field::Webhooks => &mut e.webhooks,
-            Field::ApiVersion
-            | Field::Kind
-            | Field::Metadata
-            | Field::Spec
-            | Field::Status
-            | Field::Other => return None,
+            _ => return None,
         })
+    }
+
+    fn is_raw(self) -> bool {
+        !matches!(
+            self,
+            Field::ApiVersion
+                | Field::Kind
+                | Field::Metadata
+                | Field::Spec
+                | Field::Status
+                | Field::Other
+                | Field::Rules
+                | Field::RoleRef
+                | Field::Subjects
+                | Field::Webhooks
+        )
     }
 }
 
@@ -342,12 +503,19 @@ impl<'de> serde::de::Visitor<'de> for Fill<'_> {
                 Field::Other => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                 }
-                extra => {
-                    let value: Option<Value> = map.next_value()?;
-                    if value.is_some() {
+                extra if extra.is_raw() => {
+                    if let Some(raw) = map.next_value::<Option<Raw>>()? {
                         let e = o.extra.get_or_insert_with(Box::default);
-                        if let Some(slot) = extra.of_extra(e) {
-                            *slot = value;
+                        if let Some(slot) = extra.raw_of_extra(e) {
+                            *slot = Some(raw);
+                        }
+                    }
+                }
+                extra => {
+                    if let Some(value) = map.next_value::<Option<Value>>()? {
+                        let e = o.extra.get_or_insert_with(Box::default);
+                        if let Some(slot) = extra.value_of_extra(e) {
+                            *slot = Some(Box::new(value));
                         }
                     }
                 }
@@ -391,7 +559,13 @@ impl Object {
     pub fn is_service_account_token(&self) -> bool {
         self.kind == "Secret"
             && self.group().is_empty()
-            && self.extra().type_.as_ref().and_then(Value::as_str) == Some(SERVICE_ACCOUNT_TOKEN)
+            && self
+                .extra()
+                .type_
+                .as_ref()
+                .and_then(Raw::as_string)
+                .as_deref()
+                == Some(SERVICE_ACCOUNT_TOKEN)
     }
 
     /// The same, to set them.
@@ -666,8 +840,8 @@ mod tests {
             "count": 3,
         });
         let o: Object = serde_json::from_value(event.clone()).expect("an event");
-        assert_eq!(o.extra().reason, Some(serde_json::json!("Killing")));
-        assert_eq!(o.extra().type_, Some(serde_json::json!("Normal")));
+        assert_eq!(o.extra().reason, Some(Raw::from("Killing")));
+        assert_eq!(o.extra().type_, Some(Raw::from("Normal")));
         assert_eq!(serde_json::to_value(&o).expect("json"), event);
 
         let binding: Object = serde_json::from_str(

@@ -131,7 +131,7 @@ pub fn of_configuration(config: &Object) -> Vec<Webhook> {
         return Vec::new();
     }
     let v1 = version_of(&config.api_version) == "v1";
-    let Some(list) = config.extra().webhooks.as_ref().and_then(Value::as_array) else {
+    let Some(list) = config.extra().webhooks.as_deref().and_then(Value::as_array) else {
         return Vec::new();
     };
     list.iter()

@@ -235,7 +235,7 @@ fn is_rbac(o: &Object, kind: &str) -> bool {
 fn rules_of(o: &Object) -> Vec<Rule> {
     o.extra()
         .rules
-        .as_ref()
+        .as_deref()
         .and_then(Value::as_array)
         .map(|a| a.iter().map(Rule::from_value).collect())
         .unwrap_or_default()
@@ -290,11 +290,16 @@ pub fn rules_for(policy: &[&Object], user: &User, namespace: &str) -> Vec<Rule> 
         if !counts {
             continue;
         }
-        let subjects = b.extra().subjects.as_ref().and_then(Value::as_array);
+        let subjects = b.extra().subjects.as_deref().and_then(Value::as_array);
         if !subjects.is_some_and(|s| s.iter().any(|s| rbac::applies(s, user, ns))) {
             continue;
         }
-        let role_ref = b.extra().role_ref.clone().unwrap_or(Value::Null);
+        let role_ref = b
+            .extra()
+            .role_ref
+            .as_deref()
+            .cloned()
+            .unwrap_or(Value::Null);
         if let Ok(rules) = referenced_rules(policy, &role_ref, ns) {
             out.extend(rules);
         }

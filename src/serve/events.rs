@@ -15,7 +15,7 @@
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
 
-use crate::model::object::Extra;
+use crate::model::object::{Extra, Raw};
 use crate::model::{KindInfo, Object};
 use crate::sim::timeline::{Entry, What};
 
@@ -47,8 +47,8 @@ pub enum Recorded {
     Repeat(Object),
 }
 
-fn text(v: Option<&Value>) -> &str {
-    v.and_then(Value::as_str).unwrap_or_default()
+fn text(v: Option<&Raw>) -> String {
+    v.and_then(Raw::as_string).unwrap_or_default()
 }
 
 /// The time of a timeline entry, given the simulator's clock now.
@@ -84,11 +84,19 @@ pub fn record<'a>(
         o.kind == "Event"
             && o.group().is_empty()
             && o.namespace() == Some(namespace.as_str())
-            && o.extra().involved_object.as_ref() == Some(&involved)
-            && text(o.extra().reason.as_ref()) == reason
-            && text(o.extra().message.as_ref()) == message
+            && o.extra()
+                .involved_object
+                .as_ref()
+                .is_some_and(|i| *i == involved)
+            && text(o.extra().reason.as_ref()) == *reason
+            && text(o.extra().message.as_ref()) == *message
             && text(o.extra().type_.as_ref()) == "Warning"
-            && o.extra().source.as_ref().and_then(|s| s.get("component")) == Some(&json!(entry.by))
+            && o.extra()
+                .source
+                .as_ref()
+                .and_then(|s| s.member("component"))
+                .as_deref()
+                == Some(entry.by.as_str())
     };
     if let Some(old) = stored.into_iter().find(same) {
         let mut o = old.clone();
@@ -96,11 +104,12 @@ pub fn record<'a>(
             .extra()
             .count
             .as_ref()
-            .and_then(Value::as_i64)
+            .map(Raw::value)
+            .and_then(|c| c.as_i64())
             .unwrap_or(1);
         let extra = o.extra_mut();
-        extra.count = Some(json!(count + 1));
-        extra.last_timestamp = Some(time);
+        extra.count = Some(Raw::of(&json!(count + 1)));
+        extra.last_timestamp = Some(Raw::of(&time));
         return Some(Recorded::Repeat(o));
     }
     let nanos = at.as_nanosecond();
@@ -111,16 +120,16 @@ pub fn record<'a>(
         &format!("{}.{nanos:x}", r.name),
     );
     o.extra = Some(Box::new(Extra {
-        involved_object: Some(involved),
-        reason: Some(json!(reason)),
-        message: Some(json!(message)),
-        type_: Some(json!("Warning")),
-        source: Some(json!({"component": entry.by})),
-        reporting_component: Some(json!(entry.by)),
-        reporting_instance: Some(json!("")),
-        first_timestamp: Some(time.clone()),
-        last_timestamp: Some(time),
-        count: Some(json!(1)),
+        involved_object: Some(Raw::of(&involved)),
+        reason: Some(Raw::of(&json!(reason))),
+        message: Some(Raw::of(&json!(message))),
+        type_: Some(Raw::of(&json!("Warning"))),
+        source: Some(Raw::of(&json!({"component": entry.by}))),
+        reporting_component: Some(Raw::of(&json!(entry.by))),
+        reporting_instance: Some(Raw::of(&json!(""))),
+        first_timestamp: Some(Raw::of(&time)),
+        last_timestamp: Some(Raw::of(&time)),
+        count: Some(Raw::of(&json!(1))),
         ..Extra::default()
     }));
     Some(Recorded::New(o))
@@ -129,7 +138,7 @@ pub fn record<'a>(
 /// A stored core/v1 Event as `events.k8s.io/v1` sends it.
 #[must_use]
 pub fn as_events_v1(o: &Object) -> Value {
-    let field = |f: &Option<Value>| f.clone().unwrap_or(Value::Null);
+    let field = |f: &Option<Raw>| f.as_ref().map_or(Value::Null, Raw::value);
     let mut v = json!({
         "kind": "Event",
         "apiVersion": "events.k8s.io/v1",
@@ -153,7 +162,7 @@ pub fn as_events_v1(o: &Object) -> Value {
     ];
     for (name, f) in pairs {
         if let Some(x) = f {
-            v[name] = x.clone();
+            v[name] = x.value();
         }
     }
     v
@@ -164,7 +173,7 @@ pub fn as_events_v1(o: &Object) -> Value {
 /// spelling, `regarding.name`, `reportingController`, `deprecatedSource`
 /// too), or `None` for a field Events are not selected on.
 #[must_use]
-pub fn field<'a>(o: &'a Object, name: &str) -> Option<&'a str> {
+pub fn field(o: &Object, name: &str) -> Option<String> {
     let sub = name
         .strip_prefix("involvedObject.")
         .or_else(|| name.strip_prefix("regarding."));
@@ -178,9 +187,13 @@ pub fn field<'a>(o: &'a Object, name: &str) -> Option<&'a str> {
             "resourceVersion",
             "fieldPath",
         ];
-        return FIELDS
-            .contains(&sub)
-            .then(|| text(o.extra().involved_object.as_ref().and_then(|i| i.get(sub))));
+        return FIELDS.contains(&sub).then(|| {
+            o.extra()
+                .involved_object
+                .as_ref()
+                .and_then(|i| i.member(sub))
+                .unwrap_or_default()
+        });
     }
     match name {
         "reason" => Some(text(o.extra().reason.as_ref())),
@@ -188,9 +201,13 @@ pub fn field<'a>(o: &'a Object, name: &str) -> Option<&'a str> {
         "reportingComponent" | "reportingController" => {
             Some(text(o.extra().reporting_component.as_ref()))
         }
-        "source" | "deprecatedSource" => Some(text(
-            o.extra().source.as_ref().and_then(|s| s.get("component")),
-        )),
+        "source" | "deprecatedSource" => Some(
+            o.extra()
+                .source
+                .as_ref()
+                .and_then(|s| s.member("component"))
+                .unwrap_or_default(),
+        ),
         _ => None,
     }
 }
@@ -226,9 +243,12 @@ mod tests {
         };
         assert_eq!(ev.namespace(), Some("evt"));
         assert!(ev.name().starts_with("dep."), "{}", ev.name());
-        assert_eq!(field(&ev, "involvedObject.uid"), Some("u1"));
-        assert_eq!(field(&ev, "source"), Some("garbage-collector-controller"));
-        assert_eq!(field(&ev, "type"), Some("Warning"));
+        assert_eq!(field(&ev, "involvedObject.uid").as_deref(), Some("u1"));
+        assert_eq!(
+            field(&ev, "source").as_deref(),
+            Some("garbage-collector-controller")
+        );
+        assert_eq!(field(&ev, "type").as_deref(), Some("Warning"));
         assert_eq!(field(&ev, "spec.x"), None);
         let wire = serde_json::to_value(&ev).expect("json");
         assert_eq!(wire["involvedObject"]["name"], "dep");
@@ -243,10 +263,10 @@ mod tests {
             panic!("a repeat");
         };
         assert_eq!(again.metadata.uid, "e1");
-        assert_eq!(again.extra().count.as_ref(), Some(&json!(2)));
+        assert_eq!(again.extra().count.as_ref().map(Raw::value), Some(json!(2)));
         assert_eq!(
-            again.extra().last_timestamp.as_ref(),
-            Some(&json!("2026-01-01T00:00:09Z"))
+            again.extra().last_timestamp.as_ref().map(Raw::value),
+            Some(json!("2026-01-01T00:00:09Z"))
         );
         // Another message is another event.
         let mut other = warning(9000);

@@ -213,13 +213,18 @@ pub fn authorize<'a>(
     });
     for b in bindings {
         let ns = b.namespace().unwrap_or_default();
-        let Some(subjects) = b.extra().subjects.as_ref().and_then(Value::as_array) else {
+        let Some(subjects) = b.extra().subjects.as_deref().and_then(Value::as_array) else {
             continue;
         };
         let Some(subject) = subjects.iter().find(|s| applies(s, user, ns)) else {
             continue;
         };
-        let role_ref = b.extra().role_ref.as_ref().cloned().unwrap_or(Value::Null);
+        let role_ref = b
+            .extra()
+            .role_ref
+            .as_deref()
+            .cloned()
+            .unwrap_or(Value::Null);
         let role_kind = role_ref["kind"].as_str().unwrap_or_default();
         let role_name = role_ref["name"].as_str().unwrap_or_default();
         let found = match role_kind {
@@ -234,7 +239,7 @@ pub fn authorize<'a>(
             ));
             continue;
         };
-        let rules = found.extra().rules.as_ref().and_then(Value::as_array);
+        let rules = found.extra().rules.as_deref().and_then(Value::as_array);
         if rules.is_some_and(|rs| rs.iter().any(|r| rule_allows(r, a))) {
             let binding = if b.kind == "RoleBinding" {
                 format!("RoleBinding \"{}/{ns}\"", b.name())

@@ -103,7 +103,7 @@ impl FieldSelector {
             let actual = match field.as_str() {
                 "metadata.name" => o.name().to_string(),
                 "metadata.namespace" => o.namespace().unwrap_or_default().to_string(),
-                "type" => events::field(o, "type").unwrap_or_default().to_string(),
+                "type" => events::field(o, "type").unwrap_or_default(),
                 other if o.kind != "Event" => {
                     let path: Vec<&str> = other.split('.').collect();
                     match o.value_at(&path) {
@@ -112,7 +112,7 @@ impl FieldSelector {
                         Some(v) => v.to_string(),
                     }
                 }
-                other => events::field(o, other).unwrap_or_default().to_string(),
+                other => events::field(o, other).unwrap_or_default(),
             };
             (actual == *value) == *eq
         })

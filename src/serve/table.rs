@@ -128,7 +128,10 @@ fn event_object(o: &Object) -> Value {
 }
 
 fn event_message(o: &Object) -> Value {
-    o.extra().message.clone().unwrap_or(json!(""))
+    o.extra()
+        .message
+        .as_ref()
+        .map_or_else(|| json!(""), crate::model::object::Raw::value)
 }
 
 fn finalizers(o: &Object) -> Value {
