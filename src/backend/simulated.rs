@@ -39,6 +39,10 @@ pub struct SimBackend {
     /// The story last sent.
     story: Option<Story>,
     out: Vec<Update>,
+    /// The last poll's run stopped inside an instant (its budget spent).
+    unfinished: bool,
+    /// Virtual ms given to the clock that it has not reached yet.
+    behind: u64,
 }
 
 impl SimBackend {
@@ -65,9 +69,18 @@ impl SimBackend {
             steps_told: 0,
             story: None,
             out: Vec::new(),
+            unfinished: false,
+            behind: 0,
         };
         b.push_reset();
         Ok(b)
+    }
+
+    /// Whether the last poll's budget ran out before the clock got where
+    /// it was given: the next poll goes on from there.
+    #[must_use]
+    pub fn catching_up(&self) -> bool {
+        self.unfinished || self.behind > 0
     }
 
     /// The simulator, for tests.
@@ -172,6 +185,8 @@ impl SimBackend {
         self.speed_index = DEFAULT_SPEED;
         self.paused = self.sim.settings().starts_paused;
         self.steps_told = 0;
+        self.unfinished = false;
+        self.behind = 0;
         self.push_reset();
     }
 
@@ -364,9 +379,17 @@ impl Backend for SimBackend {
         }
         // At most POLL_BUDGET of work a poll: a cascade's 100k changes are
         // worked through over many polls, the UI drawing and reading keys
-        // in between. Paused, an instant cut short is still finished (the
-        // clock stays); the time a long run did not reach is not owed.
-        self.sim.advance_for(ms, POLL_BUDGET);
+        // in between, and the virtual time a poll did not reach is owed to
+        // the next ones. Paused, only an instant cut short is finished
+        // (the clock stays where it is).
+        if !self.paused {
+            ms += std::mem::take(&mut self.behind);
+        }
+        if ms > 0 || self.unfinished {
+            let target = self.sim.now_ms() + ms;
+            self.unfinished = !self.sim.advance_for(ms, POLL_BUDGET);
+            self.behind += target - self.sim.now_ms();
+        }
         self.collect();
         self.push_status();
         std::mem::take(&mut self.out)
@@ -419,6 +442,16 @@ mod tests {
         assert_eq!(b.sim().now_ms(), before);
         b.send(Command::Sim(SimCommand::Resume));
         b.poll(Duration::from_secs(60));
+        // A poll works POLL_BUDGET at most: what was due goes on at the
+        // next polls, with no time given.
+        for _ in 0..10_000 {
+            if !b.catching_up() {
+                break;
+            }
+            b.poll(Duration::ZERO);
+        }
+        assert!(!b.catching_up());
+        assert_eq!(b.sim().now_ms(), before + 60_000);
         assert_eq!(b.sim().objects().count(), 0);
     }
 

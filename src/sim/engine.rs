@@ -662,8 +662,8 @@ impl Sim {
     /// rest of a batch keeps the batch's place in the queue): only the
     /// real time it is spread over differs, so that the UI can draw and
     /// read keys while a 100k-object cascade is worked through. Returns
-    /// whether it got to the end of `ms`; if not, the virtual time not
-    /// reached is not owed (the clock waited for the work).
+    /// whether it got to the end of `ms`; if not, the clock is where it
+    /// stopped, and the caller asks again for the rest.
     pub fn advance_for(&mut self, ms: u64, budget: Duration) -> bool {
         self.prime();
         let target = self.now_ms + ms;
