@@ -3,11 +3,12 @@
 //! an owner reference is marked for a moment; a row that disappears stays
 //! on screen as a ghost for a moment, where it was.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::time::Duration;
 
 use super::index::NodeId;
-use super::rows::{Row, RowKey, RowNode};
+use super::rows::{KeyHasher, KeySet, Row, RowKey, RowNode};
 use crate::model::{ObjRef, Object};
 
 /// How long a change stays highlighted (real time).
@@ -57,6 +58,13 @@ struct Ghost {
     until: Duration,
 }
 
+/// Ids of removed objects, hashed fast (looked up once per row).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// Ghosts by the key of the row they follow, hashed as row keys are
+/// (looked up once per row).
+type AfterMap<'a> = HashMap<Option<RowKey>, Vec<&'a Ghost>, BuildHasherDefault<KeyHasher>>;
+
 /// Highlights by uid, and ghosts.
 #[derive(Clone, Debug, Default)]
 pub struct Flashes {
@@ -105,21 +113,29 @@ impl Flashes {
         }
     }
 
-    /// Keeps every row of the removed object (`id` in the rows) as a
-    /// ghost where it was.
-    pub fn on_remove(&mut self, rows: &[Row], id: Option<NodeId>, obj: &Object, now: Duration) {
-        self.by_uid.remove(obj.uid());
-        let Some(id) = id else { return };
+    /// An object went: its highlight with it.
+    pub fn forget(&mut self, uid: &str) {
+        self.by_uid.remove(uid);
+    }
+
+    /// Keeps every row of the removed objects (by their ids in `rows`) as
+    /// a ghost where it was: one look at the rows for a batch of removals.
+    pub fn on_remove(&mut self, rows: &[Row], removed: &[(NodeId, ObjRef)], now: Duration) {
+        let mut by_id: FastMap<NodeId, &ObjRef> = FastMap::default();
+        for (id, obj) in removed {
+            by_id.entry(*id).or_insert(obj);
+        }
         for (i, r) in rows.iter().enumerate() {
-            if r.id() == Some(id) {
-                self.ghosts.push(Ghost {
-                    key: r.key,
-                    depth: r.depth,
-                    object: Box::new(obj.obj_ref()),
-                    after: i.checked_sub(1).and_then(|p| rows.get(p)).map(|p| p.key),
-                    until: now + FLASH_FOR,
-                });
-            }
+            let Some(obj) = r.id().and_then(|id| by_id.get(&id)) else {
+                continue;
+            };
+            self.ghosts.push(Ghost {
+                key: r.key,
+                depth: r.depth,
+                object: Box::new((*obj).clone()),
+                after: i.checked_sub(1).and_then(|p| rows.get(p)).map(|p| p.key),
+                until: now + FLASH_FOR,
+            });
         }
     }
 
@@ -160,11 +176,11 @@ impl Flashes {
         if self.ghosts.is_empty() {
             return rows;
         }
-        let mut after: HashMap<Option<RowKey>, Vec<&Ghost>> = HashMap::new();
+        let mut after = AfterMap::default();
         for g in &self.ghosts {
             after.entry(g.after).or_default().push(g);
         }
-        let mut emitted: HashSet<RowKey> = HashSet::new();
+        let mut emitted = KeySet::default();
         let mut out = Vec::with_capacity(rows.len() + self.ghosts.len());
         emit(&mut out, &mut after, &mut emitted, None);
         for r in rows {
@@ -183,12 +199,7 @@ impl Flashes {
 }
 
 /// Emits the ghosts that followed `key`, each followed by its own.
-fn emit(
-    out: &mut Vec<Row>,
-    after: &mut HashMap<Option<RowKey>, Vec<&Ghost>>,
-    emitted: &mut HashSet<RowKey>,
-    key: Option<RowKey>,
-) {
+fn emit(out: &mut Vec<Row>, after: &mut AfterMap<'_>, emitted: &mut KeySet, key: Option<RowKey>) {
     let mut stack: Vec<std::vec::IntoIter<&Ghost>> = Vec::new();
     if let Some(gs) = after.remove(&key) {
         stack.push(gs.into_iter());

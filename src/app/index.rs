@@ -65,6 +65,29 @@ pub struct ForestIndex {
     /// Pods and what selects them, by namespace and labels: a selection
     /// change finds its selector relations here, not among every object.
     selectors: SelectorIndex,
+    /// What changed shape since [`ForestIndex::take_dirty`], for the rows
+    /// to be patched where it changed instead of rebuilt.
+    dirty: Dirty,
+}
+
+/// Where the forest changed shape: the rows outside are as they were.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dirty {
+    /// Objects whose list of children changed (an id may have been freed
+    /// and given again meanwhile: its rows are then drawn anew too).
+    pub owners: HashSet<NodeId>,
+    /// The groups whose roots changed, as (cluster-scoped, namespace).
+    pub groups: BTreeSet<(bool, String)>,
+    /// The cycle starts changed: the rows are built again.
+    pub all: bool,
+}
+
+impl Dirty {
+    /// Nothing changed shape.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        !self.all && self.owners.is_empty() && self.groups.is_empty()
+    }
 }
 
 fn idx(id: NodeId) -> usize {
@@ -169,6 +192,25 @@ impl ForestIndex {
     }
 
     fn refresh_node(&mut self, graph: &OwnershipGraph, uid: &str) {
+        let was_root = self
+            .ids
+            .get(uid)
+            .and_then(|id| self.cold[idx(*id)].root_key.clone());
+        self.refresh_node_flags(graph, uid);
+        let is_root = self
+            .ids
+            .get(uid)
+            .and_then(|id| self.cold[idx(*id)].root_key.as_ref());
+        if was_root.as_ref() != is_root {
+            for k in [was_root.as_ref(), is_root].into_iter().flatten() {
+                self.dirty
+                    .groups
+                    .insert((k.cluster_scoped, k.namespace.clone()));
+            }
+        }
+    }
+
+    fn refresh_node_flags(&mut self, graph: &OwnershipGraph, uid: &str) {
         let Some(obj) = graph.get(uid) else {
             if let Some(id) = self.ids.remove(uid) {
                 self.forget(id);
@@ -227,7 +269,9 @@ impl ForestIndex {
         if let Some(k) = self.cold[idx(id)].root_key.take() {
             self.roots.remove(&k);
         }
+        let starts = self.cycle_starts.len();
         self.cycle_starts.retain(|k| k.id != id);
+        self.dirty.all |= self.cycle_starts.len() != starts;
     }
 
     fn refresh_children(&mut self, graph: &OwnershipGraph, owner: &str) {
@@ -252,7 +296,10 @@ impl ForestIndex {
             ))
         });
         let children: Vec<NodeId> = kids.iter().map(|k| self.alloc(k.uid())).collect();
-        self.nodes[idx(oid)].children = children;
+        if self.nodes[idx(oid)].children != children {
+            self.dirty.owners.insert(oid);
+            self.nodes[idx(oid)].children = children;
+        }
     }
 
     fn root_key_of(&self, graph: &OwnershipGraph, uid: &str) -> Option<RootKey> {
@@ -282,7 +329,17 @@ impl ForestIndex {
             .iter()
             .map(|k| k.uid.to_string())
             .collect();
-        self.cycle_starts.clear();
+        let before = std::mem::take(&mut self.cycle_starts);
+        self.check_cycles_from(graph, known, candidates);
+        self.dirty.all |= self.cycle_starts != before;
+    }
+
+    fn check_cycles_from<'a>(
+        &mut self,
+        graph: &OwnershipGraph,
+        known: Vec<String>,
+        candidates: impl Iterator<Item = &'a str>,
+    ) {
         let mut done: HashSet<String> = HashSet::new();
         let mut pool: HashSet<String> = HashSet::new();
         for uid in candidates.map(str::to_string).chain(known) {
@@ -341,6 +398,39 @@ impl ForestIndex {
             stack.extend(graph.resolved_owners(&u));
         }
         (reaches, seen.into_iter().collect())
+    }
+
+    /// Where the forest changed shape since the last call.
+    pub fn take_dirty(&mut self) -> Dirty {
+        std::mem::take(&mut self.dirty)
+    }
+
+    /// The roots (and cycle starts) of one group, in display order.
+    pub fn roots_of(
+        &self,
+        cluster_scoped: bool,
+        namespace: &str,
+    ) -> impl Iterator<Item = &RootKey> + '_ {
+        let from = RootKey {
+            cluster_scoped,
+            namespace: namespace.to_string(),
+            kind: String::new(),
+            name: String::new(),
+            uid: Arc::from(""),
+            id: 0,
+        };
+        let ns = namespace.to_string();
+        let in_group = move |k: &&RootKey| k.cluster_scoped == cluster_scoped && k.namespace == ns;
+        let roots = self
+            .roots
+            .range(from.clone()..)
+            .take_while(in_group.clone());
+        let starts = self.cycle_starts.range(from..).take_while(in_group);
+        let mut all: Vec<&RootKey> = roots.chain(starts).collect();
+        if !self.cycle_starts.is_empty() {
+            all.sort();
+        }
+        all.into_iter()
     }
 
     /// Roots (and cycle starts) in display order.

@@ -30,7 +30,7 @@ use crate::model::diagnosis::{self, Diagnosis};
 use crate::model::relations::{self, Relations};
 use crate::model::{KindTable, Object, OwnershipGraph};
 use flash::{Flash, Flashes};
-use index::ForestIndex;
+use index::{ForestIndex, NodeId};
 use rows::Expansion;
 
 /// Rows kept in view above and below the selection.
@@ -453,6 +453,9 @@ impl App {
         // filter may now keep or drop it), what is drawn on them changes.
         let mut in_place = false;
         let mut changed = false;
+        // The rows of what was removed, found in one look at the rows
+        // before they change, stay a moment as ghosts.
+        let mut removed: Vec<(NodeId, crate::model::ObjRef)> = Vec::new();
         for u in updates {
             match u {
                 Update::Reset { objects, kinds } => {
@@ -476,7 +479,10 @@ impl App {
                 Update::Remove(uid) => {
                     let id = self.index.id(&uid);
                     if let Some(old) = self.graph.remove(&uid) {
-                        self.flashes.on_remove(&self.rows, id, &old, self.clock);
+                        self.flashes.forget(&uid);
+                        if let Some(id) = id {
+                            removed.push((id, old.obj_ref()));
+                        }
                         self.index.touch(&self.graph, &uid, &owner_uids(Some(&old)));
                         structure = true;
                     }
@@ -516,8 +522,11 @@ impl App {
                 }
             }
         }
+        if !removed.is_empty() {
+            self.flashes.on_remove(&self.rows, &removed, self.clock);
+        }
         if structure {
-            self.rebuild();
+            self.refresh_rows();
             if self.search_hits.is_some() {
                 self.count_hits();
             }
@@ -703,7 +712,7 @@ impl App {
         self.clock += elapsed;
         let (any, ghosts) = self.flashes.expire(self.clock);
         if ghosts {
-            self.rebuild();
+            self.refresh_rows();
             self.refresh_why();
         }
         // The open dialog's Enter now sends: its keys line says so.
@@ -802,12 +811,38 @@ impl App {
     /// Rebuilds the visible rows and keeps the selection on the same row
     /// (or where it was, if that row is gone).
     fn rebuild(&mut self) {
+        self.index.take_dirty();
         let built = rows::build(&self.index, &self.expansion, &self.filters);
+        self.rows_built(built);
+    }
+
+    /// After the graph changed: the rows patched where the forest changed
+    /// shape ([`rows::patch`]), the ghosts put back where they were; or
+    /// built again when a patch cannot say.
+    fn refresh_rows(&mut self) {
+        let dirty = self.index.take_dirty();
+        let old = std::mem::take(&mut self.rows);
+        match rows::patch(old, &self.index, &self.expansion, &self.filters, &dirty) {
+            Some(patched) => self.rows_built(patched),
+            None => self.rebuild(),
+        }
+    }
+
+    /// Takes in the rows made (ghosts not in), and keeps the selection on
+    /// the same row (or where it was, if that row is gone).
+    fn rows_built(&mut self, built: Vec<Row>) {
         self.rows = self.flashes.with_ghosts(built);
         rows::recount_groups(&mut self.rows);
-        let found = self
-            .selected_key
-            .and_then(|k| self.rows.iter().position(|r| r.key == k));
+        // The selected row is where it was or near it, unless the rows
+        // above it changed much: look there first.
+        let near = self.selected.saturating_sub(64)..(self.selected + 64).min(self.rows.len());
+        let found = self.selected_key.and_then(|k| {
+            self.rows[near.clone()]
+                .iter()
+                .position(|r| r.key == k)
+                .map(|i| i + near.start)
+                .or_else(|| self.rows.iter().position(|r| r.key == k))
+        });
         match found {
             Some(i) => self.selected = i,
             None => {

@@ -169,3 +169,75 @@ proptest! {
         prop_assert_eq!(ours, theirs);
     }
 }
+
+/// An object of the patch test: one of the specs, or (past them) a new
+/// one owned by an earlier one.
+fn nth(specs: &[Spec], i: usize) -> Spec {
+    specs.get(i).cloned().unwrap_or_else(|| Spec {
+        ns: u8::try_from(i % 3).unwrap_or(0),
+        owners: vec![(i % 7, true)],
+    })
+}
+
+proptest! {
+    /// The rows the App patches where the forest changed shape (after
+    /// upserts, removals and ghosts ending) are the rows a full build
+    /// gives, ghosts put back alike, whatever is collapsed and whatever
+    /// namespace is in scope.
+    #[test]
+    fn patched_rows_equal_a_rebuild(
+        specs in specs(false),
+        ops in prop::collection::vec((0usize..12, 0u8..5), 1..30),
+        batch in 1usize..4,
+        closed in prop::collection::vec(0usize..30, 0..4),
+        scoped in any::<bool>(),
+    ) {
+        use super::{App, Options, Scope};
+        use crate::backend::Update;
+        let mut app = App::new(Options::default());
+        app.apply(Update::Reset {
+            objects: specs.iter().enumerate().map(|(i, s)| object(i, s).into()).collect(),
+            kinds: KindTable::builtin(),
+        });
+        for c in closed {
+            if let Some(r) = app.rows.get(c) {
+                let (key, group) = (r.key, r.depth == 0);
+                app.expansion.set(key, group, false);
+            }
+        }
+        if scoped {
+            app.filters.scope = Scope::Namespace("a".into());
+        }
+        app.rebuild();
+        for chunk in ops.chunks(batch) {
+            let mut updates = Vec::new();
+            for (i, op) in chunk {
+                let uid = format!("u{i:02}");
+                match op {
+                    0 => updates.push(Update::Remove(uid)),
+                    1 => updates.push(Update::Upsert(object(*i, &nth(&specs, *i)).into())),
+                    2 => {
+                        let mut o = object(*i, &nth(&specs, *i));
+                        o.metadata.owner_references.clear();
+                        updates.push(Update::Upsert(o.into()));
+                    }
+                    3 => {
+                        let mut o = object(*i, &nth(&specs, *i));
+                        o.metadata.finalizers.push("example.com/f".into());
+                        updates.push(Update::Upsert(o.into()));
+                    }
+                    _ => {
+                        app.apply_all(std::mem::take(&mut updates));
+                        app.tick(std::time::Duration::from_millis(1_500));
+                    }
+                }
+            }
+            app.apply_all(updates);
+            let mut full = app
+                .flashes
+                .with_ghosts(rows::build(&app.index, &app.expansion, &app.filters));
+            rows::recount_groups(&mut full);
+            prop_assert_eq!(&app.rows, &full);
+        }
+    }
+}

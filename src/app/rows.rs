@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use super::index::{ForestIndex, NodeId};
+use super::index::{Dirty, ForestIndex, NodeId};
 use crate::model::ObjRef;
 
 /// Identity of a row: a hash of its path from the group down (an object
@@ -245,7 +245,6 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
     let mut rows: Vec<Row> = Vec::new();
     let mut group: Option<(&str, usize)> = None;
     let mut group_open = false;
-    let mut stack: Vec<Pending> = Vec::new();
     let mut path: Vec<NodeId> = Vec::new();
     for rk in index.roots() {
         if !filters.scope.admits(&rk.namespace) || !shows(rk.id) {
@@ -279,35 +278,158 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
             continue;
         }
         let gkey = RowKey::group(ns);
-        stack.push((rk.id, None, gkey.child_hash(index.uid_hash(rk.id)), 1));
-        while let Some((id, parent, key, depth)) = stack.pop() {
-            path.truncate(usize::from(depth) - 1);
-            let cycle = path.contains(&id);
-            let children = index.children_of(id);
-            let has_children = !cycle
-                && match &keep {
-                    Some(k) => children.iter().any(|c| k.shows(*c)),
-                    None => !children.is_empty(),
-                };
-            let open = has_children && (keep.is_some() || expansion.is_open(key, false));
-            path.push(id);
-            if open {
-                for c in children.iter().rev() {
-                    if shows(*c) {
-                        stack.push((*c, Some(id), key.child_hash(index.uid_hash(*c)), depth + 1));
-                    }
-                }
-            }
-            rows.push(Row {
-                key,
-                depth,
-                node: RowNode::Object { id, parent, cycle },
-                has_children,
-                open,
-            });
-        }
+        path.clear();
+        let start = (rk.id, None, gkey.child_hash(index.uid_hash(rk.id)), 1);
+        project(&mut rows, index, expansion, keep.as_ref(), &mut path, start);
     }
     rows
+}
+
+/// Emits the row `start` and, as far as it is open, everything under it,
+/// in pre-order; `path` holds the objects above it (a cycle check).
+fn project(
+    rows: &mut Vec<Row>,
+    index: &ForestIndex,
+    expansion: &Expansion,
+    keep: Option<&Keep>,
+    path: &mut Vec<NodeId>,
+    start: Pending,
+) {
+    let shows = |id: NodeId| keep.is_none_or(|k| k.shows(id));
+    let mut stack: Vec<Pending> = vec![start];
+    while let Some((id, parent, key, depth)) = stack.pop() {
+        path.truncate(usize::from(depth) - 1);
+        let cycle = path.contains(&id);
+        let children = index.children_of(id);
+        let has_children = !cycle
+            && match keep {
+                Some(k) => children.iter().any(|c| k.shows(*c)),
+                None => !children.is_empty(),
+            };
+        let open = has_children && (keep.is_some() || expansion.is_open(key, false));
+        path.push(id);
+        if open {
+            for c in children.iter().rev() {
+                if shows(*c) {
+                    stack.push((*c, Some(id), key.child_hash(index.uid_hash(*c)), depth + 1));
+                }
+            }
+        }
+        rows.push(Row {
+            key,
+            depth,
+            node: RowNode::Object { id, parent, cycle },
+            has_children,
+            open,
+        });
+    }
+}
+
+/// The rows again after the forest changed shape where `dirty` says,
+/// from the rows built before it did: every row outside the changed
+/// places is taken over as it was, the rows of each changed object's
+/// subtree and of each changed group are made again from the index. What
+/// [`build`] gives, at the cost of the changed places and one pass over
+/// the rows (no walk of the forest). Ghost rows are dropped: put them back
+/// after ([`super::flash::Flashes::with_ghosts`]). `None` when only
+/// [`build`] can say: the cycle starts changed, or a filter keeps only
+/// some objects (what it keeps depends on everything below).
+#[must_use]
+pub fn patch(
+    old: Vec<Row>,
+    index: &ForestIndex,
+    expansion: &Expansion,
+    filters: &Filters,
+    dirty: &Dirty,
+) -> Option<Vec<Row>> {
+    if dirty.all || filters.only != Only::All {
+        return None;
+    }
+    let mut out: Vec<Row> = Vec::with_capacity(old.len() + 64);
+    let mut groups = dirty
+        .groups
+        .iter()
+        .filter(|(_, ns)| filters.scope.admits(ns))
+        .peekable();
+    let mut path: Vec<NodeId> = Vec::new();
+    let mut it = old.into_iter().peekable();
+    while let Some(r) = it.next() {
+        match &r.node {
+            RowNode::Ghost { .. } => {}
+            RowNode::Group { namespace, .. } => {
+                let here = (
+                    namespace.is_none(),
+                    namespace.as_deref().unwrap_or_default().to_string(),
+                );
+                while let Some((cs, ns)) = groups.next_if(|g| **g < here) {
+                    project_group(&mut out, index, expansion, *cs, ns);
+                }
+                path.clear();
+                if groups.next_if(|g| **g == here).is_some() {
+                    while it.next_if(|x| x.depth > 0).is_some() {}
+                    project_group(&mut out, index, expansion, here.0, &here.1);
+                } else {
+                    out.push(r);
+                }
+            }
+            RowNode::Object { id, parent, cycle } => {
+                let (id, parent, depth) = (*id, *parent, r.depth);
+                path.truncate(usize::from(depth).saturating_sub(1));
+                if !cycle && dirty.owners.contains(&id) {
+                    while it.next_if(|x| x.depth > depth).is_some() {}
+                    let start = (id, parent, r.key, depth);
+                    project(&mut out, index, expansion, None, &mut path, start);
+                } else {
+                    path.push(id);
+                    out.push(r);
+                }
+            }
+        }
+    }
+    for (cs, ns) in groups {
+        project_group(&mut out, index, expansion, *cs, ns);
+    }
+    Some(out)
+}
+
+/// A group's header and, if it is open, its roots' rows, as [`build`]
+/// makes them (nothing for a group with no roots left).
+fn project_group(
+    rows: &mut Vec<Row>,
+    index: &ForestIndex,
+    expansion: &Expansion,
+    cluster_scoped: bool,
+    namespace: &str,
+) {
+    let roots: Vec<NodeId> = index
+        .roots_of(cluster_scoped, namespace)
+        .map(|k| k.id)
+        .collect();
+    if roots.is_empty() {
+        return;
+    }
+    let ns = (!namespace.is_empty()).then_some(namespace);
+    let gkey = RowKey::group(ns);
+    let open = expansion.is_open(gkey, true);
+    rows.push(Row {
+        key: gkey,
+        depth: 0,
+        node: RowNode::Group {
+            namespace: ns.map(Arc::from),
+            roots: roots.len(),
+        },
+        has_children: true,
+        open,
+    });
+    if !open {
+        return;
+    }
+    let mut path = Vec::new();
+    for id in roots {
+        path.clear();
+        let start = (id, None, gkey.child_hash(index.uid_hash(id)), 1);
+        project(rows, index, expansion, None, &mut path, start);
+    }
 }
 
 /// Each open group's header counts the roots drawn under it (a root just
