@@ -27,19 +27,19 @@ pub fn explain(obj: &Object, policy: Policy) -> Option<String> {
             "it already waits on its dependents in foreground: a second Foreground DELETE changes nothing".to_string()
         }
         Policy::Foreground => {
-            "Foreground adds foregroundDeletion (dropping orphan): the garbage collector deletes its dependents now, and it goes after them".to_string()
+            "Foreground adds the foregroundDeletion finalizer (dropping orphan): the garbage collector deletes its dependents now, and it goes after them".to_string()
         }
         Policy::Orphan if obj.has_finalizer(ORPHAN) => {
             "it is already releasing its dependents: a second Orphan DELETE changes nothing".to_string()
         }
         Policy::Orphan => {
-            "Orphan adds orphan (dropping foregroundDeletion): its dependents are released instead of deleted".to_string()
+            "Orphan adds the orphan finalizer (dropping foregroundDeletion): its dependents are released instead of deleted".to_string()
         }
         Policy::Background if others.is_empty() && (obj.has_finalizer(FOREGROUND) || obj.has_finalizer(ORPHAN)) => {
-            "Background drops foregroundDeletion and orphan; nothing else holds it, so it is removed at once and its dependents collected in the background".to_string()
+            "Background drops the foregroundDeletion and orphan finalizers; nothing else holds it, so it is removed at once and its dependents collected in the background".to_string()
         }
         Policy::Background if obj.has_finalizer(FOREGROUND) || obj.has_finalizer(ORPHAN) => {
-            format!("Background drops foregroundDeletion and orphan; it stays Terminating{held_by}")
+            format!("Background drops the foregroundDeletion and orphan finalizers; it stays Terminating{held_by}")
         }
         Policy::Background => format!("Background changes nothing; it stays Terminating{held_by}"),
     };
@@ -80,7 +80,7 @@ mod tests {
         let bg = explain(&o, Policy::Background).expect("note");
         assert!(
             bg.contains(
-                "drops foregroundDeletion and orphan; it stays Terminating on example.com/hold"
+                "drops the foregroundDeletion and orphan finalizers; it stays Terminating on example.com/hold"
             ),
             "{bg}"
         );

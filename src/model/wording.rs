@@ -11,13 +11,15 @@ pub fn count(n: usize, noun: &str) -> String {
 }
 
 /// The noun's plural, as English makes the nouns used here ("dependency"
-/// -> "dependencies", "object" -> "objects").
+/// -> "dependencies", "match" -> "matches", "object" -> "objects").
 #[must_use]
 pub fn plural(noun: &str) -> String {
     if let Some(stem) = noun.strip_suffix('y')
         && !stem.ends_with(['a', 'e', 'o', 'u'])
     {
         format!("{stem}ies")
+    } else if ["ch", "sh", "s", "x"].iter().any(|e| noun.ends_with(e)) {
+        format!("{noun}es")
     } else {
         format!("{noun}s")
     }
@@ -44,6 +46,8 @@ mod tests {
         assert_eq!(count(12, "dependent"), "12 dependents");
         assert_eq!(count(2, "policy"), "2 policies");
         assert_eq!(count(2, "key"), "2 keys");
+        assert_eq!(count(3, "match"), "3 matches");
+        assert_eq!(count(2, "class"), "2 classes");
         assert_eq!(noun(1, "root"), "root");
     }
 }

@@ -89,7 +89,7 @@ fn policy_meaning(p: Policy) -> &'static str {
         Policy::Foreground => {
             "dependents first: it stays Terminating until its blocking dependents are gone"
         }
-        Policy::Orphan => "its dependents lose their reference to it and keep running",
+        Policy::Orphan => "its dependents lose their reference to it and stay",
     }
 }
 
@@ -543,15 +543,11 @@ pub fn controllers(app: &App, c: &ControllersDialog, frame: &mut Frame, area: Re
             (Some(_), true) => {
                 "Enter: scale it to 0 - objects with this finalizer will stay Terminating"
             }
-            (Some(_), false) => {
-                "Enter: scale it to 1 - it removes its finalizer from Terminating objects"
-            }
+            (Some(_), false) => "Enter: scale it to 1",
             (None, true) => {
                 "Enter: take it offline - objects with this finalizer will stay Terminating"
             }
-            (None, false) => {
-                "Enter: bring it online - it removes its finalizer from Terminating objects"
-            }
+            (None, false) => "Enter: bring it online",
         };
         if let Some(w) = &ctl.workload {
             lines.push(Line::from(Span::styled(
@@ -568,7 +564,12 @@ pub fn controllers(app: &App, c: &ControllersDialog, frame: &mut Frame, area: Re
         }
         lines.push(Line::from(Span::styled(
             format!(
-                "     removes its finalizer {after}s after deletion; {} {} it now. {}",
+                "     {} its finalizer {after}s after deletion; {} {} it now. {}",
+                if ctl.online {
+                    "removes"
+                } else {
+                    "once online, removes"
+                },
                 crate::model::wording::count(carried, "object"),
                 if carried == 1 { "carries" } else { "carry" },
                 if sel { action } else { "" }

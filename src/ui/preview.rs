@@ -20,10 +20,7 @@ fn who(e: &PlanEntry) -> Line<'static> {
 fn class(o: &Outcome) -> (u32, String) {
     match o {
         Outcome::Waiting { .. } => (0, "left Terminating, waiting".into()),
-        Outcome::Parked { .. } => (
-            1,
-            "waiting behind an owner left Terminating (its own finalizer)".into(),
-        ),
+        Outcome::Parked { .. } => (1, "waiting behind an owner its own finalizer holds".into()),
         Outcome::Unsure { .. } => (
             2,
             "deleted unless an unseen dependent blocks it (partial view)".into(),
@@ -32,7 +29,7 @@ fn class(o: &Outcome) -> (u32, String) {
         Outcome::Deleted { wave } => (wave.saturating_add(3), format!("deleted in wave {wave}")),
         Outcome::Orphaned { .. } => (
             u32::MAX - 1,
-            "orphaned: keep running, lose the reference".into(),
+            "orphaned: they stay, without the reference".into(),
         ),
         Outcome::Adopted { .. } => (
             u32::MAX - 2,
@@ -214,7 +211,11 @@ fn wait_text(w: &Wait) -> String {
             w.text(),
             crate::model::finalizers::describe(name).removed_by_alone()
         ),
-        Wait::Finalizer { removed_by, .. } => format!("{} - removed by {removed_by}", w.text()),
+        // Whether anything runs to remove it is not known: who would, and
+        // when it stays.
+        Wait::Finalizer {
+            name, removed_by, ..
+        } => format!("finalizer {name} - removed by {removed_by}"),
         _ => w.text(),
     }
 }

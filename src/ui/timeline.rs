@@ -45,8 +45,16 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, _tabs: bool) {
     let mut inner = super::layout::pane(frame, area, title);
     let w = usize::from(inner.width);
     let Some(at) = at else {
+        // A paused clock with a step ahead: the user acts next either way.
+        let paused = app
+            .status()
+            .and_then(|s| s.clock.as_ref())
+            .is_some_and(|c| c.paused);
+        let step_ahead = app.story().is_some_and(|s| s.next.is_some());
         let msg = if app.timeline_scope() == TimelineScope::Selected {
             "nothing happened to this object yet"
+        } else if paused && step_ahead {
+            "nothing happened yet: the clock is paused (Space runs the scenario), or delete something (Ctrl-d)"
         } else {
             "nothing happened yet: delete something (Ctrl-d)"
         };
@@ -55,19 +63,30 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, _tabs: bool) {
         frame.render_widget(Paragraph::new(wrap::wrap_lines(&lines, w)), inner);
         return;
     };
-    // The scenario's next step, on the pane's last row: what comes next
-    // in the story.
+    // The scenario's next step, on the pane's last rows: what comes next
+    // in the story, whole (on up to a third of the pane, cut only beyond).
     if let Some(next) = app.story().and_then(|s| s.next.as_ref())
         && inner.height > 2
     {
-        inner.height -= 1;
-        let row = Rect {
+        let mut rows = wrap::wrap_hanging(&next_line(next), w, 9);
+        let most = usize::from(inner.height / 3).max(1);
+        if rows.len() > most {
+            rows.truncate(most);
+            if let Some(last) = rows.pop() {
+                rows.push(wrap::cut(
+                    Line::from(format!("{}…", line_text(&last))).style(theme::DIM),
+                    w,
+                ));
+            }
+        }
+        let n = u16::try_from(rows.len()).unwrap_or(1);
+        inner.height -= n;
+        let area = Rect {
             y: inner.y + inner.height,
-            height: 1,
+            height: n,
             ..inner
         };
-        let line = wrap::cut(next_line(next), w);
-        frame.render_widget(Paragraph::new(line), row);
+        frame.render_widget(Paragraph::new(rows), area);
     }
     let h = usize::from(inner.height);
     let mut full = wrap::wrap_hanging(&line(entries[at].1, selected.as_deref()), w, 9);
@@ -123,6 +142,11 @@ pub fn render(app: &App, frame: &mut Frame, area: Rect, _tabs: bool) {
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// A line's text, without its styles.
+fn line_text(l: &Line<'_>) -> String {
+    l.spans.iter().map(|s| s.content.as_ref()).collect()
 }
 
 /// `    next  step 2 of 3 at 5.0s: ...`, in the timeline's columns.
@@ -400,5 +424,49 @@ mod fit_tests {
             "{t:?}"
         );
         assert!(rows.iter().all(|l| l.width() <= 62), "{t:?}");
+    }
+}
+
+#[cfg(test)]
+mod next_step_tests {
+    use std::time::Duration;
+
+    use crate::tools::session::Session;
+
+    fn words(screen: &str) -> String {
+        screen
+            .replace(['│', '┌', '└', '┐', '┘'], " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// The scenario's next step is read whole once something happened, at
+    /// 120 columns too ("take the controller of…" said nothing of whom).
+    #[test]
+    fn the_next_step_is_not_cut() {
+        let mut s = Session::new("controller-scaled-to-zero", 120, 40, false).expect("bundled");
+        let paused = words(&s.screen());
+        assert!(
+            paused.contains("the clock is paused (Space runs the scenario), or delete something"),
+            "who acts next, at the start: {paused}"
+        );
+        s.keys("<Space>");
+        s.wait(Duration::from_secs(3));
+        let screen = s.screen();
+        assert!(
+            words(&screen).contains("next step 2 of 2 at 60.0s:"),
+            "{screen}"
+        );
+        assert!(!screen.contains("controller of…"), "{screen}");
+        let next = screen
+            .lines()
+            .position(|l| l.contains("next step 2 of 2"))
+            .expect("on screen");
+        let after: String = screen.lines().skip(next + 1).take(2).collect();
+        assert!(
+            after.contains("online") || after.contains("scale"),
+            "the step's end is on the next rows: {screen}"
+        );
     }
 }

@@ -91,7 +91,10 @@ fn title(app: &App) -> String {
         t.push_str(&format!(" · {f}"));
     }
     if let (Some(q), Some(hits)) = (app.search_query(), app.search_hits()) {
-        t.push_str(&format!(" · /{q} {} (n/N)", hits_label(hits)));
+        t.push_str(&format!(" · /{q} {}", hits_label(hits)));
+        if hits.1 > 0 {
+            t.push_str(" (n/N)");
+        }
     }
     t.push(' ');
     t
@@ -113,13 +116,14 @@ pub fn stale(app: &App) -> Option<String> {
     }
 }
 
-/// `3/12`, or `-/12` when the selection is not a match, or `no match`.
+/// `3/12`, or `12 matches` when the selection is not one of them, or
+/// `no match`.
 #[must_use]
 pub fn hits_label((at, n): (Option<usize>, usize)) -> String {
     match (at, n) {
         (_, 0) => "no match".to_string(),
         (Some(i), n) => format!("{i}/{n}"),
-        (None, n) => format!("-/{n}"),
+        (None, n) => crate::model::wording::count(n, "match"),
     }
 }
 

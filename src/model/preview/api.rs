@@ -96,6 +96,9 @@ impl Planner<'_> {
 
     /// A DELETE; `force`: with grace period 0 (no kubelet waited for).
     pub(super) fn delete_with(&mut self, id: Id, policy: Option<Policy>, force: bool) {
+        if let Some(w) = self.deleted_wave.get_mut(id) {
+            *w = self.wave;
+        }
         let graph = self.graph;
         let item = &self.items[id];
         if matches!(item.state, State::Gone(_)) {

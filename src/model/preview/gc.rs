@@ -35,12 +35,24 @@ impl Planner<'_> {
                 if self.owner_first {
                     queued.reverse();
                 }
+                if self.owners_first {
+                    let items = &self.items;
+                    queued.sort_by_key(|&id| !items[id].deleting_dependents);
+                }
                 self.count(queued.len());
                 for &id in &queued {
                     self.queued[id] = false;
+                    self.batch_wave[id] = self.wave;
                 }
                 for id in queued {
                     gc_changed |= self.gc_pass(id);
+                }
+                // R34.4: an object that kept an owner deleted in this same
+                // batch raced that owner's DELETE.
+                for (x, s) in std::mem::take(&mut self.sibling_candidates) {
+                    if self.deleted_wave[s] == self.wave && !self.siblings.contains(&x) {
+                        self.siblings.push(x);
+                    }
                 }
                 changed |= gc_changed;
                 if !gc_changed && self.queue.is_empty() {
@@ -154,6 +166,9 @@ impl Planner<'_> {
                 }
             }
         }
+        if waiting {
+            self.note_siblings(id, &obj, solid);
+        }
         if solid {
             if !dangling && !waiting {
                 return false;
@@ -249,6 +264,42 @@ impl Planner<'_> {
         };
         self.delete(id, Some(policy));
         true
+    }
+
+    /// R34.4: an object with an owner waiting in foreground, looked at in
+    /// the same batch as another owner of it; the workers take a batch at
+    /// once, so which pass lands first is a race:
+    /// - kept by that owner (solid): a race if the batch deletes it
+    ///   (checked when the batch ends);
+    /// - going in foreground because that owner, deleted earlier in this
+    ///   batch, counts as waiting;
+    /// - going in foreground because that owner, which it does not block,
+    ///   still counts as waiting, while that owner's own pass in the same
+    ///   batch may drop `foregroundDeletion` first (then it is gone, and the
+    ///   object, with dependents of its own, goes in background, at once).
+    fn note_siblings(&mut self, id: Id, obj: &Object, solid: bool) {
+        let has_dependents = !self.referrers(id).is_empty();
+        for r in &obj.metadata.owner_references {
+            let Some(s) = self.id(&r.uid).filter(|&s| s != id) else {
+                continue;
+            };
+            if self.batch_wave[s] != self.wave {
+                continue;
+            }
+            let race = match self.ref_class(obj, r) {
+                RefClass::Solid if solid => {
+                    self.sibling_candidates.push((id, s));
+                    false
+                }
+                RefClass::Waiting if !solid => {
+                    self.deleted_wave[s] == self.wave || (!r.blocks() && has_dependents)
+                }
+                _ => false,
+            };
+            if race && !self.siblings.contains(&id) {
+                self.siblings.push(id);
+            }
+        }
     }
 
     /// R41: a foreground owner's pass.

@@ -219,6 +219,10 @@ impl<'a> Planner<'a> {
             orphaning,
             work: Cell::new(0),
             queued: vec![false; items.len()],
+            batch_wave: vec![0; items.len()],
+            deleted_wave: vec![0; items.len()],
+            siblings: Vec::new(),
+            sibling_candidates: Vec::new(),
             items,
             ids,
             referrers,
@@ -228,6 +232,7 @@ impl<'a> Planner<'a> {
             races: Vec::new(),
             guarded: Vec::new(),
             owner_first: false,
+            owners_first: false,
         };
         (planner, id_of[target_at])
     }

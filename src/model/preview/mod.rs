@@ -192,6 +192,19 @@ struct Planner<'a> {
     /// holds them: whether the garbage collector drops `foregroundDeletion`
     /// before or after it looks at their dependents is a race (R40, R41).
     races: Vec<Id>,
+    /// Objects looked at in the same batch as an owner that the batch
+    /// deletes in foreground (R34.4): the collector's workers take them
+    /// at once, and whether that DELETE lands before the object's pass
+    /// decides whether the owner counts as present (it keeps the object)
+    /// or as waiting (the object goes in foreground).
+    siblings: Vec<Id>,
+    /// Per item, the wave whose batch it was looked at in, and the wave
+    /// its DELETE was sent in (0: none), for `siblings`.
+    batch_wave: Vec<u32>,
+    deleted_wave: Vec<u32>,
+    /// (object, solid owner) pairs of this batch, checked when it ends:
+    /// a race if that owner was deleted in the same batch.
+    sibling_candidates: Vec<(Id, Id)>,
     /// Objects the cycle guard (R44) patched before deleting them: the
     /// DELETE that follows races the owners it woke (R34, 1.34+).
     guarded: Vec<Id>,
@@ -200,6 +213,16 @@ struct Planner<'a> {
     /// siblings the other way round), and a DELETE after the cycle guard's
     /// patch is retried once, after the owners it woke.
     owner_first: bool,
+    /// A third order, for siblings (R34.4): in each batch the passes of
+    /// owners waiting in foreground first, the rest in id order.
+    owners_first: bool,
+}
+
+/// The orders a race is planned in besides the usual one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    Reverse,
+    OwnersFirst,
 }
 
 /// Predicts what `DELETE target` with `policy` (`None`: no policy in the
@@ -287,17 +310,37 @@ fn plan_counted(
     // (A woken owner with no finalizer of its own is gone whichever pass
     // comes first: the cycle guard's retry matters only beside a race
     // owner.)
-    let race = (!p.races.is_empty()).then(|| {
-        let (mut alt, root) = Planner::new(graph, controllers, target);
-        alt.owner_first = true;
-        alt.delete_with(root, policy, force);
-        alt.run();
-        p.count(usize::try_from(alt.work.get()).unwrap_or(usize::MAX));
-        (outcomes(&alt, &partial, &unseen_short), race_reason(&p))
-    });
+    // Siblings race in one more order: the foreground owners' own passes
+    // first in each batch, the rest as before (an owner may finish in the
+    // batch after the one its dependent kept it in).
+    let mut orders = Vec::new();
+    if !p.races.is_empty() || !p.siblings.is_empty() {
+        orders.push(Order::Reverse);
+    }
+    if !p.siblings.is_empty() {
+        orders.push(Order::OwnersFirst);
+    }
+    let alts: Vec<Vec<Option<Outcome>>> = orders
+        .into_iter()
+        .map(|order| {
+            let (mut alt, root) = Planner::new(graph, controllers, target);
+            alt.owner_first = order == Order::Reverse;
+            alt.owners_first = order == Order::OwnersFirst;
+            alt.delete_with(root, policy, force);
+            alt.run();
+            p.count(usize::try_from(alt.work.get()).unwrap_or(usize::MAX));
+            outcomes(&alt, &partial, &unseen_short)
+        })
+        .collect();
+    let reason = (!alts.is_empty()).then(|| race_reason(&p));
     let mut entries: Vec<PlanEntry> = Vec::with_capacity(p.items.len());
     for (id, (i, outcome)) in p.items.iter().zip(mine).enumerate() {
-        let other = race.as_ref().map(|(o, reason)| (&o[id], reason));
+        let differing = alts
+            .iter()
+            .map(|o| &o[id])
+            .find(|other| !same_outcome(outcome.as_ref(), other.as_ref()))
+            .or_else(|| alts.first().map(|o| &o[id]));
+        let other = differing.zip(reason.as_ref());
         let (outcome, either_way) = match (outcome, other) {
             (Some(o), Some((other, reason))) if !same_outcome(Some(&o), other.as_ref()) => (
                 o,
@@ -434,13 +477,19 @@ fn race_reason(p: &Planner) -> String {
     let mut why = Vec::new();
     if !p.races.is_empty() {
         why.push(format!(
-            "{} waits in foreground while its own finalizer holds it; if the collector drops foregroundDeletion before it looks at this object, or looks at it before a sibling's DELETE lands, an owner counts as present and keeps it (R41, R33, R34.4)",
+            "{} waits in foreground while its own finalizer holds it; if the collector drops foregroundDeletion before it looks at this object, or looks at it before a sibling's DELETE lands, an owner counts as present and keeps it",
             names(&p.races)
+        ));
+    }
+    if !p.siblings.is_empty() {
+        why.push(format!(
+            "the collector looks at {} and at an owner of it in the same batch; if that owner's foreground DELETE lands first, the owner counts as waiting and the object goes in foreground, if not, the owner counts as present and the waiting reference is dropped",
+            names(&p.siblings)
         ));
     }
     if !p.guarded.is_empty() {
         why.push(format!(
-            "the cycle guard patches {} to non-blocking before deleting it; from 1.34 that DELETE fails on the changed resourceVersion and is retried, and the owner it woke may drop foregroundDeletion first and keep it (R44, R34; 1.20-1.33 delete at once)",
+            "the cycle guard patches {} to non-blocking before deleting it; from 1.34 that DELETE fails on the changed resourceVersion and is retried, and the owner it woke may drop foregroundDeletion first and keep it (1.20 to 1.33 delete at once)",
             names(&p.guarded)
         ));
     }

@@ -192,3 +192,49 @@ fn a_dependent_the_cycle_guard_patches_races_the_owner_it_wakes() {
         "{race:?}"
     );
 }
+
+#[test]
+fn a_dependent_kept_by_a_sibling_the_same_batch_deletes_races_it() {
+    // Seed 43 of the rehearsal: o0 is deleted in foreground; o1 is owned
+    // by o0 (blocking) and by o3 (not blocking), o3 by o0; o2 (held) by o1
+    // and o0; o0 by o1 (a cycle). The collector looks at o1 and o3 at
+    // once: o1 looked at first keeps o3 as a present owner and drops o0,
+    // then goes in background once o3 is gone (1.20 was seen to do both);
+    // o3's DELETE landing first leaves o1 waiting on o2 in foreground.
+    // Whatever the uids' order, o1 is said to go either way, and nothing
+    // else is.
+    for (a, b, c, d) in [("a", "b", "c", "d"), ("d", "c", "b", "a"), ("b", "d", "a", "c")] {
+        let n = |x: &str, o: &str| format!("{x}-{o}");
+        let named = |o: &str| match o {
+            "o0" => n(a, o),
+            "o1" => n(b, o),
+            "o2" => n(c, o),
+            _ => n(d, o),
+        };
+        let (o0, o1, o2, o3) = (named("o0"), named("o1"), named("o2"), named("o3"));
+        let p = planned(
+            vec![
+                cm(&o0, &[], &[(&o1, None)]),
+                cm(&o1, &[], &[(&o3, Some(false)), (&o0, Some(true))]),
+                cm(&o2, &["example.com/hold"], &[(&o1, Some(true)), (&o0, Some(true))]),
+                cm(&o3, &[], &[(&o0, Some(true))]),
+            ],
+            &o0,
+        );
+        let raced: Vec<&str> = p
+            .entries
+            .iter()
+            .filter(|e| e.either_way.is_some())
+            .map(|e| e.object.name())
+            .collect();
+        assert_eq!(raced, [o1.as_str()], "{p:?}");
+        let race = entry(&p, &o1).either_way.as_ref().expect("a race");
+        assert!(race.reason.contains("in the same batch"), "{race:?}");
+        let outcomes = [Some(&entry(&p, &o1).outcome), race.otherwise.as_ref()];
+        assert!(
+            outcomes.iter().any(|o| matches!(o, Some(Outcome::Deleted { .. })))
+                && outcomes.iter().any(|o| matches!(o, Some(Outcome::Waiting { .. }))),
+            "{outcomes:?}"
+        );
+    }
+}
