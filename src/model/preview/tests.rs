@@ -203,7 +203,11 @@ fn a_dependent_kept_by_a_sibling_the_same_batch_deletes_races_it() {
     // o3's DELETE landing first leaves o1 waiting on o2 in foreground.
     // Whatever the uids' order, o1 is said to go either way, and nothing
     // else is.
-    for (a, b, c, d) in [("a", "b", "c", "d"), ("d", "c", "b", "a"), ("b", "d", "a", "c")] {
+    for (a, b, c, d) in [
+        ("a", "b", "c", "d"),
+        ("d", "c", "b", "a"),
+        ("b", "d", "a", "c"),
+    ] {
         let n = |x: &str, o: &str| format!("{x}-{o}");
         let named = |o: &str| match o {
             "o0" => n(a, o),
@@ -216,7 +220,11 @@ fn a_dependent_kept_by_a_sibling_the_same_batch_deletes_races_it() {
             vec![
                 cm(&o0, &[], &[(&o1, None)]),
                 cm(&o1, &[], &[(&o3, Some(false)), (&o0, Some(true))]),
-                cm(&o2, &["example.com/hold"], &[(&o1, Some(true)), (&o0, Some(true))]),
+                cm(
+                    &o2,
+                    &["example.com/hold"],
+                    &[(&o1, Some(true)), (&o0, Some(true))],
+                ),
                 cm(&o3, &[], &[(&o0, Some(true))]),
             ],
             &o0,
@@ -232,8 +240,12 @@ fn a_dependent_kept_by_a_sibling_the_same_batch_deletes_races_it() {
         assert!(race.reason.contains("in the same batch"), "{race:?}");
         let outcomes = [Some(&entry(&p, &o1).outcome), race.otherwise.as_ref()];
         assert!(
-            outcomes.iter().any(|o| matches!(o, Some(Outcome::Deleted { .. })))
-                && outcomes.iter().any(|o| matches!(o, Some(Outcome::Waiting { .. }))),
+            outcomes
+                .iter()
+                .any(|o| matches!(o, Some(Outcome::Deleted { .. })))
+                && outcomes
+                    .iter()
+                    .any(|o| matches!(o, Some(Outcome::Waiting { .. }))),
             "{outcomes:?}"
         );
     }
