@@ -338,11 +338,15 @@ pub struct BenchArgs {
     #[arg(long)]
     pub live: bool,
     /// `ownerscope serve` against the kubeconfig's cluster, each holding
-    /// `--objects` ConfigMaps (namespace `ownerscope-bench-serve`, made if
-    /// absent): paged lists, opening watches and writes per second, with
-    /// the servers' CPU beside the wall time.
+    /// `--objects` ConfigMaps (in namespace `ownerscope-bench-serve-PID`,
+    /// deleted at the end): paged lists, opening watches and writes per
+    /// second, with the servers' CPU beside the wall time and their memory.
     #[arg(long, conflicts_with = "live")]
     pub serve: bool,
+    /// With --serve: the two serves alone, without the kubeconfig's cluster
+    /// (to compare serve's builds with each other).
+    #[arg(long, requires = "serve")]
+    pub serve_only: bool,
     /// With --live or --serve: the kubeconfig (default: $KUBECONFIG,
     /// ~/.kube/config).
     #[arg(long, value_name = "PATH")]

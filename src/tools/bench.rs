@@ -359,7 +359,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         return super::bench_live::run(args);
     }
     if args.serve {
-        return super::bench_serve::run(args.objects, args.kubeconfig.as_deref());
+        return super::bench_serve::run(args.objects, args.kubeconfig.as_deref(), args.serve_only);
     }
     if let Some(sizes) = &args.load {
         return super::bench_load::run(sizes, args.runs.min(9), args.load_keep.as_deref());
