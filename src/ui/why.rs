@@ -130,8 +130,18 @@ pub fn header<'a>(app: &App, obj: &'a Object, why: &Diagnosis) -> Vec<Line<'a>> 
             )),
         ]));
     }
+    // A webhook that fails closed refuses that UPDATE too: said, so the
+    // fix it offers is not read as one.
+    let refused = why.webhooks.iter().any(|h| h.backend.is_down());
     if obj.is_terminating() && !app.read_only() {
-        if own {
+        if own && refused {
+            out.push(Line::from(vec![
+                Span::styled("  ▶ F", theme::KEY),
+                Span::raw(
+                    ": remove a finalizer by hand: refused too, until the webhook above answers",
+                ),
+            ]));
+        } else if own {
             out.push(Line::from(vec![
                 Span::styled("  ▶ F", theme::KEY),
                 Span::raw(": remove a finalizer by hand (skips its cleanup)"),
@@ -274,4 +284,37 @@ pub fn namespace_lines(why: &Diagnosis) -> Vec<Line<'static>> {
         )));
     }
     out
+}
+
+#[cfg(test)]
+mod webhook_tests {
+    use std::time::Duration;
+
+    use crate::tools::session::Session;
+
+    fn words(screen: &str) -> String {
+        screen
+            .replace(['│', '┌', '└', '┐', '┘'], " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    /// A webhook that fails closed refuses the UPDATE that removes a
+    /// finalizer by hand as well: F is not offered as the way out.
+    #[test]
+    fn f_is_said_refused_while_a_webhook_refuses_the_update() {
+        let mut s = Session::new("webhook-blocks-finalizer", 160, 48, false).expect("bundled");
+        s.keys("<Space>");
+        s.wait(Duration::from_secs(5));
+        s.keys("/backup<Enter>");
+        let screen = words(&s.screen());
+        assert!(
+            screen.contains(
+                "▶ F: remove a finalizer by hand: refused too, until the webhook above answers"
+            ),
+            "{screen}"
+        );
+        assert!(!screen.contains("(skips its cleanup)"), "{screen}");
+    }
 }
