@@ -824,6 +824,39 @@ impl fmt::Display for Policy {
 mod tests {
     use super::*;
 
+    /// An Event's fields kept as text read back as the values they were:
+    /// a member with escapes decoded, the same value in other spacing
+    /// equal, and written out as the value (pretty JSON indents it).
+    #[test]
+    fn an_events_fields_kept_as_text_read_back_as_values() {
+        let text = r#"{"apiVersion":"v1","kind":"Event","metadata":{"name":"e"},
+            "involvedObject": { "kind": "Pod", "name": "p", "uid": "u\u0031-\"x\"" },
+            "source":{"component":"kubelet"},"count":2,"eventTime":null}"#;
+        let o: Object = serde_json::from_str(text).expect("an event");
+        let involved = o.extra().involved_object.as_ref().expect("kept");
+        assert_eq!(involved.member("uid").as_deref(), Some("u1-\"x\""));
+        assert_eq!(involved.member("absent"), None);
+        assert_eq!(Raw::from("x").member("uid"), None);
+        assert_eq!(
+            super::super::events::involved_uid(&o).as_deref(),
+            Some("u1-\"x\"")
+        );
+        let same = serde_json::json!({"kind": "Pod", "name": "p", "uid": "u1-\"x\""});
+        assert_eq!(*involved, Raw::of(&same));
+        assert!(*involved != Raw::from("p"));
+        assert_eq!(
+            o.extra().count.as_ref().map(Raw::value),
+            Some(serde_json::json!(2))
+        );
+        assert!(o.extra().event_time.is_none(), "null is absent");
+        let pretty = serde_json::to_string_pretty(&o).expect("json");
+        assert!(pretty.contains("\n    \"kind\": \"Pod\","), "{pretty}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&pretty).expect("valid")["involvedObject"],
+            same
+        );
+    }
+
     /// An Event's and a binding's top-level fields are read into
     /// [`Extra`] and written back where they were; an object of another
     /// kind has none (no allocation); other unknown fields are skipped,
