@@ -3,6 +3,21 @@
 //! owner references and times), the finished ones it deletes beyond its
 //! history limits (with their pods), `concurrencyPolicy`, `suspend`,
 //! `startingDeadlineSeconds`, and what a CronJob being deleted still does.
+//!
+//! Seen on the 1.20 test control plane (a `batch/v1beta1` CronJob every
+//! minute, `successfulJobsHistoryLimit: 1`, its Jobs marked Complete through
+//! their status): a Job per minute, controlled by the CronJob
+//! (`controller`, `blockOwnerDeletion`), selecting its pods by
+//! `controller-uid`; once a second Job completed, the oldest was deleted
+//! (`SuccessfulDelete`) and its pod went with it; `status.active` and
+//! `lastScheduleTime` as modelled.
+//!
+//! Version differences, by rule (R71 and the CronJob controller):
+//! - 1.20's first controller names a Job `<cronjob>-<scheduled time in
+//!   seconds since 1970>` (`report-1795669080`) and polls every 10 s (Jobs
+//!   came 0-9 s after their minute); 1.21+'s controller (modelled) names it
+//!   in minutes (`report-29927818`) and wakes at the schedule time.
+//! - `status.lastSuccessfulTime` exists from 1.21.
 
 mod common;
 
