@@ -43,6 +43,10 @@ pub struct SimBackend {
     unfinished: bool,
     /// Virtual ms given to the clock that it has not reached yet.
     behind: u64,
+    /// The real time a poll works at most ([`POLL_BUDGET`]); `None`: a
+    /// poll runs everything due, however long it takes (a scripted
+    /// session, whose screens must not depend on the machine's load).
+    budget: Option<Duration>,
 }
 
 impl SimBackend {
@@ -71,9 +75,19 @@ impl SimBackend {
             out: Vec::new(),
             unfinished: false,
             behind: 0,
+            budget: Some(POLL_BUDGET),
         };
         b.push_reset();
         Ok(b)
+    }
+
+    /// Polls that run everything due at once, for a scripted session: what
+    /// a screen shows after a given virtual time is then the same on a
+    /// loaded machine as on an idle one.
+    #[must_use]
+    pub fn unbounded(mut self) -> Self {
+        self.budget = None;
+        self
     }
 
     /// Whether the last poll's budget ran out before the clock got where
@@ -387,7 +401,13 @@ impl Backend for SimBackend {
         }
         if ms > 0 || self.unfinished {
             let target = self.sim.now_ms() + ms;
-            self.unfinished = !self.sim.advance_for(ms, POLL_BUDGET);
+            self.unfinished = match self.budget {
+                Some(budget) => !self.sim.advance_for(ms, budget),
+                None => {
+                    self.sim.advance(ms);
+                    false
+                }
+            };
             self.behind += target - self.sim.now_ms();
         }
         self.collect();

@@ -63,7 +63,7 @@ impl Session {
     /// The scenario does not load.
     pub fn new(scenario: &str, width: u16, height: u16, read_only: bool) -> Result<Self, String> {
         let sc = crate::sim::scenario::load(scenario).map_err(|e| e.to_string())?;
-        let backend = SimBackend::new(&sc).map_err(|e| e.to_string())?;
+        let backend = SimBackend::new(&sc).map_err(|e| e.to_string())?.unbounded();
         let app = App::new(Options {
             read_only,
             scenarios: runtime::bundled_scenarios(),
