@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use ownerscope::tools::session::Session;
+use ownerscope::tools::session::{Session, words};
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (160, 48)];
 
@@ -21,16 +21,6 @@ fn settings() -> insta::Settings {
     );
     s.set_prepend_module_to_snapshot(false);
     s
-}
-
-/// The screen's words in order, borders dropped: a sentence wrapped over
-/// several rows of a pane reads as one.
-fn words(screen: &str) -> String {
-    screen
-        .replace(['│', '┌', '└', '┐', '┘'], " ")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 fn snap(name: &str, script: impl Fn(&mut Session)) {

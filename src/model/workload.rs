@@ -304,26 +304,10 @@ pub fn node_of(pod: &Object) -> Option<String> {
         .map(str::to_string)
 }
 
-/// A Job with a Complete or Failed condition.
+/// A Job's `Complete` or `Failed` condition that is True, if it finished
+/// (upstream `IsJobFinished`, `getFinishedStatus`).
 #[must_use]
-pub fn job_finished(job: &Object) -> bool {
-    job.value_at(&["status", "conditions"])
-        .and_then(Value::as_array)
-        .is_some_and(|cs| {
-            cs.iter().any(|c| {
-                matches!(
-                    c.get("type").and_then(Value::as_str),
-                    Some("Complete" | "Failed")
-                ) && c.get("status").and_then(Value::as_str) == Some("True")
-            })
-        })
-}
-
-/// When the Job finished: the `lastTransitionTime` of its `Complete` or
-/// `Failed` condition that is True (upstream `jobFinishTime`); `None` when
-/// it has not finished or does not say when.
-#[must_use]
-pub fn job_finished_at(job: &Object) -> Option<jiff::Timestamp> {
+pub fn job_finished_condition(job: &Object) -> Option<&Value> {
     job.value_at(&["status", "conditions"])
         .and_then(Value::as_array)?
         .iter()
@@ -333,6 +317,20 @@ pub fn job_finished_at(job: &Object) -> Option<jiff::Timestamp> {
                 Some("Complete" | "Failed")
             ) && c.get("status").and_then(Value::as_str) == Some("True")
         })
+}
+
+/// A Job with a Complete or Failed condition.
+#[must_use]
+pub fn job_finished(job: &Object) -> bool {
+    job_finished_condition(job).is_some()
+}
+
+/// When the Job finished: the `lastTransitionTime` of its `Complete` or
+/// `Failed` condition that is True (upstream `jobFinishTime`); `None` when
+/// it has not finished or does not say when.
+#[must_use]
+pub fn job_finished_at(job: &Object) -> Option<jiff::Timestamp> {
+    job_finished_condition(job)
         .and_then(|c| c.get("lastTransitionTime").and_then(Value::as_str))
         .and_then(|t| t.parse().ok())
 }

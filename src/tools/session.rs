@@ -158,3 +158,14 @@ pub fn buffer_text(buf: &Buffer) -> String {
     }
     out
 }
+
+/// The screen's words in order, borders dropped: a sentence wrapped over
+/// several rows of a pane reads as one.
+#[must_use]
+pub fn words(screen: &str) -> String {
+    screen
+        .replace(['│', '┌', '└', '┐', '┘'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}

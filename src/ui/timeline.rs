@@ -431,15 +431,7 @@ mod fit_tests {
 mod next_step_tests {
     use std::time::Duration;
 
-    use crate::tools::session::Session;
-
-    fn words(screen: &str) -> String {
-        screen
-            .replace(['│', '┌', '└', '┐', '┘'], " ")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use crate::tools::session::{Session, words};
 
     /// The scenario's next step is read whole once something happened, at
     /// 120 columns too ("take the controller of…" said nothing of whom).

@@ -290,15 +290,7 @@ pub fn namespace_lines(why: &Diagnosis) -> Vec<Line<'static>> {
 mod webhook_tests {
     use std::time::Duration;
 
-    use crate::tools::session::Session;
-
-    fn words(screen: &str) -> String {
-        screen
-            .replace(['│', '┌', '└', '┐', '┘'], " ")
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    use crate::tools::session::{Session, words};
 
     /// A webhook that fails closed refuses the UPDATE that removes a
     /// finalizer by hand as well: F is not offered as the way out.

@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use super::index::WorkloadIndex;
 use super::{Intent, Op, intent};
 use crate::model::Object;
-use crate::model::workload::job_finished;
+use crate::model::workload::{job_finished, job_finished_condition};
 use crate::sim::api::{ApiServer, DeleteOptions, Key};
 
 pub const ACTOR: &str = "cronjob-controller";
@@ -105,16 +105,7 @@ pub fn job_name(cj: &Object, scheduled: Timestamp) -> String {
 }
 
 fn finished_as(job: &Object) -> Option<&str> {
-    job.value_at(&["status", "conditions"])?
-        .as_array()?
-        .iter()
-        .find(|c| {
-            matches!(
-                c.get("type").and_then(Value::as_str),
-                Some("Complete" | "Failed")
-            ) && c.get("status").and_then(Value::as_str) == Some("True")
-        })
-        .and_then(|c| c.get("type").and_then(Value::as_str))
+    job_finished_condition(job).and_then(|c| c.get("type").and_then(Value::as_str))
 }
 
 fn limit(cj: &Object, field: &str, default: usize) -> usize {

@@ -39,24 +39,31 @@ pub fn sync(api: &ApiServer, node: &str) -> Vec<Intent> {
                 NodeHealth::Gone { .. } | NodeHealth::Unseen { .. }
             )
         })
-        .filter(|o| !(o.is_terminating() && o.metadata.deletion_grace_period_seconds == Some(0)))
-        .map(|pod| {
-            intent(
-                ACTOR,
-                Op::Delete {
-                    key: Key::of(pod),
-                    options: DeleteOptions {
-                        grace_period_seconds: Some(0),
-                        preconditions: Preconditions {
-                            uid: Some(pod.uid().to_string()),
-                            resource_version: None,
-                        },
-                        ..DeleteOptions::default()
-                    },
-                },
-            )
-        })
+        .filter(|o| !force_deleted(o))
+        .map(force_delete)
         .collect()
+}
+
+fn force_deleted(pod: &crate::model::Object) -> bool {
+    pod.is_terminating() && pod.metadata.deletion_grace_period_seconds == Some(0)
+}
+
+/// `deletePod`: a DELETE with grace period 0, for this pod only (its uid).
+fn force_delete(pod: &crate::model::Object) -> Intent {
+    intent(
+        ACTOR,
+        Op::Delete {
+            key: Key::of(pod),
+            options: DeleteOptions {
+                grace_period_seconds: Some(0),
+                preconditions: Preconditions {
+                    uid: Some(pod.uid().to_string()),
+                    resource_version: None,
+                },
+                ..DeleteOptions::default()
+            },
+        },
+    )
 }
 
 /// Upstream's default `--terminated-pod-gc-threshold`.
@@ -103,18 +110,7 @@ pub fn terminated(api: &ApiServer, threshold: u64) -> Vec<Intent> {
     });
     pods.into_iter()
         .take(over)
-        .filter(|p| !(p.is_terminating() && p.metadata.deletion_grace_period_seconds == Some(0)))
-        .map(|pod| {
-            intent(
-                ACTOR,
-                Op::Delete {
-                    key: Key::of(pod),
-                    options: DeleteOptions {
-                        grace_period_seconds: Some(0),
-                        ..DeleteOptions::default()
-                    },
-                },
-            )
-        })
+        .filter(|p| !force_deleted(p))
+        .map(force_delete)
         .collect()
 }
