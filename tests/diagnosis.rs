@@ -271,3 +271,56 @@ fn why_says_stuck_if_not_running_only_where_the_controller_state_is_not_said() {
         "    removed by: the controller that added example.com/flush, once its cleanup is done (stuck if it is not running)"
     );
 }
+
+/// A root in a namespace being deleted is not "kept until someone deletes
+/// it": the namespace controller deletes it (R58). Asked while the
+/// namespace waits for a held object, both read as a user reads them.
+#[test]
+fn a_root_in_a_terminating_namespace_is_said_to_go_with_it() {
+    let mut s = inline(
+        r"
+name: ns-root
+objects:
+  - {apiVersion: v1, kind: Namespace, metadata: {name: going}}
+  - {apiVersion: v1, kind: ConfigMap, metadata: {name: held, namespace: going, finalizers: [example.com/hold]}}
+  - {apiVersion: v1, kind: Namespace, metadata: {name: staying}}
+  - {apiVersion: v1, kind: ConfigMap, metadata: {name: plain, namespace: staying}}
+",
+    );
+    let before = why(&s, "configmap", Some("going"), "held");
+    assert!(
+        before
+            .causes
+            .iter()
+            .any(|c| c.contains("it stays until someone deletes it")),
+        "{:?}",
+        before.causes
+    );
+    let r = s.delete(
+        &Target {
+            kind: "namespace".into(),
+            namespace: None,
+            name: "going".into(),
+        },
+        &DeleteOptions::default(),
+    );
+    assert!(r.is_success(), "{r:?}");
+    let d = why(&s, "configmap", Some("going"), "held");
+    assert_eq!(d.namespace_terminating.as_deref(), Some("going"));
+    let text = d.causes.join("\n");
+    assert!(
+        text.contains("its namespace going is being deleted: the namespace controller deletes it"),
+        "{text}"
+    );
+    assert!(!text.contains("until someone deletes it"), "{text}");
+    let other = why(&s, "configmap", Some("staying"), "plain");
+    assert!(other.namespace_terminating.is_none());
+    assert!(
+        other
+            .causes
+            .iter()
+            .any(|c| c.contains("until someone deletes it")),
+        "{:?}",
+        other.causes
+    );
+}

@@ -452,9 +452,9 @@ impl Remover {
                     format!("{who} ({name}) is there; whether it runs is not known here{wrote}")
                 }
             },
-            None if self.controller.is_none() => format!(
-                "no controller is known for {f}: its writer is in managedFields (not read here)"
-            ),
+            None if self.controller.is_none() => {
+                format!("no controller is known for {f}, and nothing here says which wrote it")
+            }
             None if self.whole_cluster => format!(
                 "no workload of {who} found in the cluster: the controller of {f} seems uninstalled{wrote}"
             ),
@@ -495,6 +495,33 @@ mod tests {
         ]);
         assert_eq!(writers_of(&mf, "example.com/cleanup"), ["cleanup-operator"]);
         assert!(writers_of(&mf, "example.com/other").is_empty());
+    }
+
+    /// A finalizer nobody is known for: its writer, when managedFields
+    /// name one (a live cluster), stands for its controller; without one
+    /// (a scenario has no managedFields) no reader is sent to look for
+    /// what is not there.
+    #[test]
+    fn a_finalizer_with_no_known_controller_names_its_writer_if_any() {
+        let g = OwnershipGraph::new(KindTable::builtin());
+        let found = |writers: Vec<String>| {
+            find(
+                &in_view(&g).workloads,
+                "example.com/x",
+                None,
+                writers,
+                false,
+            )
+            .sentence()
+        };
+        assert_eq!(
+            found(Vec::new()),
+            "no controller is known for example.com/x, and nothing here says which wrote it"
+        );
+        assert_eq!(
+            found(vec!["x-operator".into()]),
+            "no workload of x-operator in this view (look with -A) (written by field manager x-operator)"
+        );
     }
 
     #[test]

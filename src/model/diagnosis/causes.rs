@@ -110,7 +110,12 @@ pub(super) fn causes(d: &Diagnosis) -> Vec<String> {
                 Some(at) => format!(
                     "{who} has no owner, and has finished: the TTL-after-finished controller deletes it (Foreground, its pods first) at {at} (ttlSecondsAfterFinished)"
                 ),
-                None => format!("{who} has no owner: it stays until someone deletes it"),
+                None => match &d.namespace_terminating {
+                    Some(ns) => format!(
+                        "{who} has no owner, and its namespace {ns} is being deleted: the namespace controller deletes it"
+                    ),
+                    None => format!("{who} has no owner: it stays until someone deletes it"),
+                },
             }];
         }
         Fate::Protected {

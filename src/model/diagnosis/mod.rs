@@ -195,6 +195,10 @@ pub struct Diagnosis {
     /// TTL-after-finished controller deletes it (R71).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ttl_deletion_at: Option<Timestamp>,
+    /// Its namespace, when that namespace is being deleted: the namespace
+    /// controller deletes what is in it (R58), owner or none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace_terminating: Option<String>,
     /// A claim held by `kubernetes.io/pvc-protection`: the pods that use
     /// it, each with its state (STUCK-CAUSES C11).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -280,6 +284,7 @@ pub fn diagnose(
                 reason: "it is gone".into(),
             },
             ttl_deletion_at: None,
+            namespace_terminating: None,
             claim_users: Vec::new(),
             removers: Vec::new(),
             rewrites: Vec::new(),
@@ -311,6 +316,14 @@ pub fn diagnose(
         fate: Fate::Terminating,
         owners,
         ttl_deletion_at: super::workload::job_ttl_expires_at(obj),
+        namespace_terminating: obj
+            .namespace()
+            .filter(|ns| {
+                graph
+                    .find("", "Namespace", None, ns)
+                    .is_some_and(|n| n.is_terminating())
+            })
+            .map(str::to_string),
         claim_users: Vec::new(),
         removers: Vec::new(),
         rewrites: Vec::new(),
