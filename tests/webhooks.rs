@@ -72,7 +72,7 @@ fn a_webhook_with_nothing_behind_it_refuses_the_controllers_removal_until_it_is_
     assert!(
         sim.timeline()
             .iter()
-            .any(|e| e.by == "controller example.com/cleanup" && matches!(e.what, What::Deleted)),
+            .any(|e| e.by == "controller of example.com/cleanup" && matches!(e.what, What::Deleted)),
         "the controller's removal ended it"
     );
 }

@@ -181,7 +181,7 @@ impl Sim {
             self.finalizer_denials.remove(&denial);
             return;
         }
-        self.actor = format!("controller {finalizer}");
+        self.actor = format!("controller of {finalizer}");
         let caller = Caller {
             name: self.actor.clone(),
             ..Caller::default()
