@@ -376,7 +376,13 @@ pub fn patch(
                 let (id, parent, depth) = (*id, *parent, r.depth);
                 path.truncate(usize::from(depth).saturating_sub(1));
                 if !cycle && dirty.owners.contains(&id) {
-                    while it.next_if(|x| x.depth > depth).is_some() {}
+                    // Its old subtree, ghosts within it included: a ghost
+                    // put back at its old place may sit between the
+                    // object and children it gained since.
+                    while it
+                        .next_if(|x| x.depth > depth || matches!(x.node, RowNode::Ghost { .. }))
+                        .is_some()
+                    {}
                     let start = (id, parent, r.key, depth);
                     project(&mut out, index, expansion, None, &mut path, start);
                 } else {
