@@ -294,13 +294,8 @@ pub fn rules_for(policy: &[&Object], user: &User, namespace: &str) -> Vec<Rule> 
         if !subjects.is_some_and(|s| s.iter().any(|s| rbac::applies(s, user, ns))) {
             continue;
         }
-        let role_ref = b
-            .extra()
-            .role_ref
-            .as_deref()
-            .cloned()
-            .unwrap_or(Value::Null);
-        if let Ok(rules) = referenced_rules(policy, &role_ref, ns) {
+        let role_ref = rbac::role_ref(b);
+        if let Ok(rules) = referenced_rules(policy, role_ref, ns) {
             out.extend(rules);
         }
     }

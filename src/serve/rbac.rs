@@ -8,6 +8,12 @@ use serde_json::Value;
 
 use crate::model::Object;
 
+/// A binding's `roleRef` (null when it has none), borrowed.
+pub(super) fn role_ref(binding: &Object) -> &Value {
+    static NONE: Value = Value::Null;
+    binding.extra().role_ref.as_deref().unwrap_or(&NONE)
+}
+
 /// The group whose members bypass RBAC.
 pub const MASTERS: &str = "system:masters";
 /// Every authenticated user's group.
@@ -219,12 +225,7 @@ pub fn authorize<'a>(
         let Some(subject) = subjects.iter().find(|s| applies(s, user, ns)) else {
             continue;
         };
-        let role_ref = b
-            .extra()
-            .role_ref
-            .as_deref()
-            .cloned()
-            .unwrap_or(Value::Null);
+        let role_ref = role_ref(b);
         let role_kind = role_ref["kind"].as_str().unwrap_or_default();
         let role_name = role_ref["name"].as_str().unwrap_or_default();
         let found = match role_kind {

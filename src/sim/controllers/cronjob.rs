@@ -266,11 +266,12 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, cj: &Object, now: Timestamp)
                         out.intents.push(delete_background(j));
                     }
                 }
-                if api.get(&Key::of(&job_for(cj, at))).is_none() {
+                let job = job_for(cj, at);
+                if api.get(&Key::of(&job)).is_none() {
                     out.intents.push(intent(
                         ACTOR,
                         Op::Create {
-                            object: Box::new(job_for(cj, at)),
+                            object: Box::new(job),
                             generate_name: None,
                         },
                     ));
