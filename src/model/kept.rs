@@ -83,8 +83,13 @@ pub const SPEC: Keep = Keep::Fields(&[
             ("name", Keep::All),
             ("served", Keep::All),
             ("storage", Keep::All),
+            // Whether its custom resources have `status` and `scale`
+            // subresources (`ownerscope serve`).
+            ("subresources", Keep::All),
         ]),
     ),
+    // The same in `apiextensions.k8s.io/v1beta1`.
+    ("subresources", Keep::All),
     // Workload controllers: what they select, how many, what they create
     // (R70, R72).
     ("selector", Keep::All),
@@ -675,13 +680,14 @@ mod tests {
     fn a_crd_keeps_names_and_served_versions_not_its_schema() {
         let crd = json!({
             "group": "example.com", "scope": "Namespaced", "names": {"kind": "Database", "plural": "databases"},
-            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}]
+            "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}},
+                          "subresources": {"status": {}}}]
         });
         assert_eq!(
             spec_of(&crd),
             json!({
                 "group": "example.com", "scope": "Namespaced", "names": {"kind": "Database", "plural": "databases"},
-                "versions": [{"name": "v1", "served": true, "storage": true}]
+                "versions": [{"name": "v1", "served": true, "storage": true, "subresources": {"status": {}}}]
             })
         );
     }

@@ -9,8 +9,10 @@ use super::route::{self, ResourcePath, Route};
 use super::write::{self, Named};
 use super::{
     Outcome, Request, Response, Served, access, collection, discovery, events, openapi, protobuf,
-    read, status, subresource, watch,
+    read, status, status_subresource, subresource, watch,
 };
+use crate::model::KindTable;
+use status_subresource::Part;
 
 /// The content type aggregated discovery is answered with.
 fn discovery_type(version: &str) -> String {
@@ -209,22 +211,10 @@ fn resource(
             "portforward",
         ];
         let pod = kind.group.is_empty() && kind.kind == "Pod";
+        if sub == "status" {
+            return status_subresource(served, req, user, &target, form);
+        }
         return match (req.method.as_str(), sub.as_str()) {
-            ("GET", "status") => get(served, req, &target, form),
-            ("PUT", "status") if write::status_writable(&kind) => reply(write::update_part(
-                &mut served.sim,
-                req,
-                user,
-                &target,
-                write::Part::Status,
-            )),
-            ("PATCH", "status") if write::status_writable(&kind) => reply(write::patch_part(
-                &mut served.sim,
-                req,
-                user,
-                &target,
-                write::Part::Status,
-            )),
             (_, "scale") if subresource::scalable(&kind) => {
                 reply(subresource::scale(&mut served.sim, req, &target))
             }
@@ -236,7 +226,7 @@ fn resource(
             _ => method_not_allowed(
                 req,
                 &format!(
-                    "the simulator serves no {sub:?} subresource other than GET status, and PUT and PATCH of a Pod's status"
+                    "the simulator serves no {sub:?} subresource other than status, scale and a pod's log, exec, attach and portforward"
                 ),
             ),
         };
@@ -250,6 +240,38 @@ fn resource(
         "PATCH" => reply(write::patch(&mut served.sim, req, user, &target)),
         "DELETE" => reply(write::delete(&mut served.sim, req, &target)),
         _ => method_not_allowed(req, "an object takes GET, PUT, PATCH and DELETE"),
+    }
+}
+
+/// `.../status`: GET, PUT and PATCH of a kind that has the subresource
+/// ([`status_subresource::has_status`]); other methods 405; a kind without
+/// it 404, as kube-apiserver (a custom resource's 404 names the object,
+/// a built-in kind's says the path is not served).
+fn status_subresource(
+    served: &mut Served,
+    req: &Request,
+    user: &User,
+    target: &Named,
+    form: Form,
+) -> Outcome {
+    if !status_subresource::has_status(&served.sim, target.kind) {
+        if KindTable::is_builtin(&target.kind.group, &target.kind.kind) {
+            return reply(status::error(
+                404,
+                "the server could not find the requested resource",
+            ));
+        }
+        return reply(target.not_found());
+    }
+    let sim = &mut served.sim;
+    match req.method.as_str() {
+        "GET" | "HEAD" => get(served, req, target, form),
+        "PUT" => reply(write::update_part(sim, req, user, target, Part::Status)),
+        "PATCH" => reply(write::patch_part(sim, req, user, target, Part::Status)),
+        _ => reply(status::error(
+            405,
+            "the server does not allow this method on the requested resource",
+        )),
     }
 }
 

@@ -34,6 +34,7 @@ pub mod selector;
 pub mod state;
 pub mod statedir;
 pub mod status;
+pub mod status_subresource;
 pub mod subresource;
 pub mod table;
 pub mod tls;

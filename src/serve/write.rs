@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use super::rbac::{self, User};
 use super::status::{self, object_error};
+pub use super::status_subresource::Part;
 use super::{Request, Response, patch, read};
-use super::{admit, apply, escalation};
+use super::{admit, apply, escalation, status_subresource};
 use crate::model::{KindInfo, Object};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
 
@@ -279,43 +280,6 @@ fn body_object(
     Ok((obj, body))
 }
 
-/// Whether the kind's `status` is written only through its status
-/// subresource, as kube-apiserver's strategies for the built-in kinds do:
-/// a create starts it afresh (a Pod `Pending`), a PUT or PATCH of the
-/// object keeps the stored one (so a status read back, as `kubectl edit`
-/// sends it, is never stored).
-fn status_is_subresource(kind: &KindInfo) -> bool {
-    match kind.group.as_str() {
-        "" => matches!(
-            kind.kind.as_str(),
-            "Pod"
-                | "Node"
-                | "Namespace"
-                | "PersistentVolume"
-                | "PersistentVolumeClaim"
-                | "Service"
-                | "ReplicationController"
-        ),
-        "apps" | "batch" => true,
-        "apiextensions.k8s.io" | "apiregistration.k8s.io" => true,
-        _ => false,
-    }
-}
-
-/// `obj`'s status as the API server keeps it on a write: `old`'s, or
-/// afresh on a create.
-fn server_status(kind: &KindInfo, obj: &mut Object, old: Option<&Object>) {
-    if !status_is_subresource(kind) {
-        return;
-    }
-    obj.status = match old {
-        Some(o) => o.status.clone(),
-        None if kind.kind == "Pod" => serde_json::json!({"phase": "Pending"}).into(),
-        None if kind.kind == "Namespace" => serde_json::json!({"phase": "Active"}).into(),
-        None => crate::model::fields::Fields::default(),
-    };
-}
-
 /// A name for `generateName`: the prefix and five characters, as upstream.
 fn generated(prefix: &str, seed: u64) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -375,7 +339,7 @@ pub fn create(
     if let Err(refused) = admit::validate(kind, &body) {
         return refused;
     }
-    server_status(kind, &mut obj, None);
+    status_subresource::on_create(sim, kind, &mut obj);
     if dry_run(req, &body) {
         let resp = sim.clone().create(obj.clone());
         sim.record_response(obj.obj_ref(), "POST dryRun=All".into(), &resp);
@@ -383,42 +347,6 @@ pub fn create(
     }
     let resp = sim.create(obj);
     target.answer(&resp, resp.is_success())
-}
-
-/// What a PUT or PATCH writes: the object, or its status subresource.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
-    Object,
-    /// `/status`, of a Pod ([`status_writable`]).
-    Status,
-}
-
-/// Whether the kind's `/status` takes writes here: Pods, as kubelets and
-/// controllers write them.
-#[must_use]
-pub fn status_writable(kind: &KindInfo) -> bool {
-    kind.group.is_empty() && kind.kind == "Pod"
-}
-
-/// What a write of `/status` keeps of the stored object `old`, as
-/// `podStatusStrategy.PrepareForUpdate` in 1.20
-/// (`pkg/registry/core/pod/strategy.go`): its spec and owner references;
-/// the status, labels, annotations and finalizers are the request's.
-fn status_write(new: &mut Object, old: &Object) {
-    new.spec = old.spec.clone();
-    new.metadata
-        .owner_references
-        .clone_from(&old.metadata.owner_references);
-    new.metadata.deletion_timestamp = old.metadata.deletion_timestamp;
-}
-
-/// The stored part a write leaves: the status on a write of the object, the
-/// rest on a write of its status.
-fn keep(part: Part, kind: &KindInfo, new: &mut Object, old: &Object) {
-    match part {
-        Part::Object => server_status(kind, new, Some(old)),
-        Part::Status => status_write(new, old),
-    }
 }
 
 /// PUT.
@@ -462,8 +390,22 @@ pub fn update_part(
     if let Err(refused) = admit::validate(target.kind, &body) {
         return refused;
     }
+    if obj.metadata.resource_version.is_none()
+        && !status_subresource::unconditional_update(target.kind)
+    {
+        // A custom resource's strategy allows no update without a
+        // resource version (AllowUnconditionalUpdate).
+        return target.error(
+            422,
+            &format!(
+                "{} \"{}\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
+                target.kind.resource(),
+                target.name
+            ),
+        );
+    }
     if let Some(old) = &old {
-        keep(part, target.kind, &mut obj, old);
+        status_subresource::keep(sim, part, target.kind, &mut obj, old);
     }
     if dry_run(req, &body) {
         let resp = sim.clone().update(obj.clone());
@@ -545,7 +487,7 @@ pub fn patch_part(
             "a patch cannot change the object's apiVersion, kind, name or namespace",
         );
     }
-    keep(part, target.kind, &mut new, &current);
+    status_subresource::keep(sim, part, target.kind, &mut new, &current);
     // A resource version the patch did not set is no precondition.
     if new.metadata.resource_version == current.metadata.resource_version {
         new.metadata.resource_version = None;
