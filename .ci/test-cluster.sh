@@ -233,6 +233,7 @@ start_controller_manager() {
     --port=0 --secure-port=0 \
     --root-ca-file="$STATE/ca.crt" \
     --service-account-private-key-file="$STATE/sa.key" \
+    "$@" \
     >>"$STATE/controller-manager.log" 2>&1 9>&- &
   echo $! >"$STATE/controller-manager.pid"
   sleep 1
@@ -332,11 +333,18 @@ case "${1:-}" in
     kill_one controller-manager
     start_controller_manager
     ;;
+  # With flags of a test's own (`--terminated-pod-gc-threshold=N`), or with
+  # none to go back to the usual ones.
+  controller-manager-restart)
+    shift
+    kill_one controller-manager
+    start_controller_manager "$@"
+    ;;
   etcdctl)
     shift
     # shellcheck disable=SC1091
     . "$STATE/ports"
     ETCDCTL_API=3 etcdctl --endpoints "http://127.0.0.1:$ETCD_PORT" "$@"
     ;;
-  *) echo "usage: $0 start|stop|status|env|build|apiserver-stop|apiserver-start|etcdctl ARGS" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|env|build|apiserver-stop|apiserver-start|controller-manager-restart [FLAGS]|etcdctl ARGS" >&2; exit 2 ;;
 esac

@@ -228,3 +228,53 @@ fn settling_does_not_wait_for_a_schedule_that_never_ends() {
     sim.settle(24 * 3_600_000);
     assert!(sim.now_ms() < 60_000, "settled at {} ms", sim.now_ms());
 }
+
+/// A CronJob every minute as a snapshot of a real cluster holds it: real
+/// times, the last Job started at 06:00.
+const CRONJOB_SEEN_AT_06: &str = r#"{"apiVersion": "batch/v1", "kind": "CronJob",
+  "metadata": {"name": "report", "namespace": "ns", "uid": "cj-1", "creationTimestamp": "2026-11-20T09:00:00Z"},
+  "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {"spec":
+    {"restartPolicy": "Never", "containers": [{"name": "c", "image": "example.invalid/c:1"}]}}}}},
+  "status": {"lastScheduleTime": "2026-11-26T06:00:00Z"}}"#;
+
+/// 2026-11-26T06:01:00Z in minutes since 1970: the Job after 06:00's.
+const MINUTE_0601: i64 = 1_795_672_860 / 60;
+
+#[test]
+fn a_snapshot_runs_its_schedule_from_the_time_it_was_taken() {
+    // `snapshot` writes when it was taken: the clock starts there, so the
+    // schedule falls due as it did on the cluster (the clock used to start
+    // at 2026-01-01, before the last schedule, and no Job ever came).
+    let snapshot = format!(
+        r#"{{"name": "snapshot-prod", "takenAt": "2026-11-26T06:00:30Z", "objects": [{CRONJOB_SEEN_AT_06}]}}"#
+    );
+    let mut sim = sim(&snapshot);
+    assert_eq!(sim.now().to_string(), "2026-11-26T06:00:30Z");
+    sim.advance(29_000);
+    assert!(jobs(&sim).is_empty(), "{:?}", names(&jobs(&sim)));
+    sim.advance(2_000);
+    assert_eq!(names(&jobs(&sim)), [format!("report-{MINUTE_0601}")]);
+}
+
+#[test]
+fn a_list_starts_its_clock_at_the_latest_time_its_objects_record() {
+    // `kubectl get -o json` says nothing of when it ran: the latest time
+    // its objects record is the best lower bound (a deletion timestamp
+    // counts from when the delete was asked, before its grace period).
+    let list = format!(
+        r#"{{"apiVersion": "v1", "kind": "List", "items": [{CRONJOB_SEEN_AT_06},
+  {{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "p", "namespace": "ns", "uid": "p-1",
+    "creationTimestamp": "2026-11-26T06:00:05Z", "deletionTimestamp": "2026-11-26T06:00:50Z",
+    "deletionGracePeriodSeconds": 30}}, "spec": {{"containers": [{{"name": "c", "image": "example.invalid/c:1"}}]}}}}]}}"#
+    );
+    // Read as JSON, and as YAML (the comment keeps it off the JSON path).
+    for text in [list.clone(), format!("# a List\n{list}")] {
+        let mut sim = sim(&text);
+        assert_eq!(sim.now().to_string(), "2026-11-26T06:00:20Z");
+        sim.advance(41_000);
+        assert_eq!(names(&jobs(&sim)), [format!("report-{MINUTE_0601}")]);
+    }
+    // Hand-written manifests with no times keep the usual start.
+    let plain = sim("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: ns}\n");
+    assert_eq!(plain.now().to_string(), "2026-01-01T00:00:00Z");
+}

@@ -64,12 +64,13 @@ pub fn to_scenario(view: &LiveView) -> String {
         })
         .collect();
     let missing: Vec<String> = snap.missing.iter().map(|(k, _)| k.clone()).collect();
+    let taken = jiff::Timestamp::now();
     let mut description = format!(
         "snapshot of {} ({}), {}, taken {}",
         view.conn.context,
         view.conn.server,
         view.conn.scope.label(),
-        jiff::Timestamp::now()
+        taken
     );
     if !missing.is_empty() {
         description.push_str(&format!(
@@ -89,6 +90,9 @@ pub fn to_scenario(view: &LiveView) -> String {
         "description": description,
         "kinds": kinds,
         "partial": crate::model::Partial::of(&snap.kinds),
+        // Where a simulation of it starts its clock: ages, schedules and
+        // TTLs go on from the moment it was taken.
+        "takenAt": taken,
         "objects": snap.objects.iter().map(without_secrets).collect::<Vec<_>>(),
     });
     serde_json::to_string_pretty(&doc).unwrap_or_default()

@@ -331,7 +331,10 @@ pub struct Settings {
     /// Virtual time zero as a wall-clock instant; [`crate::sim::engine::EPOCH`]
     /// when unset. `ownerscope serve` sets it to the real time it starts
     /// at, so that its clock is the real clock and ages read the same in
-    /// any client. Not a scenario field: a scenario's times are relative.
+    /// any client. A snapshot's `takenAt` sets it too, and so does the
+    /// latest time a List's objects record ([`Scenario::clock_of_recorded`]).
+    /// Not a scenario setting: a scenario's times are relative to
+    /// [`crate::sim::engine::EPOCH`].
     #[serde(skip)]
     pub epoch: Option<jiff::Timestamp>,
 }
@@ -388,6 +391,9 @@ struct ScenarioHeader {
     /// A snapshot taken with partial rights: what could not be listed.
     #[serde(default)]
     partial: Partial,
+    /// When a snapshot was taken: its clock starts there.
+    #[serde(default, rename = "takenAt")]
+    taken_at: Option<jiff::Timestamp>,
     #[serde(default)]
     controllers: Vec<ControllerSpec>,
     #[serde(default)]
@@ -432,14 +438,19 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// Starts virtual time at `epoch` instead of [`super::engine::EPOCH`],
+    /// Starts virtual time at `epoch` instead of where it starts now
+    /// ([`super::engine::EPOCH`], or the time a snapshot was taken),
     /// moving every time the objects carry (timestamps in metadata, `spec`
     /// and `status`: a condition's transition, a Lease's renewal) by as
     /// much, so that they keep their distance from the start.
     pub fn start_at(&mut self, epoch: jiff::Timestamp) {
-        let base: jiff::Timestamp = super::engine::EPOCH
-            .parse()
-            .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        // From where the clock starts now: a snapshot's times are where
+        // they were, and start at the time it was taken.
+        let base: jiff::Timestamp = self.settings.epoch.unwrap_or_else(|| {
+            super::engine::EPOCH
+                .parse()
+                .unwrap_or(jiff::Timestamp::UNIX_EPOCH)
+        });
         let by = epoch.duration_since(base);
         self.settings.epoch = Some(epoch);
         for o in &mut self.objects {
@@ -456,6 +467,36 @@ impl Scenario {
                     shift_times(fields, by);
                 }
             }
+        }
+    }
+
+    /// Starts the clock of objects read from a cluster without a time of
+    /// their own (a `kubectl get -o json` List, manifests) at the latest
+    /// time they record, if that is later than [`super::engine::EPOCH`]:
+    /// their times are real ones, and a clock that started before them
+    /// would age them backwards and never reach a CronJob's next schedule
+    /// or a finished Job's TTL. A deletion timestamp counts from when the
+    /// delete was asked (it is that plus the grace period).
+    pub(super) fn clock_of_recorded(&mut self) {
+        let base: jiff::Timestamp = super::engine::EPOCH
+            .parse()
+            .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        let latest = self
+            .objects
+            .iter()
+            .flat_map(|o| {
+                let m = &o.metadata;
+                let asked = m.deletion_timestamp.map(|t| {
+                    let grace = m.deletion_grace_period_seconds.unwrap_or(0).max(0);
+                    t.checked_sub(jiff::SignedDuration::from_secs(grace))
+                        .unwrap_or(t)
+                });
+                [m.creation_timestamp, asked]
+            })
+            .flatten()
+            .max();
+        if let Some(t) = latest.filter(|t| *t > base) {
+            self.settings.epoch = Some(t);
         }
     }
 

@@ -3,6 +3,12 @@
 //! and every object the real cluster left alone must be left alone by the
 //! simulation too (other tests create and delete their own objects
 //! meanwhile: what the cluster changed is not compared).
+//!
+//! The pod GC's `--terminated-pod-gc-threshold` is a flag of the controller
+//! manager, not in the API: its rehearsal restarts the controller manager
+//! with a threshold two below the cluster's terminated pods, gives the
+//! snapshot the same (`settings.terminatedPodGcThreshold`), and compares
+//! which pods each deleted.
 
 use super::*;
 
@@ -43,11 +49,24 @@ fn snapshot_all() -> Value {
     serde_json::from_slice(&out.stdout).expect("a snapshot")
 }
 
-#[test]
-fn a_whole_cluster_simulated_with_no_delete_keeps_what_the_cluster_keeps() {
-    let _g = shared();
+/// A whole-cluster rehearsal with no DELETE: the snapshot's objects, and
+/// where the simulation and the real cluster left them after
+/// [`WAIT_SECONDS`]; `changed` lists what the cluster left alone and the
+/// simulation did not.
+struct Rehearsed {
+    before: BTreeMap<String, (String, bool)>,
+    real: BTreeMap<String, (String, bool)>,
+    simulated: BTreeMap<String, (String, bool)>,
+    changed: Vec<String>,
+}
+
+/// Takes the snapshot, hands it to `prepare` (which may give it settings
+/// and change the cluster to match), simulates it and waits as long.
+fn rehearse_whole(prepare: impl FnOnce(&mut Value)) -> Rehearsed {
     let started = Instant::now();
-    let snap = snapshot_all();
+    let mut snap = snapshot_all();
+    let before = states(snap["objects"].as_array().expect("objects"));
+    prepare(&mut snap);
     let file = std::env::temp_dir().join(format!(
         "ownerscope-rehearsal-whole-{}.json",
         std::process::id()
@@ -79,7 +98,6 @@ fn a_whole_cluster_simulated_with_no_delete_keeps_what_the_cluster_keeps() {
     }
     let real = states(snapshot_all()["objects"].as_array().expect("objects"));
     let simulated = states(last["final"].as_array().expect("final"));
-    let before = states(snap["objects"].as_array().expect("objects"));
     let mut changed = Vec::new();
     for (uid, (who, terminating)) in &before {
         // Left alone by the cluster: still there, as Terminating as it was.
@@ -92,10 +110,113 @@ fn a_whole_cluster_simulated_with_no_delete_keeps_what_the_cluster_keeps() {
             None => changed.push(format!("{who}: gone in the simulation only")),
         }
     }
+    Rehearsed {
+        before,
+        real,
+        simulated,
+        changed,
+    }
+}
+
+#[test]
+fn a_whole_cluster_simulated_with_no_delete_keeps_what_the_cluster_keeps() {
+    let _g = shared();
+    let r = rehearse_whole(|_| {});
     eprintln!(
         "rehearsal: whole cluster, {} objects: {} left alone by the cluster changed in the simulation",
-        before.len(),
-        changed.len()
+        r.before.len(),
+        r.changed.len()
     );
-    assert!(changed.is_empty(), "{}", changed.join("\n"));
+    assert!(r.changed.is_empty(), "{}", r.changed.join("\n"));
+}
+
+/// Puts the controller manager back on its usual flags when dropped, a
+/// failed assertion included (so without asserting itself).
+struct UsualControllerManager;
+
+impl Drop for UsualControllerManager {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("bash")
+            .arg(script())
+            .arg("controller-manager-restart")
+            .status();
+    }
+}
+
+/// Terminated pods (Succeeded or Failed) of a snapshot, by uid.
+fn terminated_pods(snap: &Value) -> BTreeSet<String> {
+    snap["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .filter(|o| {
+            o["kind"] == "Pod"
+                && matches!(o["status"]["phase"].as_str(), Some("Succeeded" | "Failed"))
+        })
+        .filter_map(|o| o["metadata"]["uid"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_pod_gc_deletes_the_same_oldest_terminated_pods_as_the_real_one() {
+    // Alone: the threshold counts every terminated pod of the cluster, and
+    // the controller manager is restarted with it (then put back).
+    let _g = exclusive();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "rehearse-podgc"));
+    for i in 0..4 {
+        let name = format!("failed-{i}");
+        kubectl(
+            &["apply", "-n", &ns, "-f", "-"],
+            Some(&format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{restartPolicy: Never, containers: [{{name: c, image: example.invalid/c:1}}]}}"
+            )),
+        );
+        kubectl(
+            &[
+                "patch",
+                "pod",
+                &name,
+                "-n",
+                &ns,
+                "--subresource=status",
+                "--type=merge",
+                "-p",
+                r#"{"status":{"phase":"Failed"}}"#,
+            ],
+            None,
+        );
+        // Creation times a second apart: the oldest are not a tie.
+        std::thread::sleep(Duration::from_millis(1_100));
+    }
+    let usual = UsualControllerManager;
+    let mut terminated = BTreeSet::new();
+    let r = rehearse_whole(|snap| {
+        terminated = terminated_pods(snap);
+        // Two over: the two oldest terminated pods of the cluster go.
+        let threshold = terminated.len() - 2;
+        snap["settings"] = serde_json::json!({ "terminatedPodGcThreshold": threshold });
+        cluster_script(&[
+            "controller-manager-restart",
+            &format!("--terminated-pod-gc-threshold={threshold}"),
+        ]);
+    });
+    drop(usual);
+    let gone = |after: &BTreeMap<String, (String, bool)>| -> BTreeSet<String> {
+        terminated
+            .iter()
+            .filter(|uid| !after.contains_key(*uid))
+            .map(|uid| r.before[uid].0.clone())
+            .collect()
+    };
+    let (real, simulated) = (gone(&r.real), gone(&r.simulated));
+    eprintln!(
+        "rehearsal: pod GC threshold, {} terminated pods: the cluster deleted {real:?}, the simulation {simulated:?}",
+        terminated.len()
+    );
+    rt.block_on(delete_namespace(&client, &ns));
+    assert_eq!(real.len(), 2, "the real pod GC deleted {real:?}");
+    assert_eq!(simulated, real);
+    assert!(r.changed.is_empty(), "{}", r.changed.join("\n"));
 }

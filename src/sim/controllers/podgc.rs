@@ -84,8 +84,9 @@ pub fn is_terminated(pod: &crate::model::Object) -> bool {
 }
 
 /// `gcTerminated`: when more pods have terminated than `threshold` (0:
-/// never), the oldest by creation (then by namespace and name, as
-/// upstream's `byCreationTimestamp` sorts) are force-deleted down to it.
+/// never), the oldest by creation (then by name, as upstream's
+/// `byCreationTimestamp` sorts; then by namespace, where upstream's
+/// unstable sort picks either) are force-deleted down to it.
 /// Finalizers still hold them (the Job controller's tracking finalizer
 /// goes once a pod is Terminating).
 #[must_use]
@@ -102,10 +103,10 @@ pub fn terminated(api: &ApiServer, threshold: u64) -> Vec<Intent> {
         return Vec::new();
     }
     pods.sort_by(|a, b| {
-        (a.metadata.creation_timestamp, a.namespace(), a.name()).cmp(&(
+        (a.metadata.creation_timestamp, a.name(), a.namespace()).cmp(&(
             b.metadata.creation_timestamp,
-            b.namespace(),
             b.name(),
+            b.namespace(),
         ))
     });
     pods.into_iter()

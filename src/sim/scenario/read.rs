@@ -190,6 +190,10 @@ pub(super) fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
         kinds: Option<Vec<KindDecl>>,
         #[serde(default)]
         partial: Option<Partial>,
+        #[serde(default)]
+        taken_at: Option<jiff::Timestamp>,
+        #[serde(default)]
+        settings: Option<Settings>,
     }
     if !text.trim_start().starts_with('{') {
         return None;
@@ -198,7 +202,7 @@ pub(super) fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
     let stem = Path::new(file.trim_start_matches("bundled:"))
         .file_stem()
         .map_or_else(|| file.to_string(), |s| s.to_string_lossy().to_string());
-    let (name, description, kinds, objects, partial) = match shape {
+    let (name, description, kinds, objects, partial, taken_at, settings) = match shape {
         Shape {
             kind: Some(k),
             items: Some(items),
@@ -206,6 +210,8 @@ pub(super) fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
             kinds: None,
             name: None,
             partial: None,
+            taken_at: None,
+            settings: None,
             ..
         } if k.ends_with("List") => (
             stem,
@@ -213,6 +219,8 @@ pub(super) fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
             Vec::new(),
             items,
             Partial::default(),
+            None,
+            Settings::default(),
         ),
         Shape {
             api_version: None,
@@ -224,15 +232,27 @@ pub(super) fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
             objects,
             kinds,
             partial,
+            taken_at,
+            settings,
         } => (
             name,
             description.unwrap_or_default(),
             kinds.unwrap_or_default(),
             objects.unwrap_or_default(),
             partial.unwrap_or_default(),
+            Some(taken_at),
+            settings.unwrap_or_default(),
         ),
         _ => return None,
     };
+    // Checked where the located path names the field.
+    if !settings
+        .unavailable_apis
+        .iter()
+        .all(|gv| is_aggregated_group_version(gv))
+    {
+        return None;
+    }
     let mut s = Scenario {
         name,
         description,
@@ -243,9 +263,15 @@ pub(super) fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
         objects,
         controllers: Vec::new(),
         steps: Vec::new(),
-        settings: Settings::default(),
+        settings,
     };
     finish_objects(&mut s, &|_, field| (0, field.to_string()), Checked::Yes).ok()?;
+    match taken_at {
+        // A List: its objects' own times.
+        None => s.clock_of_recorded(),
+        // A scenario document: a snapshot's time, or the usual start.
+        Some(t) => s.settings.epoch = t,
+    }
     Some(s)
 }
 
@@ -298,6 +324,7 @@ pub(super) fn parse_docs(file: &str, docs: &[Document]) -> Result<Scenario, Load
     };
     let paths: Vec<(&Document, String)> = raw.iter().map(|(d, p, _)| (*d, p.clone())).collect();
     finish_objects(&mut s, &located(&paths), Checked::No)?;
+    s.clock_of_recorded();
     Ok(s)
 }
 
@@ -377,7 +404,10 @@ pub(super) fn parse_scenario(file: &str, doc: &Document) -> Result<Scenario, Loa
         object_lines: lines,
         controllers: header.controllers,
         steps,
-        settings: header.settings,
+        settings: Settings {
+            epoch: header.taken_at,
+            ..header.settings
+        },
     };
     finish_objects(&mut s, &located(&paths), Checked::No)?;
     Ok(s)

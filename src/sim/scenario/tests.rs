@@ -147,7 +147,16 @@ fn json_fast_path_agrees_with_the_located_path() {
 ]}"#;
     let snapshot = r#"{"name":"snap","description":"a cluster","kinds":[{"apiVersion":"example.com/v1","kind":"Database","namespaced":true}],
 "objects":[{"apiVersion":"example.com/v1","kind":"Database","metadata":{"name":"orders","namespace":"shop","uid":"db1","finalizers":["example.com/x"]}}]}"#;
-    for (file, text) in [("list.json", list), ("snap.json", snapshot)] {
+    // A snapshot a rehearsal gave settings to (the pod GC's threshold).
+    let with_settings = snapshot.replace(
+        r#""kinds""#,
+        r#""takenAt":"2026-11-26T06:00:00Z","settings":{"terminatedPodGcThreshold":2},"kinds""#,
+    );
+    for (file, text) in [
+        ("list.json", list),
+        ("snap.json", snapshot),
+        ("set.json", with_settings.as_str()),
+    ] {
         let fast = parse_json_fast(file, text).expect("fast path taken");
         let mut slow = parse_located(file, text).expect("located path");
         assert!(fast.object_lines.is_empty());
@@ -167,6 +176,17 @@ fn json_fast_path_agrees_with_the_located_path() {
     assert_eq!(
         (e.line, e.field.as_str()),
         (3, "items[1].metadata.ownerReferences[0]")
+    );
+    let bad_api = with_settings.replace(
+        r#""terminatedPodGcThreshold":2"#,
+        r#""unavailableApis":["v1"]"#,
+    );
+    assert!(parse_json_fast("s.json", &bad_api).is_none());
+    assert_eq!(
+        parse("s.json", &bad_api)
+            .expect_err("not an aggregated API")
+            .field,
+        "settings.unavailableApis[0]"
     );
     let unknown = snapshot.replace(r#""description""#, r#""descripton""#);
     assert!(parse_json_fast("s.json", &unknown).is_none());
@@ -194,4 +214,33 @@ fn lists_and_multidoc_manifests() {
     )
     .expect_err("no name");
     assert_eq!((e.line, e.field.as_str()), (3, "metadata.name"));
+}
+
+#[test]
+fn a_snapshot_started_now_keeps_its_times_at_their_distance_from_when_it_was_taken() {
+    // `serve` on a snapshot starts its clock at the real time: an object
+    // deleted 4 s before the snapshot was taken reads 4 s old then, not
+    // the months between 2026-01-01 and the snapshot.
+    let text = r#"{"name": "snapshot-prod", "takenAt": "2026-11-26T06:00:00Z", "objects": [
+      {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "shop",
+       "creationTimestamp": "2026-11-20T00:00:00Z", "deletionTimestamp": "2026-11-26T05:59:56Z",
+       "finalizers": ["example.com/hold"]}}]}"#;
+    for text in [text.to_string(), format!("# yaml\n{text}")] {
+        let mut s = parse("snap.json", &text).expect("parses");
+        assert_eq!(
+            s.settings.epoch.map(|t| t.to_string()).as_deref(),
+            Some("2026-11-26T06:00:00Z")
+        );
+        let now: jiff::Timestamp = "2026-12-01T10:00:00Z".parse().expect("time");
+        s.start_at(now);
+        let m = &s.objects[0].metadata;
+        assert_eq!(
+            m.deletion_timestamp.map(|t| t.to_string()).as_deref(),
+            Some("2026-12-01T09:59:56Z")
+        );
+        assert_eq!(
+            m.creation_timestamp.map(|t| t.to_string()).as_deref(),
+            Some("2026-11-25T04:00:00Z")
+        );
+    }
 }
