@@ -85,6 +85,91 @@ impl Fields {
             .ok()
             .flatten()
     }
+
+    /// The field at `path` (keys of nested maps), read from the text when
+    /// the value was not made yet, without making it: what a controller
+    /// reads of every object it is shown (a pod's `nodeName` and `phase`,
+    /// a workload's selector) would otherwise keep the whole value of each
+    /// (a pod's `spec` and `status` as a `Value`: kilobytes an object).
+    #[must_use]
+    pub fn at(&self, path: &[&str]) -> Option<Value> {
+        if path.is_empty() {
+            return None;
+        }
+        if let Some(v) = self.value.get() {
+            return path.iter().try_fold(&**v, |v, k| v.get(k)).cloned();
+        }
+        let text = self.text.as_deref()?;
+        let (last, _) = path.split_last()?;
+        // Most objects have no such field: their text does not name it.
+        if !text.contains(last) {
+            return None;
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde::Deserializer::deserialize_any(&mut de, FindPath(path))
+            .ok()
+            .flatten()
+    }
+}
+
+/// The value at a path of nested map keys, the rest skipped.
+struct FindPath<'p>(&'p [&'p str]);
+
+impl<'de> Visitor<'de> for FindPath<'_> {
+    type Value = Option<Value>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
+        let Some((first, rest)) = self.0.split_first() else {
+            return Ok(None);
+        };
+        let mut found = None;
+        while let Some(k) = map.next_key_seed(KeyIs(first))? {
+            if !k {
+                map.next_value::<IgnoredAny>()?;
+            } else if rest.is_empty() {
+                // A repeated key keeps its last value, as a map does.
+                found = Some(map.next_value::<Value>()?);
+            } else {
+                found = map.next_value_seed(FindPath(rest))?;
+            }
+        }
+        Ok(found)
+    }
+    // Anything but a map has no keys: nothing under it.
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> Result<Option<Value>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for FindPath<'_> {
+    type Value = Option<Value>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Option<Value>, D::Error> {
+        d.deserialize_any(self)
+    }
 }
 
 /// Reads compact JSON that ownerscope wrote itself.
@@ -264,6 +349,45 @@ mod tests {
         changed["nodeName"] = json!("n2");
         assert_eq!(changed.top_level("nodeName"), Some(json!("n2")));
         assert_eq!(Fields::default().top_level("nodeName"), None);
+    }
+
+    #[test]
+    fn a_nested_field_is_read_without_making_the_value() {
+        let v = json!({"selector": {"matchLabels": {"app": "web"}},
+                       "template": {"metadata": {"labels": {"app": "web"}}},
+                       "phase": "Running", "list": [{"phase": "x"}], "n": null});
+        let f = text(&v);
+        assert_eq!(f.at(&["phase"]), Some(json!("Running")));
+        assert_eq!(
+            f.at(&["selector", "matchLabels"]),
+            Some(json!({"app": "web"}))
+        );
+        assert_eq!(
+            f.at(&["template", "metadata", "labels", "app"]),
+            Some(json!("web"))
+        );
+        assert_eq!(f.at(&["n"]), Some(Value::Null));
+        // Under a value that is not a map, or absent: nothing.
+        assert_eq!(f.at(&["phase", "x"]), None);
+        assert_eq!(f.at(&["list", "phase"]), None);
+        assert_eq!(f.at(&["selector", "app"]), None);
+        assert_eq!(f.at(&["nodeName"]), None);
+        assert_eq!(f.at(&[]), None);
+        assert!(f.value.get().is_none(), "the value was not made");
+        // Each path reads what the made value reads.
+        for path in [
+            &["phase"][..],
+            &["selector", "matchLabels", "app"],
+            &["list"],
+            &["template"],
+        ] {
+            let made = path.iter().try_fold(&v, |v, k| v.get(k)).cloned();
+            assert_eq!(f.at(path), made, "{path:?}");
+        }
+        let mut changed = f.clone();
+        changed["phase"] = json!("Failed");
+        assert_eq!(changed.at(&["phase"]), Some(json!("Failed")));
+        assert_eq!(Fields::default().at(&["phase"]), None);
     }
 
     #[test]

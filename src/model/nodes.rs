@@ -115,7 +115,9 @@ pub fn of_node(node: &Object) -> NodeHealth {
 /// The health of the node a pod is bound to.
 #[must_use]
 pub fn of_pod(graph: &OwnershipGraph, pod: &Object) -> NodeHealth {
-    let node = pod.str_at(&["spec", "nodeName"]).unwrap_or_default();
+    // Read without making the pod's spec a value: asked of every pod.
+    let node = pod.peek_at(&["spec", "nodeName"]);
+    let node = node.as_ref().and_then(Value::as_str).unwrap_or_default();
     if node.is_empty() {
         return NodeHealth::Unscheduled;
     }

@@ -677,6 +677,19 @@ impl Object {
         Some(v)
     }
 
+    /// A field of `spec` or `status` by path, as an owned copy, read
+    /// without making the kept fields a value when they are still text
+    /// (see [`super::fields`]): for what is read of every object once.
+    #[must_use]
+    pub fn peek_at(&self, path: &[&str]) -> Option<Value> {
+        let (first, rest) = path.split_first()?;
+        match *first {
+            "spec" => self.spec.at(rest),
+            "status" => self.status.at(rest),
+            _ => None,
+        }
+    }
+
     /// A list of strings of `spec` or `status` (e.g. a namespace's
     /// `spec.finalizers`); empty when absent.
     #[must_use]

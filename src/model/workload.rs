@@ -109,15 +109,18 @@ pub fn is_child_kind(group: &str, kind: &str) -> bool {
 /// else's LabelSelector.
 #[must_use]
 pub fn selector(owner: &Object) -> Selector {
+    // Read without making the owner's spec a value: asked of every
+    // workload as it is first seen.
+    let sel = owner.peek_at(&["spec", "selector"]);
     if owner.kind == "ReplicationController" && owner.group().is_empty() {
         // An RC without a selector defaults to its template's labels.
-        let sel = owner.value_at(&["spec", "selector"]);
         if sel.is_none() {
-            return Selector::from_map(owner.value_at(&["spec", "template", "metadata", "labels"]));
+            let labels = owner.peek_at(&["spec", "template", "metadata", "labels"]);
+            return Selector::from_map(labels.as_ref());
         }
-        return Selector::from_map(sel);
+        return Selector::from_map(sel.as_ref());
     }
-    Selector::from_label_selector(owner.value_at(&["spec", "selector"]))
+    Selector::from_label_selector(sel.as_ref())
 }
 
 /// Whether the controller creates and deletes for this owner: its template
@@ -128,8 +131,8 @@ pub fn selector(owner: &Object) -> Selector {
 pub fn is_managed(owner: &Object) -> bool {
     controller_of_kind(owner.group(), &owner.kind).is_some()
         && owner
-            .value_at(&["spec", "template"])
-            .is_some_and(Value::is_object)
+            .peek_at(&["spec", "template"])
+            .is_some_and(|t| t.is_object())
         && selector(owner).matches(&template_labels(owner))
 }
 
@@ -137,23 +140,24 @@ pub fn is_managed(owner: &Object) -> bool {
 #[must_use]
 pub fn replicas(owner: &Object) -> u64 {
     owner
-        .value_at(&["spec", "replicas"])
-        .and_then(Value::as_u64)
+        .peek_at(&["spec", "replicas"])
+        .and_then(|r| r.as_u64())
         .unwrap_or(1)
 }
 
 /// The template's labels: what a created pod (or ReplicaSet) carries.
 #[must_use]
 pub fn template_labels(owner: &Object) -> crate::model::object::StringMap {
-    owner
-        .value_at(&["spec", "template", "metadata", "labels"])
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
-                .collect()
-        })
-        .unwrap_or_default()
+    match owner.peek_at(&["spec", "template", "metadata", "labels"]) {
+        Some(Value::Object(m)) => m
+            .into_iter()
+            .filter_map(|(k, v)| match v {
+                Value::String(s) => Some((k, s)),
+                _ => None,
+            })
+            .collect(),
+        _ => crate::model::object::StringMap::default(),
+    }
 }
 
 /// The controller reference of `obj`, if any.
@@ -169,9 +173,13 @@ pub fn controller_ref(obj: &Object) -> Option<&OwnerReference> {
 /// (upstream `FilterActivePods`).
 #[must_use]
 pub fn is_active_pod(pod: &Object) -> bool {
+    // Read without making the pod's status a value: asked of every pod
+    // of a ReplicaSet at each of its syncs.
     !pod.is_terminating()
         && !matches!(
-            pod.str_at(&["status", "phase"]),
+            pod.peek_at(&["status", "phase"])
+                .as_ref()
+                .and_then(Value::as_str),
             Some("Succeeded" | "Failed")
         )
 }
@@ -180,11 +188,17 @@ pub fn is_active_pod(pod: &Object) -> bool {
 /// carry conditions).
 #[must_use]
 pub fn is_running_and_ready(pod: &Object) -> bool {
-    if pod.str_at(&["status", "phase"]) != Some("Running") {
+    if pod
+        .peek_at(&["status", "phase"])
+        .as_ref()
+        .and_then(Value::as_str)
+        != Some("Running")
+    {
         return false;
     }
-    let ready = pod
-        .value_at(&["status", "conditions"])
+    let conditions = pod.peek_at(&["status", "conditions"]);
+    let ready = conditions
+        .as_ref()
         .and_then(Value::as_array)
         .and_then(|cs| {
             cs.iter()

@@ -32,7 +32,7 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, owner: &Object, c: &Controll
         // Scaled (`kubectl scale`): the ReplicaSet of its current template
         // follows (upstream `sync.go` `scale`). Older ones are left as
         // they are: rollouts are not modelled.
-        let hash = template_hash(owner.value_at(&["spec", "template"]));
+        let hash = template_hash(owner.peek_at(&["spec", "template"]).as_ref());
         let want = replicas(owner);
         for rs in claimed.children.iter().filter(|rs| {
             !rs.is_terminating()

@@ -78,7 +78,9 @@ pub const CHECK_PERIOD_MS: u64 = 20_000;
 pub fn is_terminated(pod: &crate::model::Object) -> bool {
     pod.is_pod()
         && !matches!(
-            pod.str_at(&["status", "phase"]),
+            pod.peek_at(&["status", "phase"])
+                .as_ref()
+                .and_then(serde_json::Value::as_str),
             None | Some("Pending" | "Running" | "Unknown")
         )
 }
