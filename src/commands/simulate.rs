@@ -23,17 +23,20 @@ pub fn run(args: &SimulateArgs) -> CmdResult {
         options.grace_period_seconds = args.grace.seconds().map_err(CmdError)?;
         sim.delete(&target, &options);
     }
-    sim.settle(seconds_to_ms(args.until));
-    let mut final_objects: Vec<&Object> = sim.objects().collect();
-    final_objects.sort_by(|a, b| {
-        (a.namespace(), &a.kind, a.name()).cmp(&(b.namespace(), &b.kind, b.name()))
-    });
+    match args.run_for {
+        Some(run_for) => sim.advance(seconds_to_ms(run_for)),
+        None => sim.settle(seconds_to_ms(args.until)),
+    }
     let mut out = Out::new();
     match args.out.output {
         Output::Json => {
             for e in sim.timeline() {
                 out.json(&e.to_json())?;
             }
+            let mut final_objects: Vec<&Object> = sim.objects().collect();
+            final_objects.sort_by(|a, b| {
+                (a.namespace(), &a.kind, a.name()).cmp(&(b.namespace(), &b.kind, b.name()))
+            });
             out.json(&json!({"final": final_objects}))?;
         }
         Output::Text => {
@@ -47,12 +50,11 @@ pub fn run(args: &SimulateArgs) -> CmdResult {
             out.line("")?;
             out.line(&format!(
                 "final state at {t:.3}s: {}",
-                crate::model::wording::count(final_objects.len(), "object")
+                crate::model::wording::count(sim.objects().count(), "object")
             ))?;
             forest::Forest::of(sim.graph(), sim.now()).write_text(|s| out.text(s))?;
         }
     }
-    drop(final_objects);
     let flushed = out.flush();
     super::leave_to_exit(sim);
     flushed

@@ -95,6 +95,14 @@ impl Change {
             Change::Added(o) | Change::Deleted(o) | Change::Modified { new: o, .. } => o,
         }
     }
+
+    /// The object, as stored (shared, for a reader that keeps it).
+    #[must_use]
+    pub fn shared(&self) -> &Arc<Object> {
+        match self {
+            Change::Added(o) | Change::Deleted(o) | Change::Modified { new: o, .. } => o,
+        }
+    }
 }
 
 /// DELETE options as the API takes them.

@@ -76,7 +76,9 @@ impl Identity {
 #[derive(Clone, Debug)]
 struct Node {
     identity: Identity,
-    owners: Vec<OwnerReference>,
+    /// The object as last observed, shared with the store (not a copy of
+    /// its owner references per node); `None` for a virtual node.
+    object: Option<Arc<Object>>,
     /// Shared, so that copying a node (each pass works on a copy) does not
     /// copy an owner's 200,000 dependents: that made the graph quadratic
     /// in fan-out. Changed copy-on-write.
@@ -132,6 +134,15 @@ pub struct GarbageCollector {
     /// Objects whose changes the GC does not observe (yet): R47 fault mode.
     pub unobserved: HashSet<Uid>,
     caller: Caller,
+}
+
+impl Node {
+    /// The owner references last observed (none for a virtual node).
+    fn owners(&self) -> &[OwnerReference] {
+        self.object
+            .as_ref()
+            .map_or(&[], |o| o.metadata.owner_references.as_slice())
+    }
 }
 
 enum Classified {
@@ -226,25 +237,24 @@ impl GarbageCollector {
         }
         match change {
             Change::Added(o) => self.observe_upsert(None, o, api),
-            Change::Modified { old, new } => self.observe_upsert(Some(old), new, api),
+            Change::Modified { old, new } => self.observe_upsert(Some(&**old), new, api),
             Change::Deleted(o) => self.observe_delete(o, false),
         }
     }
 
-    fn observe_upsert(&mut self, old: Option<&Object>, obj: &Object, api: &ApiServer) {
+    fn observe_upsert(&mut self, old: Option<&Object>, obj: &Arc<Object>, api: &ApiServer) {
         let uid = obj.uid().to_string();
         let Some(existing) = self.nodes.get(&uid).cloned() else {
             let node = Node {
                 identity: Identity::of(obj),
-                owners: obj.metadata.owner_references.clone(),
+                object: Some(Arc::clone(obj)),
                 dependents: Arc::default(),
                 being_deleted: obj.is_terminating(),
                 deleting_dependents: obj.is_deleting_dependents(),
                 observed: true,
             };
             self.nodes.insert(uid.clone(), node);
-            let owners = obj.metadata.owner_references.clone();
-            self.add_dependent_to_owners(&uid, &owners, api);
+            self.add_dependent_to_owners(&uid, &obj.metadata.owner_references, api);
             self.process_transitions(old, obj, &uid);
             return;
         };
@@ -268,15 +278,14 @@ impl GarbageCollector {
             }
             node.observed = true;
         }
-        let new_owners = obj.metadata.owner_references.clone();
-        let (added, removed, changed) = references_diffs(&node.owners, &new_owners);
+        let (added, removed, changed) =
+            references_diffs(node.owners(), &obj.metadata.owner_references);
         let owners_changed = !added.is_empty() || !removed.is_empty() || !changed.is_empty();
         if obj.is_terminating() {
             node.being_deleted = true;
         }
-        if owners_changed {
-            node.owners = new_owners;
-        }
+        // Unchanged owners read the same from the new copy.
+        node.object = Some(Arc::clone(obj));
         self.nodes.insert(uid.clone(), node);
         if owners_changed {
             self.add_unblocked_owners_to_delete_queue(&removed, &changed);
@@ -296,7 +305,14 @@ impl GarbageCollector {
         owners: &[OwnerReference],
         api: &ApiServer,
     ) {
-        let Some(dep) = self.nodes.get(dep_uid).cloned() else {
+        // The dependent's namespace, not a copy of its node; each owner's
+        // node is read in place (the first look at a large cluster copied
+        // both, for every object with an owner).
+        let Some(dep_namespace) = self
+            .nodes
+            .get(dep_uid)
+            .map(|d| d.identity.namespace.clone())
+        else {
             return;
         };
         let mut potentially_invalid = false;
@@ -306,8 +322,8 @@ impl GarbageCollector {
                 self.nodes.insert(
                     r.uid.clone(),
                     Node {
-                        identity: Identity::of_ref(r, &dep.identity.namespace),
-                        owners: Vec::new(),
+                        identity: Identity::of_ref(r, &dep_namespace),
+                        object: None,
                         dependents: Arc::default(),
                         being_deleted: false,
                         deleting_dependents: false,
@@ -319,23 +335,23 @@ impl GarbageCollector {
                 continue;
             };
             Arc::make_mut(&mut owner.dependents).insert(dep_uid.to_string());
-            let owner = owner.clone();
             if !exists {
                 self.enqueue_delete(&r.uid);
             } else if !potentially_invalid {
+                let owner = &*owner;
                 let owner_namespaced = !owner.identity.namespace.is_empty()
                     && api
                         .kinds()
                         .namespaced(group_of(&owner.identity.api_version), &owner.identity.kind)
                         != Some(false);
-                if owner_namespaced && owner.identity.namespace != dep.identity.namespace {
+                if owner_namespaced && owner.identity.namespace != dep_namespace {
                     if owner.observed {
                         self.report_invalid_namespace_owner_ref(dep_uid, &r.uid);
                     }
                     potentially_invalid = true;
                 } else if !owner.identity.matches_ref(r)
                     || (!owner_namespaced
-                        && owner.identity.namespace != dep.identity.namespace
+                        && owner.identity.namespace != dep_namespace
                         && !owner.observed)
                 {
                     // Coordinates that disagree with the observed owner, or
@@ -354,7 +370,7 @@ impl GarbageCollector {
         let Some(dep) = self.nodes.get(dep_uid) else {
             return;
         };
-        let Some(r) = dep.owners.iter().find(|r| r.uid == owner_uid) else {
+        let Some(r) = dep.owners().iter().find(|r| r.uid == owner_uid) else {
             return;
         };
         let invalid = Identity::of_ref(r, &dep.identity.namespace);
@@ -473,7 +489,7 @@ impl GarbageCollector {
             return;
         }
         self.nodes.remove(&deleted.uid);
-        for r in &existing.owners {
+        for r in existing.owners() {
             if let Some(owner) = self.nodes.get_mut(&r.uid) {
                 Arc::make_mut(&mut owner.dependents).remove(&deleted.uid);
             }
@@ -484,7 +500,7 @@ impl GarbageCollector {
         for d in existing.dependents.iter() {
             self.enqueue_delete(d);
         }
-        for r in &existing.owners {
+        for r in existing.owners() {
             if self
                 .nodes
                 .get(&r.uid)
@@ -507,7 +523,7 @@ impl GarbageCollector {
             if owner_namespaced && owner.namespace != dep.identity.namespace {
                 nm = true;
             } else {
-                for r in dep.owners.iter().filter(|r| r.uid == owner.uid) {
+                for r in dep.owners().iter().filter(|r| r.uid == owner.uid) {
                     if owner.matches_ref(r) {
                         m = true;
                     } else {
@@ -533,7 +549,7 @@ impl GarbageCollector {
             let Some(dep) = self.nodes.get(d) else {
                 continue;
             };
-            for r in dep.owners.iter().filter(|r| r.uid == absent.uid) {
+            for r in dep.owners().iter().filter(|r| r.uid == absent.uid) {
                 if absent.matches_ref(r)
                     && (absent_cluster || absent.namespace == dep.identity.namespace)
                 {
@@ -811,7 +827,7 @@ impl GarbageCollector {
             .iter()
             .filter(|d| {
                 self.nodes.get(*d).is_some_and(|n| {
-                    n.owners
+                    n.owners()
                         .iter()
                         .any(|r| r.uid == item.identity.uid && r.blocks())
                 })

@@ -10,6 +10,7 @@
 //! its namespace's orphans and workloads of one kind cost.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Hashed with foldhash, as the ownership graph's indexes: the index is
 /// told of every change the simulator makes.
@@ -35,8 +36,9 @@ pub struct WorkloadIndex {
     /// workloads (objects of a controller kind)
     workloads: HashMap<NsKind, BTreeSet<Uid>>,
     nodes: BTreeSet<String>,
-    /// Deployment uid -> the last ReplicaSet it controlled
-    last_replicaset: HashMap<Uid, Object>,
+    /// Deployment uid -> the last ReplicaSet it controlled (the stored
+    /// object, shared: not a copy of each ReplicaSet seen)
+    last_replicaset: HashMap<Uid, Arc<Object>>,
     /// workload uid -> its selector, parsed once per change (an orphan's
     /// event tests every workload of its namespace)
     selectors: HashMap<Uid, Selector>,
@@ -56,8 +58,19 @@ impl WorkloadIndex {
     /// its old controller looks again).
     pub fn observe(&mut self, ch: &Change) -> Option<Uid> {
         let obj = ch.object();
-        let uid = obj.uid().to_string();
         let deleted = matches!(ch, Change::Deleted(_));
+        let workload_kind = workload::controller_of_kind(obj.group(), &obj.kind).is_some();
+        // Neither a workload, a child kind, a node nor controlled, now or
+        // before (an Event, most ConfigMaps): nothing of it is indexed.
+        let indexed = workload_kind
+            || workload::is_child_kind(obj.group(), &obj.kind)
+            || (obj.kind == "Node" && obj.group().is_empty())
+            || controller_ref(obj).is_some()
+            || self.controller_of.contains_key(obj.uid());
+        if !indexed {
+            return None;
+        }
+        let uid = obj.uid().to_string();
         let nk = ns_kind(obj);
         if obj.kind == "Node" && obj.group().is_empty() {
             if deleted {
@@ -66,7 +79,7 @@ impl WorkloadIndex {
                 self.nodes.insert(obj.name().to_string());
             }
         }
-        if workload::controller_of_kind(obj.group(), &obj.kind).is_some() {
+        if workload_kind {
             let set = self.workloads.entry(nk.clone()).or_default();
             if deleted {
                 set.remove(&uid);
@@ -101,7 +114,8 @@ impl WorkloadIndex {
                     .insert(uid.clone());
                 self.controller_of.insert(uid.clone(), c.clone());
                 if obj.kind == "ReplicaSet" && obj.group() == "apps" {
-                    self.last_replicaset.insert(c.clone(), obj.clone());
+                    self.last_replicaset
+                        .insert(c.clone(), Arc::clone(ch.shared()));
                 }
             }
             None if !deleted && workload::is_child_kind(obj.group(), &obj.kind) => {
@@ -109,7 +123,7 @@ impl WorkloadIndex {
             }
             None => {}
         }
-        if deleted && workload::controller_of_kind(obj.group(), &obj.kind).is_some() {
+        if deleted && workload_kind {
             self.last_replicaset.remove(&uid);
         }
         before.filter(|b| now.as_ref() != Some(b))
@@ -164,6 +178,6 @@ impl WorkloadIndex {
     /// The last ReplicaSet the Deployment controlled.
     #[must_use]
     pub fn last_replicaset(&self, deployment: &str) -> Option<&Object> {
-        self.last_replicaset.get(deployment)
+        self.last_replicaset.get(deployment).map(|o| &**o)
     }
 }
