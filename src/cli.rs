@@ -357,6 +357,22 @@ pub struct BenchArgs {
     /// The raw list in this process (what `--live` runs in its children).
     #[arg(long, hide = true)]
     pub live_raw: bool,
+    /// The UI benchmark's parts to run (default: all): `app` (frames and
+    /// keys on the App), `watch` (a watch stream), `loop` (keys through the
+    /// real loop), `cascade` (the delete dialog and a cascade through the
+    /// loop), `widget` (tui-tree-widget for comparison).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "PART,...")]
+    pub part: Vec<BenchPart>,
+}
+
+/// A part of the UI benchmark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchPart {
+    App,
+    Watch,
+    Loop,
+    Cascade,
+    Widget,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -502,6 +518,11 @@ pub struct SimulateArgs {
     /// Stop at this virtual time even if things still change.
     #[arg(long, value_name = "SECONDS", default_value_t = 3600.0, value_parser = parse_seconds)]
     pub until: f64,
+    /// Run exactly this long instead, as a cluster left alone that long:
+    /// CronJob schedules that fall due meanwhile start their Jobs (a run
+    /// otherwise stops once only the next schedule is left).
+    #[arg(long = "for", value_name = "SECONDS", value_parser = parse_seconds, conflicts_with = "until")]
+    pub run_for: Option<f64>,
     /// Seed for uids and the garbage collector's worker order.
     #[arg(long)]
     pub seed: Option<u64>,

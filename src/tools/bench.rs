@@ -19,7 +19,7 @@ use crate::app::index::ForestIndex;
 use crate::app::rows::{self, Expansion, Filters};
 use crate::app::{Action, App, Options};
 use crate::backend::Update;
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, BenchPart};
 use crate::commands::{CmdError, CmdResult};
 use crate::model::KindTable;
 use crate::{runtime, ui};
@@ -240,7 +240,7 @@ fn watch_stream(app: &mut App, terminal: &mut Terminal<TestBackend>, report: &mu
 /// what a user waits for, from the key read to its frame flushed.
 fn through_the_loop(objects: usize, runs: usize, report: &mut Report) -> CmdResult {
     use crossterm::event::KeyCode;
-    use event_loop::{ctrl, key};
+    use event_loop::key;
     let pace = Duration::from_millis(60);
     let (mut backend, mut app) = event_loop::start(generate::cluster(objects), true)?;
     let held = runs.max(20);
@@ -274,9 +274,94 @@ fn through_the_loop(objects: usize, runs: usize, report: &mut Report) -> CmdResu
     report.add("loop: key to frame, E (expand all)", e, String::new());
     let (m, note) = stats(&w.keys[1..]);
     report.add("loop: key to frame, j (expanded: pods)", m, note);
-    drop((backend, app));
+    search_and_flags(&mut app, &mut backend, runs, report)?;
+    std::mem::forget((backend, app));
+    Ok(())
+}
 
-    // The delete dialog and the cascade of a Deployment owning 100k.
+/// `/` and a search typed through the loop, fully expanded: a keystroke
+/// that matches nothing, and the keystroke that leaves the last object of
+/// the forest as the only match; then `t` (next Terminating), which opens
+/// what hides it.
+fn search_and_flags(
+    app: &mut App,
+    backend: &mut crate::backend::simulated::SimBackend,
+    runs: usize,
+    report: &mut Report,
+) -> CmdResult {
+    use crossterm::event::KeyCode;
+    use event_loop::key;
+    let pace = Duration::from_millis(60);
+    let last = app
+        .rows()
+        .iter()
+        .rev()
+        .find_map(|r| r.id())
+        .map(|id| app.index().label(id).to_string())
+        .unwrap_or_default();
+    let mut keys = vec![key(KeyCode::Char('g')), key(KeyCode::Char('/'))];
+    keys.extend(last.chars().map(|c| key(KeyCode::Char(c))));
+    keys.push(key(KeyCode::Char('~')));
+    keys.push(key(KeyCode::Backspace));
+    keys.push(key(KeyCode::Enter));
+    let w = event_loop::run(app, backend, keys, pace, Duration::ZERO)?;
+    let typed = &w.keys[2..2 + last.chars().count()];
+    report.add(
+        "loop: key to frame, / (search opens)",
+        w.keys.get(1).copied().unwrap_or_default(),
+        String::new(),
+    );
+    report.add(
+        "loop: key to frame, a search keystroke (typing the last object's name)",
+        median(typed.to_vec()),
+        format!(
+            "slowest of {} {}; the last (one match, at the very end) {}",
+            typed.len(),
+            fmt(typed.iter().max().copied().unwrap_or_default()),
+            fmt(typed.last().copied().unwrap_or_default())
+        ),
+    );
+    let n = 2 + last.chars().count();
+    report.add(
+        "loop: key to frame, a search keystroke matching nothing",
+        w.keys.get(n).copied().unwrap_or_default(),
+        format!(
+            "Backspace {}; Enter {}",
+            fmt(w.keys.get(n + 1).copied().unwrap_or_default()),
+            fmt(w.keys.get(n + 2).copied().unwrap_or_default())
+        ),
+    );
+    let mut keys = vec![key(KeyCode::Esc), key(KeyCode::Char('g'))];
+    keys.extend(vec![key(KeyCode::Char('t')); runs.clamp(5, 20)]);
+    let w = event_loop::run(app, backend, keys, pace, Duration::ZERO)?;
+    let t = &w.keys[2..];
+    report.add(
+        "loop: key to frame, t (next Terminating)",
+        median(t.to_vec()),
+        format!(
+            "slowest of {} {}",
+            t.len(),
+            fmt(t.iter().max().copied().unwrap_or_default())
+        ),
+    );
+    Ok(())
+}
+
+/// The delete dialog and the cascade of a Deployment owning `objects`
+/// (at most 100k), through the loop.
+fn cascade_through_the_loop(objects: usize, report: &mut Report) -> CmdResult {
+    use crossterm::event::KeyCode;
+    use event_loop::{ctrl, key};
+    let stats = |v: &[Duration]| {
+        (
+            median(v.to_vec()),
+            format!(
+                "slowest of {} {}",
+                v.len(),
+                fmt(v.iter().max().copied().unwrap_or_default())
+            ),
+        )
+    };
     let n = objects.min(100_000);
     let (mut backend, mut app) = event_loop::start(generate::cascade(n), false)?;
     let mut keys = Vec::new();
@@ -334,8 +419,11 @@ fn through_the_loop(objects: usize, runs: usize, report: &mut Report) -> CmdResu
     );
     report.add(
         "loop: longest away from the keyboard while the cascade runs",
-        w.longest_away,
-        "a freeze: a key then waits this long".into(),
+        w.longest_after_keys,
+        format!(
+            "a freeze: a key then waits this long (from Enter on; {} from Ctrl-d on, the preview included)",
+            fmt(w.longest_away)
+        ),
     );
     std::mem::forget((backend, app));
     Ok(())
@@ -365,6 +453,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         return super::bench_load::run(sizes, args.runs.min(9), args.load_keep.as_deref());
     }
     let runs = args.runs.max(3);
+    let want = |p: BenchPart| args.part.is_empty() || args.part.contains(&p);
     println!(
         "ownerscope bench: {} objects, {W}x{H} TestBackend, median of {runs} runs{}",
         args.objects,
@@ -376,21 +465,51 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     );
     println!("| what | median | |\n|---|---:|---|");
     let mut report = Report;
-    let objects = generate::cluster(args.objects);
-    let t = Instant::now();
-    let mut graph = crate::model::OwnershipGraph::new(KindTable::builtin());
-    for o in objects.iter().cloned() {
-        graph.upsert(o);
+    if want(BenchPart::App) || want(BenchPart::Watch) {
+        let mut app = loaded(args.objects, want(BenchPart::App), &mut report);
+        let mut terminal =
+            Terminal::new(TestBackend::new(W, H)).map_err(|e| CmdError(e.to_string()))?;
+        runtime::fit(&mut app, Rect::new(0, 0, W, H));
+        if want(BenchPart::App) {
+            on_the_app(&mut app, &mut terminal, runs, &mut report);
+        }
+        if want(BenchPart::Watch) {
+            app.update(Action::ExpandAll);
+            watch_stream(&mut app, &mut terminal, &mut report);
+        }
+        std::mem::forget(app);
     }
-    report.add(
-        "load, part: the ownership graph (model)",
-        t.elapsed(),
-        "once".into(),
-    );
-    let t = Instant::now();
-    black_box(ForestIndex::build(&graph));
-    report.add("load, part: the forest index", t.elapsed(), "once".into());
-    drop(graph);
+    if want(BenchPart::Loop) {
+        through_the_loop(args.objects, runs, &mut report)?;
+    }
+    if want(BenchPart::Cascade) {
+        cascade_through_the_loop(args.objects, &mut report)?;
+    }
+    if want(BenchPart::Widget) {
+        widget(args.objects, runs, &mut report)?;
+    }
+    Ok(())
+}
+
+/// The App on a generated cluster of `objects`, the load timed (and its
+/// parts, with `parts`).
+fn loaded(objects: usize, parts: bool, report: &mut Report) -> App {
+    let objects = generate::cluster(objects);
+    if parts {
+        let t = Instant::now();
+        let mut graph = crate::model::OwnershipGraph::new(KindTable::builtin());
+        for o in objects.iter().cloned() {
+            graph.upsert(o);
+        }
+        report.add(
+            "load, part: the ownership graph (model)",
+            t.elapsed(),
+            "once".into(),
+        );
+        let t = Instant::now();
+        black_box(ForestIndex::build(&graph));
+        report.add("load, part: the forest index", t.elapsed(), "once".into());
+    }
     let mut app = App::new(Options::default());
     let t = Instant::now();
     app.apply(Update::Reset {
@@ -398,10 +517,19 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         kinds: KindTable::builtin(),
     });
     report.add("load: graph, index and rows", t.elapsed(), "once".into());
-    let mut terminal =
-        Terminal::new(TestBackend::new(W, H)).map_err(|e| CmdError(e.to_string()))?;
-    runtime::fit(&mut app, Rect::new(0, 0, W, H));
+    app
+}
 
+/// Rows, frames and keys on the App alone (no loop).
+fn on_the_app(
+    app: &mut App,
+    terminal: &mut Terminal<TestBackend>,
+    runs: usize,
+    report: &mut Report,
+) {
+    let app = &mut *app;
+    let terminal = &mut *terminal;
+    let report = &mut *report;
     // Rows, built straight from the index.
     let ix = app.index().clone();
     let filters = Filters::default();
@@ -426,13 +554,13 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     app.update(Action::CollapseAll);
     report.add(
         "frame, collapsed",
-        time(runs, || draw(&mut terminal, &app)),
+        time(runs, || draw(terminal, app)),
         format!("{} rows", app.rows().len()),
     );
     app.update(Action::ExpandAll);
     report.add(
         "frame, fully expanded (top)",
-        time(runs, || draw(&mut terminal, &app)),
+        time(runs, || draw(terminal, app)),
         format!("{} rows", app.rows().len()),
     );
     for _ in 0..app.rows().len() / 2 / 47 {
@@ -440,7 +568,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     }
     report.add(
         "frame, fully expanded (middle)",
-        time(runs, || draw(&mut terminal, &app)),
+        time(runs, || draw(terminal, app)),
         format!("row {}", app.selected_index()),
     );
 
@@ -448,27 +576,27 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     let many = runs * 10;
     report.add(
         "key: move down",
-        key(&mut app, many, Action::Down, None),
+        key(app, many, Action::Down, None),
         "expanded".into(),
     );
     report.add(
         "key: page down",
-        key(&mut app, many, Action::PageDown, None),
+        key(app, many, Action::PageDown, None),
         "expanded".into(),
     );
     report.add(
         "key: last row / first row",
-        key(&mut app, many, Action::Bottom, Some(Action::Top)),
+        key(app, many, Action::Bottom, Some(Action::Top)),
         "expanded".into(),
     );
     report.add(
         "key: collapse all (rebuilds the rows)",
-        key(&mut app, runs, Action::CollapseAll, Some(Action::ExpandAll)),
+        key(app, runs, Action::CollapseAll, Some(Action::ExpandAll)),
         "from expanded".into(),
     );
     report.add(
         "key: expand all (rebuilds the rows)",
-        key(&mut app, runs, Action::ExpandAll, Some(Action::CollapseAll)),
+        key(app, runs, Action::ExpandAll, Some(Action::CollapseAll)),
         "from collapsed".into(),
     );
     app.update(Action::ExpandAll);
@@ -479,7 +607,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     }
     report.add(
         "key: a search keystroke, no match (a flat scan, no walk)",
-        key(&mut app, runs, Action::Input('z'), Some(Action::Backspace)),
+        key(app, runs, Action::Input('z'), Some(Action::Backspace)),
         "worst case".into(),
     );
     app.update(Action::Cancel);
@@ -487,7 +615,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     app.update(Action::NextTerminating);
     report.add(
         "key: next Terminating (t)",
-        key(&mut app, runs, Action::NextTerminating, None),
+        key(app, runs, Action::NextTerminating, None),
         "reveals hidden rows".into(),
     );
     // A search whose only match is the last object of the forest.
@@ -507,7 +635,7 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     let tail = tail.chars().next().unwrap_or('x');
     report.add(
         "key: a search keystroke, match at the very end",
-        key(&mut app, runs, Action::Input(tail), Some(Action::Backspace)),
+        key(app, runs, Action::Input(tail), Some(Action::Backspace)),
         "walks the forest".into(),
     );
     app.update(Action::Cancel);
@@ -537,21 +665,23 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         );
     }
 
-    relations_both_ways(&app, runs, &mut report);
-    watch_stream(&mut app, &mut terminal, &mut report);
-    drop(app);
-    through_the_loop(args.objects, runs, &mut report)?;
+    relations_both_ways(app, runs, report);
+}
+
+/// tui-tree-widget handed the whole forest, for comparison.
+fn widget(objects: usize, runs: usize, report: &mut Report) -> CmdResult {
     let mut app = App::new(Options::default());
     app.apply(Update::Reset {
-        objects: generate::cluster(args.objects)
+        objects: generate::cluster(objects)
             .into_iter()
             .map(Into::into)
             .collect(),
         kinds: KindTable::builtin(),
     });
     app.update(Action::ExpandAll);
-
-    // tui-tree-widget handed the whole forest, for comparison.
+    let mut terminal =
+        Terminal::new(TestBackend::new(W, H)).map_err(|e| CmdError(e.to_string()))?;
+    let ix = app.index().clone();
     let (items, open) = widget_items(&ix, app.graph());
     let mut state: TreeState<String> = TreeState::default();
     for p in open {

@@ -89,6 +89,8 @@ struct Paced {
     keys: VecDeque<Event>,
     returned: Option<Instant>,
     longest_away: Duration,
+    /// The same, once the last key was read.
+    longest_after_keys: Duration,
     gap: Duration,
     due: Instant,
     linger_until: Option<Instant>,
@@ -101,6 +103,9 @@ impl Events for Paced {
         let now = Instant::now();
         if let Some(r) = self.returned {
             self.longest_away = self.longest_away.max(now - r);
+            if self.keys.is_empty() {
+                self.longest_after_keys = self.longest_after_keys.max(now - r);
+            }
         }
         let event = self.next_at(now, timeout);
         self.returned = Some(Instant::now());
@@ -166,6 +171,9 @@ pub fn start(objects: Vec<Object>, paused: bool) -> Result<(SimBackend, App), Cm
 pub struct Waits {
     pub keys: Vec<Duration>,
     pub longest_away: Duration,
+    /// The longest away once the last key was read (after `Enter`, the
+    /// cascade alone: not the dialog's preview before it).
+    pub longest_after_keys: Duration,
 }
 
 /// Runs the loop over `keys`, `gap` apart, then `linger` more.
@@ -190,6 +198,7 @@ pub fn run(
         keys: keys.into(),
         returned: None,
         longest_away: Duration::ZERO,
+        longest_after_keys: Duration::ZERO,
         gap,
         due: Instant::now() + gap,
         linger_until: None,
@@ -206,5 +215,6 @@ pub fn run(
     Ok(Waits {
         keys,
         longest_away: events.longest_away,
+        longest_after_keys: events.longest_after_keys,
     })
 }
