@@ -104,7 +104,7 @@ pub fn needs_fields(group: &str, kind: &str, pods: bool) -> bool {
                 "apps",
                 "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
             )
-            | ("batch", "Job")
+            | ("batch", "Job" | "CronJob")
             | (
                 "admissionregistration.k8s.io",
                 "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"
@@ -320,6 +320,42 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
                 serde_json::json!({"conditions": cs}),
             )
         }
+        // The CronJob controller: when it starts a Job, from which template,
+        // and how many finished ones it keeps (as `model::kept` keeps them
+        // from a file).
+        ("batch", "CronJob") => {
+            let mut kept = pick(
+                spec,
+                &[
+                    &["schedule"],
+                    &["timeZone"],
+                    &["suspend"],
+                    &["startingDeadlineSeconds"],
+                    &["concurrencyPolicy"],
+                    &["successfulJobsHistoryLimit"],
+                    &["failedJobsHistoryLimit"],
+                    &["jobTemplate", "metadata", "labels"],
+                    &["jobTemplate", "spec", "completions"],
+                    &["jobTemplate", "spec", "parallelism"],
+                    &["jobTemplate", "spec", "ttlSecondsAfterFinished"],
+                    &["jobTemplate", "spec", "template", "metadata", "labels"],
+                ],
+            );
+            // A template is known even when it has no labels: the Jobs it
+            // starts make pods.
+            if spec.pointer("/jobTemplate/spec/template").is_some()
+                && kept.pointer("/jobTemplate/spec/template").is_none()
+            {
+                kept["jobTemplate"]["spec"]["template"] = serde_json::json!({});
+            }
+            (
+                kept,
+                pick(
+                    status,
+                    &[&["lastScheduleTime"], &["lastSuccessfulTime"], &["active"]],
+                ),
+            )
+        }
         ("", "PersistentVolumeClaim") => {
             (pick(spec, &[&["volumeName"]]), pick(status, &[&["phase"]]))
         }
@@ -346,6 +382,8 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
                     &["parallelism"],
                     &["completions"],
                     &["managedBy"],
+                    &["suspend"],
+                    &["ttlSecondsAfterFinished"],
                 ],
             );
             // A template is known even when it has no labels.
@@ -370,7 +408,28 @@ pub fn kept_fields(group: &str, kind: &str, spec: &Value, status: &Value) -> (Va
                 kept["volumeClaimTemplates"] = Value::Array(ts);
             }
             let st = if kind == "Job" {
-                conditions(status)
+                // Finished or not, and since when: a CronJob's history
+                // (oldest first) and the TTL after finishing.
+                let mut st = conditions(status);
+                let times = pick(
+                    status,
+                    &[
+                        &["startTime"],
+                        &["completionTime"],
+                        &["active"],
+                        &["succeeded"],
+                        &["failed"],
+                    ],
+                );
+                if let Some(times) = times.as_object() {
+                    if st.is_null() {
+                        st = serde_json::json!({});
+                    }
+                    for (k, v) in times {
+                        st[k] = v.clone();
+                    }
+                }
+                st
             } else {
                 // Whether it runs: a finalizer's controller is one
                 // (STUCK-CAUSES C1).
@@ -655,6 +714,55 @@ mod kept_tests {
         assert_eq!(
             st,
             json!({"conditions": [{"type": "Terminating", "status": "True"}]})
+        );
+    }
+
+    #[test]
+    fn cronjobs_and_jobs_keep_what_the_cronjob_controller_reads() {
+        // Without them a snapshot's CronJob never started a Job in
+        // `simulate` (found by the whole-cluster CronJob rehearsal).
+        assert!(needs_fields("batch", "CronJob", false));
+        let spec = json!({
+            "schedule": "*/5 * * * *", "concurrencyPolicy": "Forbid", "suspend": false,
+            "successfulJobsHistoryLimit": 1, "startingDeadlineSeconds": 30,
+            "jobTemplate": {"metadata": {"labels": {"app": "report"}, "annotations": {"token": "s3cret"}},
+                "spec": {"parallelism": 1, "template": {"metadata": {"labels": {"app": "report"}},
+                    "spec": {"containers": [{"name": "c", "image": "i", "env": [{"name": "PASSWORD", "value": "s3cret"}]}]}}}},
+        });
+        let status = json!({"lastScheduleTime": "2026-11-26T06:00:00Z", "active": [{"kind": "Job", "name": "report-1", "uid": "j1"}]});
+        let (kept, st) = kept_fields("batch", "CronJob", &spec, &status);
+        let (bare, _) = kept_fields(
+            "batch",
+            "CronJob",
+            &json!({"schedule": "@daily", "jobTemplate": {"spec": {"template": {"spec": {"containers": []}}}}}),
+            &Value::Null,
+        );
+        assert_eq!(
+            bare,
+            json!({"schedule": "@daily", "jobTemplate": {"spec": {"template": {}}}})
+        );
+        assert_eq!(
+            kept,
+            json!({"schedule": "*/5 * * * *", "concurrencyPolicy": "Forbid", "suspend": false,
+                "successfulJobsHistoryLimit": 1, "startingDeadlineSeconds": 30,
+                "jobTemplate": {"metadata": {"labels": {"app": "report"}},
+                    "spec": {"parallelism": 1, "template": {"metadata": {"labels": {"app": "report"}}}}}})
+        );
+        assert_eq!(st, status);
+        let (kept, st) = kept_fields(
+            "batch",
+            "Job",
+            &json!({"parallelism": 1, "ttlSecondsAfterFinished": 60, "template": {"spec": {}}}),
+            &json!({"startTime": "2026-11-26T06:00:01Z", "completionTime": "2026-11-26T06:00:09Z", "succeeded": 1,
+                "conditions": [{"type": "Complete", "status": "True", "lastProbeTime": "x"}]}),
+        );
+        assert_eq!(
+            (kept, st),
+            (
+                json!({"parallelism": 1, "ttlSecondsAfterFinished": 60, "template": {}}),
+                json!({"startTime": "2026-11-26T06:00:01Z", "completionTime": "2026-11-26T06:00:09Z", "succeeded": 1,
+                    "conditions": [{"type": "Complete", "status": "True"}]})
+            )
         );
     }
 

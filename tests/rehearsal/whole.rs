@@ -58,6 +58,9 @@ struct Rehearsed {
     real: BTreeMap<String, (String, bool)>,
     simulated: BTreeMap<String, (String, bool)>,
     changed: Vec<String>,
+    /// The objects as the real cluster and the simulation ended.
+    real_objects: Vec<Value>,
+    simulated_objects: Vec<Value>,
 }
 
 /// Takes the snapshot, hands it to `prepare` (which may give it settings
@@ -72,12 +75,12 @@ fn rehearse_whole(prepare: impl FnOnce(&mut Value)) -> Rehearsed {
         std::process::id()
     ));
     std::fs::write(&file, snap.to_string()).expect("snapshot file");
-    let until = WAIT_SECONDS.to_string();
+    let run_for = WAIT_SECONDS.to_string();
     let sim = ownerscope(&[
         "simulate",
         file.to_str().expect("path"),
-        "--until",
-        &until,
+        "--for",
+        &run_for,
         "-o",
         "json",
     ]);
@@ -96,8 +99,13 @@ fn rehearse_whole(prepare: impl FnOnce(&mut Value)) -> Rehearsed {
     if let Some(rest) = Duration::from_secs(WAIT_SECONDS).checked_sub(started.elapsed()) {
         std::thread::sleep(rest);
     }
-    let real = states(snapshot_all()["objects"].as_array().expect("objects"));
-    let simulated = states(last["final"].as_array().expect("final"));
+    let real_objects = snapshot_all()["objects"]
+        .as_array()
+        .expect("objects")
+        .clone();
+    let simulated_objects = last["final"].as_array().expect("final").clone();
+    let real = states(&real_objects);
+    let simulated = states(&simulated_objects);
     let mut changed = Vec::new();
     for (uid, (who, terminating)) in &before {
         // Left alone by the cluster: still there, as Terminating as it was.
@@ -115,6 +123,8 @@ fn rehearse_whole(prepare: impl FnOnce(&mut Value)) -> Rehearsed {
         real,
         simulated,
         changed,
+        real_objects,
+        simulated_objects,
     }
 }
 
@@ -218,5 +228,94 @@ fn the_pod_gc_deletes_the_same_oldest_terminated_pods_as_the_real_one() {
     rt.block_on(delete_namespace(&client, &ns));
     assert_eq!(real.len(), 2, "the real pod GC deleted {real:?}");
     assert_eq!(simulated, real);
+    assert!(r.changed.is_empty(), "{}", r.changed.join("\n"));
+}
+
+/// The names of the Jobs controlled by `cronjob` (a uid) among `objects`.
+fn jobs_of(objects: &[Value], cronjob: &str) -> Vec<String> {
+    let mut v: Vec<String> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Job")
+        .filter(|o| {
+            o["metadata"]["ownerReferences"]
+                .as_array()
+                .is_some_and(|rs| {
+                    rs.iter()
+                        .any(|r| r["uid"] == cronjob && r["controller"] == true)
+                })
+        })
+        .filter_map(|o| o["metadata"]["name"].as_str().map(str::to_string))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_cronjob_schedule_falls_due_in_the_simulation_of_a_snapshot_as_on_the_cluster() {
+    // A snapshot's clock starts when it was taken: a CronJob's next
+    // schedule comes at the same minute in the simulation as on the
+    // cluster. 1.20's controller polls every 10 s, so the window of 60 s
+    // is started half a minute before the schedule.
+    let _g = shared();
+    let rt = rt();
+    let client = rt.block_on(admin_client());
+    let ns = rt.block_on(namespace(&client, "rehearse-cron"));
+    kubectl(
+        &["apply", "-n", &ns, "-f", "-"],
+        Some(
+            "apiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: report}\nspec: {schedule: '* * * * *', jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: example.invalid/c:1}]}}}}}",
+        ),
+    );
+    let cronjob = kubectl(
+        &[
+            "get",
+            "-n",
+            &ns,
+            "cronjob/report",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ],
+        None,
+    );
+    let second = |now: std::time::SystemTime| {
+        now.duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() % 60)
+            .unwrap_or(0)
+    };
+    // Up to the next :25-:30 of a minute (the schedule then comes 30-35 s
+    // into the window, and 1.20's Job at most 10 s after it).
+    while !(25..30).contains(&second(std::time::SystemTime::now())) {
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let mut before = Vec::new();
+    let r = rehearse_whole(|snap| {
+        before = jobs_of(snap["objects"].as_array().expect("objects"), &cronjob);
+    });
+    let new = |objects: &[Value]| -> Vec<String> {
+        jobs_of(objects, &cronjob)
+            .into_iter()
+            .filter(|j| !before.contains(j))
+            .collect()
+    };
+    let (real, simulated) = (new(&r.real_objects), new(&r.simulated_objects));
+    eprintln!(
+        "rehearsal: a CronJob's next schedule: the cluster started {real:?}, the simulation {simulated:?}"
+    );
+    rt.block_on(delete_namespace(&client, &ns));
+    assert_eq!(real.len(), 1, "the cluster started {real:?} in the window");
+    assert_eq!(simulated.len(), 1, "the simulation started {simulated:?}");
+    // The same scheduled time. A version difference (the CronJob
+    // controller): 1.20 names the Job in seconds since 1970, 1.21+ (the
+    // simulation) in minutes.
+    let suffix = |name: &str| -> u64 {
+        name.rsplit_once('-')
+            .and_then(|(_, n)| n.parse().ok())
+            .unwrap_or_else(|| panic!("a scheduled Job's name: {name}"))
+    };
+    assert_eq!(
+        suffix(&real[0]),
+        suffix(&simulated[0]) * 60,
+        "{real:?} {simulated:?}"
+    );
     assert!(r.changed.is_empty(), "{}", r.changed.join("\n"));
 }
