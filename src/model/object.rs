@@ -172,6 +172,12 @@ pub struct Extra {
     /// requests each webhook is called for, and where (STUCK-CAUSES C6).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub webhooks: Option<Box<Value>>,
+    /// `metadata.managedFields` as `ownerscope serve` keeps it (who set
+    /// which field: `crate::serve::managed`). Stored beside the object's
+    /// top-level fields, where no object read from a cluster has it: a
+    /// snapshot's or a watch's managed fields are never read into memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub managed_fields: Option<Box<Value>>,
 }
 
 /// One top-level field kept as its JSON text, in one allocation of its
@@ -350,6 +356,7 @@ enum Field {
     ReportingComponent,
     ReportingInstance,
     Webhooks,
+    ManagedFields,
     #[serde(other)]
     Other,
 }
@@ -379,6 +386,7 @@ impl Field {
         "reportingComponent",
         "reportingInstance",
         "webhooks",
+        "managedFields",
     ];
 
     /// Where an [`Extra`] field kept as a value goes.
@@ -388,6 +396,7 @@ impl Field {
             Field::RoleRef => &mut e.role_ref,
             Field::Subjects => &mut e.subjects,
             Field::Webhooks => &mut e.webhooks,
+            Field::ManagedFields => &mut e.managed_fields,
             _ => return None,
         })
     }
@@ -426,6 +435,7 @@ impl Field {
                 | Field::RoleRef
                 | Field::Subjects
                 | Field::Webhooks
+                | Field::ManagedFields
         )
     }
 }

@@ -6,18 +6,17 @@
 //! name), an object that does not exist created (201), one that does
 //! given the applied fields (200).
 //!
-//! Not modelled: field ownership. The store keeps no `managedFields`, so an
-//! apply never conflicts with another manager (kube-apiserver answers 409
-//! unless `force=true`), and a field a manager applied before and leaves
-//! out now is kept rather than removed. Lists are replaced whole, as a
-//! merge patch replaces them.
+//! Field ownership is [`super::managed`]'s: an apply that would change a
+//! field another manager owns answers 409 unless `force=true`, a field
+//! the applier leaves out that no other manager owns is removed, and the
+//! applier owns what it applied (`metadata.managedFields`).
 
 use serde_json::json;
 
 use super::rbac::User;
-use super::status;
 use super::write::{self, Named, Part};
-use super::{Request, Response};
+use super::{Request, Response, managed, ownership, status};
+use crate::model::Object;
 use crate::sim::Sim;
 
 /// The content type of an apply patch.
@@ -91,10 +90,9 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
             ),
         );
     }
-    // The applied object, sent on as a create or a merge patch (`force`
-    // is the apply's alone).
-    let as_json = |content_type: &str| Request {
-        content_type: content_type.into(),
+    // The applied object, as a create's body (`force` is the apply's).
+    let as_json = || Request {
+        content_type: "application/json".into(),
         body: serde_json::to_vec(&applied).unwrap_or_default(),
         query: req
             .query
@@ -104,23 +102,37 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
             .collect(),
         ..req.clone()
     };
-    if part == Part::Object && sim.get(&target.key()).is_none() {
-        let created = write::create(
+    // What the simulator keeps of the configuration is what it owns.
+    let config = match serde_json::from_value::<Object>(applied.clone()) {
+        Ok(o) => ownership::compared(&o),
+        Err(e) => return status::error(400, &format!("error decoding YAML: {e}")),
+    };
+    let Some(current) = sim.get(&target.key()).cloned() else {
+        if part == Part::Status {
+            return target.not_found();
+        }
+        let set = managed::applied_set(&config);
+        return write::create_as(
             sim,
-            &as_json("application/json"),
+            &as_json(),
             user,
             target.kind,
             target.namespace.as_deref(),
+            Some(set),
         );
-        return created;
+    };
+    let force = req.param("force") == Some("true");
+    let live = ownership::compared(&current);
+    let entries = ownership::entries_of(&current);
+    let applied = ownership::with_writer(sim, req, target.kind, |w| {
+        managed::apply(&entries, &live, &config, w, force)
+    });
+    match applied {
+        Err(conflicts) => Response::json(409, &managed::conflict_status(&conflicts)),
+        Ok((merged, owned)) => {
+            write::write_patched(sim, req, user, target, part, &current, merged, Some(owned))
+        }
     }
-    write::patch_part(
-        sim,
-        &as_json("application/merge-patch+json"),
-        user,
-        target,
-        part,
-    )
 }
 
 #[cfg(test)]

@@ -13,7 +13,27 @@ use crate::model::{KindInfo, Object, OwnershipGraph};
 /// The object as the API sends it.
 #[must_use]
 pub fn object_value(o: &Object) -> Value {
-    serde_json::to_value(o).unwrap_or(Value::Null)
+    let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
+    // Kept beside the top-level fields (`Extra::managed_fields`), sent in
+    // metadata, last, as the API server sends it.
+    if let Some(managed) = v.as_object_mut().and_then(|m| m.remove("managedFields"))
+        && let Some(meta) = v["metadata"].as_object_mut()
+    {
+        meta.insert("managedFields".into(), managed);
+    }
+    v
+}
+
+/// An object's metadata as sent, `managedFields` included.
+fn metadata_value(o: &Object) -> Value {
+    let mut meta = serde_json::to_value(&o.metadata).unwrap_or(Value::Null);
+    if let (Some(m), Some(managed)) = (
+        meta.as_object_mut(),
+        o.extra.as_ref().and_then(|e| e.managed_fields.as_deref()),
+    ) {
+        m.insert("managedFields".into(), managed.clone());
+    }
+    meta
 }
 
 /// The object as the API sends it in `kind`'s version (a stored core/v1
@@ -36,7 +56,7 @@ pub fn meta_value(o: &Object) -> Value {
     json!({
         "kind": "PartialObjectMetadata",
         "apiVersion": "meta.k8s.io/v1",
-        "metadata": serde_json::to_value(&o.metadata).unwrap_or(Value::Null),
+        "metadata": metadata_value(o),
     })
 }
 

@@ -5,11 +5,12 @@
 
 use serde_json::Value;
 
+use super::managed::{self, FieldSet};
 use super::rbac::{self, User};
 use super::status::{self, object_error};
 pub use super::status_subresource::Part;
 use super::{Request, Response, patch, read};
-use super::{admit, apply, escalation, status_subresource};
+use super::{admit, apply, escalation, ownership, status_subresource};
 use crate::model::{KindInfo, Object};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
 
@@ -302,6 +303,18 @@ pub fn create(
     kind: &KindInfo,
     namespace: Option<&str>,
 ) -> Response {
+    create_as(sim, req, user, kind, namespace, None)
+}
+
+/// POST, or the create of an apply (`applied`: the fields it owns).
+pub fn create_as(
+    sim: &mut Sim,
+    req: &Request,
+    user: &User,
+    kind: &KindInfo,
+    namespace: Option<&str>,
+    applied: Option<FieldSet>,
+) -> Response {
     if let Err(r) = admit::dry_run_values(req, "CreateOptions") {
         return r;
     }
@@ -338,6 +351,13 @@ pub fn create(
     body["metadata"]["name"] = Value::from(obj.name());
     if let Err(refused) = admit::validate(kind, &body) {
         return refused;
+    }
+    match applied {
+        Some(set) => {
+            let entries = ownership::applied_entries(sim, req, kind, set);
+            ownership::set(&mut obj, &entries);
+        }
+        None => ownership::record_update(sim, req, kind, None, &mut obj),
     }
     status_subresource::on_create(sim, kind, &mut obj);
     if dry_run(req, &body) {
@@ -407,6 +427,7 @@ pub fn update_part(
     if let Some(old) = &old {
         status_subresource::keep(sim, part, target.kind, &mut obj, old);
     }
+    ownership::record_update(sim, req, target.kind, old.as_ref(), &mut obj);
     if dry_run(req, &body) {
         let resp = sim.clone().update(obj.clone());
         sim.record_response(obj.obj_ref(), "PUT dryRun=All".into(), &resp);
@@ -466,8 +487,25 @@ pub fn patch_part(
         }
         return target.error(f.code, &f.message);
     }
-    if let Err(refused) = no_escalation(sim, user, target.kind, &doc, Some(&current), &target.name)
-    {
+    write_patched(sim, req, user, target, part, &current, doc, None)
+}
+
+/// The end of a PATCH (or an apply): `doc` checked and written over
+/// `current`; `owned`, an apply's managed fields, else the request's
+/// manager owns what it changed.
+#[allow(clippy::too_many_arguments)]
+pub fn write_patched(
+    sim: &mut Sim,
+    req: &Request,
+    user: &User,
+    target: &Named,
+    part: Part,
+    current: &Object,
+    doc: Value,
+    owned: Option<Vec<managed::Entry>>,
+) -> Response {
+    let key = target.key();
+    if let Err(refused) = no_escalation(sim, user, target.kind, &doc, Some(current), &target.name) {
         return refused;
     }
     if let Err(refused) = admit::validate(target.kind, &doc) {
@@ -487,7 +525,11 @@ pub fn patch_part(
             "a patch cannot change the object's apiVersion, kind, name or namespace",
         );
     }
-    status_subresource::keep(sim, part, target.kind, &mut new, &current);
+    status_subresource::keep(sim, part, target.kind, &mut new, current);
+    match &owned {
+        Some(entries) => ownership::set(&mut new, entries),
+        None => ownership::record_update(sim, req, target.kind, Some(current), &mut new),
+    }
     // A resource version the patch did not set is no precondition.
     if new.metadata.resource_version == current.metadata.resource_version {
         new.metadata.resource_version = None;

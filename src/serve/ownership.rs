@@ -1,0 +1,165 @@
+//! Where a write records who set which field: the request's field
+//! manager, the object's `managedFields` before and after
+//! ([`super::managed`] keeps the sets).
+
+use serde_json::{Value, json};
+
+use super::managed::{self, Entry, FieldSet, Writer};
+use super::{Request, read};
+use crate::model::object::Extra;
+use crate::model::{KindInfo, Object};
+use crate::sim::Sim;
+
+/// The request's field manager: `fieldManager`, else its user agent's
+/// first word, as kube-apiserver 1.20 names it.
+#[must_use]
+pub fn manager_of(req: &Request) -> String {
+    match req.param("fieldManager").filter(|m| !m.is_empty()) {
+        Some(m) => m.to_string(),
+        None => managed::default_manager(&req.user_agent),
+    }
+}
+
+/// Now, to the second, as `managedFields` times are written.
+fn time(sim: &Sim) -> String {
+    let s = sim.now().to_string();
+    match s.split_once('.') {
+        Some((seconds, _)) => format!("{seconds}Z"),
+        None => s,
+    }
+}
+
+/// The object's entries.
+#[must_use]
+pub fn entries_of(o: &Object) -> Vec<Entry> {
+    managed::entries(o.extra.as_ref().and_then(|e| e.managed_fields.as_deref()))
+}
+
+/// The object as its fields are compared: without `managedFields`.
+#[must_use]
+pub fn compared(o: &Object) -> Value {
+    let mut v = read::object_value(o);
+    if let Some(m) = v["metadata"].as_object_mut() {
+        m.remove("managedFields");
+    }
+    v
+}
+
+/// Sets `o`'s `managedFields` to `entries` (none: no field).
+pub fn set(o: &mut Object, entries: &[Entry]) {
+    if entries.is_empty() {
+        if let Some(e) = o.extra.as_mut() {
+            e.managed_fields = None;
+            if **e == Extra::default() {
+                o.extra = None;
+            }
+        }
+        return;
+    }
+    o.extra.get_or_insert_with(Box::default).managed_fields =
+        Some(Box::new(managed::to_value(entries)));
+}
+
+/// Records an update (`old` `None`: a create) of `new` by the request's
+/// manager: the fields it changed are its own.
+pub fn record_update(
+    sim: &Sim,
+    req: &Request,
+    kind: &KindInfo,
+    old: Option<&Object>,
+    new: &mut Object,
+) {
+    let entries = old.map(entries_of).unwrap_or_default();
+    let old_v = old.map_or_else(|| json!({}), compared);
+    set(new, &[]);
+    let new_v = compared(new);
+    let manager = manager_of(req);
+    let api_version = kind.api_version();
+    let now = time(sim);
+    let w = Writer {
+        manager: &manager,
+        api_version: &api_version,
+        time: &now,
+    };
+    let out = managed::update(&entries, &old_v, &new_v, &w);
+    set(new, &out);
+}
+
+/// The entries of an object an apply creates: the applier owns what it
+/// applied.
+#[must_use]
+pub fn applied_entries(sim: &Sim, req: &Request, kind: &KindInfo, applied: FieldSet) -> Vec<Entry> {
+    if applied.is_empty() {
+        return Vec::new();
+    }
+    vec![Entry {
+        manager: manager_of(req),
+        operation: "Apply".into(),
+        api_version: kind.api_version(),
+        time: time(sim),
+        set: applied,
+    }]
+}
+
+/// The writer of an apply.
+pub fn with_writer<T>(
+    sim: &Sim,
+    req: &Request,
+    kind: &KindInfo,
+    f: impl FnOnce(&Writer) -> T,
+) -> T {
+    let manager = manager_of(req);
+    let api_version = kind.api_version();
+    let now = time(sim);
+    f(&Writer {
+        manager: &manager,
+        api_version: &api_version,
+        time: &now,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn managed_fields_survive_the_store_and_are_sent_in_metadata() {
+        let mut o = Object::new("v1", "ConfigMap", Some("x"), "c");
+        o.metadata.labels.insert("a".into(), "1".into());
+        let entries = managed::update(
+            &[],
+            &json!({}),
+            &compared(&o),
+            &Writer {
+                manager: "curl",
+                api_version: "v1",
+                time: "2026-11-26T06:00:00Z",
+            },
+        );
+        set(&mut o, &entries);
+        // As the journal and store.json write and read it.
+        let text = serde_json::to_string(&o).expect("serializes");
+        let back: Object = serde_json::from_str(&text).expect("reads");
+        assert_eq!(entries_of(&back), entries);
+        let sent = read::object_value(&back);
+        assert!(sent.get("managedFields").is_none());
+        let meta = sent["metadata"].as_object().expect("metadata");
+        assert_eq!(
+            meta.keys().next_back().map(String::as_str),
+            Some("managedFields")
+        );
+        assert_eq!(sent["metadata"]["managedFields"][0]["manager"], "curl");
+        // No entries: no field, and no empty Extra left behind.
+        set(&mut o, &[]);
+        assert!(o.extra.is_none());
+        assert!(compared(&o)["metadata"].get("managedFields").is_none());
+    }
+
+    #[test]
+    fn an_object_read_from_a_cluster_keeps_no_managed_fields() {
+        let o: Object = serde_json::from_value(json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "managedFields": [{"manager": "m", "operation": "Update"}]}}))
+        .expect("reads");
+        assert!(o.extra.is_none());
+    }
+}
