@@ -172,6 +172,38 @@ fn simulate_delete_without_policy_uses_the_type_default() {
 }
 
 #[test]
+fn simulate_for_runs_as_long_as_asked_and_a_cronjob_keeps_its_schedule() {
+    let file =
+        std::env::temp_dir().join(format!("ownerscope-cli-cron-{}.yaml", std::process::id()));
+    std::fs::write(
+        &file,
+        "name: cron\nobjects:\n- apiVersion: batch/v1\n  kind: CronJob\n  metadata: {name: report, namespace: ns}\n  spec: {schedule: '* * * * *', jobTemplate: {spec: {template: {spec: {restartPolicy: Never}}}}}\n",
+    )
+    .expect("file");
+    let path = file.to_str().expect("path");
+    let created = |args: &[&str]| -> usize {
+        let o = ownerscope(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+            .lines()
+            .filter(|l| l.contains("created   Job/report-"))
+            .count()
+    };
+    // Settling stops once only the next schedule is left; `--for` runs
+    // through two of them.
+    assert_eq!(created(&["simulate", path]), 0);
+    assert_eq!(created(&["simulate", path, "--for", "130"]), 2);
+    let both = ownerscope(&["simulate", path, "--for", "1", "--until", "2"]);
+    assert!(!both.status.success());
+    assert!(
+        stderr(&both).contains("cannot be used with"),
+        "{}",
+        stderr(&both)
+    );
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
 fn malformed_files_fail_naming_file_line_and_field() {
     let dir = std::env::temp_dir().join(format!("ownerscope-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
