@@ -8,7 +8,7 @@ use std::hash::BuildHasherDefault;
 use std::time::Duration;
 
 use super::index::NodeId;
-use super::rows::{KeyHasher, KeySet, Row, RowKey, RowNode};
+use super::rows::{IdSet, KeyFilter, KeyHasher, KeySet, Row, RowKey, RowNode};
 use crate::model::{ObjRef, Object};
 
 /// How long a change stays highlighted (real time).
@@ -125,8 +125,13 @@ impl Flashes {
         for (id, obj) in removed {
             by_id.entry(*id).or_insert(obj);
         }
+        let ids: IdSet = by_id.keys().collect();
         for (i, r) in rows.iter().enumerate() {
-            let Some(obj) = r.id().and_then(|id| by_id.get(&id)) else {
+            let Some(obj) = r
+                .id()
+                .filter(|id| ids.contains(*id))
+                .and_then(|id| by_id.get(&id))
+            else {
                 continue;
             };
             self.ghosts.push(Ghost {
@@ -180,13 +185,16 @@ impl Flashes {
         for g in &self.ghosts {
             after.entry(g.after).or_default().push(g);
         }
+        let filter = KeyFilter::new(after.keys().flatten());
         let mut emitted = KeySet::default();
         let mut out = Vec::with_capacity(rows.len() + self.ghosts.len());
         emit(&mut out, &mut after, &mut emitted, None);
         for r in rows {
             let key = r.key;
             out.push(r);
-            emit(&mut out, &mut after, &mut emitted, Some(key));
+            if filter.may_contain(key) {
+                emit(&mut out, &mut after, &mut emitted, Some(key));
+            }
         }
         // Ghosts whose neighbour vanished without a trace go at the end.
         let mut rest: Vec<Option<RowKey>> = after.keys().copied().collect();

@@ -77,6 +77,66 @@ impl Hasher for KeyHasher {
 /// A set of row keys.
 pub type KeySet = HashSet<RowKey, BuildHasherDefault<KeyHasher>>;
 
+/// A set of node ids as a bitset: looked up once per row in the passes
+/// over a million rows, where a hashed probe per row was most of the pass.
+#[derive(Clone, Debug, Default)]
+pub struct IdSet(Vec<u64>);
+
+impl IdSet {
+    pub fn insert(&mut self, id: NodeId) {
+        let (w, b) = (id as usize / 64, id % 64);
+        if self.0.len() <= w {
+            self.0.resize(w + 1, 0);
+        }
+        self.0[w] |= 1 << b;
+    }
+
+    #[must_use]
+    pub fn contains(&self, id: NodeId) -> bool {
+        self.0
+            .get(id as usize / 64)
+            .is_some_and(|w| w & (1 << (id % 64)) != 0)
+    }
+}
+
+impl<'a> FromIterator<&'a NodeId> for IdSet {
+    fn from_iter<I: IntoIterator<Item = &'a NodeId>>(iter: I) -> Self {
+        let mut s = IdSet::default();
+        for id in iter {
+            s.insert(*id);
+        }
+        s
+    }
+}
+
+/// A filter before a probe of a set of row keys: a row whose key's bit is
+/// clear is surely not in the set (one bit test instead of a hashed probe
+/// per row; a set bit is then looked up).
+#[derive(Clone, Debug)]
+pub struct KeyFilter(Vec<u64>);
+
+impl KeyFilter {
+    const BITS: u64 = 1 << 16;
+
+    #[must_use]
+    pub fn new<'a>(keys: impl IntoIterator<Item = &'a RowKey>) -> Self {
+        let mut v = vec![0u64; usize::try_from(Self::BITS / 64).unwrap_or(1024)];
+        for k in keys {
+            let b = k.0 % Self::BITS;
+            v[usize::try_from(b / 64).unwrap_or(0)] |= 1 << (b % 64);
+        }
+        KeyFilter(v)
+    }
+
+    #[must_use]
+    pub fn may_contain(&self, key: RowKey) -> bool {
+        let b = key.0 % Self::BITS;
+        self.0
+            .get(usize::try_from(b / 64).unwrap_or(0))
+            .is_some_and(|w| w & (1 << (b % 64)) != 0)
+    }
+}
+
 /// What a row shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RowNode {
@@ -351,6 +411,7 @@ pub fn patch(
         .iter()
         .filter(|(_, ns)| filters.scope.admits(ns))
         .peekable();
+    let owners: IdSet = dirty.owners.iter().collect();
     let mut path: Vec<NodeId> = Vec::new();
     let mut it = old.into_iter().peekable();
     while let Some(r) = it.next() {
@@ -375,7 +436,7 @@ pub fn patch(
             RowNode::Object { id, parent, cycle } => {
                 let (id, parent, depth) = (*id, *parent, r.depth);
                 path.truncate(usize::from(depth).saturating_sub(1));
-                if !cycle && dirty.owners.contains(&id) {
+                if !cycle && owners.contains(id) {
                     // Its old subtree, ghosts within it included: a ghost
                     // put back at its old place may sit between the
                     // object and children it gained since.
