@@ -8,9 +8,10 @@ use super::rows::{self, Only, RowKey, RowNode};
 use super::{App, Flag};
 
 /// Where a jump lands: the row and the rows above it to open.
+#[derive(Debug)]
 pub(super) struct Found {
-    key: RowKey,
-    ancestors: Vec<RowKey>,
+    pub(super) key: RowKey,
+    pub(super) ancestors: Vec<RowKey>,
 }
 
 impl App {
@@ -122,10 +123,16 @@ impl App {
     /// Opens the rows above `found` and selects it.
     pub(super) fn reveal(&mut self, found: &Found) {
         if self.filters.only == Only::All {
+            // Rows are built again only when a row above it was closed:
+            // in a fully expanded million rows, a jump costs no rebuild.
+            let mut opened = false;
             for (i, k) in found.ancestors.iter().enumerate() {
+                opened |= !self.expansion.is_open(*k, i == 0);
                 self.expansion.set(*k, i == 0, true);
             }
-            self.rebuild();
+            if opened {
+                self.rebuild();
+            }
         }
         if let Some(i) = self.rows.iter().position(|r| r.key == found.key) {
             self.select(i);
@@ -141,7 +148,6 @@ impl App {
         inclusive: bool,
         pred: impl Fn(NodeId) -> bool,
     ) -> Option<Found> {
-        let cur = self.selected_key;
         // A flat scan first: a miss costs no walk.
         if !self.index.any(&pred) {
             return None;
@@ -164,6 +170,19 @@ impl App {
                 })
             });
         }
+        self.find_from_rows(forward, inclusive, &pred)
+    }
+
+    /// [`App::find`] by a walk of the whole forest from its top, as it was
+    /// before it looked from the rows: what the rows' answer is held to.
+    #[cfg(test)]
+    pub(super) fn find_by_walk(
+        &self,
+        forward: bool,
+        inclusive: bool,
+        pred: impl Fn(NodeId) -> bool,
+    ) -> Option<Found> {
+        let cur = self.selected_key;
         // Each position is before, at or after the selection; a selected
         // group counts as just before its first object.
         let mut passed = cur.is_none();
@@ -204,6 +223,153 @@ impl App {
             first
         } else {
             last
+        }
+    }
+
+    /// [`App::find`] from the rows: the object positions of the forest in
+    /// display order are each row followed by what it hides (a closed
+    /// row's subtree, a closed group's roots and theirs), so the look
+    /// starts at the selection and goes as far as the next match, instead
+    /// of walking the forest from its top. A match on a shown row opens
+    /// nothing.
+    pub(super) fn find_from_rows(
+        &self,
+        forward: bool,
+        inclusive: bool,
+        pred: &impl Fn(NodeId) -> bool,
+    ) -> Option<Found> {
+        let n = self.rows.len();
+        let sel = self
+            .selected_key
+            .map(|_| self.selected.min(n.saturating_sub(1)));
+        let shown = |i: usize| -> Option<Found> {
+            let r = &self.rows[i];
+            r.id().filter(|id| pred(*id)).map(|_| Found {
+                key: r.key,
+                ancestors: Vec::new(),
+            })
+        };
+        let hidden = |i: usize, backward: bool| -> Option<Found> {
+            let mut hits = Vec::new();
+            self.hidden_below(i, |key, id, ancestors| {
+                if pred(id) {
+                    hits.push(Found {
+                        key,
+                        ancestors: ancestors.to_vec(),
+                    });
+                    return !backward;
+                }
+                false
+            });
+            if backward {
+                hits.pop()
+            } else {
+                hits.into_iter().next()
+            }
+        };
+        let row_then_hidden = |i: usize| shown(i).or_else(|| hidden(i, false));
+        let hidden_then_row = |i: usize| hidden(i, true).or_else(|| shown(i));
+        let Some(s) = sel else {
+            return if forward {
+                (0..n).find_map(row_then_hidden)
+            } else {
+                (0..n).rev().find_map(hidden_then_row)
+            };
+        };
+        let itself = || if inclusive { shown(s) } else { None };
+        let last = || if inclusive { None } else { shown(s) };
+        if forward {
+            itself()
+                .or_else(|| hidden(s, false))
+                .or_else(|| (s + 1..n).chain(0..s).find_map(row_then_hidden))
+                .or_else(last)
+        } else {
+            itself()
+                .or_else(|| {
+                    (0..s)
+                        .rev()
+                        .chain((s + 1..n).rev())
+                        .find_map(hidden_then_row)
+                })
+                .or_else(|| hidden(s, true))
+                .or_else(last)
+        }
+    }
+
+    /// The row keys above row `i` (its group first) and their objects.
+    fn above(&self, i: usize) -> (Vec<RowKey>, Vec<NodeId>) {
+        let (mut keys, mut ids) = (Vec::new(), Vec::new());
+        let Some(mut depth) = self.rows.get(i).map(|r| r.depth) else {
+            return (keys, ids);
+        };
+        for r in self.rows[..i].iter().rev() {
+            if depth == 0 {
+                break;
+            }
+            if r.depth < depth && !matches!(r.node, RowNode::Ghost { .. }) {
+                depth = r.depth;
+                keys.push(r.key);
+                ids.extend(r.id());
+            }
+        }
+        keys.reverse();
+        ids.reverse();
+        (keys, ids)
+    }
+
+    /// Visits the positions row `i` hides (nothing when it is open or has
+    /// no children), in display order, with the keys above each (group
+    /// first), as [`rows::walk`] gives them, until `f` returns `true`.
+    fn hidden_below(&self, i: usize, mut f: impl FnMut(RowKey, NodeId, &[RowKey]) -> bool) {
+        let Some(r) = self.rows.get(i).filter(|r| r.has_children && !r.open) else {
+            return;
+        };
+        let ix = &self.index;
+        let (mut ancestors, mut path) = self.above(i);
+        let mut stack: Vec<(NodeId, RowKey, usize)> = Vec::new();
+        match &r.node {
+            RowNode::Object { id, cycle, .. } => {
+                if *cycle {
+                    return;
+                }
+                ancestors.push(r.key);
+                path.push(*id);
+                let depth = usize::from(r.depth) + 1;
+                for c in ix.children_of(*id).iter().rev() {
+                    stack.push((*c, r.key.child_hash(ix.uid_hash(*c)), depth));
+                }
+            }
+            RowNode::Group { namespace, .. } => {
+                ancestors = vec![r.key];
+                path.clear();
+                let roots: Vec<NodeId> = ix
+                    .roots_of(
+                        namespace.is_none(),
+                        namespace.as_deref().unwrap_or_default(),
+                    )
+                    .map(|k| k.id)
+                    .collect();
+                for id in roots.into_iter().rev() {
+                    stack.push((id, r.key.child_hash(ix.uid_hash(id)), 1));
+                }
+            }
+            RowNode::Ghost { .. } => return,
+        }
+        while let Some((id, key, depth)) = stack.pop() {
+            ancestors.truncate(depth);
+            path.truncate(depth - 1);
+            let cycle = path.contains(&id);
+            if f(key, id, &ancestors) {
+                return;
+            }
+            if cycle {
+                continue;
+            }
+            ancestors.push(key);
+            path.push(id);
+            for c in ix.children_of(id).iter().rev() {
+                stack.push((*c, key.child_hash(ix.uid_hash(*c)), depth + 1));
+            }
         }
     }
 

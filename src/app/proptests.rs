@@ -241,3 +241,57 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// A jump or a search looked for from the rows (each row, then what it
+    /// hides) lands where a walk of the whole forest from its top lands,
+    /// forward and backward, from any selection, whatever is collapsed and
+    /// whatever namespace is in scope; a match on a shown row opens
+    /// nothing, one inside a closed row opens the same rows.
+    #[test]
+    fn a_find_from_the_rows_lands_where_a_walk_does(
+        specs in specs(false),
+        closed in prop::collection::vec(0usize..12, 0..6),
+        wanted in prop::collection::vec(any::<bool>(), 10),
+        selected in 0usize..14,
+        forward in any::<bool>(),
+        inclusive in any::<bool>(),
+        scoped in any::<bool>(),
+    ) {
+        use super::{App, Options, Scope};
+        use crate::backend::Update;
+        let mut app = App::new(Options::default());
+        app.apply(Update::Reset {
+            objects: specs.iter().enumerate().map(|(i, s)| object(i, s).into()).collect(),
+            kinds: KindTable::builtin(),
+        });
+        for c in closed {
+            if let Some(r) = app.rows.get(c) {
+                let (key, group) = (r.key, r.depth == 0);
+                app.expansion.set(key, group, false);
+            }
+        }
+        if scoped {
+            app.filters.scope = Scope::Namespace("a".into());
+        }
+        app.rebuild();
+        if !app.rows.is_empty() {
+            app.select(selected);
+        }
+        let index = app.index.clone();
+        let pred = |id| {
+            let uid = index.uid(id);
+            uid[1..].parse::<usize>().is_ok_and(|i| wanted[i % 10])
+        };
+        let ours = app.find_from_rows(forward, inclusive, &pred);
+        let walked = app.find_by_walk(forward, inclusive, pred);
+        prop_assert_eq!(ours.as_ref().map(|f| f.key), walked.as_ref().map(|f| f.key));
+        if let (Some(o), Some(w)) = (ours, walked) {
+            if o.ancestors.is_empty() {
+                prop_assert!(app.rows.iter().any(|r| r.key == o.key));
+            } else {
+                prop_assert_eq!(o.ancestors, w.ancestors);
+            }
+        }
+    }
+}
