@@ -116,3 +116,42 @@ fn plan_says_the_api_server_refuses_to_delete_kube_system() {
         "nothing is deleted"
     );
 }
+
+#[test]
+fn a_forbid_cronjob_skips_while_its_job_waits_on_a_dead_node_and_runs_once_the_node_is_deleted() {
+    let mut sim =
+        Sim::new(&bundled("cronjob-blocked-by-a-dead-node").expect("bundled")).expect("loads");
+    let jobs = |sim: &Sim| -> Vec<String> {
+        let mut v: Vec<String> = sim
+            .objects()
+            .filter(|o| o.kind == "Job")
+            .map(|o| o.name().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    // The pod on the dead node never finishes (no kubelet reports it), so
+    // its Job stays active, and the foreground delete at 30s waits on it:
+    // no schedule runs.
+    sim.advance(100_000);
+    assert_eq!(jobs(&sim), ["nightly-report-29453759"]);
+    let causes = why(&sim, "Job", Some("reports"), "nightly-report-29453759");
+    assert!(
+        causes[0].contains("waits for the kubelet of Node/node-1, which is not reporting"),
+        "{causes:?}"
+    );
+    // The Node deleted at 120s: the pod GC force-deletes the pod 40s later,
+    // the Job goes, and the missed run starts at once.
+    sim.advance(70_000);
+    assert_eq!(jobs(&sim), ["nightly-report-29453762"]);
+    sim.advance(30_000);
+    let pod_phases: Vec<String> = sim
+        .objects()
+        .filter(|o| o.is_pod())
+        .filter_map(|o| o.str_at(&["status", "phase"]).map(str::to_string))
+        .collect();
+    assert!(
+        pod_phases.iter().any(|p| p == "Succeeded"),
+        "{pod_phases:?}"
+    );
+}

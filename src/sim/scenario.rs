@@ -579,6 +579,7 @@ scenario_files!(
     "webhook-blocks-finalizer",
     "operator-uninstalled",
     "metrics-server-down",
+    "cronjob-blocked-by-a-dead-node",
 );
 
 /// The bundled scenario opened when none is named.

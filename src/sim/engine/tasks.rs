@@ -73,6 +73,16 @@ impl Sim {
                 if pod.is_terminating() || !crate::model::workload::is_active_pod(pod) {
                     return;
                 }
+                // Only a kubelet that reports says so: a pod on a node that
+                // is not Ready, or gone, runs on for all the API knows
+                // (R76, STUCK-CAUSES C8).
+                use crate::model::nodes::{NodeHealth, of_pod};
+                if matches!(
+                    of_pod(self.api.graph(), pod),
+                    NodeHealth::NotReady { .. } | NodeHealth::Gone { .. }
+                ) {
+                    return;
+                }
                 let mut status = (*pod.status).clone();
                 if !status.is_object() {
                     status = serde_json::json!({});
