@@ -129,11 +129,15 @@ pub fn selector(owner: &Object) -> Selector {
 /// not; one loaded anyway would create pods it can never count).
 #[must_use]
 pub fn is_managed(owner: &Object) -> bool {
-    controller_of_kind(owner.group(), &owner.kind).is_some()
-        && owner
-            .peek_at(&["spec", "template"])
-            .is_some_and(|t| t.is_object())
-        && selector(owner).matches(&template_labels(owner))
+    if controller_of_kind(owner.group(), &owner.kind).is_none() {
+        return false;
+    }
+    // The template read once from the kept text, its labels from it.
+    let template = owner.peek_at(&["spec", "template"]);
+    let Some(template) = template.filter(Value::is_object) else {
+        return false;
+    };
+    selector(owner).matches(&labels_of(template.pointer("/metadata/labels").cloned()))
 }
 
 /// `spec.replicas`, defaulting to 1 as the API server does.
@@ -148,7 +152,12 @@ pub fn replicas(owner: &Object) -> u64 {
 /// The template's labels: what a created pod (or ReplicaSet) carries.
 #[must_use]
 pub fn template_labels(owner: &Object) -> crate::model::object::StringMap {
-    match owner.peek_at(&["spec", "template", "metadata", "labels"]) {
+    labels_of(owner.peek_at(&["spec", "template", "metadata", "labels"]))
+}
+
+/// A map of labels as strings (others skipped); empty for anything else.
+fn labels_of(labels: Option<Value>) -> crate::model::object::StringMap {
+    match labels {
         Some(Value::Object(m)) => m
             .into_iter()
             .filter_map(|(k, v)| match v {

@@ -7,7 +7,7 @@
 //! releases nor adopts.
 
 use crate::model::Object;
-use crate::model::workload::{Controller, selector};
+use crate::model::workload::Controller;
 
 use super::index::WorkloadIndex;
 use super::{Intent, JOB_TRACKING, Op, intent};
@@ -28,7 +28,10 @@ pub fn claim<'a>(
     owner: &Object,
     c: &Controller,
 ) -> Claimed<'a> {
-    let sel = selector(owner);
+    // The owner's selector as the index parsed it at its last change
+    // (the owner synced is the stored one, which the index has seen),
+    // not read again from its spec at each sync.
+    let sel = index.selector(owner.uid());
     let mut out = Claimed {
         children: Vec::new(),
         intents: Vec::new(),
