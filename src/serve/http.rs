@@ -87,13 +87,7 @@ impl Shared {
         let (Some(j), Some(upto)) = (&self.journal, upto) else {
             return Ok(());
         };
-        if j.durable() >= upto {
-            return Ok(());
-        }
-        let j = Arc::clone(j);
-        tokio::task::spawn_blocking(move || j.commit(upto))
-            .await
-            .map_err(|e| format!("writing the journal: {e}"))?
+        j.wait_durable(upto).await
     }
 
     /// The simulator (a panic elsewhere does not stop the server).

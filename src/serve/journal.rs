@@ -4,9 +4,11 @@
 //! Every change of the store (a client's write, the garbage collector's,
 //! a controller's) becomes a [`Record`] numbered in the order it was made.
 //! A request's answer waits until the records up to its own are written
-//! and `fsync`ed ([`Journal::commit`]): whoever holds the file writes every
-//! record queued so far with one `fsync`, and those who waited meanwhile
-//! find theirs already durable (group commit). The journal is a run of
+//! and `fdatasync`ed ([`Journal::wait_durable`]). One committer thread
+//! writes every record queued since its last `fdatasync` with one more,
+//! and wakes every request in that batch (group commit, as etcd's
+//! backend batches its transactions): a request waits on a channel, not
+//! on a thread of its own or on the file's lock. The journal is a run of
 //! segment files (`journal-<first seq>.log`, JSON lines); a snapshot
 //! (`store.json`, [`super::statedir`]) says up to which record it holds,
 //! and the segments it covers are removed. On start the snapshot is read
@@ -18,7 +20,8 @@ use std::fs::File;
 use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -206,11 +209,27 @@ struct Io {
     broken: Option<String>,
 }
 
+/// What is on disk, as the requests waiting on it see it.
+#[derive(Clone, Debug, Default)]
+struct Durable {
+    /// The last record on disk.
+    seq: u64,
+    /// Set when a write failed: nothing more is acknowledged.
+    broken: Option<String>,
+}
+
+/// How long the committer sleeps with nothing queued before it looks
+/// whether the journal is still open.
+const IDLE: Duration = Duration::from_millis(200);
+
 /// An open journal.
 pub struct Journal {
     dir: PathBuf,
     queue: Mutex<VecDeque<Item>>,
+    /// Rung when something is queued.
+    queued: Condvar,
     io: Mutex<Io>,
+    durable: tokio::sync::watch::Sender<Durable>,
 }
 
 impl std::fmt::Debug for Journal {
@@ -248,21 +267,34 @@ fn open_segment(dir: &Path, first: u64) -> Result<File, String> {
 
 impl Journal {
     /// A journal in `dir` whose next record is `last + 1`, in a new
-    /// segment. Older segments are for [`Journal::compacted`] to remove.
+    /// segment, and its committer thread (which ends once the journal is
+    /// dropped). Older segments are for [`Journal::compacted`] to remove.
     ///
     /// # Errors
-    /// The segment cannot be made.
-    pub fn open(dir: &Path, last: u64) -> Result<Journal, String> {
+    /// The segment or the thread cannot be made.
+    pub fn open(dir: &Path, last: u64) -> Result<Arc<Journal>, String> {
         let file = open_segment(dir, last + 1)?;
-        Ok(Journal {
+        let (durable, _) = tokio::sync::watch::channel(Durable {
+            seq: last,
+            broken: None,
+        });
+        let j = Arc::new(Journal {
             dir: dir.to_path_buf(),
             queue: Mutex::new(VecDeque::new()),
+            queued: Condvar::new(),
             io: Mutex::new(Io {
                 file,
                 durable: last,
                 broken: None,
             }),
-        })
+            durable,
+        });
+        let weak = Arc::downgrade(&j);
+        std::thread::Builder::new()
+            .name("journal".into())
+            .spawn(move || committer(&weak))
+            .map_err(|e| format!("starting the journal's committer: {e}"))?;
+        Ok(j)
     }
 
     /// Queues records (the store's lock held, so that they queue in the
@@ -270,6 +302,7 @@ impl Journal {
     pub fn enqueue(&self, records: Vec<Record>) -> Option<u64> {
         let last = records.last().map(|r| r.seq)?;
         lock(&self.queue).extend(records.into_iter().map(Item::Record));
+        self.queued.notify_one();
         Some(last)
     }
 
@@ -277,6 +310,25 @@ impl Journal {
     /// lock held, as a snapshot is taken that holds the records before).
     pub fn rotate(&self, first: u64) {
         lock(&self.queue).push_back(Item::Rotate(first));
+        self.queued.notify_one();
+    }
+
+    /// Waits (without a thread of its own) until record `upto` and all
+    /// before it are on disk: the committer writes them.
+    ///
+    /// # Errors
+    /// A write or an fdatasync failed, now or before.
+    pub async fn wait_durable(&self, upto: u64) -> Result<(), String> {
+        let mut rx = self.durable.subscribe();
+        let d = rx
+            .wait_for(|d| d.seq >= upto || d.broken.is_some())
+            .await
+            .map_err(|e| format!("writing the journal: {e}"))?;
+        match &d.broken {
+            _ if d.seq >= upto => Ok(()),
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
 
     /// Returns once record `upto` and all before it are on disk, writing
@@ -346,11 +398,13 @@ impl Journal {
         match done {
             Ok(()) => {
                 io.durable = last;
+                self.durable.send_modify(|d| d.seq = last);
                 Ok(())
             }
             Err(e) => {
                 tracing::error!("{e}: no write is acknowledged any more");
                 io.broken = Some(e.clone());
+                self.durable.send_modify(|d| d.broken = Some(e.clone()));
                 Err(e)
             }
         }
@@ -382,6 +436,32 @@ impl Journal {
             }
         }
         sync_dir(&self.dir)
+    }
+}
+
+/// Writes whatever is queued, one batch and one `fdatasync` at a time,
+/// until the journal is dropped.
+fn committer(journal: &Weak<Journal>) {
+    loop {
+        let Some(j) = journal.upgrade() else { return };
+        {
+            let q = lock(&j.queue);
+            let (q, _) = j
+                .queued
+                .wait_timeout_while(q, IDLE, |q| q.is_empty())
+                .unwrap_or_else(PoisonError::into_inner);
+            if q.is_empty() {
+                continue;
+            }
+        }
+        let mut io = lock(&j.io);
+        if io.broken.is_some() {
+            // Nothing more is acknowledged: what comes is dropped.
+            lock(&j.queue).clear();
+            continue;
+        }
+        // The error is kept in `io.broken` and sent to every waiter.
+        let _ = j.write_queued(&mut io);
     }
 }
 

@@ -155,7 +155,7 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
     let journal = match &state {
         Some(dir) => {
             served.enable_journal(last);
-            Some(Arc::new(Journal::open(dir.path(), last)?))
+            Some(Journal::open(dir.path(), last)?)
         }
         None => None,
     };
