@@ -10,7 +10,10 @@ use crate::sim::scenario;
 
 fn app_on(name: &str, read_only: bool) -> (App, SimBackend) {
     let sc = scenario::bundled(name).expect("bundled scenario");
-    let mut b = SimBackend::new(&sc).expect("loads");
+    // Unbounded: a poll of 40 s runs to its end however loaded the
+    // machine is (the poll budget has tests of its own, in
+    // backend::simulated).
+    let mut b = SimBackend::new(&sc).expect("loads").unbounded();
     let mut app = App::new(Options {
         read_only,
         scenarios: vec![
@@ -1354,12 +1357,9 @@ fn force_delete_is_a_deliberate_choice_on_a_pod_only() {
     assert!(!d.force, "only a pod has a grace period to skip");
 }
 
-/// STUCK-CAUSES C1: the finalizer dialog says whether the finalizer's
-/// controller runs before the user decides; here its workload (by the
-/// catalogue's name) is scaled to 0.
 /// The simulator's App on a parsed scenario.
 fn app_of(sc: &scenario::Scenario) -> (App, SimBackend) {
-    let mut b = SimBackend::new(sc).expect("loads");
+    let mut b = SimBackend::new(sc).expect("loads").unbounded();
     let mut app = App::new(Options {
         read_only: false,
         scenarios: Vec::new(),
@@ -1384,6 +1384,9 @@ fn finalizer_remover(app: &mut App) -> modal::RemoverState {
         .clone()
 }
 
+/// STUCK-CAUSES C1: the finalizer dialog says whether the finalizer's
+/// controller runs before the user decides; here its workload (by the
+/// catalogue's name) is scaled to 0.
 #[test]
 fn the_finalizer_dialog_says_whether_its_controller_runs() {
     let sc = scenario::parse(
