@@ -193,7 +193,7 @@ EOF
 start_apiserver() {
   # shellcheck disable=SC1091
   . "$STATE/ports"
-  nohup "$CACHE/kube-apiserver" \
+  setsid nohup "$CACHE/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
     --secure-port="$APISERVER_PORT" \
@@ -222,11 +222,14 @@ apiserver_up() {
   healthy
 }
 
+# Each server runs in a session of its own (setsid): a test that restarts
+# one (controller-manager-restart, apiserver-start) is not its parent for
+# good, and a kill of that test's process group leaves the server running.
 start_controller_manager() {
   # One client serves every controller; at the default 20 requests/s the
   # namespace controller's cleanup of the tests' namespaces starves the
   # garbage collector for minutes.
-  nohup "$CACHE/kube-controller-manager" \
+  setsid nohup "$CACHE/kube-controller-manager" \
     --kubeconfig="$STATE/admin.kubeconfig" \
     --controllers='*' --leader-elect=false \
     --kube-api-qps=200 --kube-api-burst=400 \
@@ -262,7 +265,7 @@ start() {
 
   local etcd_bin
   etcd_bin=$(command -v etcd || echo /usr/bin/etcd)
-  nohup "$etcd_bin" --name ownerscope-test --data-dir "$STATE/etcd" \
+  setsid nohup "$etcd_bin" --name ownerscope-test --data-dir "$STATE/etcd" \
     --listen-client-urls "http://127.0.0.1:$etcd_port" \
     --advertise-client-urls "http://127.0.0.1:$etcd_port" \
     --listen-peer-urls "http://127.0.0.1:$etcd_peer" \
