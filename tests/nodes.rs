@@ -282,3 +282,43 @@ fn the_pod_gc_deletes_the_oldest_terminated_pods_above_its_threshold() {
     default.settle(3_600_000);
     assert_eq!(default.objects().filter(|o| o.is_pod()).count(), 5);
 }
+
+#[test]
+fn a_job_pod_succeeds_only_where_a_kubelet_reports() {
+    // `jobPodsSucceedAfter` is the kubelet saying so: a pod on a node whose
+    // kubelet does not report runs on for all the API knows (R76).
+    let on = |ready: &str| {
+        let mut sim = sim(&format!(
+            r#"
+name: job-pods
+settings: {{jobPodsSucceedAfter: 20s}}
+objects:
+  - apiVersion: v1
+    kind: Node
+    metadata: {{name: n1}}
+    status: {{conditions: [{{type: Ready, status: "{ready}"}}]}}
+  - apiVersion: batch/v1
+    kind: Job
+    metadata: {{name: j, namespace: ns}}
+    spec:
+      selector: {{matchLabels: {{job-name: j}}}}
+      template: {{metadata: {{labels: {{job-name: j}}}}}}
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: j-1
+      namespace: ns
+      labels: {{job-name: j}}
+      ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: j, controller: true}}]
+    spec: {{nodeName: n1}}
+    status: {{phase: Running}}
+"#
+        ));
+        sim.advance(30_000);
+        sim.objects()
+            .find(|o| o.is_pod() && o.name() == "j-1")
+            .and_then(|p| p.str_at(&["status", "phase"]).map(str::to_string))
+    };
+    assert_eq!(on("True").as_deref(), Some("Succeeded"));
+    assert_eq!(on("Unknown").as_deref(), Some("Running"));
+}

@@ -117,6 +117,15 @@ impl Planner<'_> {
         }
         let orig = item.orig;
         let gone = matches!(item.state, State::Gone(_));
+        // Nothing is created in a namespace being deleted: the API server
+        // refuses it (R58), so no controller replaces what goes there.
+        if let Some(ns) = orig
+            .namespace()
+            .and_then(|n| self.graph.find("", "Namespace", None, n))
+            && (self.is_terminating(ns.uid()) || self.is_gone(ns.uid()))
+        {
+            return None;
+        }
         if self.recreated.contains(&id) {
             let want = self.recreator(orig.uid()).map_or(0, workload::replicas);
             let adopts = self.items.iter().any(|i| {
