@@ -172,6 +172,33 @@ proptest! {
 
 /// An object of the patch test: one of the specs, or (past them) a new
 /// one owned by an earlier one.
+/// An App on `specs`, the rows at `closed` collapsed, scoped to namespace
+/// `a` or not.
+fn app_of(specs: &[Spec], closed: &[usize], scoped: bool) -> super::App {
+    use super::{App, Options, Scope};
+    use crate::backend::Update;
+    let mut app = App::new(Options::default());
+    app.apply(Update::Reset {
+        objects: specs
+            .iter()
+            .enumerate()
+            .map(|(i, s)| object(i, s).into())
+            .collect(),
+        kinds: KindTable::builtin(),
+    });
+    for &c in closed {
+        if let Some(r) = app.rows.get(c) {
+            let (key, group) = (r.key, r.depth == 0);
+            app.expansion.set(key, group, false);
+        }
+    }
+    if scoped {
+        app.filters.scope = Scope::Namespace("a".into());
+    }
+    app.rebuild();
+    app
+}
+
 fn nth(specs: &[Spec], i: usize) -> Spec {
     specs.get(i).cloned().unwrap_or_else(|| Spec {
         ns: u8::try_from(i % 3).unwrap_or(0),
@@ -192,23 +219,8 @@ proptest! {
         closed in prop::collection::vec(0usize..30, 0..4),
         scoped in any::<bool>(),
     ) {
-        use super::{App, Options, Scope};
         use crate::backend::Update;
-        let mut app = App::new(Options::default());
-        app.apply(Update::Reset {
-            objects: specs.iter().enumerate().map(|(i, s)| object(i, s).into()).collect(),
-            kinds: KindTable::builtin(),
-        });
-        for c in closed {
-            if let Some(r) = app.rows.get(c) {
-                let (key, group) = (r.key, r.depth == 0);
-                app.expansion.set(key, group, false);
-            }
-        }
-        if scoped {
-            app.filters.scope = Scope::Namespace("a".into());
-        }
-        app.rebuild();
+        let mut app = app_of(&specs, &closed, scoped);
         for chunk in ops.chunks(batch) {
             let mut updates = Vec::new();
             for (i, op) in chunk {
@@ -258,23 +270,7 @@ proptest! {
         inclusive in any::<bool>(),
         scoped in any::<bool>(),
     ) {
-        use super::{App, Options, Scope};
-        use crate::backend::Update;
-        let mut app = App::new(Options::default());
-        app.apply(Update::Reset {
-            objects: specs.iter().enumerate().map(|(i, s)| object(i, s).into()).collect(),
-            kinds: KindTable::builtin(),
-        });
-        for c in closed {
-            if let Some(r) = app.rows.get(c) {
-                let (key, group) = (r.key, r.depth == 0);
-                app.expansion.set(key, group, false);
-            }
-        }
-        if scoped {
-            app.filters.scope = Scope::Namespace("a".into());
-        }
-        app.rebuild();
+        let mut app = app_of(&specs, &closed, scoped);
         if !app.rows.is_empty() {
             app.select(selected);
         }

@@ -292,13 +292,7 @@ fn search_and_flags(
     use crossterm::event::KeyCode;
     use event_loop::key;
     let pace = Duration::from_millis(60);
-    let last = app
-        .rows()
-        .iter()
-        .rev()
-        .find_map(|r| r.id())
-        .map(|id| app.index().label(id).to_string())
-        .unwrap_or_default();
+    let last = last_label(app);
     let mut keys = vec![key(KeyCode::Char('g')), key(KeyCode::Char('/'))];
     keys.extend(last.chars().map(|c| key(KeyCode::Char(c))));
     keys.push(key(KeyCode::Char('~')));
@@ -619,13 +613,7 @@ fn on_the_app(
         "reveals hidden rows".into(),
     );
     // A search whose only match is the last object of the forest.
-    let last = app
-        .rows()
-        .iter()
-        .rev()
-        .find_map(|r| r.id())
-        .map(|id| app.index().label(id).to_string())
-        .unwrap_or_default();
+    let last = last_label(app);
     let (head, tail) = last.split_at(last.len().saturating_sub(1));
     app.update(Action::Top);
     app.update(Action::StartSearch);
@@ -719,4 +707,15 @@ fn widget(objects: usize, runs: usize, report: &mut Report) -> CmdResult {
         format!("{} rows", state.flatten(&items).len()),
     );
     Ok(())
+}
+
+/// The label of the last object row: a search whose only match is the
+/// forest's end.
+fn last_label(app: &crate::app::App) -> String {
+    app.rows()
+        .iter()
+        .rev()
+        .find_map(|r| r.id())
+        .map(|id| app.index().label(id).to_string())
+        .unwrap_or_default()
 }
