@@ -831,7 +831,12 @@ async fn send(env: &Env, who: Who, r: &Row, ns: &str) -> Answer {
         .map(|b| b.to_bytes())
         .unwrap_or_default();
     let mut v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-    // When a manager wrote is not compared.
+    // When a manager wrote is not compared, and neither is the order that
+    // time gives: both servers sort entries by operation, then by the
+    // second they were written, then by manager (`sortEncodedManagedFields`),
+    // so two applies a moment apart list in either order depending on
+    // whether a second boundary fell between them. Entries are compared
+    // sorted by operation and manager.
     if let Some(entries) = v
         .pointer_mut("/metadata/managedFields")
         .and_then(Value::as_array_mut)
@@ -839,6 +844,10 @@ async fn send(env: &Env, who: Who, r: &Row, ns: &str) -> Answer {
         for e in entries.iter_mut().filter_map(Value::as_object_mut) {
             e.remove("time");
         }
+        entries.sort_by(|p, q| {
+            let key = |e: &Value| (e["operation"].to_string(), e["manager"].to_string());
+            key(p).cmp(&key(q))
+        });
     }
     let reason = if v["kind"] == "Status" {
         v["reason"].as_str().unwrap_or_default().to_string()
