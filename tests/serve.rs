@@ -208,10 +208,10 @@ fn kubectl_gets_the_scenario_as_a_cluster_shows_it() {
     let s = Server::start("deployment", &["--paused"]);
     assert_eq!(
         s.ok(&["get", "pods", "-A"]),
-        "NAMESPACE   NAME                  STATUS    AGE
-shop        web-7d9f8c6b5-4xk2p   Running   0s
-shop        web-7d9f8c6b5-9wq7d   Running   0s
-shop        web-7d9f8c6b5-lm5vz   Running   0s
+        "NAMESPACE   NAME                  READY   STATUS    RESTARTS   AGE
+shop        web-7d9f8c6b5-4xk2p   1/1     Running   0          0s
+shop        web-7d9f8c6b5-9wq7d   1/1     Running   0          0s
+shop        web-7d9f8c6b5-lm5vz   1/1     Running   0          0s
 "
     );
     assert_eq!(
@@ -225,8 +225,8 @@ shop          Active   0s
     );
     assert_eq!(
         s.ok(&["get", "rs", "-o", "wide"]),
-        "NAME            DESIRED   AGE   FINALIZERS   OWNERS
-web-7d9f8c6b5   3         0s    <none>       Deployment/web
+        "NAME            DESIRED   CURRENT   READY   AGE   CONTAINERS   IMAGES                      SELECTOR
+web-7d9f8c6b5   3         3         3       0s    web          registry.k8s.io/pause:3.2   app=web,pod-template-hash=7d9f8c6b5
 "
     );
     let json: Value =

@@ -9,6 +9,8 @@
 mod live_support;
 #[path = "serve_conformance/status.rs"]
 mod status;
+#[path = "serve_conformance/tables.rs"]
+mod tables;
 
 use http_body_util::BodyExt as _;
 use live_support::{Env, Target, env_of, options};

@@ -25,6 +25,7 @@ pub fn complete(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         ("apps", "ReplicaSet") | ("", "ReplicationController") => replica_set(v, o, g),
         ("apps", "StatefulSet") => stateful_set(v, o, g),
         ("apps", "DaemonSet") => daemon_set(v, o, g),
+        ("", "Service") => service(v, o),
         ("batch", "Job") => {
             template(v, o);
             if let Some(t) = created(o) {
@@ -393,6 +394,48 @@ fn daemon_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         .unwrap_or(nodes)
         .saturating_sub(c.ready);
     count(status, "numberUnavailable", unavailable);
+}
+
+/// A Service as kube-apiserver defaults and allocates it: `type:
+/// ClusterIP`, `sessionAffinity: None`, a port's protocol `TCP` and its
+/// `targetPort` its port; a cluster IP of the service range
+/// (10.96.0.0/12) and a node port (30000-32767) where one is due and the
+/// object names none, each drawn from the uid, so an object keeps them;
+/// `clusterIPs` as 1.20 fills it.
+fn service(v: &mut Value, o: &Object) {
+    let seed = o
+        .metadata
+        .uid
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+        });
+    let spec = section(v, "spec");
+    fill(spec, "type", json!("ClusterIP"));
+    fill(spec, "sessionAffinity", json!("None"));
+    let kind = spec["type"].as_str().unwrap_or_default().to_string();
+    if kind != "ExternalName" {
+        // Not .0, nor .1 (the `kubernetes` Service).
+        let n = 2 + seed % ((1 << 20) - 3);
+        let ip = format!("10.{}.{}.{}", 96 + (n >> 16), (n >> 8) & 0xff, n & 0xff);
+        fill(spec, "clusterIP", json!(ip));
+        let ip = spec["clusterIP"].clone();
+        fill(spec, "clusterIPs", json!([ip]));
+    }
+    let node_ports = kind == "NodePort" || kind == "LoadBalancer";
+    if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
+        for (i, p) in ports.iter_mut().enumerate() {
+            let Some(p) = p.as_object_mut() else { continue };
+            fill(p, "protocol", json!("TCP"));
+            if let Some(port) = p.get("port").cloned() {
+                fill(p, "targetPort", port);
+            }
+            if node_ports {
+                let i = u64::try_from(i).unwrap_or_default();
+                fill(p, "nodePort", json!(30000 + (seed / 7 + i) % 2768));
+            }
+        }
+    }
 }
 
 /// The label selector of a workload as a string (the Scale's

@@ -50,6 +50,15 @@ pub fn served_value(o: &Object, kind: &KindInfo, g: &OwnershipGraph) -> Value {
     }
 }
 
+/// The object as stored, with what a real cluster would show of it
+/// ([`complete`]): what a table's cells are read from.
+#[must_use]
+pub fn completed_value(o: &Object, g: &OwnershipGraph) -> Value {
+    let mut v = object_value(o);
+    complete::complete(&mut v, o, g);
+    v
+}
+
 /// `PartialObjectMetadata` of the object.
 #[must_use]
 pub fn meta_value(o: &Object) -> Value {
@@ -65,11 +74,7 @@ pub fn meta_value(o: &Object) -> Value {
 pub fn row_object(include: Option<&str>, o: &Object, g: &OwnershipGraph) -> Option<Value> {
     match include {
         Some("None") => None,
-        Some("Object") => {
-            let mut v = object_value(o);
-            complete::complete(&mut v, o, g);
-            Some(v)
-        }
+        Some("Object") => Some(completed_value(o, g)),
         _ => Some(meta_value(o)),
     }
 }
@@ -87,7 +92,13 @@ pub fn one(
     match form {
         Form::Meta => Response::json(200, &meta_value(o)),
         Form::Table => {
-            let t = table::table(o.group(), &o.kind, &[o], now, |x| row_object(include, x, g));
+            let t = table::table(
+                kind,
+                &[o],
+                now,
+                |x| completed_value(x, g),
+                |x| row_object(include, x, g),
+            );
             Response::typed(200, TABLE_TYPE, &t)
         }
         _ => Response::json(200, &served_value(o, kind, g)),
@@ -149,9 +160,13 @@ pub fn list(
     }
     match form {
         Form::Table => {
-            let mut t = table::table(&kind.group, &kind.kind, &items, now, |o| {
-                row_object(opts.include_object.as_deref(), o, g)
-            });
+            let mut t = table::table(
+                kind,
+                &items,
+                now,
+                |o| completed_value(o, g),
+                |o| row_object(opts.include_object.as_deref(), o, g),
+            );
             t["metadata"] = meta;
             Response::typed(200, TABLE_TYPE, &t)
         }

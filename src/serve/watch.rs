@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::negotiate::Form;
 use super::query::ListOptions;
-use super::read::{in_scope, meta_value, row_object, served_value};
+use super::read::{completed_value, in_scope, meta_value, row_object, served_value};
 use super::state::{EventKind, Served};
 use super::status::status_value;
 use super::{events, table};
@@ -48,9 +48,13 @@ pub fn line(
 ) -> Value {
     let object = match spec.form {
         Form::Meta => meta_value(o),
-        Form::Table => table::table(&spec.kind.group, &spec.kind.kind, &[o], now, |x| {
-            row_object(spec.opts.include_object.as_deref(), x, g)
-        }),
+        Form::Table => table::table(
+            &spec.kind,
+            &[o],
+            now,
+            |x| completed_value(x, g),
+            |x| row_object(spec.opts.include_object.as_deref(), x, g),
+        ),
         _ => served_value(o, &spec.kind, g),
     };
     json!({"type": kind.as_str(), "object": object})
