@@ -26,6 +26,8 @@ const NAME_PART_MSG: &str = "name part must consist of alphanumeric characters, 
 const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 const QUALIFIED_MSG: &str = "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')";
 
+const CONFIG_KEY_MSG: &str = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+
 fn max_len(n: usize) -> String {
     format!("must be no more than {n} characters")
 }
@@ -201,8 +203,55 @@ fn strings_of(v: &Value) -> Vec<(&str, &str)> {
     out
 }
 
+/// Upstream `IsConfigMapKey`: a ConfigMap's or a Secret's data key.
+fn config_key(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 253 {
+        errs.push(max_len(253));
+    }
+    if s.is_empty()
+        || !s
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || b"-._".contains(&c))
+    {
+        errs.push(CONFIG_KEY_MSG.to_string());
+    }
+    match s {
+        "." => errs.push("must not be '.'".into()),
+        ".." => errs.push("must not be '..'".into()),
+        _ if s.starts_with("..") => errs.push("must not start with '..'".into()),
+        _ => {}
+    }
+    errs
+}
+
+/// The keys of a data field (`data[key]`), each as `IsConfigMapKey`
+/// finds it; `other`: the keys a ConfigMap's other data field has, which
+/// this one may not repeat.
+fn data_keys(field: &str, keys: &Value, other: Option<&Value>, out: &mut Vec<Cause>) {
+    for (k, _) in strings_of(keys) {
+        let at = format!("{field}[{k}]");
+        for m in config_key(k) {
+            out.push(invalid_value(&at, k, &m));
+        }
+        if other.and_then(|o| o.get(k)).is_some() {
+            out.push(invalid_value(
+                &at,
+                k,
+                "duplicate of key present in binaryData",
+            ));
+        }
+    }
+}
+
+/// The size of a base64 value once decoded.
+fn decoded_len(v: &str) -> usize {
+    v.trim_end_matches('=').len() * 3 / 4
+}
+
 /// Upstream `ValidateObjectMeta` (name, generateName, labels,
-/// annotations) and the data size of ConfigMaps and Secrets.
+/// annotations), and of ConfigMaps and Secrets (`ValidateConfigMap`,
+/// `ValidateSecret`) the data keys and size.
 fn causes(kind: &KindInfo, obj: &Value) -> Vec<Cause> {
     let meta = &obj["metadata"];
     let mut out = Vec::new();
@@ -236,20 +285,30 @@ fn causes(kind: &KindInfo, obj: &Value) -> Vec<Cause> {
         out.push(too_long("metadata.annotations", ANNOTATIONS_MAX));
     }
     if kind.group.is_empty() && kind.kind == "ConfigMap" {
-        let size: usize = ["data", "binaryData"]
+        data_keys("data", &obj["data"], Some(&obj["binaryData"]), &mut out);
+        data_keys("binaryData", &obj["binaryData"], None, &mut out);
+        let size: usize = strings_of(&obj["data"])
             .iter()
-            .flat_map(|f| strings_of(&obj[*f]))
             .map(|(_, v)| v.len())
+            .chain(
+                strings_of(&obj["binaryData"])
+                    .iter()
+                    .map(|(_, v)| decoded_len(v)),
+            )
             .sum();
         if size > DATA_MAX {
             out.push(too_long("[]", DATA_MAX));
         }
     }
     if kind.group.is_empty() && kind.kind == "Secret" {
+        // `stringData` is in `data` by now (`unkept::normalize`), but a
+        // check of the body as sent counts it too.
+        data_keys("data", &obj["data"], None, &mut out);
+        data_keys("data", &obj["stringData"], None, &mut out);
         // Values are base64: their decoded size counts.
         let size: usize = strings_of(&obj["data"])
             .iter()
-            .map(|(_, v)| v.trim_end_matches('=').len() * 3 / 4)
+            .map(|(_, v)| decoded_len(v))
             .sum::<usize>()
             + strings_of(&obj["stringData"])
                 .iter()
@@ -289,12 +348,75 @@ fn invalid(kind: &KindInfo, name: &str, causes: &[Cause]) -> Response {
     Response::json(422, &status_value(422, &message, Some(details)))
 }
 
-/// Checks the object a create, update or patch would store.
+/// Whether an update of `kind` is checked against the stored object
+/// ([`validate_update`]).
+#[must_use]
+pub fn checks_update(kind: &KindInfo) -> bool {
+    kind.group.is_empty() && matches!(kind.kind.as_str(), "ConfigMap" | "Secret")
+}
+
+/// What an update may not change of a ConfigMap or a Secret
+/// (`ValidateConfigMapUpdate`, `ValidateSecretUpdate`): a Secret's
+/// `type`; once `immutable` is set, `immutable` itself and the data.
+fn update_causes(kind: &KindInfo, new: &Value, old: &Value) -> Vec<Cause> {
+    let mut out = Vec::new();
+    if !checks_update(kind) {
+        return out;
+    }
+    let forbidden = |field: &str| Cause {
+        field: field.to_string(),
+        reason: "FieldValueForbidden",
+        message: "Forbidden: field is immutable when `immutable` is set".into(),
+    };
+    let secret = kind.kind == "Secret";
+    if secret && new["type"] != old["type"] {
+        let shown = new["type"].as_str().unwrap_or_default();
+        out.push(invalid_value("type", shown, "field is immutable"));
+    }
+    if old["immutable"] == true {
+        if new["immutable"] != true {
+            out.push(forbidden("immutable"));
+        }
+        let empty = |v: &Value| v.as_object().is_none_or(serde_json::Map::is_empty);
+        let fields: &[&str] = if secret {
+            &["data"]
+        } else {
+            &["data", "binaryData"]
+        };
+        for f in fields {
+            if new[*f] != old[*f] && !(empty(&new[*f]) && empty(&old[*f])) {
+                out.push(forbidden(f));
+            }
+        }
+    }
+    out
+}
+
+/// Checks the object a create would store.
 ///
 /// # Errors
 /// The 422 kube-apiserver answers.
 pub fn validate(kind: &KindInfo, obj: &Value) -> Result<(), Response> {
-    let found = causes(kind, obj);
+    validate_update(kind, obj, None)
+}
+
+/// Checks the object a create (`old` `None`) or an update would store
+/// over `old`.
+///
+/// # Errors
+/// The 422 kube-apiserver answers.
+pub fn validate_update(kind: &KindInfo, obj: &Value, old: Option<&Value>) -> Result<(), Response> {
+    let mut found = causes(kind, obj);
+    if let Some(old) = old {
+        // Upstream checks the metadata first, then what the update may
+        // not change, then the object as a create would.
+        let meta = found
+            .iter()
+            .take_while(|c| c.field.starts_with("metadata."))
+            .count();
+        let update = update_causes(kind, obj, old);
+        found.splice(meta..meta, update);
+    }
     if found.is_empty() {
         return Ok(());
     }
@@ -433,6 +555,44 @@ mod tests {
             message(&role, json!({"metadata": {"name": "a/b"}})).ends_with("may not contain '/'")
         );
         assert!(validate(&cm, &json!({"metadata": {"generateName": "web-", "name": "web-x2b4c", "labels": {"app.kubernetes.io/name": "web", "e": ""}}})).is_ok());
+    }
+
+    /// As the test control plane answered the same ConfigMap and Secret.
+    #[test]
+    fn data_keys_are_checked_as_kube_apiserver_checks_them() {
+        let cm = kind("", "ConfigMap");
+        let bad = json!({"metadata": {"name": "bad"},
+                         "data": {"a b": "1", "..x": "2", ".": "3", "ok-key_1.x": "4"},
+                         "binaryData": {"a b": "eA=="}});
+        assert_eq!(
+            message(&cm, bad),
+            format!(
+                "ConfigMap \"bad\" is invalid: [data[.]: Invalid value: \".\": must not be '.', data[..x]: Invalid value: \"..x\": must not start with '..', data[a b]: Invalid value: \"a b\": {CONFIG_KEY_MSG}, data[a b]: Invalid value: \"a b\": duplicate of key present in binaryData, binaryData[a b]: Invalid value: \"a b\": {CONFIG_KEY_MSG}]"
+            )
+        );
+        let long = "k".repeat(254);
+        assert!(
+            message(
+                &cm,
+                json!({"metadata": {"name": "l"}, "data": {long.clone(): ""}})
+            )
+            .ends_with("\": must be no more than 253 characters")
+        );
+        let fine = json!({"metadata": {"name": "l"}, "data": {"k".repeat(253): "", "..": null}});
+        assert_eq!(
+            message(&cm, fine),
+            "ConfigMap \"l\" is invalid: data[..]: Invalid value: \"..\": must not be '..'"
+        );
+        let secret = kind("", "Secret");
+        assert_eq!(
+            message(
+                &secret,
+                json!({"metadata": {"name": "bad2"}, "data": {"a/b": "eA=="}})
+            ),
+            format!(
+                "Secret \"bad2\" is invalid: data[a/b]: Invalid value: \"a/b\": {CONFIG_KEY_MSG}"
+            )
+        );
     }
 
     #[test]

@@ -16,7 +16,6 @@ use serde_json::json;
 use super::rbac::User;
 use super::write::{self, Named, Part};
 use super::{Request, Response, managed, ownership, status};
-use crate::model::Object;
 use crate::sim::Sim;
 
 /// The content type of an apply patch.
@@ -103,7 +102,7 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
         ..req.clone()
     };
     // What the simulator keeps of the configuration is what it owns.
-    let config = match serde_json::from_value::<Object>(applied.clone()) {
+    let config = match super::unkept::object_of(&applied) {
         Ok(o) => ownership::compared(&o),
         Err(e) => return status::error(400, &format!("error decoding YAML: {e}")),
     };

@@ -40,6 +40,7 @@ pub mod status_subresource;
 pub mod subresource;
 pub mod table;
 pub mod tls;
+pub mod unkept;
 pub mod users;
 pub mod watch;
 pub mod write;
@@ -170,3 +171,5 @@ pub use state::Served;
 mod objects_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod unkept_tests;

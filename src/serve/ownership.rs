@@ -5,8 +5,7 @@
 use serde_json::{Value, json};
 
 use super::managed::{self, Entry, FieldSet, Writer};
-use super::{Request, read};
-use crate::model::object::Extra;
+use super::{Request, read, unkept};
 use crate::model::{KindInfo, Object};
 use crate::sim::Sim;
 
@@ -32,7 +31,7 @@ fn time(sim: &Sim) -> String {
 /// The object's entries.
 #[must_use]
 pub fn entries_of(o: &Object) -> Vec<Entry> {
-    managed::entries(o.extra.as_ref().and_then(|e| e.managed_fields.as_deref()))
+    unkept::entries_of(o)
 }
 
 /// The object as its fields are compared: without `managedFields`.
@@ -47,17 +46,7 @@ pub fn compared(o: &Object) -> Value {
 
 /// Sets `o`'s `managedFields` to `entries` (none: no field).
 pub fn set(o: &mut Object, entries: &[Entry]) {
-    if entries.is_empty() {
-        if let Some(e) = o.extra.as_mut() {
-            e.managed_fields = None;
-            if **e == Extra::default() {
-                o.extra = None;
-            }
-        }
-        return;
-    }
-    o.extra.get_or_insert_with(Box::default).managed_fields =
-        Some(Box::new(managed::to_value(entries)));
+    unkept::set_entries(o, entries);
 }
 
 /// Records an update (`old` `None`: a create) of `new` by the request's

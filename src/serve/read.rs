@@ -7,16 +7,23 @@ use serde_json::{Value, json};
 use super::negotiate::{Form, TABLE_TYPE};
 use super::query::{ListOptions, encode_continue};
 use super::state::Served;
-use super::{Response, complete, events, table};
+use super::{Response, complete, events, table, unkept};
 use crate::model::{KindInfo, Object, OwnershipGraph};
 
-/// The object as the API sends it.
+/// The object as the API sends it: the simulator's fields, the ones it
+/// does not keep merged back ([`unkept`]), `managedFields` in metadata.
 #[must_use]
 pub fn object_value(o: &Object) -> Value {
     let mut v = serde_json::to_value(o).unwrap_or(Value::Null);
     // Kept beside the top-level fields (`Extra::managed_fields`), sent in
     // metadata, last, as the API server sends it.
-    if let Some(managed) = v.as_object_mut().and_then(|m| m.remove("managedFields"))
+    if let Some(m) = v.as_object_mut() {
+        m.remove("managedFields");
+    }
+    if let Some(rest) = unkept::of(o) {
+        unkept::merge(&mut v, &rest);
+    }
+    if let Some(managed) = unkept::managed_fields(o)
         && let Some(meta) = v["metadata"].as_object_mut()
     {
         meta.insert("managedFields".into(), managed);
@@ -27,11 +34,11 @@ pub fn object_value(o: &Object) -> Value {
 /// An object's metadata as sent, `managedFields` included.
 fn metadata_value(o: &Object) -> Value {
     let mut meta = serde_json::to_value(&o.metadata).unwrap_or(Value::Null);
-    if let (Some(m), Some(managed)) = (
-        meta.as_object_mut(),
-        o.extra.as_ref().and_then(|e| e.managed_fields.as_deref()),
-    ) {
-        m.insert("managedFields".into(), managed.clone());
+    if let Some(rest) = unkept::of(o).and_then(|mut r| r.get_mut("metadata").map(Value::take)) {
+        unkept::merge(&mut meta, &rest);
+    }
+    if let (Some(m), Some(managed)) = (meta.as_object_mut(), unkept::managed_fields(o)) {
+        m.insert("managedFields".into(), managed);
     }
     meta
 }

@@ -10,7 +10,7 @@ use super::rbac::{self, User};
 use super::status::{self, object_error};
 pub use super::status_subresource::Part;
 use super::{Request, Response, patch, read};
-use super::{admit, apply, escalation, ownership, status_subresource};
+use super::{admit, apply, escalation, ownership, status_subresource, unkept};
 use crate::model::{KindInfo, Object};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
 
@@ -263,7 +263,9 @@ fn body_object(
             ),
         ));
     }
-    let mut obj: Object = serde_json::from_value(body.clone())
+    let mut body = body;
+    unkept::normalize(kind, &mut body).map_err(|m| status::error(400, &m))?;
+    let mut obj = unkept::object_of(&body)
         .map_err(|e| status::error(400, &format!("the object could not be decoded: {e}")))?;
     if kind.namespaced {
         match (obj.namespace(), namespace) {
@@ -352,6 +354,11 @@ pub fn create_as(
     if let Err(refused) = admit::validate(kind, &body) {
         return refused;
     }
+    if status_subresource::has_status(sim, kind) {
+        // The status a create sends is not kept (`PrepareForCreate`).
+        let rest = unkept::with_status_of(unkept::of(&obj), None);
+        unkept::set(&mut obj, rest.as_ref());
+    }
     match applied {
         Some(set) => {
             let entries = ownership::applied_entries(sim, req, kind, set);
@@ -407,7 +414,11 @@ pub fn update_part(
     if let Err(refused) = no_escalation(sim, user, target.kind, &body, old.as_ref(), &target.name) {
         return refused;
     }
-    if let Err(refused) = admit::validate(target.kind, &body) {
+    let stored = old
+        .as_ref()
+        .filter(|_| admit::checks_update(target.kind))
+        .map(read::object_value);
+    if let Err(refused) = admit::validate_update(target.kind, &body, stored.as_ref()) {
         return refused;
     }
     if obj.metadata.resource_version.is_none()
@@ -425,7 +436,7 @@ pub fn update_part(
         );
     }
     if let Some(old) = &old {
-        status_subresource::keep(sim, part, target.kind, &mut obj, old);
+        keep(sim, part, target.kind, &mut obj, old);
     }
     ownership::record_update(sim, req, target.kind, old.as_ref(), &mut obj);
     if dry_run(req, &body) {
@@ -435,6 +446,24 @@ pub fn update_part(
     }
     let resp = sim.update(obj);
     target.answer(&resp, false)
+}
+
+/// What a write of `part` keeps of the stored object `old` in `new`
+/// ([`status_subresource::keep`]), its unkept fields ([`unkept`]) with
+/// the rest: a write of `/status` changes only the status, a write of the
+/// object of a kind with the subresource all but the status.
+fn keep(sim: &Sim, part: Part, kind: &KindInfo, new: &mut Object, old: &Object) {
+    let mine = unkept::of(new);
+    status_subresource::keep(sim, part, kind, new, old);
+    let stored = unkept::of(old);
+    let rest = match part {
+        Part::Status => unkept::with_status_of(stored, mine.as_ref()),
+        Part::Object if status_subresource::has_status(sim, kind) => {
+            unkept::with_status_of(mine, stored.as_ref())
+        }
+        Part::Object => mine,
+    };
+    unkept::set(new, rest.as_ref());
 }
 
 /// What a patch does, short, for the timeline.
@@ -505,13 +534,18 @@ pub fn write_patched(
     owned: Option<Vec<managed::Entry>>,
 ) -> Response {
     let key = target.key();
+    let mut doc = doc;
+    if let Err(m) = unkept::normalize(target.kind, &mut doc) {
+        return status::error(400, &m);
+    }
     if let Err(refused) = no_escalation(sim, user, target.kind, &doc, Some(current), &target.name) {
         return refused;
     }
-    if let Err(refused) = admit::validate(target.kind, &doc) {
+    let stored = admit::checks_update(target.kind).then(|| read::object_value(current));
+    if let Err(refused) = admit::validate_update(target.kind, &doc, stored.as_ref()) {
         return refused;
     }
-    let mut new: Object = match serde_json::from_value(doc) {
+    let mut new = match unkept::object_of(&doc) {
         Ok(o) => o,
         Err(e) => return target.error(422, &format!("the patched object is not valid: {e}")),
     };
@@ -525,7 +559,7 @@ pub fn write_patched(
             "a patch cannot change the object's apiVersion, kind, name or namespace",
         );
     }
-    status_subresource::keep(sim, part, target.kind, &mut new, current);
+    keep(sim, part, target.kind, &mut new, current);
     match &owned {
         Some(entries) => ownership::set(&mut new, entries),
         None => ownership::record_update(sim, req, target.kind, Some(current), &mut new),
