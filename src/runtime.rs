@@ -23,11 +23,15 @@ use crate::{keymap, logging, tui, ui};
 pub const POLL_EVERY: Duration = Duration::from_millis(50);
 /// The shortest time between two frames (~60 fps).
 pub const FRAME_MIN: Duration = Duration::from_millis(16);
-/// Backend updates folded in between two looks at the input, at most: a
-/// backend that answers with 100k changes at once (a cascade turning
-/// Terminating) is taken in over several frames, with the keys read and
-/// the screen drawn in between, in the order the updates came.
-pub const APPLY_AT_ONCE: usize = 2_000;
+/// The time spent folding backend updates in between two looks at the
+/// input (the rows brought up to date after it): a backend that answers
+/// with 100k changes at once (a cascade turning Terminating) is taken in
+/// over several frames, with the keys read and the screen drawn in
+/// between, in the order the updates came. A time, not a number of
+/// updates: what one update costs varies by a hundred times (a pod turning
+/// Terminating, a ReplicaSet deleted under a Deployment owning 1,000), and
+/// 2,000 at once froze the loop for 120-140 ms in a 100k cascade.
+pub const APPLY_FOR: Duration = Duration::from_millis(8);
 
 /// Where input comes from: the terminal, or a script in tests.
 pub trait Events {
@@ -203,7 +207,7 @@ fn send(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) -> (bool, 
     (asked, true)
 }
 
-/// Backend updates not folded in yet ([`APPLY_AT_ONCE`]).
+/// Backend updates not folded in yet ([`APPLY_FOR`]).
 #[derive(Debug, Default)]
 struct Inbox(VecDeque<Update>);
 
@@ -214,10 +218,10 @@ impl Inbox {
         app.set_now(backend.now())
     }
 
-    /// Folds in the oldest updates, at most [`APPLY_AT_ONCE`].
+    /// Folds in the oldest updates, for [`APPLY_FOR`] at most (one at
+    /// least).
     fn apply_some(&mut self, app: &mut App) -> bool {
-        let n = self.0.len().min(APPLY_AT_ONCE);
-        n > 0 && app.apply_all(self.0.drain(..n).collect())
+        app.apply_for(&mut self.0, Some(APPLY_FOR))
     }
 }
 

@@ -13,6 +13,7 @@ pub mod modal;
 mod nav;
 mod normal;
 pub mod rows;
+mod search;
 mod timeline;
 
 use std::collections::{BTreeMap, VecDeque};
@@ -111,6 +112,8 @@ pub struct App {
     /// The search's matches among the rows: (the selected one's place,
     /// from 1, if it matches; how many).
     search_hits: Option<(Option<usize>, usize)>,
+    /// The matches of the last queries typed, by object.
+    search_cache: search::SearchCache,
     modals: Vec<Modal>,
     flashes: Flashes,
     /// Real time since start, advanced by [`App::tick`].
@@ -198,6 +201,7 @@ impl App {
             timeline_scope: TimelineScope::All,
             search: None,
             search_hits: None,
+            search_cache: search::SearchCache::default(),
             modals: Vec::new(),
             flashes: Flashes::default(),
             clock: Duration::ZERO,
@@ -330,12 +334,11 @@ impl App {
             self.search_hits = None;
             return;
         }
+        let hits = self.search_cache.matches(&self.index, &q);
         let mut n = 0;
         let mut at = None;
         for (i, r) in self.rows.iter().enumerate() {
-            if r.id()
-                .is_some_and(|id| self.index.label(id).contains(q.as_str()))
-            {
+            if r.id().is_some_and(|id| hits.has(id)) {
                 n += 1;
                 if i == self.selected {
                     at = Some(n);
@@ -445,83 +448,31 @@ impl App {
     /// Folds a batch of backend updates in; the rows are rebuilt once at
     /// the end. Returns whether anything visible changed.
     pub fn apply_all(&mut self, updates: Vec<Update>) -> bool {
-        if updates.is_empty() {
-            return false;
-        }
-        let mut structure = false;
-        // An object changed in place: the rows stay as they are (unless a
-        // filter may now keep or drop it), what is drawn on them changes.
-        let mut in_place = false;
-        let mut changed = false;
-        // The rows of what was removed, found in one look at the rows
-        // before they change, stay a moment as ghosts.
-        let mut removed: Vec<(NodeId, crate::model::ObjRef)> = Vec::new();
-        for u in updates {
-            match u {
-                Update::Reset { objects, kinds } => {
-                    self.reset(objects, kinds);
-                    self.scope_listed = true;
-                    structure = true;
-                }
-                Update::Upsert(obj) => {
-                    let uid = obj.uid().to_string();
-                    let old = self.graph.get(&uid).cloned();
-                    self.flashes.on_upsert(old.as_ref(), &obj, self.clock);
-                    self.graph.upsert(obj);
-                    let old_owners = owner_uids(old.as_ref());
-                    let moved = self.index.touch(&self.graph, &uid, &old_owners);
-                    if moved || self.filters.only != Only::All {
-                        structure = true;
-                    } else {
-                        in_place = true;
-                    }
-                }
-                Update::Remove(uid) => {
-                    let id = self.index.id(&uid);
-                    if let Some(old) = self.graph.remove(&uid) {
-                        self.flashes.forget(&uid);
-                        if let Some(id) = id {
-                            removed.push((id, old.obj_ref()));
-                        }
-                        self.index.touch(&self.graph, &uid, &owner_uids(Some(&old)));
-                        structure = true;
-                    }
-                }
-                Update::Happened(h) => {
-                    self.add_happening(h);
-                    changed = true;
-                }
-                Update::Unlisted(u) => {
-                    structure |= self.set_unlisted(u);
-                    changed = true;
-                }
-                Update::Replied(r) => {
-                    self.on_reply(&r);
-                    changed = true;
-                }
-                Update::Story(s) => {
-                    self.story = Some(s);
-                    changed = true;
-                }
-                Update::Contexts(c) => self.contexts = Some(c),
-                Update::Namespaces(n) => self.source_namespaces = Some(n),
-                Update::Evidence(e) => {
-                    self.on_evidence(e);
-                    changed = true;
-                }
-                Update::Status(s) => {
-                    if self.status.as_ref() != Some(&s) {
-                        self.controllers = s
-                            .controllers
-                            .iter()
-                            .map(|c| (c.finalizer.clone(), c.online))
-                            .collect();
-                        self.status = Some(s);
-                        changed = true;
-                    }
-                }
+        self.apply_for(&mut updates.into(), None)
+    }
+
+    /// Folds in updates from the front of `queue`, in their order, until
+    /// `budget` has passed (at least one; all of them with no budget), then
+    /// brings the rows and what is drawn from them up to date once. A
+    /// backend that answers with 100k changes at once (a cascade turning
+    /// Terminating) is taken in over several frames, each a time's worth,
+    /// however much each change costs. Returns whether anything visible
+    /// changed.
+    pub fn apply_for(&mut self, queue: &mut VecDeque<Update>, budget: Option<Duration>) -> bool {
+        let until = budget.map(|b| std::time::Instant::now() + b);
+        let mut fold = Fold::default();
+        while let Some(u) = queue.pop_front() {
+            self.fold(u, &mut fold);
+            if until.is_some_and(|t| std::time::Instant::now() >= t) {
+                break;
             }
         }
+        let Fold {
+            structure,
+            in_place,
+            changed,
+            removed,
+        } = fold;
         if !removed.is_empty() {
             self.flashes.on_remove(&self.rows, &removed, self.clock);
         }
@@ -538,6 +489,83 @@ impl App {
             self.refresh_why();
         }
         structure || in_place || changed
+    }
+
+    /// Folds one update into the graph and the index; what is drawn from
+    /// them waits for the end of the batch ([`App::apply_for`]).
+    fn fold(&mut self, u: Update, fold: &mut Fold) {
+        match u {
+            Update::Reset { objects, kinds } => {
+                self.reset(objects, kinds);
+                self.scope_listed = true;
+                fold.structure = true;
+            }
+            Update::Upsert(obj) => {
+                let uid = obj.uid().to_string();
+                let old = self.graph.get(&uid).cloned();
+                self.flashes.on_upsert(old.as_ref(), &obj, self.clock);
+                self.graph.upsert(obj);
+                let old_owners = owner_uids(old.as_ref());
+                let kept = old.as_ref().is_some_and(|o| {
+                    self.graph.get(&uid).is_some_and(|now| {
+                        o.group() == now.group()
+                            && o.kind == now.kind
+                            && o.namespace() == now.namespace()
+                            && o.name() == now.name()
+                    })
+                });
+                let moved = self.index.touch_with(&self.graph, &uid, &old_owners, kept);
+                if moved || self.filters.only != Only::All {
+                    fold.structure = true;
+                } else {
+                    fold.in_place = true;
+                }
+            }
+            Update::Remove(uid) => {
+                let id = self.index.id(&uid);
+                if let Some(old) = self.graph.remove(&uid) {
+                    self.flashes.forget(&uid);
+                    if let Some(id) = id {
+                        fold.removed.push((id, old.obj_ref()));
+                    }
+                    self.index.touch(&self.graph, &uid, &owner_uids(Some(&old)));
+                    fold.structure = true;
+                }
+            }
+            Update::Happened(h) => {
+                self.add_happening(h);
+                fold.changed = true;
+            }
+            Update::Unlisted(u) => {
+                fold.structure |= self.set_unlisted(u);
+                fold.changed = true;
+            }
+            Update::Replied(r) => {
+                self.on_reply(&r);
+                fold.changed = true;
+            }
+            Update::Story(s) => {
+                self.story = Some(s);
+                fold.changed = true;
+            }
+            Update::Contexts(c) => self.contexts = Some(c),
+            Update::Namespaces(n) => self.source_namespaces = Some(n),
+            Update::Evidence(e) => {
+                self.on_evidence(e);
+                fold.changed = true;
+            }
+            Update::Status(s) => {
+                if self.status.as_ref() != Some(&s) {
+                    self.controllers = s
+                        .controllers
+                        .iter()
+                        .map(|c| (c.finalizer.clone(), c.online))
+                        .collect();
+                    self.status = Some(s);
+                    fold.changed = true;
+                }
+            }
+        }
     }
 
     /// Takes in what the source cannot see now; objects whose owners are
@@ -976,6 +1004,20 @@ impl App {
         self.why_at = self.clock;
         self.why_stale = false;
     }
+}
+
+/// What a batch of updates changed, for the work done once at its end.
+#[derive(Default)]
+struct Fold {
+    /// The forest's shape (or what a filter keeps) may have changed.
+    structure: bool,
+    /// An object changed in place: the rows stay as they are, what is
+    /// drawn on them changes.
+    in_place: bool,
+    changed: bool,
+    /// The rows of what was removed, found in one look at the rows before
+    /// they change, stay a moment as ghosts.
+    removed: Vec<(NodeId, crate::model::ObjRef)>,
 }
 
 fn owner_uids(obj: Option<&Object>) -> Vec<String> {

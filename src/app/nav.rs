@@ -493,11 +493,6 @@ impl App {
         }
     }
 
-    /// `kind/name` contains the query, ignoring case.
-    fn matches_query(&self, id: NodeId, lower_query: &str) -> bool {
-        self.index.label(id).contains(lower_query)
-    }
-
     pub(super) fn start_search(&mut self) {
         self.modals.push(Modal::Search(SearchInput {
             query: String::new(),
@@ -518,7 +513,10 @@ impl App {
         }
         self.selected_key = origin;
         self.selected = origin_index;
-        let found = self.find(true, true, |u| self.matches_query(u, &query));
+        let hits = self.search_cache.matches(&self.index, &query).clone();
+        let found = (hits.count() > 0)
+            .then(|| self.find(true, true, |u| hits.has(u)))
+            .flatten();
         let failed = found.is_none();
         if let Some(f) = found {
             self.reveal(&f);
@@ -533,7 +531,11 @@ impl App {
             self.info("no search yet: press / to search");
             return;
         };
-        match self.find(forward, false, |u| self.matches_query(u, &query)) {
+        let hits = self.search_cache.matches(&self.index, &query).clone();
+        let found = (hits.count() > 0)
+            .then(|| self.find(forward, false, |u| hits.has(u)))
+            .flatten();
+        match found {
             Some(f) => self.reveal(&f),
             None => self.info(format!("no match for {query:?}")),
         }

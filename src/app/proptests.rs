@@ -131,7 +131,9 @@ proptest! {
                 o.metadata.owner_references.clear();
             }
             g.upsert(o);
-            ix.touch(&g, &uid, &owners);
+            // Its identity kept: its referrers are looked at again only
+            // when it moved or its root mark changed.
+            ix.touch_with(&g, &uid, &owners, true);
             prop_assert_eq!(shape(&ix), shape(&ForestIndex::build(&g)));
             prop_assert!(nothing_hidden(&g, &ix));
         }
@@ -289,5 +291,53 @@ proptest! {
                 prop_assert_eq!(o.ancestors, w.ancestors);
             }
         }
+    }
+}
+
+proptest! {
+    /// Updates folded in a time's worth at a time (one by one, with a
+    /// budget of nothing) leave the forest as folding them all at once
+    /// does: the same index and the same rows, but for the ghosts of what
+    /// was added and removed between two rounds (it was on screen for a
+    /// moment).
+    #[test]
+    fn folding_in_rounds_equals_folding_at_once(
+        specs in specs(false),
+        ops in prop::collection::vec((0usize..12, 0u8..4), 1..30),
+        closed in prop::collection::vec(0usize..30, 0..4),
+        scoped in any::<bool>(),
+    ) {
+        use crate::backend::Update;
+        let mut once = app_of(&specs, &closed, scoped);
+        let mut rounds = once.clone();
+        let updates: Vec<Update> = ops
+            .iter()
+            .map(|(i, op)| {
+                let uid = format!("u{i:02}");
+                let mut o = object(*i, &nth(&specs, *i));
+                match op {
+                    0 => return Update::Remove(uid),
+                    2 => o.metadata.owner_references.clear(),
+                    3 => o.metadata.finalizers.push("example.com/f".into()),
+                    _ => {}
+                }
+                Update::Upsert(o.into())
+            })
+            .collect();
+        once.apply_all(updates.clone());
+        let mut queue: std::collections::VecDeque<Update> = updates.into();
+        while !queue.is_empty() {
+            let before = queue.len();
+            rounds.apply_for(&mut queue, Some(std::time::Duration::ZERO));
+            prop_assert_eq!(queue.len(), before - 1);
+        }
+        prop_assert_eq!(shape(&rounds.index), shape(&once.index));
+        let objects = |app: &super::App| -> Vec<(u16, String)> {
+            app.rows
+                .iter()
+                .filter_map(|r| r.id().map(|id| (r.depth, app.index.uid(id).to_string())))
+                .collect()
+        };
+        prop_assert_eq!(objects(&rounds), objects(&once));
     }
 }
