@@ -42,10 +42,7 @@ const COLLECTIONS: &[&str] = &[
 ];
 
 /// Differences of columns that stay: (collection, why).
-const COLUMN_DIFFERENCES: &[(&str, &str)] = &[(
-    "/apis/networking.k8s.io/v1/ingresses",
-    "Ingress has no printer on serve yet (Name, Created At); kube-apiserver prints Class, Hosts, Address, Ports",
-)];
+const COLUMN_DIFFERENCES: &[(&str, &str)] = &[];
 
 async fn request(
     env: &Env,
@@ -133,6 +130,13 @@ fn objects() -> Vec<(&'static str, Value)> {
                                 {"kind": "ServiceAccount", "name": "robot", "namespace": "{ns}"}]}),
         ),
         (
+            "ingresses",
+            json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "t"},
+                   "spec": {"tls": [{"hosts": ["a.example.com"]}],
+                            "rules": [{"host": "a.example.com"}, {}, {"host": "b.example.com"},
+                                      {"host": "c.example.com"}, {"host": "d.example.com"}]}}),
+        ),
+        (
             "leases",
             json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "t"},
                    "spec": {"holderIdentity": "node-1"}}),
@@ -144,6 +148,7 @@ fn collection(ns: &str, plural: &str) -> String {
     let group = match plural {
         "rolebindings" => "apis/rbac.authorization.k8s.io/v1",
         "leases" => "apis/coordination.k8s.io/v1",
+        "ingresses" => "apis/networking.k8s.io/v1",
         _ => "api/v1",
     };
     format!("/{group}/namespaces/{ns}/{plural}")

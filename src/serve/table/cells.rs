@@ -335,23 +335,56 @@ pub(super) fn external_ip(v: &Value, _: Timestamp) -> Value {
             }
         }
         "LoadBalancer" => {
-            let mut all: Vec<&str> = v
-                .pointer("/status/loadBalancer/ingress")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|i| i["ip"].as_str().or_else(|| i["hostname"].as_str()))
-                .collect();
-            all.extend(externals);
+            let mut all = load_balancer(v.pointer("/status/loadBalancer/ingress"));
+            if !externals.is_empty() {
+                if !all.is_empty() {
+                    all.push(',');
+                }
+                all.push_str(&externals.join(","));
+            }
             if all.is_empty() {
                 json!("<pending>")
             } else {
-                json!(all.join(","))
+                json!(all)
             }
         }
         "ExternalName" => json!(s(v, "/spec/externalName")),
         _ => json!("<unknown>"),
     }
+}
+
+/// `loadBalancerStatusStringer` (wide, as the server prints): the
+/// load balancer's IPs or host names, joined.
+pub(super) fn load_balancer(ingress: Option<&Value>) -> String {
+    let list: Vec<&str> = ingress
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|i| i["ip"].as_str().or_else(|| i["hostname"].as_str()))
+        .collect();
+    list.join(",")
+}
+
+/// `formatHosts`: an Ingress's hosts until three are found (`+ N
+/// more...` counting the rules past three), or `*`.
+pub(super) fn ingress_hosts(v: &Value, _: Timestamp) -> Value {
+    let rules = v.pointer("/spec/rules").and_then(Value::as_array);
+    let rules: &[Value] = rules.map_or(&[], Vec::as_slice);
+    let (mut hosts, mut more) = (Vec::new(), false);
+    for r in rules {
+        more |= hosts.len() == 3;
+        if let Some(h) = r["host"].as_str().filter(|h| !more && !h.is_empty()) {
+            hosts.push(h);
+        }
+    }
+    if hosts.is_empty() {
+        return json!("*");
+    }
+    let mut text = hosts.join(",");
+    if more {
+        text.push_str(&format!(" + {} more...", rules.len() - 3));
+    }
+    json!(text)
 }
 
 /// `makePortString`: `port[:nodePort]/protocol`, joined, or `<none>`.

@@ -465,6 +465,23 @@ mod tests {
             json!({"metadata": {"name": "c"}, "data": {"a": "1", "b": "2"}, "binaryData": {"c": ""}}),
         );
         assert_eq!(cm["rows"][0]["cells"], json!(["c", 3, "65s"]));
+        let ingress = table_of(
+            "networking.k8s.io",
+            "Ingress",
+            json!({"metadata": {"name": "i"}, "spec": {"rules": [{"host": "a"}, {}, {"host": "b"}, {"host": "c"}, {"host": "d"}]},
+                   "status": {"loadBalancer": {"ingress": [{"ip": "1.2.3.4"}, {"hostname": "lb"}]}}}),
+        );
+        assert_eq!(
+            ingress["rows"][0]["cells"],
+            json!([
+                "i",
+                "<none>",
+                "a,b,c + 2 more...",
+                "1.2.3.4,lb",
+                "80",
+                "65s"
+            ])
+        );
         let secret = table_of(
             "",
             "Secret",

@@ -329,6 +329,23 @@ pub fn columns(group: &str, kind: &str, builtin: bool) -> Vec<Column> {
             }),
             col("Age", "string", AGE),
         ],
+        ("networking.k8s.io" | "extensions", "Ingress") => vec![
+            col("Class", "string", |v, _| {
+                or_none(s(v, "/spec/ingressClassName"))
+            }),
+            col("Hosts", "string", ingress_hosts),
+            col("Address", "string", |v, _| {
+                json!(load_balancer(v.pointer("/status/loadBalancer/ingress")))
+            }),
+            col("Ports", "string", |v, _| {
+                json!(if len(v, "/spec/tls") > 0 {
+                    "80, 443"
+                } else {
+                    "80"
+                })
+            }),
+            col("Age", "string", AGE),
+        ],
         ("storage.k8s.io", "VolumeAttachment") => vec![
             col("Attacher", "string", |v, _| json!(s(v, "/spec/attacher"))),
             col("PV", "string", |v, _| {
