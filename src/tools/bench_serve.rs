@@ -1,7 +1,7 @@
 //! `ownerscope serve` against the kubeconfig's cluster (the test control
 //! plane), each holding `--objects` ConfigMaps in a namespace of the run's
 //! own (`ownerscope-bench-serve-PID`, deleted at the end, the benchmark
-//! waiting until the control plane has removed it):
+//! waiting while the control plane removes it):
 //!
 //! ```sh
 //! cargo build --release
@@ -15,23 +15,37 @@
 //! end (resident now, and the peak since the process started: `VmRSS` and
 //! `VmHWM` of `/proc/PID/status`, summed over the same processes):
 //! - a paged list: every page of 500, as `kubectl get` walks them, and the
-//!   first and the last page alone;
+//!   first and the last full page alone;
 //! - opening watches: 200 watches of the namespace from the list's
 //!   resource version, one after the other, each to its answer's headers;
 //! - writes: 2,000 ConfigMaps created by 32 clients at once (in a
 //!   namespace made for them and deleted after), as writes per second; on
 //!   serve with and without `--state-dir` (every write `fsync`ed before it
 //!   is answered);
+//! - serial writes: 500 ConfigMaps created by one client, one at a time
+//!   (what a controller making one write at a time sees: each waits for its
+//!   own `fsync`, nothing to batch it with);
 //! - workload writes: 200 Deployments (2 replicas each) created by 32
 //!   clients at once, in the same namespace, as creates per second (the
-//!   server's controllers then make their ReplicaSets, pods and Events).
+//!   server's controllers then make their ReplicaSets, pods and Events);
+//! - the server's CPU at rest: a second a second of nothing sent, before
+//!   the reads (others' requests and the server's own controllers).
 //!
 //! `--serve-only` leaves the cluster out: the two serves alone.
+//!
+//! Every wait is bounded. A measured step gives up after a bound sized to
+//! its work; a wait for the server's own work (filling the namespace,
+//! the namespace controller emptying it at the end) gives up when nothing
+//! was done for 90 s. A namespace left behind is reported with what to
+//! check and how to remove it by hand; the figures measured are printed
+//! all the same.
 //!
 //! The two serves are started by the benchmark (an empty scenario) and
 //! stopped at its end. A Markdown table is printed (docs/performance.md).
 
-use std::io::BufRead as _;
+mod wait;
+
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -40,8 +54,9 @@ use futures::{StreamExt, stream};
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::Api;
-use kube::api::{DeleteParams, ObjectMeta, PostParams};
+use kube::api::{ObjectMeta, PostParams};
 
+use self::wait::{Goal, count, first_line_within, humanize, remove_namespaces, until_done, within};
 use super::bench_live::make_configmaps;
 use crate::cluster::{self, LiveOptions};
 use crate::commands::CmdError;
@@ -58,7 +73,21 @@ const PAGE: usize = 500;
 const WATCHES: usize = 200;
 const WRITES: usize = 2_000;
 const WRITERS: usize = 32;
+const SERIAL: usize = 500;
 const DEPLOYMENTS: usize = 200;
+
+/// How long a wait for the server's own work (filling a namespace, the
+/// namespace controller emptying one) goes on with nothing done.
+const STALL: Duration = Duration::from_secs(90);
+/// How often such a wait looks.
+const POLL: Duration = Duration::from_secs(1);
+/// The bound of one measured step (a few thousand requests; the control
+/// plane does each in seconds).
+const STEP: Duration = Duration::from_secs(120);
+/// How long a serve has to say it listens.
+const START: Duration = Duration::from_secs(30);
+/// The server's CPU at rest is measured over this long.
+const REST: Duration = Duration::from_secs(3);
 
 fn err(e: impl std::fmt::Display) -> CmdError {
     CmdError(e.to_string())
@@ -70,6 +99,9 @@ struct Target {
     name: String,
     kubeconfig: Option<PathBuf>,
     pids: Vec<u32>,
+    /// The kubeconfig's cluster (what is left there stays); a serve is
+    /// stopped at the end, with whatever it holds.
+    cluster: bool,
 }
 
 /// User and system CPU time of these processes so far (`/proc/PID/stat`,
@@ -110,6 +142,15 @@ fn mib(bytes: u64) -> String {
     format!("{m:.0} MiB")
 }
 
+/// The machine's load average (1, 5 and 15 minutes), as `/proc/loadavg`
+/// gives it.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "unknown".to_string(),
+        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    )
+}
+
 /// The pids of the processes with these command names.
 fn pids_named(names: &[&str]) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
@@ -144,12 +185,21 @@ fn start_serve(exe: &Path, dir: &Path, state_dir: bool) -> Result<(Child, PathBu
     }
     let mut child = cmd.spawn().map_err(err)?;
     let out = child.stdout.take().ok_or_else(|| err("no stdout"))?;
-    let first = std::io::BufReader::new(out).lines().next();
-    if !matches!(first, Some(Ok(l)) if l.starts_with("ownerscope serve:")) {
-        let _ = child.kill();
-        return Err(err("ownerscope serve did not start"));
+    match first_line_within(out, START) {
+        Ok(l) if l.starts_with("ownerscope serve:") => Ok((child, kubeconfig)),
+        said => {
+            let _ = child.kill();
+            let _ = child.wait();
+            let why = match said {
+                Ok(l) => format!("it said {l:?}"),
+                Err(e) => e.0,
+            };
+            Err(err(format!(
+                "ownerscope serve did not start ({why}; its log: {})",
+                dir.join("serve.log").display()
+            )))
+        }
     }
-    Ok((child, kubeconfig))
 }
 
 async fn client(t: &Target) -> Result<kube::Client, CmdError> {
@@ -160,6 +210,29 @@ async fn client(t: &Target) -> Result<kube::Client, CmdError> {
         ..LiveOptions::default()
     };
     Ok(cluster::connect(&opts).await.map_err(err)?.client)
+}
+
+/// `n` ConfigMaps in `ns`, made unless there; gives up when none was made
+/// for `STALL`.
+async fn fill(t: &Target, c: &kube::Client, ns: &str, n: usize) -> Result<(), CmdError> {
+    let path = format!("/api/v1/namespaces/{ns}/configmaps");
+    let stalled = until_done(
+        || async { count(c, &path).await.map(Some) },
+        Goal::More,
+        POLL * 5,
+        STALL,
+    );
+    tokio::select! {
+        made = make_configmaps(c.clone(), ns, n) => made.map(|_| ()),
+        Err(s) = stalled => Err(err(format!(
+            "gave up making {n} ConfigMaps in namespace {ns} on {}: none made in the last {} \
+             ({} there{}); check that the server answers and takes writes",
+            t.name,
+            humanize(STALL),
+            s.count.map_or_else(|| "unknown how many".to_string(), |c| c.to_string()),
+            s.error.map(|e| format!("; the last look: {e}")).unwrap_or_default(),
+        ))),
+    }
 }
 
 /// One measure: wall time and the server's CPU.
@@ -173,11 +246,29 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1000.0)
 }
 
+/// `work`, timed on the wall and on `t`'s CPU.
+async fn timed<T>(
+    t: &Target,
+    work: impl Future<Output = Result<T, CmdError>>,
+) -> Result<(T, Cost), CmdError> {
+    let (t0, c0) = (Instant::now(), cpu(&t.pids));
+    let out = work.await?;
+    Ok((
+        out,
+        Cost {
+            wall: t0.elapsed(),
+            cpu: cpu(&t.pids).saturating_sub(c0),
+        },
+    ))
+}
+
+/// One page of the namespace's ConfigMaps: the next page's token, the
+/// list's resource version and how many items it held.
 async fn page(
     c: &kube::Client,
     ns: &str,
     token: Option<&str>,
-) -> Result<(Option<String>, String), CmdError> {
+) -> Result<(Option<String>, String, usize), CmdError> {
     let mut path = format!("/api/v1/namespaces/{ns}/configmaps?limit={PAGE}");
     if let Some(t) = token {
         path.push_str("&continue=");
@@ -194,68 +285,71 @@ async fn page(
         .as_str()
         .unwrap_or_default()
         .to_string();
-    Ok((next, rv))
+    Ok((next, rv, v["items"].as_array().map_or(0, Vec::len)))
 }
 
-/// What was measured on one server.
+/// What was measured on one server (`None`: not measured, or it failed).
 #[derive(Default)]
 struct Row {
     pages: usize,
-    list: Cost,
-    first_page: Cost,
-    last_page: Cost,
-    watch: Cost,
-    writes: Cost,
-    deployments: Cost,
+    list: Option<Cost>,
+    first_page: Option<Cost>,
+    last_page: Option<Cost>,
+    watch: Option<Cost>,
+    writes: Option<Cost>,
+    serial: Option<Cost>,
+    deployments: Option<Cost>,
+    /// The server's CPU in `REST` with nothing sent.
+    rest: Option<Duration>,
     /// Resident and peak memory at the end.
-    memory: (u64, u64),
+    memory: Option<(u64, u64)>,
 }
 
-async fn measure(t: &Target, n: usize, reads: bool) -> Result<Row, CmdError> {
-    let (listed_ns, writes_ns) = namespaces();
-    let (listed_ns, writes_ns) = (listed_ns.as_str(), writes_ns.as_str());
-    let c = client(t).await?;
-    if n > 0 {
-        make_configmaps(c.clone(), listed_ns, n).await?;
+fn configmap(name: String) -> ConfigMap {
+    ConfigMap {
+        metadata: ObjectMeta {
+            name: Some(name),
+            ..ObjectMeta::default()
+        },
+        data: Some([("k".to_string(), "v".to_string())].into()),
+        ..ConfigMap::default()
     }
-    let mut row = Row::default();
-    if reads {
-        // The whole walk, then the first and the last page alone.
-        let (t0, c0) = (Instant::now(), cpu(&t.pids));
-        let (mut token, mut rv, mut last_token) = (None, String::new(), None);
+}
+
+/// The paged walk, the first and the last full page, and the watches.
+async fn reads(t: &Target, c: &kube::Client, ns: &str, row: &mut Row) -> Result<(), CmdError> {
+    // Each page within `STEP`: a walk goes on as long as pages come.
+    let walk = async {
+        // `last_full`: the token of the last page that held a whole page.
+        let (mut token, mut rv, mut last_full, mut pages) = (None, String::new(), None, 0);
         loop {
-            let (next, at) = page(&c, listed_ns, token.as_deref()).await?;
-            row.pages += 1;
+            let (next, at, items) =
+                within("a page of the list", t, STEP, page(c, ns, token.as_deref())).await?;
+            pages += 1;
             if rv.is_empty() {
                 rv = at;
             }
+            if items == PAGE {
+                last_full = Some(token.clone());
+            }
             match next {
-                Some(n) => {
-                    last_token = Some(n.clone());
-                    token = Some(n);
-                }
+                Some(n) => token = Some(n),
                 None => break,
             }
         }
-        row.list = Cost {
-            wall: t0.elapsed(),
-            cpu: cpu(&t.pids) - c0,
-        };
-        for (slot, tok) in [
-            (&mut row.first_page, None),
-            (&mut row.last_page, last_token),
-        ] {
-            let (t0, c0) = (Instant::now(), cpu(&t.pids));
-            page(&c, listed_ns, tok.as_deref()).await?;
-            *slot = Cost {
-                wall: t0.elapsed(),
-                cpu: cpu(&t.pids) - c0,
-            };
-        }
-        let (t0, c0) = (Instant::now(), cpu(&t.pids));
+        Ok((rv, last_full.flatten(), pages))
+    };
+    let ((rv, last_full, pages), cost) = timed(t, walk).await?;
+    row.pages = pages;
+    row.list = Some(cost);
+    for (slot, tok) in [(&mut row.first_page, None), (&mut row.last_page, last_full)] {
+        let (_, cost) = within("a page", t, STEP, timed(t, page(c, ns, tok.as_deref()))).await?;
+        *slot = Some(cost);
+    }
+    let watches = async {
         for _ in 0..WATCHES {
             let path = format!(
-                "/api/v1/namespaces/{listed_ns}/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=60"
+                "/api/v1/namespaces/{ns}/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=60"
             );
             let req = http::Request::get(path)
                 .body(kube::client::Body::empty())
@@ -265,139 +359,178 @@ async fn measure(t: &Target, n: usize, reads: bool) -> Result<Row, CmdError> {
                 return Err(err(format!("a watch answered {}", resp.status())));
             }
         }
-        row.watch = Cost {
-            wall: t0.elapsed() / u32::try_from(WATCHES).unwrap_or(1),
-            cpu: (cpu(&t.pids) - c0) / u32::try_from(WATCHES).unwrap_or(1),
-        };
-    }
+        Ok(())
+    };
+    let ((), cost) = within("opening watches", t, STEP, timed(t, watches)).await?;
+    let per = u32::try_from(WATCHES).unwrap_or(1);
+    row.watch = Some(Cost {
+        wall: cost.wall / per,
+        cpu: cost.cpu / per,
+    });
+    Ok(())
+}
+
+/// The writes: concurrent and serial ConfigMap creates, then Deployments,
+/// in a namespace made for them.
+async fn writes(t: &Target, c: &kube::Client, ns: &str, row: &mut Row) -> Result<(), CmdError> {
     let nss: Api<Namespace> = Api::all(c.clone());
-    let ns = Namespace {
+    let namespace = Namespace {
         metadata: ObjectMeta {
-            name: Some(writes_ns.into()),
+            name: Some(ns.into()),
             ..ObjectMeta::default()
         },
         ..Namespace::default()
     };
-    nss.create(&PostParams::default(), &ns).await.map_err(err)?;
-    let cms: Api<ConfigMap> = Api::namespaced(c.clone(), writes_ns);
-    let (t0, c0) = (Instant::now(), cpu(&t.pids));
-    let made: Vec<Result<ConfigMap, kube::Error>> = stream::iter(0..WRITES)
-        .map(|i| {
-            let cms = cms.clone();
-            async move {
-                let cm = ConfigMap {
-                    metadata: ObjectMeta {
-                        name: Some(format!("w-{i:05}")),
-                        ..ObjectMeta::default()
-                    },
-                    data: Some([("k".to_string(), "v".to_string())].into()),
-                    ..ConfigMap::default()
-                };
-                cms.create(&PostParams::default(), &cm).await
-            }
-        })
-        .buffer_unordered(WRITERS)
-        .collect()
-        .await;
-    row.writes = Cost {
-        wall: t0.elapsed(),
-        cpu: cpu(&t.pids) - c0,
+    within("creating a namespace", t, STEP, async {
+        nss.create(&PostParams::default(), &namespace)
+            .await
+            .map_err(err)
+    })
+    .await?;
+    let cms: Api<ConfigMap> = Api::namespaced(c.clone(), ns);
+    let concurrent = async {
+        let made: Vec<Result<ConfigMap, kube::Error>> = stream::iter(0..WRITES)
+            .map(|i| {
+                let cms = cms.clone();
+                async move {
+                    cms.create(&PostParams::default(), &configmap(format!("w-{i:05}")))
+                        .await
+                }
+            })
+            .buffer_unordered(WRITERS)
+            .collect()
+            .await;
+        match made.into_iter().find_map(Result::err) {
+            Some(e) => Err(err(e)),
+            None => Ok(()),
+        }
     };
-    let deploys: Api<Deployment> = Api::namespaced(c.clone(), writes_ns);
-    let (t0, c0) = (Instant::now(), cpu(&t.pids));
-    let made_deploys: Vec<Result<Deployment, kube::Error>> = stream::iter(0..DEPLOYMENTS)
-        .map(|i| {
-            let deploys = deploys.clone();
-            async move {
-                let app = format!("d-{i:04}");
-                let d: Deployment = serde_json::from_value(serde_json::json!({
-                    "apiVersion": "apps/v1", "kind": "Deployment",
-                    "metadata": {"name": app},
-                    "spec": {"replicas": 2, "selector": {"matchLabels": {"app": app}},
-                             "template": {"metadata": {"labels": {"app": app}},
-                                          "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}},
-                }))
-                .map_err(kube::Error::SerdeError)?;
-                deploys.create(&PostParams::default(), &d).await
-            }
-        })
-        .buffer_unordered(WRITERS)
-        .collect()
-        .await;
-    row.deployments = Cost {
-        wall: t0.elapsed(),
-        cpu: cpu(&t.pids) - c0,
+    let ((), cost) = within("concurrent writes", t, STEP, timed(t, concurrent)).await?;
+    row.writes = Some(cost);
+    let serial = async {
+        for i in 0..SERIAL {
+            cms.create(&PostParams::default(), &configmap(format!("s-{i:05}")))
+                .await
+                .map_err(err)?;
+        }
+        Ok(())
     };
-    row.memory = memory(&t.pids);
-    let gone = remove_namespaces(&nss, &[writes_ns, listed_ns]).await;
-    if let Some(Err(e)) = made.into_iter().find(Result::is_err) {
-        return Err(err(format!("writing: {e}")));
-    }
-    if let Some(Err(e)) = made_deploys.into_iter().find(Result::is_err) {
-        return Err(err(format!("creating Deployments: {e}")));
-    }
-    gone?;
-    Ok(row)
+    let ((), cost) = within("serial writes", t, STEP, timed(t, serial)).await?;
+    row.serial = Some(cost);
+    let deploys: Api<Deployment> = Api::namespaced(c.clone(), ns);
+    let deployments = async {
+        let made: Vec<Result<Deployment, kube::Error>> = stream::iter(0..DEPLOYMENTS)
+            .map(|i| {
+                let deploys = deploys.clone();
+                async move {
+                    let app = format!("d-{i:04}");
+                    let d: Deployment = serde_json::from_value(serde_json::json!({
+                        "apiVersion": "apps/v1", "kind": "Deployment",
+                        "metadata": {"name": app},
+                        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": app}},
+                                 "template": {"metadata": {"labels": {"app": app}},
+                                              "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}},
+                    }))
+                    .map_err(kube::Error::SerdeError)?;
+                    deploys.create(&PostParams::default(), &d).await
+                }
+            })
+            .buffer_unordered(WRITERS)
+            .collect()
+            .await;
+        match made.into_iter().find_map(Result::err) {
+            Some(e) => Err(err(e)),
+            None => Ok(()),
+        }
+    };
+    let ((), cost) = within("creating Deployments", t, STEP, timed(t, deployments)).await?;
+    row.deployments = Some(cost);
+    Ok(())
 }
 
-/// Deletes the run's namespaces and waits until they are gone (the
-/// namespace controller deletes what they hold first): the cluster is left
-/// as it was found.
-async fn remove_namespaces(nss: &Api<Namespace>, names: &[&str]) -> Result<(), CmdError> {
-    for name in names {
-        match nss.delete(name, &DeleteParams::default()).await {
-            Err(kube::Error::Api(s)) if s.code == 404 => {}
-            Ok(_) => {}
-            Err(e) => return Err(err(e)),
-        }
+/// Measures `t` into `row` (what was measured stays there when a step
+/// fails).
+async fn measure(t: &Target, n: usize, with_reads: bool, row: &mut Row) -> Result<(), CmdError> {
+    let (listed_ns, writes_ns) = namespaces();
+    let c = within("connecting", t, STEP, client(t)).await?;
+    if n > 0 {
+        fill(t, &c, &listed_ns, n).await?;
     }
-    let t0 = Instant::now();
-    for name in names {
-        while nss.get_opt(name).await.map_err(err)?.is_some() {
-            if t0.elapsed() > Duration::from_secs(1800) {
-                return Err(err(format!(
-                    "namespace {name} still there after 30 minutes"
-                )));
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
+    let c0 = cpu(&t.pids);
+    tokio::time::sleep(REST).await;
+    row.rest = Some(cpu(&t.pids).saturating_sub(c0));
+    if with_reads {
+        reads(t, &c, &listed_ns, row).await?;
     }
+    writes(t, &c, &writes_ns, row).await?;
+    row.memory = Some(memory(&t.pids));
     Ok(())
 }
 
 fn table(n: usize, rows: &[(String, Row)]) -> String {
     let mut out = format!(
         "{n} ConfigMaps in one namespace; wall time, and the server's CPU (user + system) in brackets\n\n\
-         | server | paged list ({PAGE} a page) | first page | last page | opening a watch | writes per second | Deployment creates per second | memory: resident (peak) |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|\n"
+         | server | paged list ({PAGE} a page) | first page | last full page | opening a watch | writes per second ({WRITERS} clients) | serial writes per second (1 client) | Deployment creates per second | memory: resident (peak) |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
     );
+    let cell = |c: Option<Cost>| {
+        c.map_or_else(
+            || "-".to_string(),
+            |c| format!("{} ({})", ms(c.wall), ms(c.cpu)),
+        )
+    };
+    let rate = |c: Option<Cost>, count: usize, per: usize| {
+        c.map_or_else(
+            || "-".to_string(),
+            |c| {
+                #[allow(clippy::cast_precision_loss)]
+                let per_s = count as f64 / c.wall.as_secs_f64().max(1e-9);
+                let cpu =
+                    c.cpu * u32::try_from(per).unwrap_or(1) / u32::try_from(count).unwrap_or(1);
+                format!("{per_s:.0} ({} CPU per {per})", ms(cpu))
+            },
+        )
+    };
     for (name, r) in rows {
-        let cell = |c: Cost| format!("{} ({})", ms(c.wall), ms(c.cpu));
-        let reads = r.pages > 0;
-        let or_dash = |s: String| if reads { s } else { "-".to_string() };
-        let per_s = WRITES as f64 / r.writes.wall.as_secs_f64().max(1e-9);
-        let deploys_s = DEPLOYMENTS as f64 / r.deployments.wall.as_secs_f64().max(1e-9);
+        let list = r.list.map_or_else(
+            || "-".to_string(),
+            |c| format!("{} for {} pages", cell(Some(c)), r.pages),
+        );
         out.push_str(&format!(
-            "| {name} | {} | {} | {} | {} | {per_s:.0} ({} CPU per 1,000) | {deploys_s:.0} ({} CPU per 100) | {} ({}) |\n",
-            or_dash(format!("{} for {} pages", cell(r.list), r.pages)),
-            or_dash(cell(r.first_page)),
-            or_dash(cell(r.last_page)),
-            or_dash(cell(r.watch)),
-            ms(r.writes.cpu * 1000 / u32::try_from(WRITES).unwrap_or(1)),
-            ms(r.deployments.cpu * 100 / u32::try_from(DEPLOYMENTS).unwrap_or(1)),
-            mib(r.memory.0),
-            mib(r.memory.1),
+            "| {name} | {list} | {} | {} | {} | {} | {} | {} | {} |\n",
+            cell(r.first_page),
+            cell(r.last_page),
+            cell(r.watch),
+            rate(r.writes, WRITES, 1000),
+            rate(r.serial, SERIAL, 100),
+            rate(r.deployments, DEPLOYMENTS, 100),
+            r.memory.map_or_else(
+                || "-".to_string(),
+                |(now, peak)| format!("{} ({})", mib(now), mib(peak))
+            ),
         ));
+    }
+    out.push('\n');
+    for (name, r) in rows {
+        if let Some(rest) = r.rest {
+            out.push_str(&format!(
+                "{name} at rest (nothing sent for {}): {} CPU a second\n",
+                humanize(REST),
+                ms(rest / u32::try_from(REST.as_secs()).unwrap_or(1).max(1)),
+            ));
+        }
     }
     out
 }
 
 /// Runs the benchmark with `n` ConfigMaps against the cluster of
 /// `kubeconfig` (else `$KUBECONFIG`) and two serves of this binary, and
-/// prints the table.
+/// prints the table: all that was measured, also when a step failed or a
+/// namespace was left behind (then an error says what and why).
 ///
 /// # Errors
-/// The cluster or a serve cannot be reached.
+/// The cluster or a serve cannot be reached, a step gave up, or a
+/// namespace of the run is still there.
 pub fn run(n: usize, kubeconfig: Option<&Path>, serve_only: bool) -> Result<(), CmdError> {
     let exe = std::env::current_exe().map_err(err)?;
     let dir = std::env::temp_dir().join(format!("ownerscope-bench-serve-{}", std::process::id()));
@@ -409,7 +542,9 @@ pub fn run(n: usize, kubeconfig: Option<&Path>, serve_only: bool) -> Result<(), 
             name: "ownerscope serve".into(),
             kubeconfig: Some(plain_kc),
             pids: vec![plain.id()],
+            cluster: false,
         },
+        n,
         true,
     )];
     if !serve_only {
@@ -420,32 +555,48 @@ pub fn run(n: usize, kubeconfig: Option<&Path>, serve_only: bool) -> Result<(), 
                     name: "the control plane (kube-apiserver and etcd)".into(),
                     kubeconfig: kubeconfig.map(Path::to_path_buf),
                     pids: pids_named(&["kube-apiserver", "etcd"]),
+                    cluster: true,
                 },
+                n,
                 true,
             ),
         );
+    }
+    let mut problems = Vec::new();
+    match &durable {
+        Ok((child, kc)) => targets.push((
+            Target {
+                name: "ownerscope serve --state-dir".into(),
+                kubeconfig: Some(kc.clone()),
+                pids: vec![child.id()],
+                cluster: false,
+            },
+            0,
+            false,
+        )),
+        Err(e) => problems.push(format!("ownerscope serve --state-dir: {e}")),
     }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(err)?;
-    let result = rt.block_on(async {
+    let started = load_average();
+    let rows = rt.block_on(async {
         let mut rows = Vec::new();
-        for (t, reads) in &targets {
+        let (listed_ns, writes_ns) = namespaces();
+        for (t, n, with_reads) in &targets {
             eprintln!("{}...", t.name);
-            rows.push((t.name.clone(), measure(t, n, *reads).await?));
+            let mut row = Row::default();
+            if let Err(e) = measure(t, *n, *with_reads, &mut row).await {
+                problems.push(e.0);
+            }
+            if let Err(e) = remove_namespaces(t, &[&writes_ns, &listed_ns], STALL).await {
+                problems.push(e.0);
+            }
+            rows.push((t.name.clone(), row));
         }
-        if let Ok((child, kc)) = &durable {
-            let t = Target {
-                name: "ownerscope serve --state-dir".into(),
-                kubeconfig: Some(kc.clone()),
-                pids: vec![child.id()],
-            };
-            eprintln!("{}...", t.name);
-            rows.push((t.name.clone(), measure(&t, 0, false).await?));
-        }
-        Ok::<_, CmdError>(rows)
+        rows
     });
     let _ = plain.kill();
     let _ = plain.wait();
@@ -454,6 +605,14 @@ pub fn run(n: usize, kubeconfig: Option<&Path>, serve_only: bool) -> Result<(), 
         let _ = child.wait();
     }
     let _ = std::fs::remove_dir_all(&dir);
-    println!("{}", table(n, &result?));
-    Ok(())
+    println!("{}", table(n, &rows));
+    println!(
+        "load average (1, 5, 15 min): {started} at the start, {} at the end",
+        load_average()
+    );
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(err(problems.join("\n")))
+    }
 }
