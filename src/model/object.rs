@@ -327,6 +327,35 @@ pub const SERVICE_ACCOUNT_TOKEN: &str = "kubernetes.io/service-account-token";
 /// An object without any of [`Extra`]'s fields.
 static NO_EXTRA: std::sync::LazyLock<Extra> = std::sync::LazyLock::new(Extra::default);
 
+/// The top-level fields an [`Object`] reads and keeps, in [`Field`]'s
+/// order (`serve` keeps the others beside it).
+pub const TOP_LEVEL_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "metadata",
+    "spec",
+    "status",
+    "rules",
+    "roleRef",
+    "subjects",
+    "involvedObject",
+    "reason",
+    "message",
+    "source",
+    "firstTimestamp",
+    "lastTimestamp",
+    "count",
+    "type",
+    "eventTime",
+    "series",
+    "action",
+    "related",
+    "reportingComponent",
+    "reportingInstance",
+    "webhooks",
+    "managedFields",
+];
+
 /// The fields of an object as read: those of [`Object`] and of [`Extra`];
 /// any other is skipped.
 #[derive(Clone, Copy, Deserialize)]
@@ -362,32 +391,7 @@ enum Field {
 }
 
 impl Field {
-    const NAMES: &[&str] = &[
-        "apiVersion",
-        "kind",
-        "metadata",
-        "spec",
-        "status",
-        "rules",
-        "roleRef",
-        "subjects",
-        "involvedObject",
-        "reason",
-        "message",
-        "source",
-        "firstTimestamp",
-        "lastTimestamp",
-        "count",
-        "type",
-        "eventTime",
-        "series",
-        "action",
-        "related",
-        "reportingComponent",
-        "reportingInstance",
-        "webhooks",
-        "managedFields",
-    ];
+    const NAMES: &[&str] = TOP_LEVEL_FIELDS;
 
     /// Where an [`Extra`] field kept as a value goes.
     fn value_of_extra(self, e: &mut Extra) -> Option<&mut Option<Box<Value>>> {

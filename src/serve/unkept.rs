@@ -27,32 +27,7 @@ use crate::model::{KindInfo, Object};
 
 /// The top-level fields [`Object`] keeps itself (`managedFields` is
 /// serve's slot, never a client's).
-const KEPT_TOP: &[&str] = &[
-    "apiVersion",
-    "kind",
-    "metadata",
-    "spec",
-    "status",
-    "rules",
-    "roleRef",
-    "subjects",
-    "involvedObject",
-    "reason",
-    "message",
-    "source",
-    "firstTimestamp",
-    "lastTimestamp",
-    "count",
-    "type",
-    "eventTime",
-    "series",
-    "action",
-    "related",
-    "reportingComponent",
-    "reportingInstance",
-    "webhooks",
-    "managedFields",
-];
+const KEPT_TOP: &[&str] = crate::model::object::TOP_LEVEL_FIELDS;
 
 /// The fields of `ObjectMeta` a client writes that the simulator's
 /// metadata leaves out (the rest it keeps, or the server manages).
