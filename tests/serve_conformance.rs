@@ -870,18 +870,21 @@ async fn send(env: &Env, who: Who, r: &Row, ns: &str) -> Answer {
     }
 }
 
+/// A namespace of the run's own on both servers: `PREFIX-<ms>`.
+fn unique_namespace(prefix: &str) -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() % 1_000_000)
+        .unwrap_or(0);
+    format!("{prefix}-{ms}")
+}
+
 #[test]
 fn serve_answers_the_request_table_as_the_control_plane_does() {
     let _g = live_support::shared();
     let real = env_of(Target::Cluster);
     let served = env_of(Target::Serve);
-    let ns = format!(
-        "serve-conf-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() % 1_000_000)
-            .unwrap_or(0)
-    );
+    let ns = unique_namespace("serve-conf");
     let rows = table();
     let answers: Vec<(Answer, Answer)> = live_support::rt().block_on(async {
         let mut out = Vec::new();

@@ -400,10 +400,7 @@ async fn writes(t: &Target, c: &kube::Client, ns: &str, row: &mut Row) -> Result
             .buffer_unordered(WRITERS)
             .collect()
             .await;
-        match made.into_iter().find_map(Result::err) {
-            Some(e) => Err(err(e)),
-            None => Ok(()),
-        }
+        first_error(made)
     };
     let ((), cost) = within("concurrent writes", t, STEP, timed(t, concurrent)).await?;
     row.writes = Some(cost);
@@ -438,14 +435,19 @@ async fn writes(t: &Target, c: &kube::Client, ns: &str, row: &mut Row) -> Result
             .buffer_unordered(WRITERS)
             .collect()
             .await;
-        match made.into_iter().find_map(Result::err) {
-            Some(e) => Err(err(e)),
-            None => Ok(()),
-        }
+        first_error(made)
     };
     let ((), cost) = within("creating Deployments", t, STEP, timed(t, deployments)).await?;
     row.deployments = Some(cost);
     Ok(())
+}
+
+/// The first of a burst's failed requests, if one failed.
+fn first_error<T>(made: Vec<Result<T, kube::Error>>) -> Result<(), CmdError> {
+    match made.into_iter().find_map(Result::err) {
+        Some(e) => Err(err(e)),
+        None => Ok(()),
+    }
 }
 
 /// Measures `t` into `row` (what was measured stays there when a step

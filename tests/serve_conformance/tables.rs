@@ -159,13 +159,7 @@ fn kubectl_get_prints_the_columns_the_control_plane_prints() {
     let _g = live_support::shared();
     let real = env_of(Target::Cluster);
     let served = env_of(Target::Serve);
-    let ns = format!(
-        "serve-tables-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() % 1_000_000)
-            .unwrap_or(0)
-    );
+    let ns = unique_namespace("serve-tables");
     let (unexplained, gone, cells) = live_support::rt().block_on(async {
         let (mut unexplained, mut gone, mut cells) = (Vec::new(), Vec::new(), Vec::new());
         for path in COLLECTIONS {
