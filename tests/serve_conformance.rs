@@ -88,10 +88,6 @@ const DIFFERENCES: &[(&str, &str)] = &[
         "/openapi/v2 is not served (404): kubectl reads it in protobuf and only before 1.27; /openapi/v3 is",
     ),
     (
-        "server-side apply, a field serve does not keep",
-        "field ownership covers the fields the simulator keeps (src/model/kept.rs: metadata whole, a few fields of spec and status); a ConfigMap's data is not kept, so no manager owns it on serve and an apply never conflicts on it, where kube-apiserver lists f:data in managedFields",
-    ),
-    (
         "server-side apply, another kind in the body",
         "kube-apiserver fails to merge objects of two types with a 500 (\"failed to merge config\"); serve answers 400, as for a create of the wrong kind",
     ),
@@ -400,7 +396,7 @@ fn table() -> Vec<Row> {
         probing(
             with(
                 row(
-                    "server-side apply, a field serve does not keep",
+                    "server-side apply, a ConfigMap's data",
                     "PATCH",
                     "/api/v1/namespaces/{ns}/configmaps/ssa-data?fieldManager=t",
                 ),
