@@ -148,7 +148,7 @@ impl LiveView {
             if limit == std::time::Duration::MAX {
                 Some(work.await)
             } else {
-                tokio::time::timeout(limit, work).await.ok()
+                within_request_timeout(limit, &cluster::list::PAGES_READ, work).await
             }
         });
         let Some(answer) = answer else {
@@ -377,6 +377,37 @@ impl LiveView {
     }
 }
 
+/// Runs `work` (a command's requests) until it ends, or until `limit`
+/// passes with no progress: `progress` (the pages read) unchanged.
+/// `--request-timeout` bounds a wait for an answer, as kubectl's bounds
+/// each request, and not the whole read: a million objects take minutes of
+/// pages to list. `None`: the limit passed with nothing read.
+async fn within_request_timeout<F: std::future::Future>(
+    limit: std::time::Duration,
+    progress: &std::sync::atomic::AtomicU64,
+    work: F,
+) -> Option<F::Output> {
+    use std::sync::atomic::Ordering;
+    // Looked at four times a limit: a wait gives up between `limit` and
+    // 1.25 `limit` after the last page.
+    let look = (limit / 4).max(std::time::Duration::from_millis(1));
+    tokio::pin!(work);
+    let mut seen = progress.load(Ordering::Relaxed);
+    let mut since = tokio::time::Instant::now();
+    loop {
+        if let Ok(v) = tokio::time::timeout(look, &mut work).await {
+            return Some(v);
+        }
+        let now = progress.load(Ordering::Relaxed);
+        if now != seen {
+            seen = now;
+            since = tokio::time::Instant::now();
+        } else if since.elapsed() >= limit {
+            return None;
+        }
+    }
+}
+
 /// The scope to list for `target` when its kind is cluster-scoped and the
 /// scope is one namespace: a Namespace's own contents, any other
 /// cluster-scoped object's whole cluster (its dependents may be in any
@@ -400,4 +431,65 @@ fn scope_for(
         return Some(cluster::Scope::Namespace(target.name.clone()));
     }
     Some(cluster::Scope::All)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::within_request_timeout;
+
+    /// A read of `n` pages, one each `every`.
+    async fn pages(progress: &AtomicU64, n: u64, every: Duration) -> u64 {
+        for _ in 0..n {
+            tokio::time::sleep(every).await;
+            progress.fetch_add(1, Ordering::Relaxed);
+        }
+        n
+    }
+
+    #[tokio::test]
+    async fn a_read_whose_pages_keep_coming_is_not_cut_off_at_the_limit() {
+        let progress = AtomicU64::new(0);
+        let limit = Duration::from_secs(1);
+        // 30 pages of 100 ms each: three times the limit.
+        let started = Instant::now();
+        let read = pages(&progress, 30, Duration::from_millis(100));
+        assert_eq!(
+            within_request_timeout(limit, &progress, read).await,
+            Some(30)
+        );
+        assert!(started.elapsed() >= 3 * limit, "{:?}", started.elapsed());
+    }
+
+    #[tokio::test]
+    async fn a_read_whose_pages_stop_ends_a_limit_after_the_last() {
+        let progress = AtomicU64::new(0);
+        let limit = Duration::from_secs(1);
+        let started = Instant::now();
+        let stalls = async {
+            pages(&progress, 3, Duration::from_millis(100)).await;
+            std::future::pending::<u64>().await
+        };
+        assert_eq!(within_request_timeout(limit, &progress, stalls).await, None);
+        let took = started.elapsed();
+        // A limit and a quarter after the last page, with room for a
+        // loaded machine.
+        assert!(
+            took >= Duration::from_millis(300) + limit && took < Duration::from_millis(3500),
+            "{took:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_server_that_never_answers_ends_at_the_limit() {
+        let progress = AtomicU64::new(0);
+        let limit = Duration::from_secs(1);
+        let started = Instant::now();
+        let silent = std::future::pending::<u64>();
+        assert_eq!(within_request_timeout(limit, &progress, silent).await, None);
+        let took = started.elapsed();
+        assert!(took >= limit && took < 2 * limit + limit / 2, "{took:?}");
+    }
 }
