@@ -285,6 +285,19 @@ pub fn options(kubeconfig: &Path, ns: &str) -> LiveOptions {
     }
 }
 
+/// The namespaces [`namespace`] made in this process, in order.
+static MADE: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// The namespaces this process's tests made so far (deleted or not): a
+/// whole-cluster test tells the other tests' objects by them, the
+/// cluster-scoped ones included, which are named after their namespace
+/// (`{ns}-node-a`).
+pub fn made_namespaces() -> Vec<String> {
+    MADE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+}
+
 /// A fresh namespace for one test.
 pub async fn namespace(client: &Client, prefix: &str) -> String {
     // Unique across concurrent tests of one process (a counter) and across
@@ -298,6 +311,9 @@ pub async fn namespace(client: &Client, prefix: &str) -> String {
             .map(|d| d.as_millis() % 1_000_000)
             .unwrap_or(0)
     );
+    MADE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(name.clone());
     let api: Api<Namespace> = Api::all(client.clone());
     let ns = Namespace {
         metadata: ObjectMeta {
