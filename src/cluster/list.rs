@@ -17,11 +17,6 @@ use super::{ClusterError, error_message};
 use crate::model::object::{Raw, SERVICE_ACCOUNT_TOKEN};
 use crate::model::{KindTable, Object};
 
-/// Pages of lists read by this process so far: the progress that
-/// `--request-timeout` watches (a read of a million objects takes minutes
-/// of pages, each answered in well under the limit).
-pub static PAGES_READ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
 /// How many lists run at once.
 const CONCURRENCY: usize = 8;
 const PAGE: u32 = 5000;
@@ -191,7 +186,6 @@ async fn list_pages(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
         }
         .map_err(kube::Error::BuildRequest)?;
         let text = s.client.request_text(req).await?;
-        PAGES_READ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let page: Page = serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
         drop(text);
         let items = page.items.unwrap_or_default();
@@ -200,22 +194,29 @@ async fn list_pages(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
             if o.metadata.uid.is_empty() {
                 continue;
             }
-            o.api_version.clone_from(&ar.api_version);
-            o.kind.clone_from(&ar.kind);
-            if s.full {
-                let (spec, status) = kept_fields(&ar.group, &ar.kind, &o.spec, &o.status);
-                o.spec = spec.into();
-                o.status = status.into();
-                if let Some(ws) = o.extra().webhooks.as_ref() {
-                    let kept = super::convert::kept_webhooks(ws);
-                    o.extra_mut().webhooks = Some(Box::new(kept));
-                }
-            }
+            finish(&mut o, ar, s.full);
             out.push(o);
         }
         match page.metadata.next {
             Some(t) if !t.is_empty() => token = Some(t),
             _ => return Ok(out),
+        }
+    }
+}
+
+/// An object as read from a list or a GET of `ar`, made what the model
+/// keeps: its type named (a list's items carry none), and of a full read
+/// only the spec and status the rules read.
+pub(super) fn finish(o: &mut Object, ar: &kube::discovery::ApiResource, full: bool) {
+    o.api_version.clone_from(&ar.api_version);
+    o.kind.clone_from(&ar.kind);
+    if full {
+        let (spec, status) = kept_fields(&ar.group, &ar.kind, &o.spec, &o.status);
+        o.spec = spec.into();
+        o.status = status.into();
+        if let Some(ws) = o.extra().webhooks.as_ref() {
+            let kept = super::convert::kept_webhooks(ws);
+            o.extra_mut().webhooks = Some(Box::new(kept));
         }
     }
 }
@@ -313,9 +314,14 @@ pub async fn list_discovered(
     let from_cache = discovered.from_cache();
     let mut kinds = conn.viewed_kinds(discovered.kinds);
     let mut vanished = Vec::new();
+    // The resources whose lists succeeded: what `settle` may look up.
+    let mut read_whole = HashSet::new();
     for (listed, r) in list_all(scoped).await {
         match r {
-            Ok(objs) => objects.extend(objs),
+            Ok(objs) => {
+                read_whole.insert(listed.resource);
+                objects.extend(objs);
+            }
             Err(e) if is_not_found(&e) => vanished.push(listed.resource),
             // A cached resource of an aggregated API that went down since
             // (503): the cache is stale for it; the caller asks discovery
@@ -347,7 +353,10 @@ pub async fn list_discovered(
             .collect();
         for (listed, r) in list_all(scoped).await {
             match r {
-                Ok(objs) => objects.extend(objs.into_iter().filter(|o| wanted.wants(o))),
+                Ok(objs) => {
+                    read_whole.insert(listed.resource);
+                    objects.extend(objs.into_iter().filter(|o| wanted.wants(o)));
+                }
                 Err(e) if is_not_found(&e) => vanished.push(listed.resource),
                 // An owner that cannot be read leaves its references
                 // unverified, as for any kind that cannot be listed.
@@ -362,6 +371,18 @@ pub async fn list_discovered(
             }
         }
         unread.sort();
+    }
+    // What was made between two lists (an owner, a Node), looked up by
+    // name. Not under a label selector: what it leaves out is out of view,
+    // not absent.
+    if conn.selector.is_none() {
+        let listed: Vec<Resource> = discovered
+            .resources
+            .iter()
+            .filter(|r| read_whole.contains(&r.name()))
+            .cloned()
+            .collect();
+        super::settle::settle(&conn.client, &listed, &mut objects).await;
     }
     // A kind served by two groups would appear twice.
     let mut seen = std::collections::HashSet::new();

@@ -6,6 +6,8 @@
 //! - [`convert`]: API objects to [`crate::model::Object`].
 //! - [`list`]: one metadata-only list of everything (headless commands,
 //!   snapshots).
+//! - [`settle`]: what a read's lists missed while objects were being made
+//!   (an owner, a Node), looked up by name.
 //! - [`actions`]: delete, finalizer removal, access reviews.
 //! - [`watch`]: the background tasks of the live backend.
 //! - [`backend`]: [`ClusterBackend`], the [`crate::backend::Backend`] on a
@@ -20,6 +22,7 @@ pub mod evidence;
 pub mod list;
 pub mod readonly;
 pub mod retry;
+pub mod settle;
 pub mod watch;
 
 pub use backend::ClusterBackend;

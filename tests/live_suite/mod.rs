@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 mod namespaces;
+mod settle;
 
 use super::live_support::*;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
