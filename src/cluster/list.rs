@@ -17,6 +17,11 @@ use super::{ClusterError, error_message};
 use crate::model::object::{Raw, SERVICE_ACCOUNT_TOKEN};
 use crate::model::{KindTable, Object};
 
+/// Pages of lists read by this process so far: the progress that
+/// `--request-timeout` watches (a read of a million objects takes minutes
+/// of pages, each answered in well under the limit).
+pub static PAGES_READ: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// How many lists run at once.
 const CONCURRENCY: usize = 8;
 const PAGE: u32 = 5000;
@@ -186,6 +191,7 @@ async fn list_pages(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
         }
         .map_err(kube::Error::BuildRequest)?;
         let text = s.client.request_text(req).await?;
+        PAGES_READ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let page: Page = serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
         drop(text);
         let items = page.items.unwrap_or_default();
