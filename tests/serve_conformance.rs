@@ -6,6 +6,8 @@
 //! left is listed in [`DIFFERENCES`] by rule, with why it stays; a listed
 //! difference that no longer differs fails too, so the list stays true.
 
+#[path = "serve_conformance/data.rs"]
+mod data;
 mod live_support;
 #[path = "serve_conformance/status.rs"]
 mod status;
@@ -403,7 +405,43 @@ fn table() -> Vec<Row> {
                 "application/apply-patch+yaml",
                 json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa-data"}, "data": {"k": "v"}}),
             ),
-            &["/metadata/managedFields"],
+            &["/metadata/managedFields", "/data"],
+        ),
+        probing(
+            with(
+                row(
+                    "server-side apply, another manager's data key",
+                    "PATCH",
+                    "/api/v1/namespaces/{ns}/configmaps/ssa-data?fieldManager=u",
+                ),
+                "application/apply-patch+yaml",
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa-data"}, "data": {"k": "w"}}),
+            ),
+            &["/message", "/details/causes"],
+        ),
+        probing(
+            with(
+                row(
+                    "server-side apply, a data key of its own beside another's",
+                    "PATCH",
+                    "/api/v1/namespaces/{ns}/configmaps/ssa-data?fieldManager=u",
+                ),
+                "application/apply-patch+yaml",
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa-data"}, "data": {"j": "x"}}),
+            ),
+            &["/metadata/managedFields", "/data"],
+        ),
+        probing(
+            with(
+                row(
+                    "server-side apply, a data key left out",
+                    "PATCH",
+                    "/api/v1/namespaces/{ns}/configmaps/ssa-data?fieldManager=t",
+                ),
+                "application/apply-patch+yaml",
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa-data"}, "data": {"i": "y"}}),
+            ),
+            &["/metadata/managedFields", "/data"],
         ),
         with(
             row(
@@ -631,6 +669,7 @@ fn table() -> Vec<Row> {
         ),
     ];
     rows.extend(status::rows());
+    rows.extend(data::rows());
     rows.extend(vec![
         row(
             "deletecollection",

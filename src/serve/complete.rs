@@ -17,6 +17,39 @@ use crate::model::{Object, OwnershipGraph};
 /// template names.
 pub const DEFAULT_IMAGE: &str = "registry.k8s.io/pause:3.2";
 
+/// Where a workload's templates keep their `ObjectMeta`.
+const TEMPLATES: &[&str] = &[
+    "/spec/template",
+    "/spec/jobTemplate",
+    "/spec/jobTemplate/spec/template",
+];
+
+/// A template's zero creation time, as kube-apiserver encodes every
+/// workload it sends: `ObjectMeta` is no pointer in a template, so its
+/// metadata is there, with `creationTimestamp: null`.
+pub fn zero_times(v: &mut Value, o: &Object) {
+    let workload = matches!(
+        (o.group(), o.kind.as_str()),
+        (
+            "apps",
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
+        ) | ("batch", "Job" | "CronJob")
+            | ("", "ReplicationController")
+    );
+    if !workload {
+        return;
+    }
+    for at in TEMPLATES {
+        let Some(t) = v.pointer_mut(at).and_then(Value::as_object_mut) else {
+            continue;
+        };
+        let meta = t.entry("metadata").or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            fill(meta, "creationTimestamp", Value::Null);
+        }
+    }
+}
+
 /// Adds to `v`, the object `o` as sent, what a real cluster would show.
 pub fn complete(v: &mut Value, o: &Object, g: &OwnershipGraph) {
     match (o.group(), o.kind.as_str()) {
@@ -34,6 +67,7 @@ pub fn complete(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         }
         _ => {}
     }
+    zero_times(v, o);
 }
 
 /// `v[key]` as a map, made one if it was absent or null.

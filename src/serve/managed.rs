@@ -590,7 +590,8 @@ pub struct Writer<'a> {
 
 /// An update (create, PUT, PATCH) by `w` from `old` to `new`: the fields
 /// it changed become its own (taken from any other manager), those it
-/// removed are no longer its.
+/// removed are no longer anyone's (structured-merge-diff's `update` takes
+/// `compare.Removed` from every manager).
 #[must_use]
 pub fn update(entries: &[Entry], old: &Value, new: &Value, w: &Writer) -> Vec<Entry> {
     let (changed, removed) = changed_set(old, new);
@@ -605,7 +606,7 @@ pub fn update(entries: &[Entry], old: &Value, new: &Value, w: &Writer) -> Vec<En
             continue;
         }
         let mut e = e.clone();
-        e.set = e.set.difference(&changed);
+        e.set = e.set.difference(&changed).difference(&removed);
         if !e.set.is_empty() {
             out.push(e);
         }

@@ -69,6 +69,26 @@ fn a_create_owns_what_it_added_with_its_maps() {
 }
 
 #[test]
+fn a_field_an_update_removes_is_no_managers_any_more() {
+    // curl created data a and k.conf; m's merge patch {"data": {"a": null,
+    // "c": "d"}}: on 1.20 m owns f:c, and curl's entry no longer lists f:a.
+    let data = |d: Value| json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": d});
+    let created = data(json!({"a": "b", "k.conf": "x"}));
+    let entries = update(&[], &json!({}), &created, &w("curl"));
+    let patched = data(json!({"k.conf": "x", "c": "d"}));
+    let entries = update(&entries, &created, &patched, &w("m"));
+    let by = |m: &str| {
+        entries
+            .iter()
+            .find(|e| e.manager == m)
+            .map(|e| e.set.to_v1())
+            .expect("an entry")
+    };
+    assert_eq!(by("m"), json!({"f:data": {"f:c": {}}}));
+    assert_eq!(by("curl"), json!({"f:data": {".": {}, "f:k.conf": {}}}));
+}
+
+#[test]
 fn two_appliers_conflict_share_and_remove_as_kube_apiserver() {
     let empty = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa1"}});
     let a1 = cm(json!({"x": "1"}), json!({"key": "one", "k2": "v"}));

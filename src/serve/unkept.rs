@@ -96,7 +96,37 @@ pub fn split(body: &Value) -> Option<Value> {
             out.insert(field.into(), c);
         }
     }
+    for at in TEMPLATE_METADATA {
+        forget_null_timestamp(&mut out, at);
+    }
     (!out.is_empty()).then_some(Value::Object(out))
+}
+
+/// Where a workload's templates keep their `ObjectMeta`.
+const TEMPLATE_METADATA: &[&[&str]] = &[
+    &["spec", "template", "metadata"],
+    &["spec", "jobTemplate", "metadata"],
+    &["spec", "jobTemplate", "spec", "template", "metadata"],
+];
+
+/// A template's `creationTimestamp: null` (what kube-apiserver sends for
+/// its zero time, and so what a client that read the object writes back)
+/// is no field written: the decoder makes it the zero time it was, and
+/// [`super::complete`] sends it again. The maps on the way that hold
+/// nothing else go with it (the split holds no empty map of its own).
+fn forget_null_timestamp(m: &mut Map<String, Value>, at: &[&str]) -> bool {
+    let Some((first, rest)) = at.split_first() else {
+        return m.get("creationTimestamp") == Some(&Value::Null)
+            && m.remove("creationTimestamp").is_some();
+    };
+    let Some(Value::Object(child)) = m.get_mut(*first) else {
+        return false;
+    };
+    let forgot = forget_null_timestamp(child, rest);
+    if forgot && child.is_empty() {
+        m.remove(*first);
+    }
+    forgot
 }
 
 /// Puts `rest` back into `into`: what `into` lacks is added, maps are
@@ -368,6 +398,27 @@ mod tests {
         assert_eq!(of(&o), None);
         set_entries(&mut o, &[]);
         assert!(o.extra.is_none());
+    }
+
+    #[test]
+    fn a_templates_null_creation_time_is_no_field_written() {
+        // What a client that read a Deployment writes back.
+        let body = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w"},
+            "spec": {"template": {"metadata": {"creationTimestamp": null, "labels": {"a": "1"}},
+                                  "spec": {"containers": [{"name": "c", "image": "i"}]}},
+                     "jobTemplate": {"metadata": {"creationTimestamp": null, "generateName": "j-"},
+                                     "spec": {"template": {"metadata": {"creationTimestamp": null}}}}}});
+        assert_eq!(
+            split(&body),
+            Some(json!({"spec": {"jobTemplate": {"metadata": {"generateName": "j-"}}}}))
+        );
+        let only = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w"},
+                          "spec": {"template": {"metadata": {"creationTimestamp": null}}}});
+        assert_eq!(split(&only), None, "nothing else written, nothing kept");
+        // A timestamp that is one is the client's.
+        let set = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w"},
+                         "spec": {"template": {"metadata": {"creationTimestamp": "2020-01-01T00:00:00Z"}}}});
+        assert!(split(&set).is_some());
     }
 
     #[test]

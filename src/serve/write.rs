@@ -9,7 +9,7 @@ use super::managed::{self, FieldSet};
 use super::rbac::{self, User};
 use super::status::{self, object_error};
 pub use super::status_subresource::Part;
-use super::{Request, Response, patch, read};
+use super::{Request, Response, complete, patch, read};
 use super::{admit, apply, escalation, ownership, status_subresource, unkept};
 use crate::model::{KindInfo, Object};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
@@ -66,7 +66,11 @@ impl Named<'_> {
             self.error(resp.code, &resp.message)
         } else {
             let mut r = match &resp.object {
-                Some(o) => Response::json(resp.code, &read::object_value(o)),
+                Some(o) => {
+                    let mut v = read::object_value(o);
+                    complete::zero_times(&mut v, o);
+                    Response::json(resp.code, &v)
+                }
                 None => Response::json(resp.code, &Value::Null),
             };
             if created {
