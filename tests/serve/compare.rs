@@ -1,0 +1,167 @@
+//! One kubectl session against the real control plane and against serve.
+
+use super::*;
+
+/// The same kubectl session against the real control plane (Kubernetes
+/// 1.20.2, `.ci/test-cluster.sh`) and against `serve`: every answer that
+/// does not depend on timing or uids must read the same. Lists select the
+/// test's own objects (`-l cmp`): the real control plane also publishes
+/// `kube-root-ca.crt` into every namespace, a controller the simulator
+/// does not have.
+#[test]
+fn kubectl_reads_the_same_from_serve_as_from_a_real_control_plane() {
+    let _g = live_support::shared();
+    let real = live_support::env().admin.clone();
+    let s = Server::start("deployment", &[]);
+    let ns = format!(
+        "serve-cmp-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() % 1_000_000)
+            .unwrap_or(0)
+    );
+    let validate = validate_flag();
+    // One step, run on both; `fix` takes out what may differ (none here
+    // unless said).
+    let both =
+        |args: &[&str], stdin: Option<&str>| -> ((bool, String, String), (bool, String, String)) {
+            let mut a: Vec<&str> = args.to_vec();
+            if args.first() == Some(&"create") {
+                a.extend(validate.iter());
+            }
+            // Both at once: the comparison costs one kubectl's time a step.
+            std::thread::scope(|t| {
+                let r = t.spawn(|| kubectl_at(&real, &a, stdin));
+                let v = kubectl_at(&s.kubeconfig, &a, stdin);
+                (r.join().expect("kubectl against the real control plane"), v)
+            })
+        };
+    let same_in = |args: &[&str], stdin: Option<&str>| -> String {
+        let (r, v) = both(args, stdin);
+        assert_eq!(
+            r, v,
+            "kubectl {args:?}: the real control plane (left) and serve (right) differ"
+        );
+        r.1
+    };
+    let same = |args: &[&str]| same_in(args, None);
+    let ns_json = format!(
+        "{{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{{\"name\":\"{ns}\"}}}}"
+    );
+    assert_eq!(
+        same_in(&["create", "-f", "-"], Some(&ns_json)),
+        format!("namespace/{ns} created\n")
+    );
+    let owner = format!(
+        "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"owner\",\"namespace\":\"{ns}\",\"labels\":{{\"cmp\":\"1\"}}}}}}"
+    );
+    same_in(&["create", "-f", "-"], Some(&owner));
+    // Each side's owner uid in its dependents.
+    let dependents = |kc: &std::path::Path| {
+        let (_, uid, _) = kubectl_at(
+            kc,
+            &[
+                "get",
+                "cm",
+                "owner",
+                "-n",
+                &ns,
+                "-o",
+                "jsonpath={.metadata.uid}",
+            ],
+            None,
+        );
+        let dep = |name: &str, fins: &str| {
+            format!(
+                "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"{name}\",\"namespace\":\"{ns}\",\"labels\":{{\"cmp\":\"1\"}},\"finalizers\":[{fins}],\"ownerReferences\":[{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"owner\",\"uid\":\"{uid}\",\"blockOwnerDeletion\":true}}]}}}}"
+            )
+        };
+        let mut args = vec!["create", "-f", "-"];
+        args.extend(validate.iter());
+        let a = kubectl_at(kc, &args, Some(&dep("held", "\"example.com/hold\"")));
+        let b = kubectl_at(kc, &args, Some(&dep("plain", "")));
+        (a, b)
+    };
+    let (r, v) = std::thread::scope(|t| {
+        let r = t.spawn(|| dependents(&real));
+        (
+            r.join().expect("dependents on the real control plane"),
+            dependents(&s.kubeconfig),
+        )
+    });
+    assert_eq!(r, v);
+    assert_eq!(
+        same(&["get", "cm", "-n", &ns, "-l", "cmp", "-o", "name"]),
+        "configmap/held\nconfigmap/owner\nconfigmap/plain\n"
+    );
+    same(&["get", "cm", "nope", "-n", &ns]);
+    assert_eq!(
+        same(&[
+            "delete",
+            "cm",
+            "owner",
+            "-n",
+            &ns,
+            "--cascade=foreground",
+            "--wait=false"
+        ]),
+        "configmap \"owner\" deleted\n"
+    );
+    // The garbage collector deletes both dependents; the held one waits on
+    // its finalizer, and the owner on it.
+    let wait_plain_gone = |kc: &std::path::Path| {
+        let t = Instant::now();
+        while kubectl_at(kc, &["get", "cm", "plain", "-n", &ns], None).0 {
+            assert!(t.elapsed() < LONG, "plain never collected");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_plain_gone(&real);
+    wait_plain_gone(&s.kubeconfig);
+    let state = "jsonpath={range .items[*]}{.metadata.name}:{.metadata.finalizers}:{.metadata.deletionGracePeriodSeconds} {end}";
+    assert_eq!(
+        same(&["get", "cm", "-n", &ns, "-l", "cmp", "-o", state]),
+        "held:[\"example.com/hold\"]:0 owner:[\"foregroundDeletion\"]:0 "
+    );
+    let (r, v) = both(
+        &[
+            "patch",
+            "cm",
+            "held",
+            "-n",
+            &ns,
+            "--type",
+            "merge",
+            "-p",
+            r#"{"metadata":{"finalizers":["example.com/hold","example.com/new"]}}"#,
+        ],
+        None,
+    );
+    assert_eq!(r, v, "a new finalizer on a terminating object");
+    assert!(
+        !r.0 && r.2.contains("Forbidden: no new finalizers"),
+        "{r:?}"
+    );
+    let patch = r#"[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/hold"},{"op":"remove","path":"/metadata/finalizers/0"}]"#;
+    assert_eq!(
+        same(&[
+            "patch", "cm", "held", "-n", &ns, "--type", "json", "-p", patch
+        ]),
+        "configmap/held patched\n"
+    );
+    let wait_gone = |kc: &std::path::Path| {
+        let t = Instant::now();
+        while kubectl_at(kc, &["get", "cm", "owner", "-n", &ns], None).0 {
+            assert!(t.elapsed() < LONG, "owner never went");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_gone(&real);
+    wait_gone(&s.kubeconfig);
+    same(&["get", "cm", "owner", "-n", &ns]);
+    assert_eq!(
+        same(&["get", "cm", "-n", &ns, "-l", "cmp", "-o", "name"]),
+        ""
+    );
+    let _ = kubectl_at(&real, &["delete", "ns", &ns, "--wait=false"], None);
+}
