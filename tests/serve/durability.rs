@@ -160,3 +160,228 @@ fn sigkill_during_a_burst_of_writes_loses_no_acknowledged_write() {
     );
     let _ = std::fs::remove_dir_all(&state);
 }
+
+/// One object written in the crash test: its kind, name and the fields
+/// compared (JSON pointers), with their values as acknowledged.
+struct Written {
+    kind: &'static str,
+    name: String,
+    fields: Vec<(&'static str, Value)>,
+    rv: u64,
+}
+
+fn rv_of(v: &Value) -> u64 {
+    v.pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+/// What `v` holds at `pointers`, as acknowledged.
+fn at(v: &Value, pointers: &[&'static str]) -> Vec<(&'static str, Value)> {
+    pointers
+        .iter()
+        .map(|p| (*p, v.pointer(p).cloned().unwrap_or(Value::Null)))
+        .collect()
+}
+
+const CM_FIELDS: &[&str] = &["/data", "/binaryData"];
+const SECRET_FIELDS: &[&str] = &["/data", "/type"];
+const DEPLOY_FIELDS: &[&str] = &[
+    "/spec/template/spec/containers/0/env",
+    "/spec/template/metadata/annotations",
+    "/spec/strategy",
+];
+
+fn typed<T: serde::de::DeserializeOwned>(v: Value) -> T {
+    serde_json::from_value(v).expect("a typed object")
+}
+
+/// A typed client's answer as JSON.
+fn json_of<T: serde::Serialize>(answer: Result<T, kube::Error>, what: &str) -> Value {
+    serde_json::to_value(answer.unwrap_or_else(|e| panic!("{what}: {e}"))).expect("JSON")
+}
+
+/// One round's writes, each answered before the next: a ConfigMap with
+/// data and binaryData, a Secret with data and stringData, a Deployment
+/// with a pod template's env and annotations; from the second round on,
+/// the first round's three changed in those same fields.
+async fn write_unkept(client: &Client, round: usize) -> Vec<Written> {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use k8s_openapi::api::core::v1::Secret;
+    use kube::api::{Patch, PatchParams, PostParams};
+    let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "shop");
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), "shop");
+    let deploys: Api<Deployment> = Api::namespaced(client.clone(), "shop");
+    let post = PostParams::default();
+    let merge = PatchParams::default();
+    let mut out = Vec::new();
+    let mut keep = |kind, v: Value, fields: &[&'static str]| {
+        out.push(Written {
+            kind,
+            name: v["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            fields: at(&v, fields),
+            rv: rv_of(&v),
+        });
+    };
+    let cm = serde_json::json!({"metadata": {"name": format!("data-{round}")},
+        "data": {"k": format!("v{round}"), "app.conf": "a=1\nb=2\n"},
+        "binaryData": {"bin": "AAEC"}});
+    let made = json_of(cms.create(&post, &typed(cm)).await, "configmap create");
+    assert_eq!(
+        made["data"]["k"],
+        format!("v{round}"),
+        "the answer has the data"
+    );
+    keep("ConfigMap", made, CM_FIELDS);
+    let secret = serde_json::json!({"metadata": {"name": format!("secret-{round}")},
+        "type": "example.com/crash", "data": {"a": "b2xk"},
+        "stringData": {"s": format!("round {round}")}});
+    keep(
+        "Secret",
+        json_of(secrets.create(&post, &typed(secret)).await, "secret create"),
+        SECRET_FIELDS,
+    );
+    let deploy = serde_json::json!({"metadata": {"name": format!("env-{round}")},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": format!("env-{round}")}},
+                 "strategy": {"type": "Recreate"},
+                 "template": {"metadata": {"labels": {"app": format!("env-{round}")},
+                                           "annotations": {"round": round.to_string()}},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1.36",
+                                  "env": [{"name": "ROUND", "value": round.to_string()}]}]}}}});
+    keep(
+        "Deployment",
+        json_of(
+            deploys.create(&post, &typed(deploy)).await,
+            "deployment create",
+        ),
+        DEPLOY_FIELDS,
+    );
+    if round > 0 {
+        let p = serde_json::json!({"data": {"k": null, format!("r{round}"): "x"},
+                                   "binaryData": {format!("b{round}"): "AQ=="}});
+        keep(
+            "ConfigMap",
+            json_of(
+                cms.patch("data-0", &merge, &Patch::Merge(&p)).await,
+                "configmap patch",
+            ),
+            CM_FIELDS,
+        );
+        let p = serde_json::json!({"stringData": {format!("s{round}"): "more"}});
+        keep(
+            "Secret",
+            json_of(
+                secrets.patch("secret-0", &merge, &Patch::Merge(&p)).await,
+                "secret patch",
+            ),
+            SECRET_FIELDS,
+        );
+        let p = serde_json::json!({"spec": {"template": {
+            "metadata": {"annotations": {"round": round.to_string()}},
+            "spec": {"containers": [{"name": "c", "image": "busybox:1.36",
+                "env": [{"name": "ROUND", "value": round.to_string()},
+                        {"name": "EXTRA", "value": "1"}]}]}}}});
+        keep(
+            "Deployment",
+            json_of(
+                deploys.patch("env-0", &merge, &Patch::Merge(&p)).await,
+                "deployment patch",
+            ),
+            DEPLOY_FIELDS,
+        );
+    }
+    out
+}
+
+/// The object `kind`/`name` in `shop` as serve answers a GET.
+async fn get_json(client: &Client, kind: &str, name: &str) -> Value {
+    let path = match kind {
+        "ConfigMap" => format!("/api/v1/namespaces/shop/configmaps/{name}"),
+        "Secret" => format!("/api/v1/namespaces/shop/secrets/{name}"),
+        _ => format!("/apis/apps/v1/namespaces/shop/deployments/{name}"),
+    };
+    let req = http::Request::get(path).body(Vec::new()).expect("request");
+    client
+        .request::<Value>(req)
+        .await
+        .unwrap_or_else(|e| panic!("GET {kind} {name}: {e}"))
+}
+
+/// Issue 26: what serve keeps beside the simulator's own fields (a
+/// ConfigMap's data and binaryData, a Secret's data from stringData, a
+/// pod template's env and annotations) is as durable as the rest. Serve
+/// with `--state-dir` is killed with SIGKILL the moment its last write is
+/// answered, three times; after each restart every field reads as it was
+/// acknowledged, the ConfigMaps' and Secrets' resource versions are the
+/// ones answered, and a new write's is above all of them.
+#[test]
+fn sigkill_right_after_writes_of_unkept_fields_loses_none_of_them() {
+    let state =
+        std::env::temp_dir().join(format!("ownerscope-crash-unkept-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&state);
+    let flags = ["--state-dir", state.to_str().expect("path")];
+    let mut acked: std::collections::BTreeMap<(&'static str, String), Written> =
+        std::collections::BTreeMap::new();
+    const ROUNDS: usize = 3;
+    for round in 0..=ROUNDS {
+        let s = Server::start("deployment", &flags);
+        let pid = s.child.id().to_string();
+        rt().block_on(async {
+            let client = s.client().await;
+            for ((kind, name), w) in &acked {
+                let now = get_json(&client, kind, name).await;
+                assert_eq!(
+                    at(&now, &w.fields.iter().map(|(p, _)| *p).collect::<Vec<_>>()),
+                    w.fields,
+                    "round {round}: {kind} {name} after the restart"
+                );
+                let rv = rv_of(&now);
+                if *kind == "Deployment" {
+                    assert!(
+                        rv >= w.rv,
+                        "round {round}: {name} at {rv}, answered {}",
+                        w.rv
+                    );
+                } else {
+                    assert_eq!(rv, w.rv, "round {round}: {kind} {name}'s resourceVersion");
+                }
+            }
+            let max_rv = acked.values().map(|w| w.rv).max().unwrap_or(0);
+            if round == ROUNDS {
+                let cms: Api<ConfigMap> = Api::namespaced(client.clone(), "shop");
+                let mut probe = ConfigMap::default();
+                probe.metadata.name = Some("probe".into());
+                let made = json_of(
+                    cms.create(&kube::api::PostParams::default(), &probe).await,
+                    "probe",
+                );
+                assert!(
+                    rv_of(&made) > max_rv,
+                    "resourceVersion {} after {max_rv}",
+                    rv_of(&made)
+                );
+                return;
+            }
+            for w in write_unkept(&client, round).await {
+                assert!(
+                    w.rv > max_rv,
+                    "round {round}: {} {} at {} after {max_rv}",
+                    w.kind,
+                    w.name,
+                    w.rv
+                );
+                acked.insert((w.kind, w.name.clone()), w);
+            }
+            // The last write is answered: nothing more is waited for.
+            let killed = Command::new("kill").args(["-9", &pid]).status();
+            assert!(killed.is_ok_and(|k| k.success()), "SIGKILL sent");
+        });
+        drop(s);
+    }
+    assert_eq!(acked.len(), 3 * ROUNDS, "every object written was checked");
+    let _ = std::fs::remove_dir_all(&state);
+}
