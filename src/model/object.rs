@@ -180,6 +180,16 @@ pub struct Extra {
     pub managed_fields: Option<Box<Value>>,
 }
 
+impl Extra {
+    /// The fields a client wrote that the simulator does not keep, as
+    /// `ownerscope serve` keeps them (`crate::serve::unkept`): their JSON
+    /// text, the last element of `managed_fields` when it is a string.
+    #[must_use]
+    pub fn unkept_text(&self) -> Option<&str> {
+        self.managed_fields.as_deref()?.as_array()?.last()?.as_str()
+    }
+}
+
 /// One top-level field kept as its JSON text, in one allocation of its
 /// own size, and read back as a [`Value`] when asked. Events are half the
 /// objects of a large cluster: their eleven fields as values (maps of
@@ -580,6 +590,27 @@ impl Object {
                 .and_then(Raw::as_string)
                 .as_deref()
                 == Some(SERVICE_ACCOUNT_TOKEN)
+    }
+
+    /// Whether the spec differs from `old`'s, the part of it that
+    /// `ownerscope serve` keeps beside the simulator's fields included
+    /// ([`Extra::unkept_text`]): kube-apiserver raises
+    /// `metadata.generation` on any change of the spec, a pod template's
+    /// env as much as its replicas.
+    #[must_use]
+    pub fn spec_differs(&self, old: &Object) -> bool {
+        if self.spec != old.spec {
+            return true;
+        }
+        let (a, b) = (self.extra().unkept_text(), old.extra().unkept_text());
+        if a == b {
+            return false;
+        }
+        let spec = |text: Option<&str>| {
+            text.and_then(|t| serde_json::from_str::<Value>(t).ok())
+                .and_then(|mut v| v.get_mut("spec").map(Value::take))
+        };
+        spec(a) != spec(b)
     }
 
     /// The same, to set them.

@@ -164,7 +164,7 @@ fn slot(o: &Object) -> Option<&Vec<Value>> {
 /// The object's unkept fields as their JSON text.
 #[must_use]
 pub fn text_of(o: &Object) -> Option<&str> {
-    slot(o)?.last()?.as_str()
+    o.extra().unkept_text()
 }
 
 /// The object's unkept fields.

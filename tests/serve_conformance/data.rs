@@ -231,5 +231,57 @@ pub fn rows() -> Vec<Row> {
             ),
             DEPLOYMENT_PROBES,
         ),
+        probing(
+            with(
+                row(
+                    "deployment, a template's env changed",
+                    "PATCH",
+                    "/apis/apps/v1/namespaces/{ns}/deployments/full",
+                ),
+                "application/merge-patch+json",
+                json!({"spec": {"template": {"spec": {"containers": [
+                    {"name": "c", "image": "busybox:1.36", "env": [{"name": "A", "value": "2"}]}]}}}}),
+            ),
+            &[
+                "/metadata/generation",
+                "/spec/template/spec/containers/0/env",
+            ],
+        ),
+        probing(
+            with(
+                row(
+                    "deployment, a label changed",
+                    "PATCH",
+                    "/apis/apps/v1/namespaces/{ns}/deployments/full",
+                ),
+                "application/merge-patch+json",
+                json!({"metadata": {"labels": {"l": "1"}}}),
+            ),
+            &["/metadata/generation"],
+        ),
+        probing(
+            with(
+                row(
+                    "deployment, an annotation changed",
+                    "PATCH",
+                    "/apis/apps/v1/namespaces/{ns}/deployments/full",
+                ),
+                "application/merge-patch+json",
+                json!({"metadata": {"annotations": {"a": "1"}}}),
+            ),
+            &["/metadata/generation"],
+        ),
+        probing(
+            with(
+                row(
+                    "configmap data changed, its generation",
+                    "PATCH",
+                    "/api/v1/namespaces/{ns}/configmaps/with-data",
+                ),
+                "application/merge-patch+json",
+                json!({"data": {"c": "e"}}),
+            ),
+            &["/metadata/generation", "/data"],
+        ),
     ]
 }

@@ -32,3 +32,59 @@ fn delete_of_plain_object_removes_it_with_200() {
         "configmaps \"x\" not found"
     );
 }
+
+/// `o` updated: its generation is `want`.
+fn updated(api: &mut ApiServer, o: Object, want: Option<i64>, what: &str) -> Object {
+    let resp = api.update(o, &Caller::default());
+    assert_eq!(resp.code, 200, "{what}: {}", resp.message);
+    let o = Object::clone(&resp.object.expect("updated"));
+    assert_eq!(o.metadata.generation, want, "{what}");
+    o
+}
+
+/// `o` with `text` as the fields only `ownerscope serve` keeps.
+fn with_unkept(mut o: Object, text: &str) -> Object {
+    o.extra_mut().managed_fields = Some(Box::new(serde_json::json!([text])));
+    o
+}
+
+#[test]
+fn generation_rises_on_any_spec_change_and_a_deployments_annotations() {
+    let mut api = server();
+    let c = Caller::default();
+    let mut d = Object::new("apps/v1", "Deployment", Some("a"), "d");
+    d.set_at(&["spec", "replicas"], serde_json::json!(1));
+    let env = |v: &str| {
+        format!(
+            r#"{{"spec":{{"template":{{"spec":{{"containers":[{{"env":[{{"name":"A","value":"{v}"}}]}}]}}}}}}}}"#
+        )
+    };
+    let made = api.create(with_unkept(d, &env("1")), &c, false);
+    assert_eq!(made.code, 201);
+    let mut at = Object::clone(&made.object.expect("created"));
+    assert_eq!(at.metadata.generation, Some(1));
+    // The template's env, which only serve keeps: as kube-apiserver 1.20.
+    at = updated(&mut api, with_unkept(at, &env("2")), Some(2), "env changed");
+    at.metadata.labels.insert("l".into(), "1".into());
+    at = updated(&mut api, at, Some(2), "a label changed");
+    at.metadata.annotations.insert("a".into(), "1".into());
+    at = updated(&mut api, at, Some(3), "an annotation changed");
+    // Unkept fields outside the spec are no spec change.
+    updated(
+        &mut api,
+        with_unkept(at, &format!(r#"{{"status":{{"x":1}},{}"#, &env("2")[1..])),
+        Some(3),
+        "the same spec",
+    );
+    // A ConfigMap has no spec, and no generation.
+    let cm = Object::new("v1", "ConfigMap", Some("a"), "c");
+    let made = api.create(with_unkept(cm, r#"{"data":{"k":"v"}}"#), &c, false);
+    let cm = Object::clone(&made.object.expect("created"));
+    let cm = updated(
+        &mut api,
+        with_unkept(cm, r#"{"data":{"k":"w"}}"#),
+        None,
+        "ConfigMap data",
+    );
+    assert_eq!(cm.extra().unkept_text(), Some(r#"{"data":{"k":"w"}}"#));
+}

@@ -219,7 +219,7 @@ impl ApiServer {
         if let Err(resp) = self.call_webhooks(&obj, Operation::Update) {
             return resp;
         }
-        if obj.spec != old.spec
+        if raises_generation(&old, &obj)
             && let Some(g) = obj.metadata.generation.as_mut()
         {
             *g += 1;
@@ -310,4 +310,17 @@ impl ApiServer {
         let stored = self.store_update(old, new);
         ApiResponse::ok(stored)
     }
+}
+
+/// Whether an update raises `metadata.generation` (kube-apiserver's
+/// `PrepareForUpdate` of each strategy): any change of the spec, the
+/// fields only `ownerscope serve` keeps included; and for a Deployment a
+/// change of its annotations too, "because annotations are copied from
+/// deployments to their replica sets" (`pkg/registry/apps/deployment/
+/// strategy.go`).
+fn raises_generation(old: &Object, new: &Object) -> bool {
+    new.spec_differs(old)
+        || (new.kind == "Deployment"
+            && new.group() == "apps"
+            && new.metadata.annotations != old.metadata.annotations)
 }
