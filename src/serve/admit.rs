@@ -1,13 +1,16 @@
 //! What kube-apiserver 1.20 refuses before anything is stored, in its
 //! words: metadata (`ValidateObjectMeta`: the name by its kind's rule,
 //! `generateName`, label keys and values, annotation keys and their
-//! 256 KiB total), ConfigMap and Secret data (1 MiB), and `dryRun` values
+//! 256 KiB total), ConfigMap and Secret data (1 MiB), what a Secret of a
+//! type of its own must hold ([`secret`]), and `dryRun` values
 //! other than `All`. Every message is upstream's (apimachinery
 //! `validation.IsDNS1123Subdomain` and friends), with values quoted as Go
 //! quotes them, so that an ESC or a bidi control in a name is shown
 //! escaped and never reaches a terminal raw.
 
 use serde_json::{Value, json};
+
+mod secret;
 
 use super::escalation::go_quote;
 use super::status::status_value;
@@ -317,6 +320,7 @@ fn causes(kind: &KindInfo, obj: &Value) -> Vec<Cause> {
         if size > DATA_MAX {
             out.push(too_long("data", DATA_MAX));
         }
+        secret::type_causes(obj, &mut out);
     }
     out
 }

@@ -169,6 +169,99 @@ pub fn rows() -> Vec<Row> {
             JSON,
             secret("not-b64", json!({"data": {"k": "not base64!"}})),
         ),
+        probing(
+            with(
+                row("secret, a service account token unnamed", "POST", SECRETS),
+                JSON,
+                secret("sa", json!({"type": "kubernetes.io/service-account-token"})),
+            ),
+            &["/message", "/details/causes"],
+        ),
+        probing(
+            with(
+                row("secret, a docker config without it", "POST", SECRETS),
+                JSON,
+                secret("dc", json!({"type": "kubernetes.io/dockerconfigjson"})),
+            ),
+            &["/message", "/details/causes"],
+        ),
+        probing(
+            with(
+                row("secret, a docker config not JSON", "POST", SECRETS),
+                JSON,
+                secret(
+                    "dc",
+                    json!({"type": "kubernetes.io/dockerconfigjson",
+                           "stringData": {".dockerconfigjson": "not json"}}),
+                ),
+            ),
+            &["/message", "/details/causes"],
+        ),
+        probing(
+            with(
+                row("secret, a docker config", "POST", SECRETS),
+                JSON,
+                secret(
+                    "dc",
+                    json!({"type": "kubernetes.io/dockerconfigjson",
+                           "stringData": {".dockerconfigjson": "{\"auths\":{}}"}}),
+                ),
+            ),
+            &["/type", "/data"],
+        ),
+        probing(
+            with(
+                row("secret, tls without its key", "POST", SECRETS),
+                JSON,
+                secret(
+                    "tls",
+                    json!({"type": "kubernetes.io/tls", "data": {"tls.crt": "YQ=="}}),
+                ),
+            ),
+            &["/message", "/details/causes"],
+        ),
+        probing(
+            with(
+                row("secret, basic auth with neither", "POST", SECRETS),
+                JSON,
+                secret("ba", json!({"type": "kubernetes.io/basic-auth"})),
+            ),
+            &["/message", "/details/causes"],
+        ),
+        probing(
+            with(
+                row("secret, ssh auth without a key", "POST", SECRETS),
+                JSON,
+                secret(
+                    "ssh",
+                    json!({"type": "kubernetes.io/ssh-auth", "data": {"ssh-privatekey": ""}}),
+                ),
+            ),
+            &["/message", "/details/causes"],
+        ),
+        probing(
+            with(
+                row("secret, tls whole", "POST", SECRETS),
+                JSON,
+                secret(
+                    "tls",
+                    json!({"type": "kubernetes.io/tls", "data": {"tls.crt": "YQ==", "tls.key": "Yg=="}}),
+                ),
+            ),
+            &["/type", "/data"],
+        ),
+        probing(
+            with(
+                row(
+                    "secret, tls, its key taken out",
+                    "PATCH",
+                    "/api/v1/namespaces/{ns}/secrets/tls",
+                ),
+                "application/merge-patch+json",
+                json!({"data": {"tls.key": null}}),
+            ),
+            &["/message", "/details/causes"],
+        ),
         with(
             row("immutable configmap", "POST", CMS),
             JSON,
