@@ -311,6 +311,8 @@ print_env() {
   echo "OWNERSCOPE_TEST_KUBECONFIG=$STATE/admin.kubeconfig"
   echo "OWNERSCOPE_TEST_RESTRICTED_KUBECONFIG=$STATE/restricted.kubeconfig"
   echo "OWNERSCOPE_TEST_SERVER=https://127.0.0.1:$APISERVER_PORT"
+  # For benchmarks that load objects straight into etcd (bench --live-etcd).
+  echo "OWNERSCOPE_TEST_ETCD=http://127.0.0.1:$ETCD_PORT"
 }
 
 # start and stop are serialised (CI may start the cluster in the background

@@ -357,6 +357,30 @@ pub struct BenchArgs {
     /// The raw list in this process (what `--live` runs in its children).
     #[arg(long, hide = true)]
     pub live_raw: bool,
+    /// With --live: the `--objects` are ConfigMaps, Secrets and Pods with
+    /// owner references, in namespaces `ownerscope-bench-sNNN` of 5,000
+    /// each (made if absent); the raw list reads all three kinds.
+    #[arg(long, requires = "live")]
+    pub live_shapes: bool,
+    /// With --live: instead of the lists, the UI's live watch (`ui --live
+    /// -A` in the real loop, no terminal) on the shaped cluster of
+    /// `--objects` while a writer changes a label `--live-rate` times a
+    /// second: the delay from each change to its frame.
+    #[arg(long, requires = "live")]
+    pub live_watch: bool,
+    /// With --live-shapes: write the missing objects straight into this
+    /// etcd (`http://HOST:PORT`, the API server's `--etcd-servers`, no TLS)
+    /// instead of creating them through the API server: tens of thousands
+    /// a second rather than hundreds on a small machine. For a test
+    /// control plane only.
+    #[arg(long, value_name = "URL", requires = "live_shapes")]
+    pub live_etcd: Option<String>,
+    /// With --live-watch: changes a second.
+    #[arg(long, default_value_t = 1_000, requires = "live_watch")]
+    pub live_rate: usize,
+    /// With --live-watch: seconds of changes.
+    #[arg(long, default_value_t = 30, requires = "live_watch")]
+    pub live_seconds: u64,
     /// The UI benchmark's parts to run (default: all): `app` (frames and
     /// keys on the App), `watch` (a watch stream), `loop` (keys through the
     /// real loop), `cascade` (the delete dialog and a cascade through the

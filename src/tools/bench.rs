@@ -14,7 +14,7 @@ use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use super::generate;
 
-mod event_loop;
+pub(crate) mod event_loop;
 use crate::app::index::ForestIndex;
 use crate::app::rows::{self, Expansion, Filters};
 use crate::app::{Action, App, Options};

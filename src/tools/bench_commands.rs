@@ -452,7 +452,7 @@ pub fn run_one(args: &[String]) -> CmdResult {
 
 /// CPU time of this process's children that have ended, user and system
 /// (`/proc/self/stat`'s `cutime` and `cstime`, in the kernel's 10 ms ticks).
-fn children_cpu() -> Duration {
+pub(super) fn children_cpu() -> Duration {
     std::fs::read_to_string("/proc/self/stat")
         .ok()
         .and_then(|s| {

@@ -4,6 +4,8 @@
 pub mod bench;
 pub mod bench_commands;
 pub mod bench_live;
+pub mod bench_live_load;
+pub mod bench_live_watch;
 pub mod bench_load;
 pub mod bench_plan;
 pub mod bench_scale;

@@ -24,12 +24,12 @@ use crate::model::Object;
 use crate::runtime::{self, Events};
 
 /// Instants, shared between the loop's parts and the benchmark.
-type Marks = Rc<RefCell<Vec<Instant>>>;
+pub(crate) type Marks = Rc<RefCell<Vec<Instant>>>;
 
 /// A `TestBackend` that notes when each frame is flushed.
-struct Timed {
-    inner: TestBackend,
-    flushed: Marks,
+pub(crate) struct Timed {
+    pub(crate) inner: TestBackend,
+    pub(crate) flushed: Marks,
 }
 
 impl Backend for Timed {
