@@ -82,6 +82,15 @@ pub(crate) fn read(bytes: u64) {
     });
 }
 
+/// The file is read again from its start (the fast read gave up): what
+/// was counted of it is counted again.
+pub(crate) fn again() {
+    with(|p| {
+        p.bytes_read.store(0, Ordering::Relaxed);
+        p.parsed.store(0, Ordering::Relaxed);
+    });
+}
+
 pub(crate) fn parsed_one() {
     with(|p| {
         p.parsed.fetch_add(1, Ordering::Relaxed);

@@ -19,6 +19,7 @@ use crate::model::{KindInfo, KindTable, Object, Partial, group_of};
 mod checks;
 mod read;
 mod steps;
+mod stream;
 #[cfg(test)]
 mod tests;
 

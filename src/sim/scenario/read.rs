@@ -49,6 +49,11 @@ pub fn load(name_or_path: &str) -> Result<Scenario, LoadError> {
             MAX_FILE_BYTES
         )));
     }
+    if let Some(s) = super::stream::parse_json_streamed(name_or_path, path, meta.len()) {
+        return Ok(s);
+    }
+    // Read again whole, for YAML and for every error.
+    crate::sim::progress::again();
     let bytes = read_counted(path, meta.len()).map_err(|e| refuse(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
         let valid = e.utf8_error().valid_up_to();
@@ -103,14 +108,7 @@ pub(super) fn counted<'de, D: serde::Deserializer<'de>>(
         ) -> Result<Self::Value, A::Error> {
             let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
             while let Some(o) = seq.next_element_seed(crate::model::object::Shared)? {
-                // Checked as read; the first problem ends the fast read,
-                // and the located one finds its line and field.
-                let required_missing =
-                    o.kind.is_empty() || o.api_version.is_empty() || o.metadata.name.is_empty();
-                if required_missing || check_object(&o).is_some() {
-                    return Err(serde::de::Error::custom("an object to locate"));
-                }
-                crate::sim::progress::parsed_one();
+                checked(&o)?;
                 // Read into the allocation the store keeps (a list of
                 // objects held by value was copied as it grew, then each
                 // object again into the store).
@@ -169,36 +167,75 @@ pub(super) fn parse_yaml_fast(file: &str, text: &str) -> Option<Scenario> {
 /// anything wrong, so that [`parse_located`] reads it again and names the
 /// line and field of the problem. Lines are only looked for on an error.
 pub(super) fn parse_json_fast(file: &str, text: &str) -> Option<Scenario> {
-    #[derive(Deserialize)]
-    #[serde(deny_unknown_fields, rename_all = "camelCase")]
-    struct Shape {
-        #[serde(default)]
-        api_version: Option<String>,
-        #[serde(default)]
-        kind: Option<String>,
-        #[serde(default)]
-        metadata: Option<serde::de::IgnoredAny>,
-        #[serde(default, deserialize_with = "counted")]
-        items: Option<Vec<Arc<Object>>>,
-        #[serde(default)]
-        name: Option<String>,
-        #[serde(default)]
-        description: Option<String>,
-        #[serde(default, deserialize_with = "counted")]
-        objects: Option<Vec<Arc<Object>>>,
-        #[serde(default)]
-        kinds: Option<Vec<KindDecl>>,
-        #[serde(default)]
-        partial: Option<Partial>,
-        #[serde(default)]
-        taken_at: Option<jiff::Timestamp>,
-        #[serde(default)]
-        settings: Option<Settings>,
-    }
     if !text.trim_start().starts_with('{') {
         return None;
     }
     let shape: Shape = serde_json::from_str(text).ok()?;
+    of_shape(file, shape)
+}
+
+/// The top level of a JSON List or snapshot, as [`parse_json_fast`] and
+/// [`super::stream`] read it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub(super) struct Shape {
+    #[serde(default)]
+    api_version: Option<String>,
+    #[serde(default)]
+    kind: Option<String>,
+    #[serde(default)]
+    metadata: Option<serde::de::IgnoredAny>,
+    #[serde(default, deserialize_with = "counted")]
+    pub(super) items: Option<Vec<Arc<Object>>>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default, deserialize_with = "counted")]
+    pub(super) objects: Option<Vec<Arc<Object>>>,
+    #[serde(default)]
+    kinds: Option<Vec<KindDecl>>,
+    #[serde(default)]
+    partial: Option<Partial>,
+    #[serde(default)]
+    taken_at: Option<jiff::Timestamp>,
+    #[serde(default)]
+    settings: Option<Settings>,
+}
+
+impl Shape {
+    /// The top-level fields of a [`Shape`], as written in the file.
+    pub(super) const FIELDS: [&'static str; 11] = [
+        "apiVersion",
+        "kind",
+        "metadata",
+        "items",
+        "name",
+        "description",
+        "objects",
+        "kinds",
+        "partial",
+        "takenAt",
+        "settings",
+    ];
+}
+
+/// One object of a List's `items` or a snapshot's `objects`, checked as
+/// it is read: the first problem ends the fast read, and the located one
+/// finds its line and field.
+pub(super) fn checked<E: serde::de::Error>(o: &Object) -> Result<(), E> {
+    let required_missing =
+        o.kind.is_empty() || o.api_version.is_empty() || o.metadata.name.is_empty();
+    if required_missing || check_object(o).is_some() {
+        return Err(E::custom("an object to locate"));
+    }
+    crate::sim::progress::parsed_one();
+    Ok(())
+}
+
+/// The scenario a [`Shape`] read describes; `None` for anything
+/// [`parse_located`] should read again.
+pub(super) fn of_shape(file: &str, shape: Shape) -> Option<Scenario> {
     let stem = Path::new(file.trim_start_matches("bundled:"))
         .file_stem()
         .map_or_else(|| file.to_string(), |s| s.to_string_lossy().to_string());

@@ -1,0 +1,422 @@
+//! A JSON List or snapshot read in pieces: the file is read a few MiB at a
+//! time into one buffer that is used again, and each object of `items` (or
+//! `objects`) is read from it as soon as it is whole. The file's text is
+//! never held whole: at 100k objects that was 99 MB, at a million about a
+//! gigabyte, every page of it fresh (the kernel zeroes each one) and read
+//! once. What lies around the objects (`apiVersion`, `kind`, `metadata`;
+//! a snapshot's `kinds` and `settings`) is copied as it is into a small
+//! document of its own, with an empty list where the objects were, and read
+//! as [`parse_json_fast`] reads the whole text; the objects read are then
+//! put in the empty list's place.
+//!
+//! Anything this does not read (a top-level field a List or a snapshot does
+//! not have, a scenario with steps, an object that is not a JSON object,
+//! any syntax or check error) gives `None`: the caller reads the whole file
+//! again, as before, and whatever is wrong is said with its line and field.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::*;
+
+/// How much of the file is read at a time.
+const CHUNK: usize = 8 << 20;
+
+/// An object read by [`crate::model::object::Shared`], as a
+/// `Deserialize` for [`serde_json::StreamDeserializer`].
+struct One(Arc<Object>);
+
+impl<'de> Deserialize<'de> for One {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::DeserializeSeed::deserialize(crate::model::object::Shared, d).map(One)
+    }
+}
+
+/// Which top-level list the objects were read from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum List {
+    Items,
+    Objects,
+}
+
+/// The file being read: a window on its text, from `pos` to the end of
+/// what has been read.
+struct Window {
+    file: std::fs::File,
+    /// The text read, checked as UTF-8 as it comes in (once, as the whole
+    /// text was: `serde_json` reads a `&str` without checking each string
+    /// again, as it does a `&[u8]`).
+    buf: String,
+    /// What was read and is not in `buf` yet: where a piece ended inside
+    /// a character.
+    raw: Vec<u8>,
+    pos: usize,
+    eof: bool,
+    /// The file could not be read, or is not UTF-8: the end that
+    /// [`Window::peek`] saw is not the file's.
+    failed: bool,
+    /// How much is read at a time: a little until the text is known to
+    /// start with `{` (a YAML file is read whole instead), then [`CHUNK`].
+    chunk: usize,
+}
+
+impl Window {
+    /// Reads at least `at_least` more bytes (or to the end of the file),
+    /// dropping what is behind `pos` first. `Ok(false)` at the end; an
+    /// error for text that is not UTF-8.
+    fn more(&mut self, at_least: usize) -> std::io::Result<bool> {
+        if self.eof {
+            return Ok(false);
+        }
+        // `pos` is at the end, or at the `{` of an object cut short.
+        if !self.buf.is_char_boundary(self.pos) {
+            return Err(std::io::ErrorKind::InvalidData.into());
+        }
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        let want = at_least.max(self.chunk);
+        let n = (&mut self.file)
+            .take(want as u64)
+            .read_to_end(&mut self.raw)?;
+        crate::sim::progress::read(n as u64);
+        let not_utf8 = || std::io::Error::from(std::io::ErrorKind::InvalidData);
+        let valid = match std::str::from_utf8(&self.raw) {
+            Ok(text) => text.len(),
+            // A character cut at the end of the piece: the rest comes with
+            // the next one.
+            Err(e) if e.error_len().is_none() && n > 0 => e.valid_up_to(),
+            Err(_) => return Err(not_utf8()),
+        };
+        let text = std::str::from_utf8(&self.raw[..valid]).map_err(|_| not_utf8())?;
+        self.buf.push_str(text);
+        self.raw.drain(..valid);
+        if n == 0 {
+            self.eof = true;
+        }
+        Ok(n > 0)
+    }
+
+    /// The byte at `pos`, reading more when needed; `None` at the end.
+    fn peek(&mut self) -> Option<u8> {
+        while self.pos >= self.buf.len() {
+            match self.more(0) {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(_) => {
+                    self.failed = true;
+                    return None;
+                }
+            }
+        }
+        Some(self.buf.as_bytes()[self.pos])
+    }
+
+    /// Skips JSON whitespace; the next byte, if any.
+    fn skip_ws(&mut self) -> Option<u8> {
+        loop {
+            let b = self.peek()?;
+            if !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
+                return Some(b);
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// One object at `pos`, read and checked; `None` for anything else.
+    fn object(&mut self) -> Option<Arc<Object>> {
+        loop {
+            let mut it =
+                serde_json::Deserializer::from_str(&self.buf[self.pos..]).into_iter::<One>();
+            match it.next() {
+                Some(Ok(One(o))) => {
+                    self.pos += it.byte_offset();
+                    checked::<serde_json::Error>(&o).ok()?;
+                    return Some(o);
+                }
+                // Cut by the end of what has been read: read as much again
+                // (an object larger than a piece is read again whole, at
+                // most a few times).
+                Some(Err(e)) if e.is_eof() => {
+                    let have = self.buf.len() - self.pos;
+                    if !self.more(have).ok()? {
+                        return None;
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The elements of a list of objects, from just after its `[` to just
+    /// after its `]`.
+    fn objects(&mut self) -> Option<Vec<Arc<Object>>> {
+        let mut out = Vec::new();
+        if self.skip_ws()? == b']' {
+            self.pos += 1;
+            return Some(out);
+        }
+        loop {
+            if self.skip_ws()? != b'{' {
+                return None;
+            }
+            out.push(self.object()?);
+            match self.skip_ws()? {
+                b',' => self.pos += 1,
+                b']' => {
+                    self.pos += 1;
+                    return Some(out);
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// Reads `path` (a file of `size` bytes whose text starts with `{`) as a
+/// List or a snapshot; `None` for anything [`parse`] should read from the
+/// whole text.
+pub(super) fn parse_json_streamed(file: &str, path: &Path, size: u64) -> Option<Scenario> {
+    streamed(file, path, size, CHUNK)
+}
+
+/// As [`parse_json_streamed`], reading `chunk` bytes at a time.
+fn streamed(file: &str, path: &Path, size: u64, chunk: usize) -> Option<Scenario> {
+    crate::sim::progress::file_size(size);
+    let mut w = Window {
+        file: std::fs::File::open(path).ok()?,
+        buf: String::new(),
+        raw: Vec::new(),
+        pos: 0,
+        eof: false,
+        failed: false,
+        chunk: 4 << 10,
+    };
+    if w.skip_ws()? != b'{' {
+        return None;
+    }
+    w.chunk = chunk;
+    // Everything but the objects, with `[]` where they were.
+    let mut skeleton: Vec<u8> = Vec::new();
+    let mut read: Option<(List, Vec<Arc<Object>>)> = None;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    // At depth 1: whether the next string is a key, the key being read
+    // (from where in `skeleton`), and the last key read.
+    let mut expect_key = false;
+    let mut key_from: Option<usize> = None;
+    let mut key: Option<List> = None;
+    while let Some(b) = w.peek() {
+        w.pos += 1;
+        skeleton.push(b);
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+                if let Some(from) = key_from.take() {
+                    let name = &skeleton[from..skeleton.len() - 1];
+                    if !Shape::FIELDS.iter().any(|f| f.as_bytes() == name) {
+                        // A scenario with steps or controllers, or not a
+                        // scenario: the whole text is read.
+                        return None;
+                    }
+                    key = match name {
+                        b"items" => Some(List::Items),
+                        b"objects" => Some(List::Objects),
+                        _ => None,
+                    };
+                }
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                if depth == 1 && expect_key {
+                    expect_key = false;
+                    key_from = Some(skeleton.len());
+                }
+            }
+            // The value of `items` or `objects` (a `[` at depth 1 can
+            // only be a value, and `key` is the key of the value being
+            // read until the next comma).
+            b'[' if depth == 1 && key.is_some() => {
+                let which = key.take()?;
+                if read.is_some() {
+                    // Two lists: the whole text is read (and refused).
+                    return None;
+                }
+                read = Some((which, w.objects()?));
+                skeleton.push(b']');
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                if depth == 1 {
+                    expect_key = true;
+                }
+            }
+            b'}' | b']' => depth = depth.checked_sub(1)?,
+            b',' if depth == 1 => {
+                expect_key = true;
+                key = None;
+            }
+            _ => {}
+        }
+    }
+    if w.failed {
+        return None;
+    }
+    let mut shape: Shape = serde_json::from_slice(&skeleton).ok()?;
+    match read {
+        Some((List::Items, objects)) => shape.items = Some(objects),
+        Some((List::Objects, objects)) => shape.objects = Some(objects),
+        None => {}
+    }
+    of_shape(file, shape)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The file's scenario read in pieces of `chunk` bytes, and as
+    /// [`parse_json_fast`] reads the whole text.
+    fn both(name: &str, text: &str, chunk: usize) -> (Option<Scenario>, Option<Scenario>) {
+        let dir = std::env::temp_dir().join(format!("ownerscope-stream-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write");
+        let file = path.to_string_lossy().to_string();
+        let streamed = streamed(&file, &path, text.len() as u64, chunk);
+        let whole = parse_json_fast(&file, text);
+        std::fs::remove_file(&path).ok();
+        (streamed, whole)
+    }
+
+    const LIST: &str = r#"{"apiVersion":"v1","items":[
+  {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","uid":"d1","annotations":{"a]":"{\"items\":[","b":"\\"},"managedFields":[{"manager":"kubectl"}]},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}}}},
+  {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"web-1","namespace":"shop","ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","controller":true}]}} ,
+  {"apiVersion":"v1","kind":"Event","metadata":{"name":"e","namespace":"shop"},"involvedObject":{"kind":"Deployment","name":"web","namespace":"shop","uid":"d1"},"reason":"Scaled","message":"]}"}
+] ,"kind":"List","metadata":{"resourceVersion":"","items":[1]}}
+"#;
+
+    const SNAPSHOT: &str = r#" {"name":"snap","description":"a cluster","kinds":[{"apiVersion":"example.com/v1","kind":"Database","namespaced":true}],
+"takenAt":"2026-11-26T06:00:00Z","settings":{"terminatedPodGcThreshold":2},
+"objects":[{"apiVersion":"example.com/v1","kind":"Database","metadata":{"name":"orders","namespace":"shop","uid":"db1","finalizers":["example.com/x"]}}]}"#;
+
+    #[test]
+    fn read_in_pieces_as_the_whole_text_is_read() {
+        for (name, text) in [
+            ("list.json", LIST.to_string()),
+            ("snap.json", SNAPSHOT.to_string()),
+            (
+                "empty.json",
+                r#"{"kind":"List","apiVersion":"v1","items":[ ]}"#.to_string(),
+            ),
+            // A List with a snapshot's `objects` as well: refused by both.
+            (
+                "mixed.json",
+                LIST.replace(r#""kind":"List","#, r#""kind":"List","objects":[],"#),
+            ),
+        ] {
+            for chunk in [1, 7, 64, CHUNK] {
+                let (streamed, whole) = both(name, &text, chunk);
+                assert_eq!(whole.is_some(), name != "mixed.json", "{name}");
+                assert_eq!(streamed, whole, "{name} in pieces of {chunk}");
+            }
+        }
+        let (streamed, _) = both("list.json", LIST, 5);
+        let s = streamed.expect("a List");
+        assert_eq!(s.objects.len(), 3);
+        assert_eq!(
+            s.objects[0]
+                .metadata
+                .annotations
+                .get("a]")
+                .map(String::as_str),
+            Some(r#"{"items":["#)
+        );
+        // Characters of two to four bytes, cut by every piece size.
+        let wide = LIST.replace(r#""b":"\\""#, r#""b":"é€𝄞""#);
+        for chunk in 1..12 {
+            let (streamed, whole) = both("wide.json", &wide, chunk);
+            assert!(whole.is_some());
+            assert_eq!(streamed, whole, "in pieces of {chunk}");
+        }
+        let (streamed, _) = both("snap.json", SNAPSHOT, 3);
+        assert_eq!(streamed.expect("a snapshot").objects.len(), 1);
+    }
+
+    #[test]
+    fn what_is_not_a_list_or_a_snapshot_is_left_to_the_whole_text() {
+        let steps = r#"{"name":"t","objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"x"}}],"steps":[{"at":"1s","delete":"configmap/c"}]}"#;
+        let unknown = SNAPSHOT.replace(r#""description""#, r#""descripton""#);
+        let no_name = LIST.replace(r#""name":"web-1","#, "");
+        let not_an_object = LIST.replace(
+            r#" ,
+  {"apiVersion":"v1","kind":"Event""#,
+            r#",3,{"apiVersion":"v1","kind":"Event""#,
+        );
+        let cut = &LIST[..LIST.len() / 2];
+        let trailing = format!("{LIST} x");
+        for (name, text) in [
+            ("steps.json", steps),
+            ("unknown.json", unknown.as_str()),
+            ("no-name.json", no_name.as_str()),
+            ("not-an-object.json", not_an_object.as_str()),
+            ("cut.json", cut),
+            ("trailing.json", trailing.as_str()),
+            ("yaml.yaml", "name: t\nobjects: []\n"),
+            ("blank.json", "  \n"),
+            ("nothing.json", ""),
+        ] {
+            for chunk in [1, 7, CHUNK] {
+                assert!(
+                    both(name, text, chunk).0.is_none(),
+                    "{name} in pieces of {chunk}"
+                );
+            }
+        }
+        // Text that is not UTF-8: a byte that starts no character inside
+        // an object, and a character cut by the end of the file.
+        let inside = LIST.replace("Scaled", "Sc\u{1}led").into_bytes();
+        let inside: Vec<u8> = inside
+            .into_iter()
+            .map(|b| if b == 1 { 0xff } else { b })
+            .collect();
+        let mut cut_char = LIST.as_bytes().to_vec();
+        cut_char.push(0xc3);
+        let dir = std::env::temp_dir().join(format!("ownerscope-stream-u-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        for bytes in [inside, cut_char] {
+            let path = dir.join("bad.json");
+            std::fs::write(&path, &bytes).expect("write");
+            for chunk in [1, 7, CHUNK] {
+                assert!(streamed("bad.json", &path, bytes.len() as u64, chunk).is_none());
+            }
+            std::fs::remove_file(&path).ok();
+        }
+        // And the whole text read again says where the problem is.
+        let dir = std::env::temp_dir().join(format!("ownerscope-stream-l-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("no-name.json");
+        std::fs::write(&path, &no_name).expect("write");
+        let e = load(&path.to_string_lossy()).expect_err("no name");
+        std::fs::remove_file(&path).ok();
+        assert_eq!((e.line, e.field.as_str()), (3, "items[1].metadata.name"));
+    }
+
+    #[test]
+    fn every_field_a_snapshot_has_is_read_in_pieces() {
+        for f in Shape::FIELDS {
+            let text = format!("{{\"{f}\": null}}");
+            assert!(
+                serde_json::from_str::<Shape>(&text).is_ok(),
+                "{f} is a field of the top level"
+            );
+        }
+    }
+}
