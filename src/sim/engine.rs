@@ -32,6 +32,9 @@ pub use requests::resolve_target;
 
 pub use resume::Saved;
 
+/// Hashed with foldhash, as the ownership graph's indexes.
+type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
 /// How long polling (GC retries, a namespace waiting on its content) is
 /// tried without changing anything before a run counts as settled.
 const POLL_WINDOW_MS: u64 = 60_000;
@@ -42,7 +45,7 @@ const FINALIZER_RETRY_MS: u64 = 10_000;
 /// Virtual time zero, as a wall-clock instant (objects' timestamps).
 pub const EPOCH: &str = "2026-01-01T00:00:00Z";
 
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Task {
     Step(usize),
     GcBatch,
@@ -136,7 +139,10 @@ pub struct Sim {
     now_ms: u64,
     seq: u64,
     tasks: BTreeMap<(u64, u64), Task>,
-    pending: BTreeSet<Task>,
+    /// The tasks scheduled once ([`Sim::schedule_once`]) and not run yet:
+    /// only asked whether a task is in it, so hashed (as an ordered set,
+    /// its string comparisons were 1.6% of `simulate` on a 100k List).
+    pending: HashSet<Task>,
     next_step: usize,
     timeline: Vec<Entry>,
     kubelet_scheduled: BTreeSet<String>,
@@ -382,7 +388,7 @@ impl Sim {
             now_ms: 0,
             seq: 0,
             tasks: BTreeMap::new(),
-            pending: BTreeSet::new(),
+            pending: HashSet::default(),
             next_step: 0,
             timeline: Vec::new(),
             kubelet_scheduled: BTreeSet::new(),

@@ -71,7 +71,7 @@ const MANAGED_BY: &str = "endpointslice.kubernetes.io/managed-by";
 const SLICE_CONTROLLER: &str = "endpointslice-controller.k8s.io";
 
 /// The Service whose slice went.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SliceOwner {
     pub namespace: String,
     pub service: String,
