@@ -27,7 +27,7 @@ const TEMPLATES: &[&str] = &[
 /// A template's zero creation time, as kube-apiserver encodes every
 /// workload it sends: `ObjectMeta` is no pointer in a template, so its
 /// metadata is there, with `creationTimestamp: null`.
-pub fn zero_times(v: &mut Value, o: &Object) {
+fn zero_times(v: &mut Value, o: &Object) {
     let workload = matches!(
         (o.group(), o.kind.as_str()),
         (
@@ -294,12 +294,16 @@ fn replica_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
 
 fn deployment(v: &mut Value, o: &Object, g: &OwnershipGraph) {
     let want = replicated(v, o);
+    let spec = section(v, "spec");
     fill(
-        section(v, "spec"),
+        spec,
         "strategy",
         json!({"type": "RollingUpdate",
                "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}),
     );
+    // apps/v1's `SetDefaults_Deployment`.
+    fill(spec, "revisionHistoryLimit", json!(10));
+    fill(spec, "progressDeadlineSeconds", json!(600));
     let sets: Vec<&Object> = g
         .referrer_objects(o.uid())
         .filter(|r| r.kind == "ReplicaSet" && r.group() == "apps")

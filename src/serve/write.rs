@@ -9,9 +9,9 @@ use super::managed::{self, FieldSet};
 use super::rbac::{self, User};
 use super::status::{self, object_error};
 pub use super::status_subresource::Part;
-use super::{Request, Response, complete, patch, read};
+use super::{Request, Response, patch, read};
 use super::{admit, apply, escalation, ownership, status_subresource, unkept};
-use crate::model::{KindInfo, Object};
+use crate::model::{KindInfo, Object, OwnershipGraph};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
 
 /// The object a request names.
@@ -61,16 +61,15 @@ impl Named<'_> {
         self.error(resp.code, &resp.message)
     }
 
-    fn answer(&self, resp: &ApiResponse, created: bool) -> Response {
+    /// The answer to a write: the object as a GET would read it, with
+    /// what kube-apiserver's defaults and the controllers add
+    /// ([`read::completed_value`]; `g` is the store).
+    fn answer(&self, resp: &ApiResponse, created: bool, g: &OwnershipGraph) -> Response {
         let mut out = if !resp.is_success() {
             self.error(resp.code, &resp.message)
         } else {
             let mut r = match &resp.object {
-                Some(o) => {
-                    let mut v = read::object_value(o);
-                    complete::zero_times(&mut v, o);
-                    Response::json(resp.code, &v)
-                }
+                Some(o) => Response::json(resp.code, &read::completed_value(o, g)),
                 None => Response::json(resp.code, &Value::Null),
             };
             if created {
@@ -223,13 +222,13 @@ pub fn delete(sim: &mut Sim, req: &Request, target: &Named) -> Response {
             Object::obj_ref,
         );
         sim.record_response(object, format!("{} dryRun=All", opts.describe()), &resp);
-        return deleted_answer(target, &resp);
+        return deleted_answer(target, &resp, sim.graph());
     }
     let resp = sim.delete_key(&key, &opts);
-    deleted_answer(target, &resp)
+    deleted_answer(target, &resp, sim.graph())
 }
 
-fn deleted_answer(target: &Named, resp: &ApiResponse) -> Response {
+fn deleted_answer(target: &Named, resp: &ApiResponse, g: &OwnershipGraph) -> Response {
     if resp.is_success() && resp.removed {
         let uid = resp.object.as_ref().map_or("", |o| o.uid());
         let mut r = Response::json(
@@ -239,7 +238,7 @@ fn deleted_answer(target: &Named, resp: &ApiResponse) -> Response {
         r.warnings.clone_from(&resp.warnings);
         return r;
     }
-    target.answer(resp, false)
+    target.answer(resp, false, g)
 }
 
 /// Reads the object of a POST or PUT body, checked against the path.
@@ -374,10 +373,10 @@ pub fn create_as(
     if dry_run(req, &body) {
         let resp = sim.clone().create(obj.clone());
         sim.record_response(obj.obj_ref(), "POST dryRun=All".into(), &resp);
-        return target.answer(&resp, true);
+        return target.answer(&resp, true, sim.graph());
     }
     let resp = sim.create(obj);
-    target.answer(&resp, resp.is_success())
+    target.answer(&resp, resp.is_success(), sim.graph())
 }
 
 /// PUT.
@@ -446,10 +445,10 @@ pub fn update_part(
     if dry_run(req, &body) {
         let resp = sim.clone().update(obj.clone());
         sim.record_response(obj.obj_ref(), "PUT dryRun=All".into(), &resp);
-        return target.answer(&resp, false);
+        return target.answer(&resp, false, sim.graph());
     }
     let resp = sim.update(obj);
-    target.answer(&resp, false)
+    target.answer(&resp, false, sim.graph())
 }
 
 /// What a write of `part` keeps of the stored object `old` in `new`
@@ -576,8 +575,8 @@ pub fn write_patched(
     if req.query.iter().any(|(k, v)| k == "dryRun" && v == "All") {
         let resp = sim.clone().patch_key(&key, &what, |o| *o = new);
         sim.record_response(current.obj_ref(), format!("PATCH {what} dryRun=All"), &resp);
-        return target.answer(&resp, false);
+        return target.answer(&resp, false, sim.graph());
     }
     let resp = sim.patch_key(&key, &what, |o| *o = new);
-    target.answer(&resp, false)
+    target.answer(&resp, false, sim.graph())
 }

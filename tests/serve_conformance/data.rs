@@ -38,6 +38,13 @@ const DEPLOYMENT_PROBES: &[&str] = &[
     "/spec/template/spec/containers/0/env",
     "/spec/template/spec/containers/0/ports",
     "/spec/template/spec/dnsPolicy",
+    // What kube-apiserver defaults, in a write's answer as in a GET.
+    "/spec/template/spec/restartPolicy",
+    "/spec/template/spec/containers/0/imagePullPolicy",
+    "/spec/template/spec/containers/0/terminationMessagePath",
+    "/spec/revisionHistoryLimit",
+    "/spec/progressDeadlineSeconds",
+    "/spec/replicas",
 ];
 
 const CMS: &str = "/api/v1/namespaces/{ns}/configmaps";
@@ -315,6 +322,19 @@ pub fn rows() -> Vec<Row> {
                 full_deployment(),
             ),
             DEPLOYMENT_PROBES,
+        ),
+        probing(
+            with(
+                row(
+                    "service, defaulted in the answer",
+                    "POST",
+                    "/api/v1/namespaces/{ns}/services",
+                ),
+                JSON,
+                json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc"},
+                       "spec": {"selector": {"app": "full"}, "ports": [{"port": 80}]}}),
+            ),
+            &["/spec/type", "/spec/sessionAffinity", "/spec/ports"],
         ),
         probing(
             row(
