@@ -205,29 +205,15 @@ async fn get(
 mod tests {
     use super::*;
     use crate::model::OwnerReference;
-    use kube::discovery::ApiResource;
     use serde_json::json;
 
-    fn resource(
-        group: &str,
-        version: &str,
-        kind: &str,
-        plural: &str,
-        namespaced: bool,
-    ) -> Resource {
+    /// A built-in kind as discovery would report it.
+    fn resource(group: &str, kind: &str) -> Resource {
+        let kinds = crate::model::KindTable::builtin();
+        let info = kinds.get(group, kind).expect("a built-in kind");
         Resource {
-            ar: ApiResource {
-                group: group.into(),
-                version: version.into(),
-                api_version: if group.is_empty() {
-                    version.into()
-                } else {
-                    format!("{group}/{version}")
-                },
-                kind: kind.into(),
-                plural: plural.into(),
-            },
-            namespaced,
+            ar: crate::cluster::actions::api_resource(info),
+            namespaced: info.namespaced,
             watchable: true,
         }
     }
@@ -253,16 +239,10 @@ mod tests {
     #[test]
     fn owners_and_nodes_missed_by_the_lists_are_looked_up_where_they_would_be() {
         let listed = vec![
-            resource("apps", "v1", "ReplicaSet", "replicasets", true),
-            resource("", "v1", "Pod", "pods", true),
-            resource("", "v1", "Node", "nodes", false),
-            resource(
-                "rbac.authorization.k8s.io",
-                "v1",
-                "ClusterRole",
-                "clusterroles",
-                false,
-            ),
+            resource("apps", "ReplicaSet"),
+            resource("", "Pod"),
+            resource("", "Node"),
+            resource("rbac.authorization.k8s.io", "ClusterRole"),
         ];
         let mut on_new_node = obj("v1", "Pod", Some("shop"), "web-b-1", "p2");
         on_new_node.spec = json!({"nodeName": "joined"}).into();
@@ -342,7 +322,7 @@ mod tests {
     fn without_a_node_list_no_node_is_absent() {
         // A user who may not list Nodes: a pod's node is unknown, not
         // gone, and nothing is asked.
-        let listed = vec![resource("", "v1", "Pod", "pods", true)];
+        let listed = vec![resource("", "Pod")];
         let mut pod = obj("v1", "Pod", Some("shop"), "web", "p1");
         pod.spec = json!({"nodeName": "n1"}).into();
         assert!(absent(&[pod], &listed).is_empty());
