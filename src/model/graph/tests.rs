@@ -1,0 +1,310 @@
+use super::*;
+
+fn obj(api: &str, kind: &str, ns: Option<&str>, name: &str, uid: &str) -> Object {
+    let mut o = Object::new(api, kind, ns, name);
+    o.metadata.uid = uid.into();
+    o
+}
+
+/// Nodes and workloads are found without a scan, as they are stored,
+/// replaced and removed, in bulk or not.
+#[test]
+fn nodes_and_workloads_are_kept_track_of() {
+    let mut g = OwnershipGraph::default();
+    g.upsert(obj("v1", "Node", None, "n1", "n-1"));
+    g.upsert(obj("apps/v1", "Deployment", Some("a"), "d", "d-1"));
+    g.upsert(obj("v1", "ConfigMap", Some("a"), "c", "c-1"));
+    g.begin_bulk(1);
+    g.insert_new(Arc::new(obj(
+        "apps/v1",
+        "DaemonSet",
+        Some("a"),
+        "ds",
+        "ds-1",
+    )))
+    .expect("new");
+    g.end_bulk().expect("bulk");
+    let names = |it: Vec<&Object>| it.iter().map(|o| o.name().to_string()).collect::<Vec<_>>();
+    assert_eq!(names(g.nodes().collect()), ["n1"]);
+    assert_eq!(names(g.workloads().collect()), ["d", "ds"]);
+    // The same uid as another kind: no longer a workload.
+    g.upsert(obj("v1", "ConfigMap", Some("a"), "d", "d-1"));
+    g.remove("n-1");
+    assert!(g.nodes().next().is_none() && !g.has_nodes());
+    assert_eq!(names(g.workloads().collect()), ["ds"]);
+}
+
+/// A new object whose kind, namespace and name another has is refused,
+/// in bulk or not, saying whether that one is being deleted, and
+/// nothing of it is indexed; the same name in another namespace or of
+/// another kind is not taken.
+#[test]
+fn a_new_object_whose_name_is_taken_is_refused() {
+    let mut g = OwnershipGraph::default();
+    let mut going = obj("v1", "ConfigMap", Some("a"), "m", "u-1");
+    going.metadata.deletion_timestamp = Some(jiff::Timestamp::UNIX_EPOCH);
+    g.upsert(going);
+    g.upsert(obj("v1", "ConfigMap", Some("a"), "n", "u-2"));
+    let same = |uid: &str, name: &str| Arc::new(obj("v1", "ConfigMap", Some("a"), name, uid));
+    assert_eq!(
+        g.insert_new(same("u-3", "m")),
+        Err(Taken::Name { terminating: true })
+    );
+    assert_eq!(
+        g.insert_new(same("u-3", "n")),
+        Err(Taken::Name { terminating: false })
+    );
+    assert_eq!(g.insert_new(same("u-2", "o")), Err(Taken::Uid));
+    assert!(g.get("u-3").is_none());
+    assert!(g.find("", "ConfigMap", Some("a"), "o").is_none());
+    g.begin_bulk(3);
+    g.insert_new(Arc::new(obj("v1", "ConfigMap", Some("b"), "m", "u-4")))
+        .expect("another namespace");
+    g.insert_new(Arc::new(obj("v1", "Secret", Some("a"), "m", "u-5")))
+        .expect("another kind");
+    assert_eq!(
+        g.insert_new(Arc::new(obj("v1", "ConfigMap", Some("b"), "m", "u-6"))),
+        Err(Taken::Name { terminating: false }),
+        "a name added in the same bulk is taken"
+    );
+    g.end_bulk().expect("no uid twice");
+    assert_eq!(g.len(), 4);
+    assert_eq!(
+        g.find("", "ConfigMap", Some("b"), "m").map(Object::uid),
+        Some("u-4")
+    );
+}
+
+/// Objects added in bulk join the ones stored before in uid order; one
+/// whose uid is stored already is refused with its place, and none of
+/// those added stays (by uid, name or owner).
+#[test]
+fn a_bulk_addition_joins_in_uid_order_or_refuses_a_uid_stored_before() {
+    let mut g = OwnershipGraph::default();
+    g.upsert(obj("v1", "ConfigMap", Some("a"), "m", "u-5"));
+    g.begin_bulk(3);
+    for (name, uid) in [("x", "u-9"), ("y", "u-1")] {
+        let o = owned_by(
+            obj("v1", "Pod", Some("a"), name, uid),
+            "v1",
+            "ConfigMap",
+            "m",
+            "u-5",
+        );
+        g.insert_new(Arc::new(o)).expect("kept aside");
+    }
+    g.end_bulk().expect("no uid twice");
+    let uids: Vec<&str> = g.objects().map(Object::uid).collect();
+    assert_eq!(uids, ["u-1", "u-5", "u-9"]);
+    assert_eq!(g.shared_referrers("u-5").count(), 2);
+
+    g.begin_bulk(2);
+    g.insert_new(Arc::new(obj("v1", "Pod", Some("a"), "z", "u-7")))
+        .expect("kept aside");
+    g.insert_new(Arc::new(obj("v1", "Pod", Some("a"), "w", "u-9")))
+        .expect("kept aside");
+    let (at, refused) = g.end_bulk().expect_err("u-9 is stored");
+    assert_eq!((at, refused.name()), (1, "w"));
+    assert!(g.get("u-7").is_none());
+    assert!(g.find("", "Pod", Some("a"), "z").is_none());
+    assert!(g.find("", "Pod", Some("a"), "w").is_none());
+    assert_eq!(
+        g.find("", "Pod", Some("a"), "x").map(Object::uid),
+        Some("u-9")
+    );
+    assert_eq!(g.len(), 3);
+}
+
+/// Uids alike in their first 16 bytes (what a bulk addition sorts by
+/// first) are put in order by the rest, and the later of two equal
+/// ones is refused, with its place.
+#[test]
+fn a_bulk_addition_orders_uids_alike_in_their_first_bytes_by_the_rest() {
+    let long = "0123456789abcdef-";
+    let mut g = OwnershipGraph::default();
+    g.begin_bulk(4);
+    for (name, tail) in [("c", "c"), ("a", "a"), ("short", ""), ("b", "b")] {
+        let uid = format!("{long}{tail}");
+        g.insert_new(Arc::new(obj("v1", "Pod", Some("n"), name, &uid)))
+            .expect("kept aside");
+    }
+    g.end_bulk().expect("no uid twice");
+    let names: Vec<&str> = g.objects().map(Object::name).collect();
+    assert_eq!(names, ["short", "a", "b", "c"]);
+
+    g.begin_bulk(3);
+    for (name, uid) in [
+        ("d", format!("{long}d")),
+        ("e", format!("{long}e")),
+        ("d-again", format!("{long}d")),
+    ] {
+        g.insert_new(Arc::new(obj("v1", "Pod", Some("n"), name, &uid)))
+            .expect("kept aside");
+    }
+    let (at, refused) = g.end_bulk().expect_err("a uid twice");
+    assert_eq!((at, refused.name()), (2, "d-again"));
+    assert_eq!(g.len(), 4);
+    assert!(g.find("", "Pod", Some("n"), "e").is_none());
+}
+
+fn owned_by(mut o: Object, api: &str, kind: &str, name: &str, uid: &str) -> Object {
+    o.metadata.owner_references.push(OwnerReference {
+        api_version: api.into(),
+        kind: kind.into(),
+        name: name.into(),
+        uid: uid.into(),
+        controller: Some(true),
+        block_owner_deletion: Some(true),
+    });
+    o
+}
+
+#[test]
+fn referrers_are_the_latest_copies_and_leave_with_their_references() {
+    let mut g = OwnershipGraph::new(KindTable::builtin());
+    g.upsert(obj("v1", "ConfigMap", Some("a"), "owner", "o"));
+    let dep = owned_by(
+        obj("v1", "Secret", Some("a"), "dep", "d"),
+        "v1",
+        "ConfigMap",
+        "owner",
+        "o",
+    );
+    g.upsert(dep.clone());
+    let mut held = dep.clone();
+    held.metadata.finalizers.push("example.com/hold".into());
+    g.upsert(held);
+    let seen: Vec<&Object> = g.referrer_objects("o").collect();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].metadata.finalizers, vec!["example.com/hold"]);
+    // Its reference dropped: no longer a referrer.
+    let mut loose = dep;
+    loose.metadata.owner_references.clear();
+    g.upsert(loose);
+    assert_eq!(g.referrer_objects("o").count(), 0);
+    g.upsert(owned_by(
+        obj("v1", "Secret", Some("a"), "dep2", "d2"),
+        "v1",
+        "ConfigMap",
+        "owner",
+        "o",
+    ));
+    g.remove("d2");
+    assert_eq!(g.referrers("o").count(), 0);
+}
+
+#[test]
+fn dependents_owners_and_roots() {
+    let mut g = OwnershipGraph::new(KindTable::builtin());
+    g.upsert(obj("apps/v1", "Deployment", Some("a"), "web", "d"));
+    g.upsert(owned_by(
+        obj("apps/v1", "ReplicaSet", Some("a"), "web-1", "r"),
+        "apps/v1",
+        "Deployment",
+        "web",
+        "d",
+    ));
+    g.upsert(owned_by(
+        obj("v1", "Pod", Some("a"), "web-1-x", "p"),
+        "apps/v1",
+        "ReplicaSet",
+        "web-1",
+        "r",
+    ));
+    assert_eq!(g.roots(), vec!["d".to_string()]);
+    assert_eq!(g.dependents("d").len(), 1);
+    assert_eq!(g.resolved_owners("p"), vec!["r".to_string()]);
+    g.remove("r");
+    assert_eq!(g.owners("p")[0].1, RefStatus::OwnerAbsent);
+    assert!(g.is_root("p"));
+    assert!(g.dependents("d").is_empty());
+}
+
+#[test]
+fn classifies_every_kind_of_bad_reference() {
+    let mut g = OwnershipGraph::new(KindTable::builtin());
+    g.upsert(obj("v1", "ConfigMap", Some("a"), "cm", "u1"));
+    let wrong_uid = owned_by(
+        obj("v1", "Secret", Some("a"), "s", "s1"),
+        "v1",
+        "ConfigMap",
+        "cm",
+        "u9",
+    );
+    let other_ns = owned_by(
+        obj("v1", "Secret", Some("b"), "s", "s2"),
+        "v1",
+        "ConfigMap",
+        "cm",
+        "u1",
+    );
+    let cluster = owned_by(
+        obj(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole",
+            None,
+            "k",
+            "k1",
+        ),
+        "v1",
+        "ConfigMap",
+        "cm",
+        "u1",
+    );
+    let unknown = owned_by(
+        obj("v1", "Secret", Some("a"), "t", "s3"),
+        "example.com/v1",
+        "Gone",
+        "g",
+        "u5",
+    );
+    let cluster_owner = owned_by(
+        obj("v1", "Secret", Some("a"), "n", "s4"),
+        "v1",
+        "Node",
+        "node1",
+        "n1",
+    );
+    for o in [&wrong_uid, &other_ns, &cluster, &unknown, &cluster_owner] {
+        g.upsert(o.clone());
+    }
+    g.upsert(obj("v1", "Node", None, "node1", "n1"));
+    let status = |o: &Object| g.classify(o, &o.metadata.owner_references[0]);
+    assert_eq!(
+        status(&wrong_uid),
+        RefStatus::UidMismatch { found: "u1".into() }
+    );
+    assert_eq!(
+        status(&other_ns),
+        RefStatus::CrossNamespace {
+            owner_namespace: "a".into()
+        }
+    );
+    assert_eq!(status(&cluster), RefStatus::Unresolvable);
+    assert_eq!(status(&unknown), RefStatus::UnknownKind);
+    assert_eq!(
+        status(&cluster_owner),
+        RefStatus::Resolves { owner: "n1".into() }
+    );
+    assert!(status(&other_ns).is_dangling() && !status(&cluster).is_dangling());
+}
+
+#[test]
+fn recreated_owner_does_not_adopt_old_children() {
+    let mut g = OwnershipGraph::new(KindTable::builtin());
+    g.upsert(obj("v1", "ConfigMap", Some("a"), "cm", "u1"));
+    g.upsert(owned_by(
+        obj("v1", "Secret", Some("a"), "s", "s1"),
+        "v1",
+        "ConfigMap",
+        "cm",
+        "u1",
+    ));
+    g.remove("u1");
+    g.upsert(obj("v1", "ConfigMap", Some("a"), "cm", "u2"));
+    assert!(g.dependents("u2").is_empty());
+    assert_eq!(
+        g.owners("s1")[0].1,
+        RefStatus::UidMismatch { found: "u2".into() }
+    );
+}
