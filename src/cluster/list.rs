@@ -165,7 +165,19 @@ pub async fn list_resource(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
     Ok(out)
 }
 
+/// Whether an error is a 410 whose continue token expired: the list's
+/// revision was compacted away while its pages were read.
+fn is_expired(e: &kube::Error) -> bool {
+    matches!(e, kube::Error::Api(s) if s.code == 410)
+}
+
 /// Lists one resource, every page, as asked.
+///
+/// A list whose pages outlast etcd's compaction (5 minutes on
+/// kube-apiserver's default; a million objects read in pages can take
+/// that) gets 410 Expired for its next page. As client-go's pager does
+/// then (`FullListIfExpired`, `tools/pager/pager.go`), it is read again
+/// whole, in one unpaged request, rather than failed.
 async fn list_pages(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
     use kube::core::Resource as _;
     let ar = &s.resource.ar;
@@ -173,8 +185,13 @@ async fn list_pages(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
     let request = kube::core::Request::new(url);
     let mut out = Vec::new();
     let mut token: Option<String> = None;
+    let mut whole = false;
     loop {
-        let mut lp = ListParams::default().limit(PAGE);
+        let mut lp = if whole {
+            ListParams::default()
+        } else {
+            ListParams::default().limit(PAGE)
+        };
         if let Some(f) = &s.field_selector {
             lp = lp.fields(f);
         }
@@ -190,7 +207,20 @@ async fn list_pages(s: &Scoped) -> Result<Vec<Object>, kube::Error> {
             request.list_metadata(&lp)
         }
         .map_err(kube::Error::BuildRequest)?;
-        let text = s.client.request_text(req).await?;
+        let text = match s.client.request_text(req).await {
+            Ok(text) => text,
+            Err(e) if token.is_some() && !whole && is_expired(&e) => {
+                tracing::info!(
+                    resource = %s.resource.name(),
+                    "the list's continue token expired: read again in one request"
+                );
+                out.clear();
+                token = None;
+                whole = true;
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         PAGES_READ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let page: Page = serde_json::from_str(&text).map_err(kube::Error::SerdeError)?;
         drop(text);
@@ -665,6 +695,92 @@ mod tests {
         assert!(
             !r.wants_kind("apiextensions.k8s.io", "CustomResourceDefinition"),
             "no custom resource"
+        );
+    }
+
+    /// A server whose continue tokens expire: the first page of 5,000 ends
+    /// with a token, the token answers 410 Expired, and an unpaged list
+    /// holds three objects. Answers three requests, one per connection;
+    /// returns its address and, once done, the request paths.
+    fn expiring_server() -> (String, std::thread::JoinHandle<Vec<String>>) {
+        use std::io::{Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let url = format!("http://{}", listener.local_addr().expect("an address"));
+        let served = std::thread::spawn(move || {
+            let mut paths = Vec::new();
+            while paths.len() < 3 {
+                let (mut conn, _) = listener.accept().expect("a connection");
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    let n = conn.read(&mut buf).expect("a request");
+                    if n == 0 {
+                        break;
+                    }
+                    head.extend_from_slice(&buf[..n]);
+                }
+                let head = String::from_utf8_lossy(&head).to_string();
+                let path = head.split(' ').nth(1).unwrap_or_default().to_string();
+                let item = |n: &str| json!({"metadata": {"name": n, "namespace": "ns", "uid": format!("u-{n}")}});
+                let (code, body) = if path.contains("continue=") {
+                    (
+                        "410 Gone",
+                        json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                            "message": "The provided continue parameter is too old to display a consistent list result.",
+                            "reason": "Expired", "code": 410}),
+                    )
+                } else if path.contains("limit=") {
+                    (
+                        "200 OK",
+                        json!({"kind": "List", "metadata": {"continue": "t1"}, "items": [item("a")]}),
+                    )
+                } else {
+                    (
+                        "200 OK",
+                        json!({"kind": "List", "metadata": {}, "items": [item("a"), item("b"), item("c")]}),
+                    )
+                };
+                let body = body.to_string();
+                let answer = format!(
+                    "HTTP/1.1 {code}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                conn.write_all(answer.as_bytes()).expect("an answer");
+                paths.push(path);
+            }
+            paths
+        });
+        (url, served)
+    }
+
+    #[tokio::test]
+    async fn a_list_whose_continue_token_expires_is_read_again_whole() {
+        let (url, served) = expiring_server();
+        let config = kube::Config::new(url.parse().expect("a url"));
+        let client = Client::try_from(config).expect("a client");
+        let s = Scoped {
+            resource: Resource {
+                ar: crate::cluster::actions::api_resource(
+                    KindTable::builtin().get("", "ConfigMap").expect("built in"),
+                ),
+                namespaced: true,
+                watchable: true,
+            },
+            client,
+            namespace: Some("ns".into()),
+            field_selector: None,
+            label_selector: None,
+            full: false,
+        };
+        let got = list_pages(&s).await.expect("the list, read again");
+        let names: Vec<&str> = got.iter().map(Object::name).collect();
+        assert_eq!(names, ["a", "b", "c"], "the whole list, no page twice");
+        let paths = served.join().expect("the server");
+        assert!(paths[0].contains("limit=5000"), "{paths:?}");
+        assert!(paths[1].contains("continue=t1"), "{paths:?}");
+        assert!(
+            !paths[2].contains("limit=") && !paths[2].contains("continue="),
+            "{paths:?}"
         );
     }
 }
