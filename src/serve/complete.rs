@@ -141,6 +141,17 @@ fn pod_spec(spec: &mut Map<String, Value>, o: &Object, restart: &str) {
         fill(c, "resources", json!({}));
         fill(c, "terminationMessagePath", json!("/dev/termination-log"));
         fill(c, "terminationMessagePolicy", json!("File"));
+        // SetDefaults_ContainerPort.
+        for p in c
+            .get_mut("ports")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(p) = p.as_object_mut() {
+                fill(p, "protocol", json!("TCP"));
+            }
+        }
     }
     fill(spec, "restartPolicy", json!(restart));
     fill(spec, "terminationGracePeriodSeconds", json!(30));

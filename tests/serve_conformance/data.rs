@@ -19,7 +19,8 @@ fn secret(name: &str, fields: Value) -> Value {
 }
 
 /// A Deployment with a pod template that names more than the simulator
-/// keeps (environment, ports, DNS policy, annotations) and a strategy.
+/// keeps (environment, ports, DNS policy, annotations) and a strategy; its
+/// port names no protocol (the API server defaults it to TCP).
 fn full_deployment() -> Value {
     json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "full"},
         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "full"}},
@@ -28,7 +29,7 @@ fn full_deployment() -> Value {
                      "metadata": {"labels": {"app": "full"}, "annotations": {"note": "kept"}},
                      "spec": {"containers": [{"name": "c", "image": "busybox:1.36",
                                               "env": [{"name": "A", "value": "1"}],
-                                              "ports": [{"containerPort": 80, "protocol": "TCP"}]}],
+                                              "ports": [{"containerPort": 80}]}],
                               "dnsPolicy": "Default"}}}})
 }
 
