@@ -61,6 +61,8 @@ struct Shared {
     applied: Mutex<HashMap<String, Instant>>,
     /// The first tree is in: the writer may start.
     tree_in: AtomicBool,
+    /// The loop ended without a first tree: the writer gives up waiting.
+    no_tree: AtomicBool,
     /// The writer is done: (resourceVersion, sent) of each change.
     written: Mutex<Option<Vec<(String, Instant)>>>,
     /// Updates in the largest poll, during the writes.
@@ -255,9 +257,13 @@ fn write(
         // server's 200 mutating requests in flight. A server slower than
         // the rate holds the writer back, and the rate printed says so.
         let in_flight = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
+        let begun = Instant::now();
         while Instant::now() < end {
             tick.tick().await;
-            for _ in 0..per_tick {
+            // As many as the rate owes by now (a rate under 100 a second
+            // sends on some ticks only), at most a tick's share at once.
+            let owed = (begun.elapsed().as_secs_f64() * rate as f64).ceil() as usize;
+            for _ in 0..owed.saturating_sub(n).min(per_tick) {
                 let permit = in_flight.clone().acquire_owned().await.map_err(err)?;
                 let path = targets[n % targets.len()].clone();
                 // A value no run wrote before: a patch that changes
@@ -364,6 +370,9 @@ pub fn run(args: &BenchArgs) -> CmdResult {
             ""
         }
     );
+    // What the backend does on the way to its first tree, in the log file
+    // when OWNERSCOPE_LOG asks (a million objects' lists take minutes).
+    let _log = crate::logging::init();
     let started = Instant::now();
     let inner = ClusterBackend::start(&opts, Duration::from_secs(60)).map_err(err)?;
     let shared = Arc::new(Shared::default());
@@ -382,6 +391,9 @@ pub fn run(args: &BenchArgs) -> CmdResult {
             .name("bench-writer".into())
             .spawn(move || {
                 while !shared.tree_in.load(Ordering::SeqCst) {
+                    if shared.no_tree.load(Ordering::SeqCst) {
+                        return Ok((Vec::new(), Duration::ZERO));
+                    }
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 let t = Instant::now();
@@ -419,14 +431,22 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         // The first tree, the writes and the drain, with room.
         deadline: Instant::now() + Duration::from_secs(secs + 600),
     };
-    crate::runtime::run(&mut terminal, &mut app, &mut backend, &mut idle).map_err(err)?;
+    let ran = crate::runtime::run(&mut terminal, &mut app, &mut backend, &mut idle).map_err(err);
+    // Without a first tree the writer never started: it stops waiting
+    // (it waited for ever before, and the benchmark with it).
+    if backend.first_tree.is_none() {
+        shared.no_tree.store(true, Ordering::SeqCst);
+    }
     let (written, took) = writer
         .join()
         .map_err(|_| CmdError("the writer panicked".into()))??;
+    ran?;
     let Some((first, listed)) = backend.first_tree else {
         return Err(CmdError(format!(
-            "the first tree of {} objects did not come",
-            args.objects
+            "the first tree of {} objects did not come within {} s of the backend's start \
+             (with OWNERSCOPE_LOG=debug the backend's lists are logged)",
+            args.objects,
+            started.elapsed().as_secs()
         )));
     };
     let applied = shared.applied.lock().map(|a| a.clone()).unwrap_or_default();
