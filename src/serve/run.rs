@@ -73,6 +73,39 @@ pub struct Started {
     pub state: Option<Arc<StateDir>>,
     /// Whether the store was resumed from the state directory.
     pub resumed: bool,
+    /// SIGINT and SIGTERM, caught from before the kubeconfig was written
+    /// (`serve` itself; none when the server runs inside another command).
+    signals: Option<StopSignals>,
+}
+
+/// The signals that stop `serve`, listened for as soon as the runtime is
+/// up: whoever reads the kubeconfig may signal at once, and a signal
+/// before the handler was in would kill the process, leaving the
+/// kubeconfig and an unsaved store behind.
+struct StopSignals {
+    interrupt: tokio::signal::unix::Signal,
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn listen(rt: &tokio::runtime::Runtime) -> Result<Self, String> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let _in_rt = rt.enter();
+        let listen = |kind: SignalKind, name: &str| {
+            signal(kind).map_err(|e| format!("listening for {name}: {e}"))
+        };
+        Ok(Self {
+            interrupt: listen(SignalKind::interrupt(), "SIGINT")?,
+            terminate: listen(SignalKind::terminate(), "SIGTERM")?,
+        })
+    }
+
+    async fn wait(&mut self) {
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+    }
 }
 
 impl Started {
@@ -112,6 +145,10 @@ fn whole_second(t: jiff::Timestamp) -> jiff::Timestamp {
 /// The scenario does not load, the port cannot be bound, the kubeconfig
 /// cannot be written.
 pub fn start(opts: &ServeOptions) -> Result<Started, String> {
+    start_with(opts, false)
+}
+
+fn start_with(opts: &ServeOptions, own_signals: bool) -> Result<Started, String> {
     if !opts.speed.is_finite() || opts.speed <= 0.0 || opts.speed > 1000.0 {
         return Err(format!(
             "--speed {}: between 0 (excluded) and 1000",
@@ -173,6 +210,7 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
         .enable_all()
         .build()
         .map_err(|e| format!("starting the runtime: {e}"))?;
+    let signals = own_signals.then(|| StopSignals::listen(&rt)).transpose()?;
     let listener = rt
         .block_on(TcpListener::bind(("127.0.0.1", opts.port)))
         .map_err(|e| format!("listening on 127.0.0.1:{}: {e}", opts.port))?;
@@ -213,6 +251,7 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
         name,
         state,
         resumed,
+        signals,
     })
 }
 
@@ -222,7 +261,7 @@ pub fn start(opts: &ServeOptions) -> Result<Started, String> {
 /// As [`start`].
 pub fn run(opts: &ServeOptions) -> Result<(), String> {
     let _log = crate::logging::init_with(Some("info"));
-    let started = start(opts)?;
+    let mut started = start_with(opts, true)?;
     let mut out = std::io::stdout().lock();
     let speed = if opts.paused {
         "paused".to_string()
@@ -242,22 +281,9 @@ pub fn run(opts: &ServeOptions) -> Result<(), String> {
     let _ = writeln!(out, "{}", started.export_line());
     let _ = out.flush();
     drop(out);
-    started.rt.block_on(wait_for_stop());
+    if let Some(mut signals) = started.signals.take() {
+        started.rt.block_on(signals.wait());
+    }
     tracing::info!("stopped");
     started.stop()
-}
-
-async fn wait_for_stop() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        () = term => {}
-    }
 }
