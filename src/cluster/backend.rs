@@ -12,6 +12,8 @@ use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 
 mod reconnect;
+#[cfg(test)]
+mod tests;
 
 use super::actions;
 use super::config::{Connected, LiveOptions, connect};
@@ -309,6 +311,12 @@ impl ClusterBackend {
         out
     }
 
+    /// Objects held (every kind listed so far).
+    #[must_use]
+    pub fn object_count(&self) -> usize {
+        self.objects.len()
+    }
+
     /// Kinds whose watch has not (re)listed since it started or failed.
     #[must_use]
     pub fn syncing(&self) -> Vec<String> {
@@ -412,7 +420,10 @@ impl ClusterBackend {
         self.state.iter().all(|s| s.listed || s.failure.is_some())
     }
 
-    fn upsert(&mut self, res: usize, obj: Object, change: Option<&convert::Change>) {
+    /// Takes in an object listed or watched. `said`: its change is told in
+    /// the timeline (not for a kind's first list: its objects are not new,
+    /// only newly seen).
+    fn upsert(&mut self, res: usize, obj: Object, change: Option<&convert::Change>, said: bool) {
         let uid = obj.metadata.uid.clone();
         if let Some(s) = self.state.get_mut(res) {
             s.uids.insert(uid.clone());
@@ -424,7 +435,7 @@ impl ClusterBackend {
         if old.map(|o| &**o) == Some(&obj) {
             return;
         }
-        if self.initial_sent {
+        if self.initial_sent && said {
             // The change's own time and manager where managedFields has
             // them (a finalizer removed by a controller, a label by
             // kubectl), else now and `cluster`.
@@ -468,6 +479,11 @@ impl ClusterBackend {
     fn handle(&mut self, msg: Msg) {
         match msg {
             Msg::Listed { res, objects } => {
+                // A kind listed for the first time after the first tree
+                // went out (its list outlasted `INITIAL_WAIT`: at a
+                // million objects, minutes) brings objects that were
+                // there all along: none is told as created.
+                let first = self.state.get(res).is_some_and(|s| !s.listed);
                 let fresh: HashSet<Uid> = objects.iter().map(|o| o.metadata.uid.clone()).collect();
                 let gone: Vec<Uid> = self
                     .state
@@ -478,7 +494,7 @@ impl ClusterBackend {
                     self.remove(res, &uid);
                 }
                 for o in objects {
-                    self.upsert(res, o, None);
+                    self.upsert(res, o, None, !first);
                 }
                 if let Some(s) = self.state.get_mut(res) {
                     s.listed = true;
@@ -491,7 +507,7 @@ impl ClusterBackend {
                 object,
                 change,
             } => {
-                self.upsert(res, object, change.as_ref());
+                self.upsert(res, object, change.as_ref(), true);
                 if let Some(s) = self.state.get_mut(res)
                     && s.listed
                 {
