@@ -303,8 +303,10 @@ fn etcd_post(addr: &str, path: &str, body: &str) -> Result<String, CmdError> {
 
 /// Deletes every ConfigMap, Secret and Pod of the shaped namespaces
 /// straight from etcd (`bench --live --live-shapes --live-etcd URL
-/// --live-cleanup`): one delete-range per kind, where the namespace
-/// controller deletes them one request each.
+/// --live-cleanup`), where the namespace controller deletes them one
+/// request each: one delete-range per kind and namespace (a range of a
+/// whole kind, 500k keys at a million objects, outlasted etcd's request
+/// timeout), then one per kind over the prefix for any left.
 ///
 /// # Errors
 /// etcd unreachable or refusing.
@@ -315,23 +317,47 @@ pub async fn delete_etcd(etcd: &str) -> Result<(), CmdError> {
         .trim_start_matches("http://")
         .trim_end_matches('/')
         .to_string();
-    for plural in ["configmaps", "secrets", "pods"] {
-        let from = format!("/registry/{plural}/{PREFIX}");
-        // The end of the range: the prefix with its last byte plus one.
+    // The end of a prefix's range: the prefix with its last byte plus one.
+    let range = |from: String| {
         let mut end = from.clone().into_bytes();
         if let Some(last) = end.last_mut() {
             *last += 1;
         }
         let end = String::from_utf8_lossy(&end).to_string();
-        let body = format!(r#"{{"key":"{}","range_end":"{}"}}"#, b64(&from), b64(&end));
-        let addr = addr.clone();
-        let answer =
-            tokio::task::spawn_blocking(move || etcd_post(&addr, "/v3/kv/deleterange", &body))
-                .await
-                .map_err(err)??;
-        eprintln!("{plural}: {}", answer.lines().last().unwrap_or_default());
+        format!(r#"{{"key":"{}","range_end":"{}"}}"#, b64(&from), b64(&end))
+    };
+    for plural in ["configmaps", "secrets", "pods"] {
+        let mut deleted = 0u64;
+        let mut ranges: Vec<String> = namespaces(MAX_NAMESPACES * PER_NAMESPACE)
+            .iter()
+            .map(|ns| range(format!("/registry/{plural}/{ns}/")))
+            .collect();
+        ranges.push(range(format!("/registry/{plural}/{PREFIX}")));
+        for body in ranges {
+            let addr = addr.clone();
+            let answer =
+                tokio::task::spawn_blocking(move || etcd_post(&addr, "/v3/kv/deleterange", &body))
+                    .await
+                    .map_err(err)??;
+            deleted += deleted_count(&answer);
+        }
+        eprintln!("{plural}: {deleted} deleted");
     }
     Ok(())
+}
+
+/// Namespaces looked at one by one by [`delete_etcd`] (a million objects
+/// make 200).
+const MAX_NAMESPACES: usize = 1_000;
+
+/// `"deleted":"N"` of etcd's JSON answer to a delete-range (absent: none).
+fn deleted_count(answer: &str) -> u64 {
+    answer
+        .split("\"deleted\":\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 /// Writes what `todo` lacks straight into etcd at `etcd` (`http://HOST:PORT`,
@@ -473,6 +499,14 @@ pub async fn load(client: Client, n: usize, etcd: Option<&str>) -> Result<(), Cm
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_delete_range_answer_says_how_many_went() {
+        let ok = "HTTP/1.1 200 OK\r\n\r\n{\"header\":{\"revision\":\"9\"},\"deleted\":\"5000\"}";
+        assert_eq!(deleted_count(ok), 5000);
+        // etcd leaves the field out when nothing matched.
+        assert_eq!(deleted_count("HTTP/1.1 200 OK\r\n\r\n{\"header\":{}}"), 0);
+    }
 
     #[test]
     fn a_group_is_an_owner_four_secrets_a_pod_and_four_configmaps() {
