@@ -20,6 +20,7 @@ pub mod remover;
 pub mod repeat_delete;
 pub mod selector;
 pub mod stuck;
+pub mod unkept;
 pub mod volumes;
 pub mod webhooks;
 pub mod wording;

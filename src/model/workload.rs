@@ -424,7 +424,31 @@ pub fn new_replicaset(d: &Object, last: Option<&Object>) -> Object {
         "template": template,
     })
     .into();
+    if d.extra().unkept_text().is_some() {
+        return whole_replicaset(d, rs, &hash);
+    }
     rs
+}
+
+/// The ReplicaSet with the Deployment's whole template, as upstream's
+/// `getNewReplicaSet` copies it (`d.Spec.Template.DeepCopy()`, the hash
+/// label added) with `minReadySeconds`: what the simulator keeps of the
+/// template and what `ownerscope serve` keeps beside it
+/// ([`super::unkept`]: env, ports, resources, annotations...), split again
+/// as the ReplicaSet's.
+fn whole_replicaset(d: &Object, rs: Object, hash: &str) -> Object {
+    let Ok(mut v) = serde_json::to_value(&rs) else {
+        return rs;
+    };
+    let mut template = super::unkept::full_at(d, &["spec", "template"])
+        .filter(Value::is_object)
+        .unwrap_or_else(|| json!({}));
+    template["metadata"]["labels"][POD_TEMPLATE_HASH] = json!(hash);
+    v["spec"]["template"] = template;
+    if let Some(m) = super::unkept::full_at(d, &["spec", "minReadySeconds"]) {
+        v["spec"]["minReadySeconds"] = m;
+    }
+    super::unkept::object_of(&v).unwrap_or(rs)
 }
 
 /// `pod-template-hash` for a template the simulator has not seen hashed:

@@ -170,6 +170,8 @@ pub use state::Served;
 #[cfg(test)]
 mod objects_tests;
 #[cfg(test)]
+mod template_tests;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod unkept_tests;

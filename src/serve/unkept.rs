@@ -15,169 +15,22 @@
 //! version and a watch event). An object without such fields carries
 //! nothing more; one with them, their JSON text (a string, not a tree of
 //! values: a ConfigMap's `{"data":{"k":"v"}}` costs its 18 bytes and one
-//! allocation).
+//! allocation). The split and the merge are the model's
+//! ([`crate::model::unkept`]): the simulator's controllers copy a
+//! template whole with them.
 
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
 use super::managed::{self, Entry};
-use crate::model::kept::{Keep, SPEC, STATUS};
-use crate::model::object::Extra;
 use crate::model::{KindInfo, Object};
 
-/// The top-level fields [`Object`] keeps itself (`managedFields` is
-/// serve's slot, never a client's).
-const KEPT_TOP: &[&str] = crate::model::object::TOP_LEVEL_FIELDS;
-
-/// The fields of `ObjectMeta` a client writes that the simulator's
-/// metadata leaves out (the rest it keeps, or the server manages).
-const META_UNKEPT: &[&str] = &["generateName"];
-
-/// What `keep` leaves out of `v`, `None` when nothing.
-fn complement(v: &Value, keep: Keep) -> Option<Value> {
-    let Keep::Fields(fields) = keep else {
-        return None;
-    };
-    match v {
-        Value::Object(m) => {
-            let mut out = Map::new();
-            for (k, child) in m {
-                match fields.iter().find(|(n, _)| n == k) {
-                    None => {
-                        out.insert(k.clone(), child.clone());
-                    }
-                    Some((_, sub)) => {
-                        if let Some(c) = complement(child, *sub) {
-                            out.insert(k.clone(), c);
-                        }
-                    }
-                }
-            }
-            (!out.is_empty()).then_some(Value::Object(out))
-        }
-        // Element by element, each in its place ([`merge`] puts them
-        // back while the list has as many).
-        Value::Array(items) => {
-            let parts: Vec<Value> = items
-                .iter()
-                .map(|i| complement(i, keep).unwrap_or_else(|| Value::Object(Map::new())))
-                .collect();
-            parts
-                .iter()
-                .any(|p| p.as_object().is_none_or(|m| !m.is_empty()))
-                .then_some(Value::Array(parts))
-        }
-        _ => None,
-    }
-}
-
-/// The fields of the object `body` that the simulator does not keep, as
-/// a JSON object (`None`: there are none).
-#[must_use]
-pub fn split(body: &Value) -> Option<Value> {
-    let m = body.as_object()?;
-    let mut out = Map::new();
-    for (k, v) in m {
-        if !KEPT_TOP.contains(&k.as_str()) {
-            out.insert(k.clone(), v.clone());
-        }
-    }
-    if let Some(meta) = m.get("metadata").and_then(Value::as_object) {
-        let kept: Map<String, Value> = META_UNKEPT
-            .iter()
-            .filter_map(|f| Some(((*f).to_string(), meta.get(*f)?.clone())))
-            .collect();
-        if !kept.is_empty() {
-            out.insert("metadata".into(), Value::Object(kept));
-        }
-    }
-    for (field, keep) in [("spec", SPEC), ("status", STATUS)] {
-        if let Some(c) = m.get(field).and_then(|v| complement(v, keep)) {
-            out.insert(field.into(), c);
-        }
-    }
-    for at in TEMPLATE_METADATA {
-        forget_null_timestamp(&mut out, at);
-    }
-    (!out.is_empty()).then_some(Value::Object(out))
-}
-
-/// Where a workload's templates keep their `ObjectMeta`.
-const TEMPLATE_METADATA: &[&[&str]] = &[
-    &["spec", "template", "metadata"],
-    &["spec", "jobTemplate", "metadata"],
-    &["spec", "jobTemplate", "spec", "template", "metadata"],
-];
-
-/// A template's `creationTimestamp: null` (what kube-apiserver sends for
-/// its zero time, and so what a client that read the object writes back)
-/// is no field written: the decoder makes it the zero time it was, and
-/// [`super::complete`] sends it again. The maps on the way that hold
-/// nothing else go with it (the split holds no empty map of its own).
-fn forget_null_timestamp(m: &mut Map<String, Value>, at: &[&str]) -> bool {
-    let Some((first, rest)) = at.split_first() else {
-        return m.get("creationTimestamp") == Some(&Value::Null)
-            && m.remove("creationTimestamp").is_some();
-    };
-    let Some(Value::Object(child)) = m.get_mut(*first) else {
-        return false;
-    };
-    let forgot = forget_null_timestamp(child, rest);
-    if forgot && child.is_empty() {
-        m.remove(*first);
-    }
-    forgot
-}
-
-/// Puts `rest` back into `into`: what `into` lacks is added, maps are
-/// merged, a list's elements one by one while it has as many (a list the
-/// simulator changed the length of is its own).
-pub fn merge(into: &mut Value, rest: &Value) {
-    match (into, rest) {
-        (Value::Object(a), Value::Object(b)) => {
-            for (k, v) in b {
-                match a.get_mut(k) {
-                    Some(Value::Null) | None => {
-                        a.insert(k.clone(), v.clone());
-                    }
-                    Some(x) => merge(x, v),
-                }
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
-            for (x, y) in a.iter_mut().zip(b) {
-                merge(x, y);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The stored slot: `managedFields` entries, then the unkept text.
-fn slot(o: &Object) -> Option<&Vec<Value>> {
-    o.extra
-        .as_ref()
-        .and_then(|e| e.managed_fields.as_deref())
-        .and_then(Value::as_array)
-}
+pub use crate::model::unkept::{managed_fields, merge, object_of, of, set, split};
 
 /// The object's unkept fields as their JSON text.
 #[must_use]
 pub fn text_of(o: &Object) -> Option<&str> {
     o.extra().unkept_text()
-}
-
-/// The object's unkept fields.
-#[must_use]
-pub fn of(o: &Object) -> Option<Value> {
-    text_of(o).and_then(|t| serde_json::from_str(t).ok())
-}
-
-/// The object's `managedFields` list as sent (`None`: it has none).
-#[must_use]
-pub fn managed_fields(o: &Object) -> Option<Value> {
-    let items: Vec<Value> = slot(o)?.iter().filter(|v| v.is_object()).cloned().collect();
-    (!items.is_empty()).then_some(Value::Array(items))
 }
 
 /// The object's `managedFields` entries.
@@ -186,47 +39,11 @@ pub fn entries_of(o: &Object) -> Vec<Entry> {
     managed::entries(managed_fields(o).as_ref())
 }
 
-/// Fills the slot from its two parts (both empty: no slot).
-fn fill(o: &mut Object, managed: Option<Value>, text: Option<String>) {
-    let mut items = match managed {
-        Some(Value::Array(a)) => a,
-        _ => Vec::new(),
-    };
-    items.extend(text.map(Value::String));
-    if items.is_empty() {
-        if let Some(e) = o.extra.as_mut() {
-            e.managed_fields = None;
-            if **e == Extra::default() {
-                o.extra = None;
-            }
-        }
-        return;
-    }
-    o.extra.get_or_insert_with(Box::default).managed_fields = Some(Box::new(Value::Array(items)));
-}
-
 /// Sets the object's `managedFields` entries, its unkept fields kept.
 pub fn set_entries(o: &mut Object, entries: &[Entry]) {
     let text = text_of(o).map(str::to_string);
     let managed = (!entries.is_empty()).then(|| managed::to_value(entries));
-    fill(o, managed, text);
-}
-
-/// Sets the object's unkept fields, its `managedFields` kept.
-pub fn set(o: &mut Object, rest: Option<&Value>) {
-    let text = rest.map(Value::to_string);
-    fill(o, managed_fields(o), text);
-}
-
-/// The object `v` as the store keeps it: the simulator's fields, and
-/// the others beside them.
-///
-/// # Errors
-/// `v` is not an object.
-pub fn object_of(v: &Value) -> Result<Object, serde_json::Error> {
-    let mut o: Object = serde_json::from_value(v.clone())?;
-    set(&mut o, split(v).as_ref());
-    Ok(o)
+    crate::model::unkept::fill_slot(o, managed, text);
 }
 
 /// `rest` with its `status` taken from `from` (a write whose status is

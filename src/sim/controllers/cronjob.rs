@@ -28,8 +28,8 @@ use serde_json::{Value, json};
 
 use super::index::WorkloadIndex;
 use super::{Intent, Op, intent};
-use crate::model::Object;
 use crate::model::workload::{job_finished, job_finished_condition};
+use crate::model::{Object, unkept};
 use crate::sim::api::{ApiServer, DeleteOptions, Key};
 
 pub const ACTOR: &str = "cronjob-controller";
@@ -182,6 +182,17 @@ fn job_for(cj: &Object, scheduled: Timestamp) -> Object {
         .filter(Value::is_object)
         .unwrap_or_else(|| json!({}))
         .into();
+    // The template's spec whole, what `ownerscope serve` keeps beside the
+    // simulator's fields included (its pod template's env, resources...).
+    if cj.extra().unkept_text().is_some()
+        && let Some(spec) = unkept::full_at(cj, &["spec", "jobTemplate", "spec"])
+        && let Ok(mut v) = serde_json::to_value(&job)
+    {
+        v["spec"] = spec;
+        if let Ok(whole) = unkept::object_of(&v) {
+            return whole;
+        }
+    }
     job
 }
 

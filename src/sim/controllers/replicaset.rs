@@ -8,10 +8,10 @@
 
 use serde_json::{Value, json};
 
-use crate::model::Object;
 use crate::model::workload::{
     Controller, deletion_order, is_active_pod, is_managed, replicas, template_labels,
 };
+use crate::model::{Object, unkept};
 
 use super::controller_ref_manager::claim;
 use super::index::WorkloadIndex;
@@ -49,11 +49,21 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, owner: &Object, c: &Controll
     out
 }
 
-/// A pod as a workload's template describes it: the template's labels,
-/// a controller reference to the owner, the template's spec; Pending (the
-/// simulator has no scheduler).
+/// A pod as a workload's template describes it (upstream
+/// `controller_utils.go`, `GetPodFromTemplate`): the template's labels,
+/// annotations and finalizers, `generateName` `<owner>-`, a controller
+/// reference to the owner, the template's spec; Pending (the simulator
+/// has no scheduler). The template is copied whole: what the simulator
+/// keeps of it and, for a workload `ownerscope serve` was sent, what it
+/// keeps beside it ([`crate::model::unkept`]: env, ports, resources,
+/// probes, volumes...), so the pod reads as the real controller's would.
 #[must_use]
 pub fn pod_from_template(owner: &Object, name: Option<&str>) -> Object {
+    if owner.extra().unkept_text().is_some()
+        && let Some(pod) = whole_pod(owner, name)
+    {
+        return pod;
+    }
     let mut pod = Object::new("v1", "Pod", owner.namespace(), name.unwrap_or_default());
     pod.metadata.labels = template_labels(owner);
     pod.metadata
@@ -67,6 +77,46 @@ pub fn pod_from_template(owner: &Object, name: Option<&str>) -> Object {
         .into();
     pod.status = json!({"phase": "Pending"}).into();
     pod
+}
+
+/// The pod from the owner's whole template, kept and unkept fields
+/// alike, split again as a pod's: a template's `volumes` or
+/// `terminationGracePeriodSeconds` the simulator reads on a pod.
+fn whole_pod(owner: &Object, name: Option<&str>) -> Option<Object> {
+    let template = unkept::full_at(owner, &["spec", "template"]).unwrap_or_else(|| json!({}));
+    let meta = |k: &str| {
+        template
+            .pointer(&format!("/metadata/{k}"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let spec = template
+        .get("spec")
+        .cloned()
+        .filter(Value::is_object)
+        .unwrap_or_else(|| json!({}));
+    let mut metadata = json!({
+        "name": name.unwrap_or_default(),
+        "generateName": format!("{}-", owner.name()),
+        "labels": meta("labels"),
+        "annotations": meta("annotations"),
+        "finalizers": meta("finalizers"),
+        "ownerReferences": [owner.reference(Some(true), Some(true))],
+    });
+    if let Some(ns) = owner.namespace() {
+        metadata["namespace"] = json!(ns);
+    }
+    if let Some(m) = metadata.as_object_mut() {
+        m.retain(|_, v| !v.is_null());
+    }
+    unkept::object_of(&json!({
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": metadata,
+        "spec": spec,
+        "status": {"phase": "Pending"},
+    }))
+    .ok()
 }
 
 /// Deletes the surplus: `n` pods in [`deletion_order`].

@@ -14,8 +14,8 @@
 
 use serde_json::{Value, json};
 
-use crate::model::Object;
 use crate::model::workload::{Controller, is_managed, is_running_and_ready, replicas};
+use crate::model::{Object, unkept};
 
 use super::controller_ref_manager::claim;
 use super::index::WorkloadIndex;
@@ -95,10 +95,15 @@ fn ordinal(set: &str, pod: &str) -> Option<u64> {
 
 /// The claims of ordinal `i` that do not exist yet.
 fn claims_for(api: &ApiServer, set: &Object, i: u64, actor: &str) -> Vec<Intent> {
-    let Some(templates) = set
-        .value_at(&["spec", "volumeClaimTemplates"])
-        .and_then(Value::as_array)
-    else {
+    // Whole, with what `ownerscope serve` keeps beside the simulator's
+    // fields (a claim's access modes, size, storage class).
+    let whole = set.extra().unkept_text().is_some();
+    let templates = if whole {
+        unkept::full_at(set, &["spec", "volumeClaimTemplates"])
+    } else {
+        set.value_at(&["spec", "volumeClaimTemplates"]).cloned()
+    };
+    let Some(Value::Array(templates)) = templates else {
         return Vec::new();
     };
     let delete_with_set = set.str_at(&[
@@ -107,7 +112,7 @@ fn claims_for(api: &ApiServer, set: &Object, i: u64, actor: &str) -> Vec<Intent>
         "whenDeleted",
     ]) == Some("Delete");
     let mut out = Vec::new();
-    for t in templates {
+    for t in &templates {
         let Some(tname) = t.pointer("/metadata/name").and_then(Value::as_str) else {
             continue;
         };
@@ -130,6 +135,12 @@ fn claims_for(api: &ApiServer, set: &Object, i: u64, actor: &str) -> Vec<Intent>
         }
         pvc.spec = t.get("spec").cloned().unwrap_or_else(|| json!({})).into();
         pvc.status = json!({"phase": "Pending"}).into();
+        if whole
+            && let Ok(v) = serde_json::to_value(&pvc)
+            && let Ok(split) = unkept::object_of(&v)
+        {
+            pvc = split;
+        }
         out.push(intent(
             actor,
             Op::Create {

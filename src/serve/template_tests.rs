@@ -1,0 +1,185 @@
+//! What the simulator's controllers make from a template carries the
+//! template whole, as the real controllers copy it (`GetPodFromTemplate`,
+//! the deployment controller's `getNewReplicaSet`): a kubectl-made
+//! Deployment's env, ports, resources, probes, volumes and annotations
+//! are on its ReplicaSet's template and on its pods, read back through the
+//! API as kubectl reads them.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::Request;
+use super::state::Served;
+use super::tests::{send, served};
+
+const NS: &str = "/api/v1/namespaces/shop";
+const APPS: &str = "/apis/apps/v1/namespaces/shop";
+
+fn post(s: &mut Served, path: &str, body: &Value) -> Value {
+    let r = send(
+        s,
+        &Request {
+            content_type: "application/json".into(),
+            body: serde_json::to_vec(body).expect("json"),
+            user_agent: "kubectl/v1.20.2 (linux/amd64) kubernetes/faecb19".into(),
+            ..Request::new("POST", path)
+        },
+    );
+    assert_eq!(r.code, 201, "POST {path}: {:?}", r.value());
+    r.value()
+}
+
+fn items(s: &mut Served, path: &str) -> Vec<Value> {
+    let r = send(s, &Request::new("GET", path));
+    assert_eq!(r.code, 200, "GET {path}: {:?}", r.value());
+    r.value()["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// The clock runs until the controllers have acted.
+fn settle(s: &mut Served) {
+    s.paused = false;
+    for _ in 0..5 {
+        s.tick(Duration::from_secs(2));
+    }
+}
+
+/// A pod template as kubectl sends it, with what the simulator does not
+/// keep of it.
+fn template(app: &str) -> Value {
+    json!({
+        "metadata": {"labels": {"app": app}, "annotations": {"team": "payments", "prometheus.io/port": "8080"}},
+        "spec": {
+            "containers": [{
+                "name": "api", "image": "example.com/api:1.4",
+                "env": [{"name": "MODE", "value": "live"},
+                        {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+                "ports": [{"name": "http", "containerPort": 8080}],
+                "resources": {"requests": {"cpu": "100m", "memory": "64Mi"},
+                              "limits": {"memory": "128Mi"}},
+                "readinessProbe": {"httpGet": {"path": "/ready", "port": 8080}},
+                "volumeMounts": [{"name": "conf", "mountPath": "/etc/api"}],
+            }],
+            "volumes": [{"name": "conf", "configMap": {"name": "api-conf"}}],
+            "terminationGracePeriodSeconds": 5,
+        },
+    })
+}
+
+/// The template's own fields, as every copy of it must carry them.
+fn assert_carries(spec: &Value, what: &str) {
+    let c = &spec["containers"][0];
+    assert_eq!(c["image"], "example.com/api:1.4", "{what}: {spec}");
+    assert_eq!(
+        c["env"][0],
+        json!({"name": "MODE", "value": "live"}),
+        "{what}"
+    );
+    assert_eq!(
+        c["env"][1]["valueFrom"]["fieldRef"]["fieldPath"], "spec.nodeName",
+        "{what}"
+    );
+    assert_eq!(c["ports"][0]["containerPort"], 8080, "{what}");
+    assert_eq!(c["ports"][0]["name"], "http", "{what}");
+    assert_eq!(c["ports"][0]["protocol"], "TCP", "{what}: defaulted");
+    assert_eq!(c["resources"]["requests"]["cpu"], "100m", "{what}");
+    assert_eq!(c["resources"]["limits"]["memory"], "128Mi", "{what}");
+    assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/ready", "{what}");
+    assert_eq!(c["volumeMounts"][0]["mountPath"], "/etc/api", "{what}");
+    assert_eq!(
+        spec["volumes"][0]["configMap"]["name"], "api-conf",
+        "{what}"
+    );
+    assert_eq!(spec["terminationGracePeriodSeconds"], 5, "{what}");
+}
+
+#[test]
+fn a_deployments_replicaset_and_pods_carry_its_whole_template() {
+    let mut s = served();
+    post(
+        &mut s,
+        &format!("{APPS}/deployments"),
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "api"},
+                "spec": {"replicas": 2, "minReadySeconds": 3,
+                         "selector": {"matchLabels": {"app": "api"}},
+                         "template": template("api")}}),
+    );
+    settle(&mut s);
+    let sets = items(
+        &mut s,
+        &format!("{APPS}/replicasets?labelSelector=app%3Dapi"),
+    );
+    assert_eq!(sets.len(), 1, "{sets:?}");
+    let rs = &sets[0];
+    let hash = rs["metadata"]["labels"]["pod-template-hash"]
+        .as_str()
+        .expect("hash")
+        .to_string();
+    let t = &rs["spec"]["template"];
+    assert_carries(&t["spec"], "the ReplicaSet's template");
+    assert_eq!(t["metadata"]["annotations"]["team"], "payments");
+    assert_eq!(t["metadata"]["labels"]["pod-template-hash"], hash.as_str());
+    assert_eq!(rs["spec"]["minReadySeconds"], 3);
+
+    let pods = items(&mut s, &format!("{NS}/pods?labelSelector=app%3Dapi"));
+    assert_eq!(pods.len(), 2, "{pods:?}");
+    for pod in &pods {
+        assert_carries(&pod["spec"], "a pod");
+        let m = &pod["metadata"];
+        assert_eq!(
+            m["annotations"],
+            json!({"team": "payments", "prometheus.io/port": "8080"}),
+            "the template's annotations, as GetPodFromTemplate copies them"
+        );
+        assert_eq!(m["labels"]["pod-template-hash"], hash.as_str());
+        assert_eq!(
+            m["generateName"],
+            format!("{}-", rs["metadata"]["name"].as_str().unwrap_or(""))
+        );
+        assert_eq!(m["ownerReferences"][0]["kind"], "ReplicaSet");
+    }
+}
+
+#[test]
+fn a_jobs_and_a_statefulsets_pods_carry_their_templates_too() {
+    let mut s = served();
+    let mut job_template = template("batch");
+    job_template["spec"]["restartPolicy"] = json!("Never");
+    post(
+        &mut s,
+        "/apis/batch/v1/namespaces/shop/jobs",
+        &json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"},
+                "spec": {"template": job_template}}),
+    );
+    post(
+        &mut s,
+        &format!("{APPS}/statefulsets"),
+        &json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+                "spec": {"replicas": 1, "serviceName": "db",
+                         "selector": {"matchLabels": {"app": "db"}},
+                         "template": template("db"),
+                         "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                            "spec": {"accessModes": ["ReadWriteOnce"],
+                                     "resources": {"requests": {"storage": "1Gi"}}}}]}}),
+    );
+    settle(&mut s);
+    let job_pods = items(&mut s, &format!("{NS}/pods?labelSelector=job-name%3Donce"));
+    assert_eq!(job_pods.len(), 1, "{job_pods:?}");
+    assert_carries(&job_pods[0]["spec"], "the Job's pod");
+    assert_eq!(job_pods[0]["spec"]["restartPolicy"], "Never");
+    assert_eq!(job_pods[0]["metadata"]["generateName"], "once-");
+
+    let db = items(&mut s, &format!("{NS}/pods?labelSelector=app%3Ddb"));
+    assert_eq!(db.len(), 1, "{db:?}");
+    assert_carries(&db[0]["spec"], "the StatefulSet's pod");
+    assert_eq!(db[0]["metadata"]["name"], "db-0");
+    assert_eq!(db[0]["metadata"]["annotations"]["team"], "payments");
+    let claims = items(&mut s, &format!("{NS}/persistentvolumeclaims"));
+    let claim = claims
+        .iter()
+        .find(|c| c["metadata"]["name"] == "data-db-0")
+        .unwrap_or_else(|| panic!("no claim in {claims:?}"));
+    assert_eq!(claim["spec"]["accessModes"], json!(["ReadWriteOnce"]));
+    assert_eq!(claim["spec"]["resources"]["requests"]["storage"], "1Gi");
+}
