@@ -1,6 +1,6 @@
 //! What a real cluster would have written into an object the simulator
 //! keeps only in part ([`crate::model::kept`]), added as the object is
-//! sent: kube-apiserver's defaults for a Pod's spec (a container, from the
+//! sent: kube-apiserver's defaults for a pod spec ([`super::pod_defaults`]; a container, from the
 //! pod's or its controller's template, or one named after its workload),
 //! the kubelet's status for a pod on a Node that exists, and the workload
 //! controllers' status (replicas, ready, available, observedGeneration,
@@ -10,6 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::pod_defaults;
 use crate::model::workload::{controller_ref, is_active_pod, is_running_and_ready, selector};
 use crate::model::{Object, OwnershipGraph};
 
@@ -121,47 +122,6 @@ fn default_container(o: &Object) -> Value {
     json!({"name": name, "image": DEFAULT_IMAGE})
 }
 
-/// A pod spec's defaults, as kube-apiserver sets them on create.
-fn pod_spec(spec: &mut Map<String, Value>, o: &Object, restart: &str) {
-    let containers = spec.entry("containers").or_insert_with(|| json!([]));
-    if containers.as_array().is_none_or(Vec::is_empty) {
-        *containers = json!([default_container(o)]);
-    }
-    for c in containers.as_array_mut().into_iter().flatten() {
-        let Some(c) = c.as_object_mut() else { continue };
-        fill(c, "image", json!(DEFAULT_IMAGE));
-        let image = c.get("image").and_then(Value::as_str).unwrap_or_default();
-        let tagged = image.rsplit('/').next().is_some_and(|l| l.contains(':'));
-        let policy = if !tagged || image.ends_with(":latest") {
-            "Always"
-        } else {
-            "IfNotPresent"
-        };
-        fill(c, "imagePullPolicy", json!(policy));
-        fill(c, "resources", json!({}));
-        fill(c, "terminationMessagePath", json!("/dev/termination-log"));
-        fill(c, "terminationMessagePolicy", json!("File"));
-        // SetDefaults_ContainerPort.
-        for p in c
-            .get_mut("ports")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(p) = p.as_object_mut() {
-                fill(p, "protocol", json!("TCP"));
-            }
-        }
-    }
-    fill(spec, "restartPolicy", json!(restart));
-    fill(spec, "terminationGracePeriodSeconds", json!(30));
-    fill(spec, "dnsPolicy", json!("ClusterFirst"));
-    fill(spec, "securityContext", json!({}));
-    fill(spec, "schedulerName", json!("default-scheduler"));
-    fill(spec, "enableServiceLinks", json!(true));
-    fill(spec, "priority", json!(0));
-}
-
 /// A workload's pod template, with a pod spec's defaults.
 fn template(v: &mut Value, o: &Object) {
     let restart = if o.kind == "Job" { "Never" } else { "Always" };
@@ -174,7 +134,7 @@ fn template(v: &mut Value, o: &Object) {
     fill(t, "metadata", json!({}));
     let s = t.entry("spec").or_insert_with(|| json!({}));
     if let Some(s) = s.as_object_mut() {
-        pod_spec(s, o, restart);
+        pod_defaults::pod_spec(s, || default_container(o), DEFAULT_IMAGE, restart);
     }
 }
 
@@ -192,11 +152,15 @@ fn ready(pod: &Object, g: &OwnershipGraph) -> bool {
 
 fn pod(v: &mut Value, o: &Object, g: &OwnershipGraph) {
     let owned_by_job = controller_ref(o).is_some_and(|r| r.kind == "Job");
-    pod_spec(
-        section(v, "spec"),
-        o,
+    let spec = section(v, "spec");
+    pod_defaults::pod_spec(
+        spec,
+        || default_container(o),
+        DEFAULT_IMAGE,
         if owned_by_job { "Never" } else { "Always" },
     );
+    pod_defaults::pod_only(spec);
+    let qos = pod_defaults::qos_class(&v["spec"]);
     let containers: Vec<(String, String)> = v["spec"]["containers"]
         .as_array()
         .into_iter()
@@ -212,7 +176,7 @@ fn pod(v: &mut Value, o: &Object, g: &OwnershipGraph) {
     let at = created(o).map_or(Value::Null, Value::String);
     let status = section(v, "status");
     fill(status, "phase", json!(phase));
-    fill(status, "qosClass", json!("BestEffort"));
+    fill(status, "qosClass", json!(qos));
     if !on_node {
         return;
     }

@@ -25,6 +25,7 @@ pub mod negotiate;
 pub mod openapi;
 pub mod ownership;
 pub mod patch;
+pub mod pod_defaults;
 pub mod policy;
 pub mod protobuf;
 pub mod query;

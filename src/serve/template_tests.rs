@@ -85,6 +85,22 @@ fn assert_carries(spec: &Value, what: &str) {
     assert_eq!(c["resources"]["requests"]["cpu"], "100m", "{what}");
     assert_eq!(c["resources"]["limits"]["memory"], "128Mi", "{what}");
     assert_eq!(c["readinessProbe"]["httpGet"]["path"], "/ready", "{what}");
+    assert_eq!(
+        c["readinessProbe"]["httpGet"]["scheme"], "HTTP",
+        "{what}: defaulted"
+    );
+    assert_eq!(
+        c["readinessProbe"]["periodSeconds"], 10,
+        "{what}: defaulted"
+    );
+    assert_eq!(
+        c["env"][1]["valueFrom"]["fieldRef"]["apiVersion"], "v1",
+        "{what}: defaulted"
+    );
+    assert_eq!(
+        spec["volumes"][0]["configMap"]["defaultMode"], 420,
+        "{what}: defaulted"
+    );
     assert_eq!(c["volumeMounts"][0]["mountPath"], "/etc/api", "{what}");
     assert_eq!(
         spec["volumes"][0]["configMap"]["name"], "api-conf",
@@ -121,6 +137,17 @@ fn a_deployments_replicaset_and_pods_carry_its_whole_template() {
     assert_eq!(t["metadata"]["annotations"]["team"], "payments");
     assert_eq!(t["metadata"]["labels"]["pod-template-hash"], hash.as_str());
     assert_eq!(rs["spec"]["minReadySeconds"], 3);
+    for field in [
+        "enableServiceLinks",
+        "priority",
+        "preemptionPolicy",
+        "tolerations",
+    ] {
+        assert!(
+            t["spec"].get(field).is_none(),
+            "a pod's, not a template's: {field}"
+        );
+    }
 
     let pods = items(&mut s, &format!("{NS}/pods?labelSelector=app%3Dapi"));
     assert_eq!(pods.len(), 2, "{pods:?}");
@@ -138,6 +165,16 @@ fn a_deployments_replicaset_and_pods_carry_its_whole_template() {
             format!("{}-", rs["metadata"]["name"].as_str().unwrap_or(""))
         );
         assert_eq!(m["ownerReferences"][0]["kind"], "ReplicaSet");
+        // A memory limit above the request: Burstable, as the API server
+        // classes it.
+        assert_eq!(pod["status"]["qosClass"], "Burstable");
+        // What kube-apiserver adds to a pod and not to a template.
+        assert_eq!(pod["spec"]["enableServiceLinks"], true);
+        assert_eq!(pod["spec"]["preemptionPolicy"], "PreemptLowerPriority");
+        assert_eq!(
+            pod["spec"]["tolerations"][0]["key"],
+            "node.kubernetes.io/not-ready"
+        );
     }
 }
 
