@@ -71,6 +71,31 @@ pub fn complete(v: &mut Value, o: &Object, g: &OwnershipGraph) {
     zero_times(v, o);
 }
 
+/// A workload's status in the answer to its create: what its strategy's
+/// `PrepareForCreate` leaves (the status reset, its fields without
+/// `omitempty` at zero), as kube-apiserver answers before the controller
+/// has run (`status: {}` for a Deployment, `{replicas: 0}` for a
+/// ReplicaSet), under what the stored object has; `None` for other kinds,
+/// whose answer is as a GET's.
+#[must_use]
+pub fn status_on_create(o: &Object, stored: &Value) -> Option<Value> {
+    let mut zero = match (o.group(), o.kind.as_str()) {
+        ("apps", "Deployment") | ("batch", "Job" | "CronJob") => json!({}),
+        ("apps", "ReplicaSet" | "StatefulSet") | ("", "ReplicationController") => {
+            json!({"replicas": 0})
+        }
+        ("apps", "DaemonSet") => json!({"currentNumberScheduled": 0, "numberMisscheduled": 0,
+                                        "desiredNumberScheduled": 0, "numberReady": 0}),
+        _ => return None,
+    };
+    let mut status = stored.get("status").cloned().filter(Value::is_object);
+    match status.as_mut() {
+        Some(s) => super::unkept::merge(s, &zero),
+        None => status = Some(zero.take()),
+    }
+    status
+}
+
 /// `v[key]` as a map, made one if it was absent or null.
 fn section<'v>(v: &'v mut Value, key: &str) -> &'v mut Map<String, Value> {
     if !v[key].is_object() {

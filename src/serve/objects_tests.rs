@@ -217,6 +217,59 @@ fn workloads_have_a_status_counted_from_their_pods() {
 }
 
 #[test]
+fn a_created_workloads_answer_has_the_status_its_strategy_left() {
+    // As the control plane answered each create (1.20.2): the status
+    // reset, its fields without omitempty at zero; a GET then counts.
+    let mut s = served();
+    let template = json!({"metadata": {"labels": {"app": "x"}},
+                          "spec": {"containers": [{"name": "c", "image": "i:1"}]}});
+    let selector = json!({"matchLabels": {"app": "x"}});
+    let cases = [
+        ("deployments", "Deployment", json!({})),
+        ("replicasets", "ReplicaSet", json!({"replicas": 0})),
+        ("statefulsets", "StatefulSet", json!({"replicas": 0})),
+        (
+            "daemonsets",
+            "DaemonSet",
+            json!({"currentNumberScheduled": 0, "numberMisscheduled": 0,
+                   "desiredNumberScheduled": 0, "numberReady": 0}),
+        ),
+    ];
+    for (plural, kind, status) in cases {
+        let path = format!("/apis/apps/v1/namespaces/shop/{plural}");
+        let made = json!({"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "x"},
+                          "spec": {"replicas": 1, "serviceName": "x", "selector": selector,
+                                   "template": template}});
+        let mut req = body("POST", &path, "application/json", &made);
+        req.query = vec![("dryRun".into(), "All".into())];
+        let r = send(&mut s, &req);
+        assert_eq!(r.code, 201, "{kind} dry run: {:?}", r.value());
+        assert_eq!(r.value()["status"], status, "{kind}, dry run");
+        let r = send(&mut s, &body("POST", &path, "application/json", &made));
+        assert_eq!(r.code, 201, "{kind}: {:?}", r.value());
+        assert_eq!(r.value()["status"], status, "{kind}");
+        let read = get(&mut s, &format!("{path}/x"));
+        assert_eq!(
+            read["status"]["observedGeneration"], 1,
+            "{kind}: a GET reads the status the controller writes"
+        );
+    }
+    let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+                     "spec": {"template": {"spec": {"restartPolicy": "Never",
+                              "containers": [{"name": "c", "image": "i:1"}]}}}});
+    let r = send(
+        &mut s,
+        &body(
+            "POST",
+            "/apis/batch/v1/namespaces/shop/jobs",
+            "application/json",
+            &job,
+        ),
+    );
+    assert_eq!(r.value()["status"], json!({}), "a Job");
+}
+
+#[test]
 fn the_scale_subresource_reads_and_writes_replicas() {
     let mut s = served();
     let scale = format!("{DEPLOY}/scale");

@@ -63,13 +63,24 @@ impl Named<'_> {
 
     /// The answer to a write: the object as a GET would read it, with
     /// what kube-apiserver's defaults and the controllers add
-    /// ([`read::completed_value`]; `g` is the store).
+    /// ([`read::completed_value`]; `g` is the store); a created workload's
+    /// status as its strategy left it, the controller not yet run
+    /// ([`super::complete::status_on_create`]).
     fn answer(&self, resp: &ApiResponse, created: bool, g: &OwnershipGraph) -> Response {
         let mut out = if !resp.is_success() {
             self.error(resp.code, &resp.message)
         } else {
             let mut r = match &resp.object {
-                Some(o) => Response::json(resp.code, &read::completed_value(o, g)),
+                Some(o) => {
+                    let mut v = read::completed_value(o, g);
+                    if created
+                        && let Some(s) =
+                            super::complete::status_on_create(o, &read::object_value(o))
+                    {
+                        v["status"] = s;
+                    }
+                    Response::json(resp.code, &v)
+                }
                 None => Response::json(resp.code, &Value::Null),
             };
             if created {
