@@ -281,8 +281,84 @@ fn replicated(v: &mut Value, o: &Object) -> u64 {
     spec_replicas(v)
 }
 
+/// What `SetNewReplicaSetAnnotations` copies from a Deployment to its
+/// ReplicaSets: every annotation but these (`deployment_util.go`,
+/// `annotationsToSkip`).
+const NOT_COPIED: &[&str] = &[
+    "kubectl.kubernetes.io/last-applied-configuration",
+    REVISION,
+    "deployment.kubernetes.io/revision-history",
+    "deployment.kubernetes.io/desired-replicas",
+    "deployment.kubernetes.io/max-replicas",
+    "deprecated.deployment.rollback.to",
+];
+
+const REVISION: &str = "deployment.kubernetes.io/revision";
+
+/// The annotations the deployment controller writes on a ReplicaSet it
+/// made (`SetNewReplicaSetAnnotations`, `SetReplicasAnnotations`): the
+/// Deployment's own, its revision (`1`: the simulator never rolls one
+/// out), the replicas it wants and the most a rollout may run (`maxSurge`
+/// above them, a percentage rounded up).
+fn rollout_annotations(v: &mut Value, o: &Object, g: &OwnershipGraph) {
+    let Some(d) = controller_ref(o)
+        .filter(|r| r.kind == "Deployment" && r.group() == "apps")
+        .and_then(|r| g.get(&r.uid))
+    else {
+        return;
+    };
+    let want = d
+        .peek_at(&["spec", "replicas"])
+        .and_then(|r| r.as_u64())
+        .unwrap_or(1);
+    let surge = match d
+        .peek_at(&["spec", "strategy"])
+        .or_else(|| super::unkept::of(d).and_then(|u| u.pointer("/spec/strategy").cloned()))
+    {
+        Some(s) if s["type"] == "Recreate" => 0,
+        Some(s) => scaled(&s["rollingUpdate"]["maxSurge"], want),
+        None => scaled(&Value::Null, want),
+    };
+    let meta = section(v, "metadata");
+    let annotations = meta.entry("annotations").or_insert_with(|| json!({}));
+    let Some(a) = annotations.as_object_mut() else {
+        return;
+    };
+    for (k, value) in &d.metadata.annotations {
+        if !NOT_COPIED.contains(&k.as_str()) {
+            fill(a, k, json!(value));
+        }
+    }
+    fill(a, REVISION, json!("1"));
+    fill(
+        a,
+        "deployment.kubernetes.io/desired-replicas",
+        json!(want.to_string()),
+    );
+    fill(
+        a,
+        "deployment.kubernetes.io/max-replicas",
+        json!((want + surge).to_string()),
+    );
+}
+
+/// An int-or-percent of `of`, a percentage rounded up
+/// (`GetScaledValueFromIntOrPercent`); unset: 25%.
+fn scaled(v: &Value, of: u64) -> u64 {
+    if let Some(n) = v.as_u64() {
+        return n;
+    }
+    let pct = v
+        .as_str()
+        .and_then(|s| s.strip_suffix('%'))
+        .and_then(|p| p.parse::<u64>().ok())
+        .unwrap_or(25);
+    (of * pct).div_ceil(100)
+}
+
 fn replica_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
     replicated(v, o);
+    rollout_annotations(v, o, g);
     let c = counts(&pods_of(o, g), g);
     let status = section(v, "status");
     fill(status, "replicas", json!(c.replicas));
@@ -319,6 +395,14 @@ fn deployment(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         .iter()
         .max_by_key(|rs| rs.metadata.creation_timestamp)
         .map(|rs| rs.name().to_string());
+    if newest.is_some() {
+        // The revision of its newest ReplicaSet (`syncDeploymentStatus`).
+        let meta = section(v, "metadata");
+        let a = meta.entry("annotations").or_insert_with(|| json!({}));
+        if let Some(a) = a.as_object_mut() {
+            fill(a, REVISION, json!("1"));
+        }
+    }
     let (p_reason, p_message) = match &newest {
         Some(rs) if c.ready >= want_n && c.replicas == want_n => (
             "NewReplicaSetAvailable",

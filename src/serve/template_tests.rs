@@ -116,7 +116,7 @@ fn a_deployments_replicaset_and_pods_carry_its_whole_template() {
         &mut s,
         &format!("{APPS}/deployments"),
         &json!({"apiVersion": "apps/v1", "kind": "Deployment",
-                "metadata": {"name": "api"},
+                "metadata": {"name": "api", "annotations": {"owner": "payments"}},
                 "spec": {"replicas": 2, "minReadySeconds": 3,
                          "selector": {"matchLabels": {"app": "api"}},
                          "template": template("api")}}),
@@ -137,6 +137,22 @@ fn a_deployments_replicaset_and_pods_carry_its_whole_template() {
     assert_eq!(t["metadata"]["annotations"]["team"], "payments");
     assert_eq!(t["metadata"]["labels"]["pod-template-hash"], hash.as_str());
     assert_eq!(rs["spec"]["minReadySeconds"], 3);
+    // What the deployment controller writes on it: the Deployment's
+    // annotations, the revision, 2 wanted and 2 + 25% (rounded up) at most.
+    assert_eq!(
+        rs["metadata"]["annotations"],
+        json!({"owner": "payments", "deployment.kubernetes.io/revision": "1",
+               "deployment.kubernetes.io/desired-replicas": "2",
+               "deployment.kubernetes.io/max-replicas": "3"})
+    );
+    let d = items(&mut s, &format!("{APPS}/deployments"))
+        .into_iter()
+        .find(|d| d["metadata"]["name"] == "api")
+        .expect("the Deployment");
+    assert_eq!(
+        d["metadata"]["annotations"]["deployment.kubernetes.io/revision"],
+        "1"
+    );
     for field in [
         "enableServiceLinks",
         "priority",
