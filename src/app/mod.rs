@@ -476,7 +476,17 @@ impl App {
         if !removed.is_empty() {
             self.flashes.on_remove(&self.rows, &removed, self.clock);
         }
-        if structure {
+        if structure && self.outgrew_automatic_expansion() {
+            // A tree that opened whole while small (a live cluster's first
+            // tree, its large kinds still listing) closes as a large one
+            // would have: a million open rows cost every later change a
+            // pass over them.
+            self.expansion = self.automatic_expansion();
+            self.rebuild();
+            if self.search_hits.is_some() {
+                self.count_hits();
+            }
+        } else if structure {
             self.refresh_rows();
             if self.search_hits.is_some() {
                 self.count_hits();
@@ -642,11 +652,8 @@ impl App {
             graph.upsert(o);
         }
         self.index = ForestIndex::build(&graph);
-        self.expansion = Expansion::new(graph.len() <= OPEN_ALL_BELOW);
-        if cluster_group_opens_closed(&self.index) {
-            self.expansion.set(rows::RowKey::group(None), true, false);
-        }
         self.graph = graph;
+        self.expansion = self.automatic_expansion();
         self.flashes.clear();
         self.evidences.clear();
         self.timeline.clear();
@@ -835,6 +842,26 @@ impl App {
     }
 
     // ----- rows -----
+
+    /// The tree opened whole by itself and has grown past
+    /// [`OPEN_ALL_BELOW`] objects since.
+    fn outgrew_automatic_expansion(&self) -> bool {
+        self.expansion.is_automatic()
+            && self.expansion.default_open
+            && self.graph.len() > OPEN_ALL_BELOW
+    }
+
+    /// What opens by itself in a tree of this size: every object row below
+    /// [`OPEN_ALL_BELOW`] objects; the cluster-scoped group unless it is
+    /// large beside namespaces.
+    fn automatic_expansion(&self) -> Expansion {
+        let e = Expansion::new(self.graph.len() <= OPEN_ALL_BELOW);
+        if cluster_group_opens_closed(&self.index) {
+            e.with_group_closed(rows::RowKey::group(None))
+        } else {
+            e
+        }
+    }
 
     /// Rebuilds the visible rows and keeps the selection on the same row
     /// (or where it was, if that row is gone).

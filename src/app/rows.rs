@@ -186,15 +186,34 @@ pub struct Expansion {
     /// toggled.
     pub default_open: bool,
     toggled: KeySet,
+    /// Set by the App for the tree's size, nothing opened or closed by
+    /// the user since: the App may set it again as the tree grows.
+    automatic: bool,
 }
 
 impl Expansion {
+    /// Chosen by the App, not by the user (see [`Expansion::is_automatic`]).
     #[must_use]
     pub fn new(default_open: bool) -> Self {
         Expansion {
             default_open,
             toggled: KeySet::default(),
+            automatic: true,
         }
+    }
+
+    /// This, with the group `key` closed, still the App's choice.
+    #[must_use]
+    pub fn with_group_closed(mut self, key: RowKey) -> Self {
+        self.set(key, true, false);
+        self.automatic = true;
+        self
+    }
+
+    /// Nothing opened or closed by the user since the App set it.
+    #[must_use]
+    pub fn is_automatic(&self) -> bool {
+        self.automatic
     }
 
     #[must_use]
@@ -204,6 +223,7 @@ impl Expansion {
     }
 
     pub fn set(&mut self, key: RowKey, group: bool, open: bool) {
+        self.automatic = false;
         let default = group || self.default_open;
         if open == default {
             self.toggled.remove(&key);
@@ -214,6 +234,7 @@ impl Expansion {
 
     /// Every object row open (`true`) or closed; groups open.
     pub fn reset_all(&mut self, open: bool) {
+        self.automatic = false;
         self.default_open = open;
         self.toggled.clear();
     }

@@ -178,3 +178,54 @@ fn status_says_syncing_and_lost() {
     }));
     assert!(app.status().is_some_and(|s| s.connection.is_stale()));
 }
+
+/// A first tree of a few objects, its large kind still listing.
+fn small_first_tree() -> App {
+    let mut app = App::new(Options::default());
+    app.set_viewport(20);
+    app.apply(Update::Reset {
+        objects: vec![object("apps/v1", "ReplicaSet", "web-1", "rs", None).into()],
+        kinds: KindTable::builtin(),
+    });
+    app
+}
+
+/// The late kind's list: enough pods of `rs` to pass [`OPEN_ALL_BELOW`].
+fn late_pods() -> Vec<Update> {
+    (0..=OPEN_ALL_BELOW)
+        .map(|i| {
+            Update::Upsert(
+                object(
+                    "v1",
+                    "Pod",
+                    &format!("web-1-{i}"),
+                    &format!("p{i}"),
+                    Some(("apps/v1", "ReplicaSet", "web-1", "rs")),
+                )
+                .into(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_first_tree_open_while_small_closes_when_a_late_kind_makes_it_large() {
+    let mut app = small_first_tree();
+    assert!(app.all_open(), "a small tree opens whole");
+    app.apply_all(late_pods());
+    assert!(
+        !app.all_open(),
+        "past OPEN_ALL_BELOW objects it is as a large tree opens"
+    );
+    // The namespace's group and the ReplicaSet's row, its pods hidden.
+    assert_eq!(app.rows().len(), 2, "{:?}", app.rows().len());
+}
+
+#[test]
+fn a_tree_the_user_opened_stays_open_as_it_grows() {
+    let mut app = small_first_tree();
+    app.update(Action::ExpandAll);
+    app.apply_all(late_pods());
+    assert!(app.all_open());
+    assert_eq!(app.rows().len(), OPEN_ALL_BELOW + 3);
+}
