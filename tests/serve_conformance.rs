@@ -13,6 +13,8 @@ mod live_support;
 mod status;
 #[path = "serve_conformance/tables.rs"]
 mod tables;
+#[path = "serve_conformance/templates.rs"]
+mod templates;
 
 use http_body_util::BodyExt as _;
 use live_support::{Env, Target, env_of, options};

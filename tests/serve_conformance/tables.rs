@@ -44,7 +44,7 @@ const COLLECTIONS: &[&str] = &[
 /// Differences of columns that stay: (collection, why).
 const COLUMN_DIFFERENCES: &[(&str, &str)] = &[];
 
-async fn request(
+pub(super) async fn request(
     env: &Env,
     method: &str,
     path: &str,
