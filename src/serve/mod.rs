@@ -14,6 +14,7 @@ pub mod backend;
 pub mod collection;
 pub mod complete;
 pub mod discovery;
+pub mod echo;
 pub mod escalation;
 pub mod events;
 pub mod handler;

@@ -236,3 +236,65 @@ fn a_jobs_and_a_statefulsets_pods_carry_their_templates_too() {
     assert_eq!(claim["spec"]["accessModes"], json!(["ReadWriteOnce"]));
     assert_eq!(claim["spec"]["resources"]["requests"]["storage"], "1Gi");
 }
+
+fn put(s: &mut Served, path: &str, body: &Value) -> Value {
+    let r = send(
+        s,
+        &Request {
+            content_type: "application/json".into(),
+            body: serde_json::to_vec(body).expect("json"),
+            ..Request::new("PUT", path)
+        },
+    );
+    assert_eq!(r.code, 200, "PUT {path}: {:?}", r.value());
+    r.value()
+}
+
+#[test]
+fn an_object_put_back_as_read_is_no_change_of_its_spec() {
+    // As `kubectl replace` or a controller's read-modify-write: what
+    // serve added as it sent the object comes back in the body.
+    let mut s = served();
+    let d_path = format!("{APPS}/deployments/api");
+    post(
+        &mut s,
+        &format!("{APPS}/deployments"),
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "api"}},
+                         "template": template("api")}}),
+    );
+    settle(&mut s);
+    let read = send(&mut s, &Request::new("GET", &d_path)).value();
+    assert_eq!(read["metadata"]["generation"], 1);
+    let again = put(&mut s, &d_path, &read);
+    assert_eq!(again["metadata"]["generation"], 1, "the Deployment as read");
+    let rs_name = items(
+        &mut s,
+        &format!("{APPS}/replicasets?labelSelector=app%3Dapi"),
+    )[0]["metadata"]["name"]
+        .as_str()
+        .expect("name")
+        .to_string();
+    let rs_path = format!("{APPS}/replicasets/{rs_name}");
+    let rs = send(&mut s, &Request::new("GET", &rs_path)).value();
+    let rs_again = put(&mut s, &rs_path, &rs);
+    assert_eq!(
+        rs_again["metadata"]["generation"], rs["metadata"]["generation"],
+        "the controller-made ReplicaSet as read"
+    );
+    // A change is one.
+    let mut changed = again.clone();
+    changed["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"] = json!("test");
+    let changed = put(&mut s, &d_path, &changed);
+    assert_eq!(changed["metadata"]["generation"], 2);
+    assert_eq!(
+        changed["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"],
+        "test"
+    );
+    // A default set to another value is the client's.
+    let mut policy = changed.clone();
+    policy["spec"]["template"]["spec"]["dnsPolicy"] = json!("Default");
+    let policy = put(&mut s, &d_path, &policy);
+    assert_eq!(policy["metadata"]["generation"], 3);
+    assert_eq!(policy["spec"]["template"]["spec"]["dnsPolicy"], "Default");
+}

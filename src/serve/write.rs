@@ -449,6 +449,11 @@ pub fn update_part(
             ),
         );
     }
+    if part == Part::Object
+        && let Some(old) = &old
+    {
+        obj = without_echo(sim, obj, body.clone(), old);
+    }
     if let Some(old) = &old {
         keep(sim, part, target.kind, &mut obj, old);
     }
@@ -460,6 +465,22 @@ pub fn update_part(
     }
     let resp = sim.update(obj);
     target.answer(&resp, false, sim.graph())
+}
+
+/// `obj` (read from `body`) without what serve added to `old` as it
+/// sent it and the client sent back unchanged ([`super::echo`]).
+fn without_echo(sim: &Sim, obj: Object, mut body: Value, old: &Object) -> Object {
+    let sent = read::completed_value(old, sim.graph());
+    if !super::echo::strip(&mut body, &sent, &read::object_value(old)) {
+        return obj;
+    }
+    match unkept::object_of(&body) {
+        Ok(mut o) => {
+            o.metadata.namespace.clone_from(&obj.metadata.namespace);
+            o
+        }
+        Err(_) => obj,
+    }
 }
 
 /// What a write of `part` keeps of the stored object `old` in `new`
