@@ -184,6 +184,9 @@ fn pod(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         DEFAULT_IMAGE,
         if owned_by_job { "Never" } else { "Always" },
     );
+    if controller_ref(o).is_some_and(|r| r.kind == "DaemonSet" && r.group() == "apps") {
+        pod_defaults::daemon_tolerations(spec);
+    }
     pod_defaults::pod_only(spec);
     let qos = pod_defaults::qos_class(&v["spec"]);
     let containers: Vec<(String, String)> = v["spec"]["containers"]

@@ -195,7 +195,7 @@ fn a_deployments_replicaset_and_pods_carry_its_whole_template() {
 }
 
 #[test]
-fn a_jobs_and_a_statefulsets_pods_carry_their_templates_too() {
+fn a_jobs_a_statefulsets_and_a_daemonsets_pods_carry_their_templates_too() {
     let mut s = served();
     let mut job_template = template("batch");
     job_template["spec"]["restartPolicy"] = json!("Never");
@@ -216,6 +216,13 @@ fn a_jobs_and_a_statefulsets_pods_carry_their_templates_too() {
                             "spec": {"accessModes": ["ReadWriteOnce"],
                                      "resources": {"requests": {"storage": "1Gi"}}}}]}}),
     );
+    post(
+        &mut s,
+        &format!("{APPS}/daemonsets"),
+        &json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+                "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                         "template": template("agent")}}),
+    );
     settle(&mut s);
     let job_pods = items(&mut s, &format!("{NS}/pods?labelSelector=job-name%3Donce"));
     assert_eq!(job_pods.len(), 1, "{job_pods:?}");
@@ -228,6 +235,21 @@ fn a_jobs_and_a_statefulsets_pods_carry_their_templates_too() {
     assert_carries(&db[0]["spec"], "the StatefulSet's pod");
     assert_eq!(db[0]["metadata"]["name"], "db-0");
     assert_eq!(db[0]["metadata"]["annotations"]["team"], "payments");
+    let agents = items(&mut s, &format!("{NS}/pods?labelSelector=app%3Dagent"));
+    assert!(!agents.is_empty(), "a DaemonSet's pod per Node");
+    for pod in &agents {
+        assert_carries(&pod["spec"], "a DaemonSet's pod");
+        let keys: Vec<&str> = pod["spec"]["tolerations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["key"].as_str())
+            .collect();
+        assert!(
+            keys.contains(&"node.kubernetes.io/unschedulable"),
+            "the DaemonSet controller's tolerations: {keys:?}"
+        );
+    }
     let claims = items(&mut s, &format!("{NS}/persistentvolumeclaims"));
     let claim = claims
         .iter()
