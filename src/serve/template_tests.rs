@@ -320,3 +320,34 @@ fn an_object_put_back_as_read_is_no_change_of_its_spec() {
     assert_eq!(policy["metadata"]["generation"], 3);
     assert_eq!(policy["spec"]["template"]["spec"]["dnsPolicy"], "Default");
 }
+
+#[test]
+fn a_cronjobs_job_carries_its_template_whole() {
+    let mut s = served();
+    let mut pod_template = template("nightly");
+    pod_template["spec"]["restartPolicy"] = json!("Never");
+    post(
+        &mut s,
+        "/apis/batch/v1/namespaces/shop/cronjobs",
+        &json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"},
+                "spec": {"schedule": "* * * * *",
+                         "jobTemplate": {"metadata": {"labels": {"run": "nightly"}},
+                                         "spec": {"backoffLimit": 2, "template": pod_template}}}}),
+    );
+    s.paused = false;
+    for _ in 0..70 {
+        s.tick(Duration::from_secs(1));
+    }
+    let jobs = items(
+        &mut s,
+        "/apis/batch/v1/namespaces/shop/jobs?labelSelector=run%3Dnightly",
+    );
+    assert!(!jobs.is_empty(), "a Job within a minute");
+    let job = &jobs[0];
+    assert_eq!(job["spec"]["backoffLimit"], 2, "{job}");
+    assert_carries(&job["spec"]["template"]["spec"], "the CronJob's Job");
+    assert_eq!(
+        job["spec"]["template"]["metadata"]["annotations"]["team"],
+        "payments"
+    );
+}
