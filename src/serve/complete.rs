@@ -62,6 +62,14 @@ pub fn complete(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         ("", "Service") => service(v, o),
         ("batch", "Job") => {
             template(v, o);
+            // `SetDefaults_Job`: neither count set, both 1; parallelism
+            // 1; six retries.
+            let spec = section(v, "spec");
+            if !spec.contains_key("completions") && !spec.contains_key("parallelism") {
+                spec.insert("completions".into(), json!(1));
+            }
+            fill(spec, "parallelism", json!(1));
+            fill(spec, "backoffLimit", json!(6));
             if let Some(t) = created(o) {
                 fill(section(v, "status"), "startTime", json!(t));
             }
@@ -528,6 +536,8 @@ fn daemon_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
 /// object names none, each drawn from the uid, so an object keeps them;
 /// `clusterIPs` as 1.20 fills it.
 fn service(v: &mut Value, o: &Object) {
+    // No load balancer yet (the API server's zero `LoadBalancerStatus`).
+    fill(section(v, "status"), "loadBalancer", json!({}));
     let seed = o
         .metadata
         .uid

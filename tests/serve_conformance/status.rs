@@ -126,7 +126,25 @@ pub(crate) fn rows() -> Vec<Row> {
     ];
     let mut rows: Vec<Row> = creates
         .into_iter()
-        .map(|(path, body)| with(row("status: create", "POST", path), JSON, body))
+        .map(|(path, body)| {
+            // The create's answer: the status its strategy left, and
+            // the kind's own defaults (not a CRD's: serve's is
+            // Established at once, as the simulator's definitions are).
+            let probes: &'static [&'static str] = if path.contains("customresourcedefinitions") {
+                &[]
+            } else {
+                &[
+                    "/status",
+                    "/spec/backoffLimit",
+                    "/spec/completions",
+                    "/spec/parallelism",
+                ]
+            };
+            probing(
+                with(row("status: create", "POST", path), JSON, body),
+                probes,
+            )
+        })
         .collect();
     let mut more = vec![
         probing(
