@@ -471,10 +471,17 @@ pub fn run(args: &BenchArgs) -> CmdResult {
         return Err(CmdError(format!(
             "{} within {} s of the backend's start (with OWNERSCOPE_LOG=debug the \
              backend's lists are logged)",
-            match backend.first_tree {
-                None => "no first tree came".to_string(),
-                Some((at, n)) => format!(
-                    "the first tree ({n} objects, at {}) came, not every kind's list",
+            match (backend.first_tree, backend.all_listed) {
+                (None, _) => "no first tree came".to_string(),
+                (Some((at, n)), None) => format!(
+                    "the first tree ({n} objects, at {}) came, but not every kind's list \
+                     (still listing: {})",
+                    ms(at),
+                    backend.inner.syncing().join(", ")
+                ),
+                (Some(_), Some((at, n))) => format!(
+                    "every kind was listed at {} ({n} objects), but the loop had not \
+                     folded it all in",
                     ms(at)
                 ),
             },
