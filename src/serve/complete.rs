@@ -60,6 +60,10 @@ pub fn complete(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         ("apps", "StatefulSet") => stateful_set(v, o, g),
         ("apps", "DaemonSet") => daemon_set(v, o, g),
         ("", "Service") => service(v, o),
+        // `SetDefaults_PersistentVolumeClaim`.
+        ("", "PersistentVolumeClaim") => {
+            fill(section(v, "spec"), "volumeMode", json!("Filesystem"))
+        }
         ("batch", "Job") => {
             template(v, o);
             // `SetDefaults_Job`: neither count set, both 1; parallelism
@@ -192,8 +196,20 @@ fn pod(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         DEFAULT_IMAGE,
         if owned_by_job { "Never" } else { "Always" },
     );
-    if controller_ref(o).is_some_and(|r| r.kind == "DaemonSet" && r.group() == "apps") {
-        pod_defaults::daemon_tolerations(spec);
+    match controller_ref(o).filter(|r| r.group() == "apps") {
+        Some(r) if r.kind == "DaemonSet" => pod_defaults::daemon_tolerations(spec),
+        // `initIdentity`: a StatefulSet's pod is its own host in the
+        // set's service's domain.
+        Some(r) if r.kind == "StatefulSet" => {
+            fill(spec, "hostname", json!(o.name()));
+            if let Some(service) = g
+                .get(&r.uid)
+                .and_then(|set| set.peek_at(&["spec", "serviceName"]))
+            {
+                fill(spec, "subdomain", service);
+            }
+        }
+        _ => {}
     }
     pod_defaults::pod_only(spec);
     let qos = pod_defaults::qos_class(&v["spec"]);

@@ -234,6 +234,8 @@ fn a_jobs_a_statefulsets_and_a_daemonsets_pods_carry_their_templates_too() {
     assert_eq!(db.len(), 1, "{db:?}");
     assert_carries(&db[0]["spec"], "the StatefulSet's pod");
     assert_eq!(db[0]["metadata"]["name"], "db-0");
+    assert_eq!(db[0]["spec"]["hostname"], "db-0");
+    assert_eq!(db[0]["spec"]["subdomain"], "db");
     assert_eq!(db[0]["metadata"]["annotations"]["team"], "payments");
     let agents = items(&mut s, &format!("{NS}/pods?labelSelector=app%3Dagent"));
     assert!(!agents.is_empty(), "a DaemonSet's pod per Node");
@@ -257,6 +259,7 @@ fn a_jobs_a_statefulsets_and_a_daemonsets_pods_carry_their_templates_too() {
         .unwrap_or_else(|| panic!("no claim in {claims:?}"));
     assert_eq!(claim["spec"]["accessModes"], json!(["ReadWriteOnce"]));
     assert_eq!(claim["spec"]["resources"]["requests"]["storage"], "1Gi");
+    assert_eq!(claim["spec"]["volumeMode"], "Filesystem");
 }
 
 fn put(s: &mut Served, path: &str, body: &Value) -> Value {
