@@ -251,7 +251,7 @@ pub async fn watch_namespaces(
     let api: Api<kube::core::PartialObjectMeta<Namespace>> = Api::all(client);
     let mut wait = RETRY_FIRST;
     loop {
-        let stream = watcher::watcher(api.clone(), watcher::Config::default());
+        let stream = watcher::watcher(api.clone(), watcher::Config::default().page_size(LIST_PAGE));
         pin_mut!(stream);
         let mut names = std::collections::BTreeSet::new();
         let mut buf = std::collections::BTreeSet::new();
@@ -319,7 +319,12 @@ pub async fn watch_events(client: Client, scope: Scope, started: Timestamp, tx: 
         Scope::All => Api::all(client),
         Scope::Namespace(ns) => Api::namespaced(client, ns),
     };
-    let stream = watcher::watcher(api, watcher::Config::default()).default_backoff();
+    // Events are the most numerous kind of a large cluster (a million
+    // objects hold hundreds of thousands): their list is paged as the
+    // other watches' ([`LIST_PAGE`]), or its continue token expires
+    // before the last page.
+    let cfg = watcher::Config::default().page_size(LIST_PAGE);
+    let stream = watcher::watcher(api, cfg).default_backoff();
     pin_mut!(stream);
     while let Some(ev) = stream.next().await {
         let e = match ev {
