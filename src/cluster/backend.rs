@@ -192,18 +192,35 @@ impl ClusterBackend {
         };
         let (conn, discovered) = answer?;
         let scoped = in_scope(&conn, &discovered.resources);
-        let (tx, rx) = mpsc::channel(CHANNEL);
-        let started = Timestamp::now();
         let resources: Vec<Resource> = scoped.iter().map(|s| s.resource.clone()).collect();
-        let mut b = ClusterBackend {
+        let kinds = conn.viewed_kinds(discovered.kinds);
+        let mut b = Self::idle(rt, opts.clone(), timeout, conn, resources, kinds);
+        b.spawn_tasks();
+        b.push_contexts();
+        b.push_namespaces();
+        b.push_status();
+        Ok(b)
+    }
+
+    /// The backend on `conn`, nothing watched or listed yet.
+    fn idle(
+        rt: Runtime,
+        opts: LiveOptions,
+        timeout: Duration,
+        conn: Connected,
+        resources: Vec<Resource>,
+        kinds: KindTable,
+    ) -> Self {
+        let (tx, rx) = mpsc::channel(CHANNEL);
+        ClusterBackend {
             rt: Some(rt),
-            opts: opts.clone(),
+            opts,
             timeout,
             tasks: Tasks(Vec::new()),
             reconnecting: false,
             state: resources.iter().map(|_| ResState::default()).collect(),
             resources,
-            kinds: conn.viewed_kinds(discovered.kinds),
+            kinds,
             conn,
             tx,
             rx,
@@ -216,18 +233,13 @@ impl ClusterBackend {
             pending_events: Vec::new(),
             started_at: Instant::now(),
             listing_since: Instant::now(),
-            started,
+            started: Timestamp::now(),
             health: Ok(()),
             last_status: None,
             permissions: HashMap::new(),
             namespace_names: Vec::new(),
             out: Vec::new(),
-        };
-        b.spawn_tasks();
-        b.push_contexts();
-        b.push_namespaces();
-        b.push_status();
-        Ok(b)
+        }
     }
 
     /// Starts the watches, the Events watch and the health probe on the

@@ -31,45 +31,26 @@ fn offline() -> ClusterBackend {
         kube::Client::try_from(config).expect("client")
     };
     let resources = vec![resource("ConfigMap", "configmaps"), resource("Pod", "pods")];
-    ClusterBackend {
-        rt: Some(rt),
-        opts: LiveOptions::default(),
-        timeout: Duration::from_secs(1),
-        conn: Connected {
-            client,
-            context: "test".into(),
-            server: "http://127.0.0.1:9".into(),
-            scope: super::super::Scope::All,
-            default_namespace: "default".into(),
-            read_only: false,
-            guard: None,
-            selector: None,
-            discovery_cache: None,
-            contexts: vec!["test".into()],
-        },
-        tasks: Tasks(Vec::new()),
-        reconnecting: false,
-        tx: mpsc::channel(1).0,
-        rx: mpsc::channel(1).1,
-        feed: mpsc::channel(1).1,
-        state: resources.iter().map(|_| ResState::default()).collect(),
+    let conn = Connected {
+        client,
+        context: "test".into(),
+        server: "http://127.0.0.1:9".into(),
+        scope: super::super::Scope::All,
+        default_namespace: "default".into(),
+        read_only: false,
+        guard: None,
+        selector: None,
+        discovery_cache: None,
+        contexts: vec!["test".into()],
+    };
+    ClusterBackend::idle(
+        rt,
+        LiveOptions::default(),
+        Duration::from_secs(1),
+        conn,
         resources,
-        kinds: KindTable::builtin(),
-        objects: HashMap::new(),
-        events_failure: None,
-        events_seen: HashMap::new(),
-        unlisted_sent: Vec::new(),
-        initial_sent: false,
-        pending_events: Vec::new(),
-        started_at: Instant::now(),
-        listing_since: Instant::now(),
-        started: Timestamp::now(),
-        health: Ok(()),
-        last_status: None,
-        permissions: HashMap::new(),
-        namespace_names: Vec::new(),
-        out: Vec::new(),
-    }
+        KindTable::builtin(),
+    )
 }
 
 fn obj(kind: &str, name: &str) -> Object {
