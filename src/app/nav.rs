@@ -345,7 +345,7 @@ impl App {
                 let roots: Vec<NodeId> = ix
                     .roots_of(
                         namespace.is_none(),
-                        namespace.as_deref().unwrap_or_default(),
+                        namespace.as_deref().map_or("", String::as_str),
                     )
                     .map(|k| k.id)
                     .collect();

@@ -137,13 +137,18 @@ impl KeyFilter {
     }
 }
 
-/// What a row shows.
+/// What a row shows. Kept to 16 bytes (a row to 32): a fully expanded
+/// million rows is written whole at `E`, and most of that build was the
+/// kernel handing out and zeroing fresh pages for them (perf of `bench
+/// --objects 1000000 --part app`), so the row's size is the build's cost.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RowNode {
-    /// `namespace shop` or `cluster-scoped`, with its number of roots.
+    /// `namespace shop` or `cluster-scoped`, with its number of roots
+    /// (one pointer, not a `str`'s two words: the largest variant sets
+    /// every row's size).
     Group {
-        namespace: Option<Arc<str>>,
-        roots: usize,
+        namespace: Option<Arc<String>>,
+        roots: u32,
     },
     /// An object, under `parent` (its owner in this row's path).
     Object {
@@ -155,6 +160,9 @@ pub enum RowNode {
     /// An object that was just deleted, kept on screen for a moment.
     Ghost { object: Box<ObjRef> },
 }
+
+// What a row costs at a million of them ([`RowNode`]).
+const _: () = assert!(std::mem::size_of::<Row>() <= 32);
 
 /// One visible row.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -219,7 +227,8 @@ impl Expansion {
     #[must_use]
     pub fn is_open(&self, key: RowKey, group: bool) -> bool {
         let default = group || self.default_open;
-        default != self.toggled.contains(&key)
+        // No probe per row while nothing is toggled (after `E` or `Z`).
+        default != (!self.toggled.is_empty() && self.toggled.contains(&key))
     }
 
     pub fn set(&mut self, key: RowKey, group: bool, open: bool) {
@@ -323,7 +332,7 @@ type Pending = (NodeId, Option<NodeId>, RowKey, u16);
 pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> Vec<Row> {
     let keep = (filters.only != Only::All).then(|| Keep::compute(index, filters));
     let shows = |id: NodeId| keep.as_ref().is_none_or(|k| k.shows(id));
-    let mut rows: Vec<Row> = Vec::new();
+    let mut rows: Vec<Row> = Vec::with_capacity(room(index, expansion, filters));
     let mut group: Option<(&str, usize)> = None;
     let mut group_open = false;
     let mut path: Vec<NodeId> = Vec::new();
@@ -340,7 +349,7 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
                 key,
                 depth: 0,
                 node: RowNode::Group {
-                    namespace: ns.map(Arc::from),
+                    namespace: ns.map(|n| Arc::new(n.to_string())),
                     roots: 0,
                 },
                 has_children: true,
@@ -364,6 +373,22 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
         project(&mut rows, index, expansion, keep.as_ref(), &mut path, start);
     }
     rows
+}
+
+/// Room for the rows [`build`] makes, asked for once when they will be
+/// about one per object (everything open, nothing filtered out): grown by
+/// doubling to a million rows, the list asked the kernel for about twice
+/// its size in fresh pages and copied itself over at each step. Room
+/// asked for and not written costs no page. A view that shows less grows
+/// as it goes.
+fn room(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> usize {
+    if expansion.default_open && *filters == Filters::default() {
+        // Groups and objects shown under two owners: a little more.
+        let n = index.len();
+        n + n / 16 + 64
+    } else {
+        0
+    }
 }
 
 /// Emits the row `start` and, as far as it is open, everything under it,
@@ -441,7 +466,7 @@ pub fn patch(
             RowNode::Group { namespace, .. } => {
                 let here = (
                     namespace.is_none(),
-                    namespace.as_deref().unwrap_or_default().to_string(),
+                    namespace.as_deref().cloned().unwrap_or_default(),
                 );
                 while let Some((cs, ns)) = groups.next_if(|g| **g < here) {
                     project_group(&mut out, index, expansion, *cs, ns);
@@ -503,8 +528,8 @@ fn project_group(
         key: gkey,
         depth: 0,
         node: RowNode::Group {
-            namespace: ns.map(Arc::from),
-            roots: roots.len(),
+            namespace: ns.map(|n| Arc::new(n.to_string())),
+            roots: u32::try_from(roots.len()).unwrap_or(u32::MAX),
         },
         has_children: true,
         open,
@@ -525,8 +550,8 @@ fn project_group(
 /// heads.
 pub fn recount_groups(rows: &mut [Row]) {
     let mut at: Option<usize> = None;
-    let mut n = 0;
-    let set = |rows: &mut [Row], at: Option<usize>, n: usize| {
+    let mut n: u32 = 0;
+    let set = |rows: &mut [Row], at: Option<usize>, n: u32| {
         if let Some(Row {
             node: RowNode::Group { roots, .. },
             open: true,
@@ -543,7 +568,7 @@ pub fn recount_groups(rows: &mut [Row]) {
                 at = Some(i);
                 n = 0;
             }
-            1 => n += 1,
+            1 => n = n.saturating_add(1),
             _ => {}
         }
     }
@@ -683,7 +708,7 @@ mod tests {
                 RowNode::Group { namespace, roots } => format!(
                     "{}{}:{roots}",
                     " ".repeat(usize::from(r.depth)),
-                    namespace.as_deref().unwrap_or("<cluster>")
+                    namespace.as_deref().map_or("<cluster>", String::as_str)
                 ),
                 RowNode::Object { id, .. } => {
                     format!("{}{}", " ".repeat(usize::from(r.depth)), ix.uid(*id))

@@ -79,7 +79,7 @@ pub fn lines(app: &App) -> Vec<Line<'_>> {
                 Line::from(Span::styled(what, theme::GROUP)),
                 Line::from(format!(
                     "{} without an owner (roots) here.",
-                    crate::model::wording::count(*roots, "object")
+                    crate::model::wording::count(*roots as usize, "object")
                 )),
                 Line::from(Span::styled(
                     "Enter or ←/→ to collapse or expand; e/z for everything below.",
