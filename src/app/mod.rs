@@ -40,9 +40,10 @@ const SCROLL_OFF: usize = 3;
 /// Above this many objects the tree opens collapsed (groups open).
 pub const OPEN_ALL_BELOW: usize = 5_000;
 
-/// The longest a round of folding may stretch to match the refresh after
-/// it ([`App::apply_for`]): a key waits at most this and one refresh.
-pub const FOLD_AT_MOST: Duration = Duration::from_millis(50);
+/// A round of folding stretches to match the refresh after it
+/// ([`App::apply_for`]) only while the two stay within this: a key never
+/// waits longer for the stretch than the freeze the cascade is held to.
+pub const ROUND_AT_MOST: Duration = Duration::from_millis(100);
 /// Happenings kept for the timeline.
 pub const TIMELINE_CAP: usize = 5_000;
 /// How long an information message stays (errors stay until dismissed).
@@ -465,10 +466,11 @@ impl App {
     /// backend that answers with 100k changes at once (a cascade turning
     /// Terminating) is taken in over several frames, each a time's worth,
     /// however much each change costs. The budget stretches to what the
-    /// last refresh took, up to [`FOLD_AT_MOST`]: a refresh that passes
-    /// over a million rows (100 ms) after 8 ms of changes spent a
-    /// million objects arriving at once (a live kind's first list) mostly
-    /// refreshing. Returns whether anything visible changed.
+    /// last refresh took, as long as the round with its refresh stays
+    /// within [`ROUND_AT_MOST`]: 8 ms of changes followed by a refresh
+    /// that passes over every row spent a million objects arriving at
+    /// once (a live kind's first list) mostly refreshing. Returns whether
+    /// anything visible changed.
     pub fn apply_for(&mut self, queue: &mut VecDeque<Update>, budget: Option<Duration>) -> bool {
         let started = std::time::Instant::now();
         // A budget of zero is one update a round, as asked.
@@ -476,7 +478,8 @@ impl App {
             if b.is_zero() {
                 b
             } else {
-                b.max(self.refresh_took.min(FOLD_AT_MOST))
+                let room = ROUND_AT_MOST.saturating_sub(self.refresh_took);
+                b.max(self.refresh_took.min(room))
             }
         };
         let until = budget.map(|b| started + stretched(b));
