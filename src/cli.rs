@@ -384,7 +384,8 @@ pub struct BenchArgs {
     /// The UI benchmark's parts to run (default: all): `app` (frames and
     /// keys on the App), `watch` (a watch stream), `loop` (keys through the
     /// real loop), `cascade` (the delete dialog and a cascade through the
-    /// loop), `widget` (tui-tree-widget for comparison).
+    /// loop), `widget` (tui-tree-widget for comparison), `arrival` (a
+    /// kind's first list arriving after the first tree, through the loop).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "PART,...")]
     pub part: Vec<BenchPart>,
 }
@@ -397,6 +398,9 @@ pub enum BenchPart {
     Loop,
     Cascade,
     Widget,
+    /// A kind's first list arriving after the first tree (a live
+    /// cluster's large kinds).
+    Arrival,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

@@ -14,6 +14,7 @@ use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use super::generate;
 
+mod arrival;
 pub(crate) mod event_loop;
 use crate::app::index::ForestIndex;
 use crate::app::rows::{self, Expansion, Filters};
@@ -481,6 +482,9 @@ pub fn run(args: &BenchArgs) -> CmdResult {
     }
     if want(BenchPart::Widget) {
         widget(args.objects, runs, &mut report)?;
+    }
+    if want(BenchPart::Arrival) {
+        arrival::run(args.objects, &mut report)?;
     }
     Ok(())
 }
