@@ -229,3 +229,19 @@ fn a_tree_the_user_opened_stays_open_as_it_grows() {
     assert!(app.all_open());
     assert_eq!(app.rows().len(), OPEN_ALL_BELOW + 3);
 }
+
+#[test]
+fn a_kind_synced_again_shows_the_tree_a_fresh_load_shows() {
+    let shape = |app: &App| -> Vec<(u16, String)> {
+        app.rows()
+            .iter()
+            .filter_map(|r| r.id().map(|id| (r.depth, app.index().uid(id).to_string())))
+            .collect()
+    };
+    let mut app = after_restart();
+    let fresh = shape(&app);
+    app.apply(Update::Unlisted(vec![syncing_replicasets()]));
+    app.apply(Update::Unlisted(Vec::new()));
+    assert_eq!(shape(&app), fresh);
+    assert_eq!(app.index().problem_count(), 2);
+}
