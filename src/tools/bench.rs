@@ -44,6 +44,20 @@ pub(super) fn time(runs: usize, mut f: impl FnMut()) -> Duration {
     median(v)
 }
 
+/// The median of `waits` and a note naming the slowest of them.
+fn median_and_slowest(waits: &[Duration]) -> (Duration, String) {
+    (median(waits.to_vec()), slowest(waits))
+}
+
+/// "slowest of N x ms".
+fn slowest(waits: &[Duration]) -> String {
+    format!(
+        "slowest of {} {}",
+        waits.len(),
+        fmt(waits.iter().max().copied().unwrap_or_default())
+    )
+}
+
 fn fmt(d: Duration) -> String {
     let us = d.as_secs_f64() * 1e6;
     if us >= 1000.0 {
@@ -245,16 +259,6 @@ fn through_the_loop(objects: usize, runs: usize, report: &mut Report) -> CmdResu
     let pace = Duration::from_millis(60);
     let (mut backend, mut app) = event_loop::start(generate::cluster(objects), true)?;
     let held = runs.max(20);
-    let stats = |v: &[Duration]| {
-        (
-            median(v.to_vec()),
-            format!(
-                "slowest of {} {}",
-                v.len(),
-                fmt(v.iter().max().copied().unwrap_or_default())
-            ),
-        )
-    };
     let w = event_loop::run(
         &mut app,
         &mut backend,
@@ -262,7 +266,7 @@ fn through_the_loop(objects: usize, runs: usize, report: &mut Report) -> CmdResu
         pace,
         Duration::ZERO,
     )?;
-    let (m, note) = stats(&w.keys);
+    let (m, note) = median_and_slowest(&w.keys);
     report.add(
         "loop: key to frame, j (collapsed: workloads, Services)",
         m,
@@ -271,9 +275,9 @@ fn through_the_loop(objects: usize, runs: usize, report: &mut Report) -> CmdResu
     let mut keys = vec![key(KeyCode::Char('E'))];
     keys.extend(vec![key(KeyCode::Char('j')); held]);
     let w = event_loop::run(&mut app, &mut backend, keys, pace, Duration::ZERO)?;
-    let (e, _) = stats(&w.keys[..1]);
+    let (e, _) = median_and_slowest(&w.keys[..1]);
     report.add("loop: key to frame, E (expand all)", e, String::new());
-    let (m, note) = stats(&w.keys[1..]);
+    let (m, note) = median_and_slowest(&w.keys[1..]);
     report.add("loop: key to frame, j (expanded: pods)", m, note);
     search_and_flags(&mut app, &mut backend, runs, report)?;
     std::mem::forget((backend, app));
@@ -310,9 +314,8 @@ fn search_and_flags(
         "loop: key to frame, a search keystroke (typing the last object's name)",
         median(typed.to_vec()),
         format!(
-            "slowest of {} {}; the last (one match, at the very end) {}",
-            typed.len(),
-            fmt(typed.iter().max().copied().unwrap_or_default()),
+            "{}; the last (one match, at the very end) {}",
+            slowest(typed),
             fmt(typed.last().copied().unwrap_or_default())
         ),
     );
@@ -333,11 +336,7 @@ fn search_and_flags(
     report.add(
         "loop: key to frame, t (next Terminating)",
         median(t.to_vec()),
-        format!(
-            "slowest of {} {}",
-            t.len(),
-            fmt(t.iter().max().copied().unwrap_or_default())
-        ),
+        slowest(t),
     );
     Ok(())
 }
@@ -347,16 +346,6 @@ fn search_and_flags(
 fn cascade_through_the_loop(objects: usize, report: &mut Report) -> CmdResult {
     use crossterm::event::KeyCode;
     use event_loop::{ctrl, key};
-    let stats = |v: &[Duration]| {
-        (
-            median(v.to_vec()),
-            format!(
-                "slowest of {} {}",
-                v.len(),
-                fmt(v.iter().max().copied().unwrap_or_default())
-            ),
-        )
-    };
     let n = objects.min(100_000);
     let (mut backend, mut app) = event_loop::start(generate::cascade(n), false)?;
     let mut keys = Vec::new();
@@ -372,7 +361,7 @@ fn cascade_through_the_loop(objects: usize, report: &mut Report) -> CmdResult {
         Duration::ZERO,
     )?;
     let opened: Vec<Duration> = w.keys.iter().step_by(2).copied().collect();
-    let (m, note) = stats(&opened);
+    let (m, note) = median_and_slowest(&opened);
     // The preview alone, as the dialog computes it (the Deployment's
     // default policy, Background).
     let root = app

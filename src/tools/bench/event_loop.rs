@@ -166,6 +166,14 @@ pub fn start(objects: Vec<Object>, paused: bool) -> Result<(SimBackend, App), Cm
     Ok((backend, app))
 }
 
+/// Each key's wait: from its being `read` to the first frame `flushed`
+/// at or after that (a key no frame followed has none).
+pub(crate) fn waits(read: &[Instant], flushed: &[Instant]) -> Vec<Duration> {
+    read.iter()
+        .filter_map(|r| flushed.iter().find(|f| *f >= r).map(|f| *f - *r))
+        .collect()
+}
+
 /// What one run of keys gave: each key's wait to its frame, and the
 /// longest the loop was away from its input (a freeze).
 pub struct Waits {
@@ -206,14 +214,8 @@ pub fn run(
         read: Rc::clone(&read),
     };
     runtime::run(&mut terminal, app, backend, &mut events).map_err(|e| CmdError(e.to_string()))?;
-    let flushed = flushed.borrow();
-    let read = read.borrow();
-    let keys = read
-        .iter()
-        .filter_map(|r| flushed.iter().find(|f| *f >= r).map(|f| *f - *r))
-        .collect();
     Ok(Waits {
-        keys,
+        keys: waits(&read.borrow(), &flushed.borrow()),
         longest_away: events.longest_away,
         longest_after_keys: events.longest_after_keys,
     })
