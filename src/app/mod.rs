@@ -541,27 +541,8 @@ impl App {
                 self.scope_listed = true;
                 fold.structure = true;
             }
-            Update::Upsert(obj) => {
-                let uid = obj.uid().to_string();
-                let old = self.graph.get(&uid).cloned();
-                self.flashes.on_upsert(old.as_ref(), &obj, self.clock);
-                self.graph.upsert(obj);
-                let old_owners = owner_uids(old.as_ref());
-                let kept = old.as_ref().is_some_and(|o| {
-                    self.graph.get(&uid).is_some_and(|now| {
-                        o.group() == now.group()
-                            && o.kind == now.kind
-                            && o.namespace() == now.namespace()
-                            && o.name() == now.name()
-                    })
-                });
-                let moved = self.index.touch_with(&self.graph, &uid, &old_owners, kept);
-                if moved || self.filters.only != Only::All {
-                    fold.structure = true;
-                } else {
-                    fold.in_place = true;
-                }
-            }
+            Update::Upsert(obj) => self.fold_upsert(obj, true, fold),
+            Update::Listed(obj) => self.fold_upsert(obj, false, fold),
             Update::Remove(uid) => {
                 let id = self.index.id(&uid);
                 if let Some(old) = self.graph.remove(&uid) {
@@ -606,6 +587,32 @@ impl App {
                     fold.changed = true;
                 }
             }
+        }
+    }
+
+    /// Folds an object in, highlighted as a change (`flash`) or, newly
+    /// seen in its kind's first list, not.
+    fn fold_upsert(&mut self, obj: Arc<Object>, flash: bool, fold: &mut Fold) {
+        let uid = obj.uid().to_string();
+        let old = self.graph.get(&uid).cloned();
+        if flash {
+            self.flashes.on_upsert(old.as_ref(), &obj, self.clock);
+        }
+        self.graph.upsert(obj);
+        let old_owners = owner_uids(old.as_ref());
+        let kept = old.as_ref().is_some_and(|o| {
+            self.graph.get(&uid).is_some_and(|now| {
+                o.group() == now.group()
+                    && o.kind == now.kind
+                    && o.namespace() == now.namespace()
+                    && o.name() == now.name()
+            })
+        });
+        let moved = self.index.touch_with(&self.graph, &uid, &old_owners, kept);
+        if moved || self.filters.only != Only::All {
+            fold.structure = true;
+        } else {
+            fold.in_place = true;
         }
     }
 

@@ -194,7 +194,7 @@ fn small_first_tree() -> App {
 fn late_pods() -> Vec<Update> {
     (0..=OPEN_ALL_BELOW)
         .map(|i| {
-            Update::Upsert(
+            Update::Listed(
                 object(
                     "v1",
                     "Pod",
@@ -219,6 +219,30 @@ fn a_first_tree_open_while_small_closes_when_a_late_kind_makes_it_large() {
     );
     // The namespace's group and the ReplicaSet's row, its pods hidden.
     assert_eq!(app.rows().len(), 2, "{:?}", app.rows().len());
+}
+
+#[test]
+fn a_late_kind_is_not_highlighted_as_new_but_what_is_created_after_is() {
+    let mut app = small_first_tree();
+    app.apply_all(late_pods());
+    assert!(
+        app.flash("p0").is_none() && app.flash("p5000").is_none(),
+        "listed late is seen, not new"
+    );
+    app.apply(Update::Upsert(
+        object(
+            "v1",
+            "Pod",
+            "web-1-new",
+            "pnew",
+            Some(("apps/v1", "ReplicaSet", "web-1", "rs")),
+        )
+        .into(),
+    ));
+    assert_eq!(
+        app.flash("pnew").map(|f| f.kind.clone()),
+        Some(flash::FlashKind::New)
+    );
 }
 
 #[test]

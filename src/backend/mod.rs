@@ -226,6 +226,10 @@ pub enum Update {
         kinds: KindTable,
     },
     Upsert(Arc<Object>),
+    /// An object of a kind whose first list ended after the first tree
+    /// went out (a live cluster's large kinds): not a change, only newly
+    /// seen. Folded in as an upsert, with no highlight as new.
+    Listed(Arc<Object>),
     Remove(Uid),
     Happened(Happening),
     Replied(Reply),

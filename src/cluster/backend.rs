@@ -464,7 +464,12 @@ impl ClusterBackend {
         }
         let obj = Arc::new(obj);
         if self.initial_sent {
-            self.out.push(Update::Upsert(Arc::clone(&obj)));
+            let obj = Arc::clone(&obj);
+            self.out.push(if said {
+                Update::Upsert(obj)
+            } else {
+                Update::Listed(obj)
+            });
         }
         self.objects.insert(uid, obj);
     }

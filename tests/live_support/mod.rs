@@ -426,7 +426,7 @@ impl Live {
                         self.graph.upsert(o);
                     }
                 }
-                Update::Upsert(o) => {
+                Update::Upsert(o) | Update::Listed(o) => {
                     self.history
                         .push((o.metadata.uid.clone(), Some(Object::clone(&o))));
                     self.graph.upsert(o);

@@ -111,11 +111,15 @@ fn a_kind_listed_after_the_first_tree_brings_its_objects_untold() {
             objects: (0..3).map(|i| obj("ConfigMap", &format!("c{i}"))).collect(),
         }],
     );
-    let upserts = late
+    let listed = late
         .iter()
-        .filter(|u| matches!(u, Update::Upsert(_)))
+        .filter(|u| matches!(u, Update::Listed(_)))
         .count();
-    assert_eq!(upserts, 3, "the late kind's objects join the tree");
+    assert_eq!(
+        listed, 3,
+        "the late kind's objects join the tree, as seen, not new"
+    );
+    assert!(!late.iter().any(|u| matches!(u, Update::Upsert(_))));
     assert_eq!(said(&late), Vec::<String>::new(), "none was created now");
     assert!(
         late.iter()
@@ -133,6 +137,7 @@ fn a_kind_listed_after_the_first_tree_brings_its_objects_untold() {
         }],
     );
     assert_eq!(said(&after), vec!["created new".to_string()]);
+    assert!(after.iter().any(|u| matches!(u, Update::Upsert(_))));
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! loop (`bench --part arrival`), as `ui --live -A` meets it on a large
 //! cluster: the backend sends its first tree after its wait with the small
 //! kinds only (pods not synced), and the pods' list, when it ends, brings
-//! every pod at once. Measured: the first tree to its frame, the pods'
+//! every pod at once (as [`Update::Listed`]: seen, not new). Measured: the first tree to its frame, the pods'
 //! arrival to the moment the loop has folded them all in (at a wait with
 //! nothing left to fold), the keys (`j`, every 100 ms) answered meanwhile
 //! and the longest the loop was away from its input. No cluster: the
@@ -18,8 +18,8 @@ use crossterm::event::{Event, KeyCode};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use super::event_loop::{Marks, Timed, key};
-use super::{Report, fmt, median};
+use super::event_loop::{Marks, Timed, key, waits};
+use super::{Report, median_and_slowest};
 use crate::app::{App, Options};
 use crate::backend::{Backend, Command, Permission, Update};
 use crate::commands::{CmdError, CmdResult};
@@ -65,7 +65,7 @@ impl Backend for Arrival {
         }
         let mut out: Vec<Update> = std::mem::take(&mut self.pods)
             .into_iter()
-            .map(Update::Upsert)
+            .map(Update::Listed)
             .collect();
         out.push(Update::Unlisted(Vec::new()));
         self.arrived.set(Some(Instant::now()));
@@ -179,19 +179,12 @@ pub fn run(objects: usize, report: &mut Report) -> CmdResult {
         folded - at,
         format!("{} objects in the end", app.graph().len()),
     );
-    let read = keys.read.borrow();
-    let waits: Vec<Duration> = read
-        .iter()
-        .filter_map(|r| flushed.iter().find(|f| *f >= r).map(|f| *f - *r))
-        .collect();
+    let waits = waits(&keys.read.borrow(), &flushed);
+    let (m, note) = median_and_slowest(&waits);
     report.add(
         "arrival: key to frame while they are folded in (j)",
-        median(waits.clone()),
-        format!(
-            "slowest of {} {}",
-            waits.len(),
-            fmt(waits.iter().max().copied().unwrap_or_default())
-        ),
+        m,
+        note,
     );
     report.add(
         "arrival: longest away from the keyboard meanwhile",
