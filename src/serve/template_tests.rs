@@ -354,3 +354,65 @@ fn a_cronjobs_job_carries_its_template_whole() {
         "payments"
     );
 }
+
+fn json_patch(s: &mut Served, path: &str, ops: &Value) -> (u16, Value) {
+    let r = send(
+        s,
+        &Request {
+            content_type: "application/json-patch+json".into(),
+            body: serde_json::to_vec(ops).expect("json"),
+            ..Request::new("PATCH", path)
+        },
+    );
+    (r.code, r.value())
+}
+
+#[test]
+fn a_json_patch_tests_and_replaces_what_the_server_defaulted() {
+    // kube-apiserver stored its defaults at create: `kubectl patch
+    // --type=json` may test them, replace them, add under them.
+    let mut s = served();
+    let d_path = format!("{APPS}/deployments/api");
+    post(
+        &mut s,
+        &format!("{APPS}/deployments"),
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "api"}},
+                         "template": template("api")}}),
+    );
+    let (code, only_tests) = json_patch(
+        &mut s,
+        &d_path,
+        &json!([{"op": "test", "path": "/spec/template/spec/dnsPolicy", "value": "ClusterFirst"},
+                {"op": "test", "path": "/spec/revisionHistoryLimit", "value": 10},
+                {"op": "test", "path": "/spec/template/spec/containers/0/imagePullPolicy",
+                 "value": "IfNotPresent"}]),
+    );
+    assert_eq!(code, 200, "the defaults hold: {only_tests}");
+    assert_eq!(
+        only_tests["metadata"]["generation"], 1,
+        "and nothing changed"
+    );
+    let (code, failed) = json_patch(
+        &mut s,
+        &d_path,
+        &json!([{"op": "test", "path": "/spec/template/spec/dnsPolicy", "value": "Default"}]),
+    );
+    assert_eq!(code, 422, "a test that does not hold: {failed}");
+    let (code, replaced) = json_patch(
+        &mut s,
+        &d_path,
+        &json!([{"op": "replace", "path": "/spec/template/spec/containers/0/imagePullPolicy",
+                 "value": "Never"},
+                {"op": "add", "path": "/spec/template/spec/securityContext/runAsUser",
+                 "value": 1000}]),
+    );
+    assert_eq!(code, 200, "{replaced}");
+    assert_eq!(replaced["metadata"]["generation"], 2);
+    let spec = &replaced["spec"]["template"]["spec"];
+    assert_eq!(spec["containers"][0]["imagePullPolicy"], "Never");
+    assert_eq!(spec["securityContext"], json!({"runAsUser": 1000}));
+    assert_eq!(spec["dnsPolicy"], "ClusterFirst", "the other defaults stay");
+    let read = send(&mut s, &Request::new("GET", &d_path)).value();
+    assert_eq!(read["spec"], replaced["spec"], "as stored");
+}

@@ -544,12 +544,25 @@ pub fn patch_part(
     let Some(current) = sim.get(&key).cloned() else {
         return target.not_found();
     };
-    let mut doc = read::object_value(&current);
+    // A patch of the object applies to it as it is read, with what serve
+    // adds as it sends it (a pod spec's defaults, a Deployment's strategy):
+    // kube-apiserver stored those at create, so a JSON patch may `test`,
+    // `replace` or add under them. What comes back of them unchanged is no
+    // change ([`super::echo`]), as for a PUT of the object as read.
+    let stored = read::object_value(&current);
+    let mut doc = match part {
+        Part::Object => read::completed_value(&current, sim.graph()),
+        Part::Status => stored.clone(),
+    };
+    let sent = (part == Part::Object).then(|| doc.clone());
     if let Err(f) = patch::apply(&req.content_type, &mut doc, &req.body) {
         if f.code == 422 {
             return status::rejected(&f.message);
         }
         return target.error(f.code, &f.message);
+    }
+    if let Some(sent) = sent {
+        super::echo::strip(&mut doc, &sent, &stored);
     }
     write_patched(sim, req, user, target, part, &current, doc, None)
 }
