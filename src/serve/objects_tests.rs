@@ -475,3 +475,48 @@ fn a_pods_status_is_written_through_its_status_subresource() {
     let r = send(&mut s, &Request::new("DELETE", &format!("{POD}/status")));
     assert_eq!(r.code, 405);
 }
+
+#[test]
+fn a_typed_lists_items_carry_no_kind_and_a_custom_resources_do() {
+    // kube-apiserver encodes a built-in kind's list typed: its items
+    // without `kind` and `apiVersion`, which the list says once. A custom
+    // resource's list is unstructured, each item whole.
+    let mut s = served();
+    let pods = get(&mut s, PODS);
+    assert_eq!(pods["kind"], "PodList");
+    assert_eq!(pods["apiVersion"], "v1");
+    let items = pods["items"].as_array().expect("items");
+    assert!(!items.is_empty());
+    for item in items {
+        assert!(item.get("kind").is_none(), "{item}");
+        assert!(item.get("apiVersion").is_none(), "{item}");
+    }
+    let one = get(&mut s, POD);
+    assert_eq!(
+        (&one["kind"], &one["apiVersion"]),
+        (&json!("Pod"), &json!("v1"))
+    );
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.ex.com"},
+        "spec": {"group": "ex.com", "scope": "Namespaced",
+                 "versions": [{"name": "v1", "served": true, "storage": true}],
+                 "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"}}});
+    let r = send(
+        &mut s,
+        &body(
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            "application/json",
+            &crd,
+        ),
+    );
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    let widgets = "/apis/ex.com/v1/namespaces/shop/widgets";
+    let cr = json!({"apiVersion": "ex.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
+    let r = send(&mut s, &body("POST", widgets, "application/json", &cr));
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    let list = get(&mut s, widgets);
+    assert_eq!(list["kind"], "WidgetList");
+    assert_eq!(list["items"][0]["kind"], "Widget");
+    assert_eq!(list["items"][0]["apiVersion"], "ex.com/v1");
+}

@@ -8,7 +8,7 @@ use super::negotiate::{Form, TABLE_TYPE};
 use super::query::{ListOptions, encode_continue};
 use super::state::Served;
 use super::{Response, complete, events, table, unkept};
-use crate::model::{KindInfo, Object, OwnershipGraph};
+use crate::model::{KindInfo, KindTable, Object, OwnershipGraph};
 
 /// The object as the API sends it: the simulator's fields, the ones it
 /// does not keep merged back ([`unkept`]), `managedFields` in metadata.
@@ -190,7 +190,22 @@ pub fn list(
             )
         }
         _ => {
-            let list: Vec<Value> = items.iter().map(|o| served_value(o, kind, g)).collect();
+            // A built-in kind's list is typed: kube-apiserver encodes its
+            // items without `kind` and `apiVersion`, which the list says
+            // once; a custom resource's items are unstructured and carry
+            // them.
+            let typed = KindTable::is_builtin(&kind.group, &kind.kind);
+            let list: Vec<Value> = items
+                .iter()
+                .map(|o| {
+                    let mut v = served_value(o, kind, g);
+                    if typed && let Some(m) = v.as_object_mut() {
+                        m.remove("kind");
+                        m.remove("apiVersion");
+                    }
+                    v
+                })
+                .collect();
             Response::json(
                 200,
                 &json!({
