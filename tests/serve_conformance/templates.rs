@@ -21,11 +21,6 @@ const DIFFERENCES: &[(&str, &str, &str)] = &[
         "field ownership: the simulator's controllers write without a field manager (the control plane's kube-controller-manager entries are missing), and entries carry their times; ownership of clients' writes is compared by the apply rows of the request table",
     ),
     (
-        "Pod",
-        "/metadata/generation",
-        "the simulator's API server gives every object with a spec metadata.generation 1 on create (sim/api/write.rs); 1.20 gives a Pod none",
-    ),
-    (
         "*",
         "/metadata/creationTimestamp",
         "the simulator's clock counts milliseconds and serve sends its times with them (2026-01-01T00:00:01.250Z); kube-apiserver's are whole seconds. The serve start is a whole second, so an object made at once matches",

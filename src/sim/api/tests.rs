@@ -49,6 +49,42 @@ fn with_unkept(mut o: Object, text: &str) -> Object {
 }
 
 #[test]
+fn generation_on_create_is_given_to_the_kinds_1_20_gives_it_to() {
+    // As the test control plane (1.20.2) answered the same creates.
+    let mut api = server();
+    let c = Caller::default();
+    let mut created = |api_version: &str, kind: &str, generation: Option<i64>| {
+        let mut o = Object::new(api_version, kind, Some("a"), "x");
+        o.set_at(&["spec", "replicas"], serde_json::json!(0));
+        o.metadata.generation = generation;
+        let resp = api.create(o, &c, false);
+        assert_eq!(resp.code, 201, "{kind}: {}", resp.message);
+        resp.object.expect("created").metadata.generation
+    };
+    for (api_version, kind) in [
+        ("v1", "Pod"),
+        ("v1", "Service"),
+        ("v1", "PersistentVolumeClaim"),
+        ("batch/v1", "Job"),
+        ("batch/v1beta1", "CronJob"),
+        ("autoscaling/v1", "HorizontalPodAutoscaler"),
+    ] {
+        assert_eq!(created(api_version, kind, None), None, "{kind}: none");
+    }
+    for (api_version, kind) in [
+        ("apps/v1", "Deployment"),
+        ("apps/v1", "StatefulSet"),
+        ("v1", "ReplicationController"),
+        ("networking.k8s.io/v1", "Ingress"),
+        ("networking.k8s.io/v1", "NetworkPolicy"),
+        ("policy/v1beta1", "PodDisruptionBudget"),
+    ] {
+        // A client's generation is not the object's: its strategy sets 1.
+        assert_eq!(created(api_version, kind, Some(5)), Some(1), "{kind}");
+    }
+}
+
+#[test]
 fn generation_rises_on_any_spec_change_and_a_deployments_annotations() {
     let mut api = server();
     let c = Caller::default();
