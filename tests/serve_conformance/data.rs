@@ -388,6 +388,53 @@ pub fn rows() -> Vec<Row> {
         probing(
             with(
                 row(
+                    "deployment, json patch tests the server's defaults",
+                    "PATCH",
+                    "/apis/apps/v1/namespaces/{ns}/deployments/full",
+                ),
+                "application/json-patch+json",
+                json!([{"op": "test", "path": "/spec/template/spec/restartPolicy", "value": "Always"},
+                       {"op": "test", "path": "/spec/revisionHistoryLimit", "value": 10},
+                       {"op": "test", "path": "/spec/template/spec/containers/0/imagePullPolicy",
+                        "value": "IfNotPresent"}]),
+            ),
+            &["/metadata/generation"],
+        ),
+        probing(
+            with(
+                row(
+                    "deployment, json patch replaces a default",
+                    "PATCH",
+                    "/apis/apps/v1/namespaces/{ns}/deployments/full",
+                ),
+                "application/json-patch+json",
+                json!([{"op": "replace", "path": "/spec/template/spec/containers/0/imagePullPolicy",
+                        "value": "Never"},
+                       {"op": "add", "path": "/spec/template/spec/securityContext/runAsUser",
+                        "value": 1000}]),
+            ),
+            &[
+                "/metadata/generation",
+                "/spec/template/spec/containers/0/imagePullPolicy",
+                "/spec/template/spec/securityContext",
+                "/spec/template/spec/dnsPolicy",
+            ],
+        ),
+        probing(
+            with(
+                row(
+                    "deployment, json patch test of a default that does not hold",
+                    "PATCH",
+                    "/apis/apps/v1/namespaces/{ns}/deployments/full",
+                ),
+                "application/json-patch+json",
+                json!([{"op": "test", "path": "/spec/progressDeadlineSeconds", "value": 60}]),
+            ),
+            &[],
+        ),
+        probing(
+            with(
+                row(
                     "configmap data changed, its generation",
                     "PATCH",
                     "/api/v1/namespaces/{ns}/configmaps/with-data",
@@ -396,6 +443,22 @@ pub fn rows() -> Vec<Row> {
                 json!({"data": {"c": "e"}}),
             ),
             &["/metadata/generation", "/data"],
+        ),
+        // A typed list's items carry no `kind` or `apiVersion`: the list
+        // says them once.
+        probing(
+            row(
+                "deployments, listed",
+                "GET",
+                "/apis/apps/v1/namespaces/{ns}/deployments",
+            ),
+            &[
+                "/kind",
+                "/apiVersion",
+                "/items/0/kind",
+                "/items/0/apiVersion",
+                "/items/0/metadata/name",
+            ],
         ),
     ]
 }
