@@ -97,15 +97,16 @@ fn assert_carries(spec: &Value, what: &str) {
         c["env"][1]["valueFrom"]["fieldRef"]["apiVersion"], "v1",
         "{what}: defaulted"
     );
-    assert_eq!(
-        spec["volumes"][0]["configMap"]["defaultMode"], 420,
-        "{what}: defaulted"
-    );
+    // By its name: a StatefulSet's claims come first.
+    let conf = spec["volumes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["name"] == "conf")
+        .unwrap_or_else(|| panic!("{what}: no volume conf in {spec}"));
+    assert_eq!(conf["configMap"]["defaultMode"], 420, "{what}: defaulted");
     assert_eq!(c["volumeMounts"][0]["mountPath"], "/etc/api", "{what}");
-    assert_eq!(
-        spec["volumes"][0]["configMap"]["name"], "api-conf",
-        "{what}"
-    );
+    assert_eq!(conf["configMap"]["name"], "api-conf", "{what}");
     assert_eq!(spec["terminationGracePeriodSeconds"], 5, "{what}");
 }
 
@@ -205,13 +206,19 @@ fn a_jobs_a_statefulsets_and_a_daemonsets_pods_carry_their_templates_too() {
         &json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"},
                 "spec": {"template": job_template}}),
     );
+    // A template volume named as a claim template is the claim's.
+    let mut db_template = template("db");
+    db_template["spec"]["volumes"]
+        .as_array_mut()
+        .expect("volumes")
+        .push(json!({"name": "data", "emptyDir": {}}));
     post(
         &mut s,
         &format!("{APPS}/statefulsets"),
         &json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
                 "spec": {"replicas": 1, "serviceName": "db",
                          "selector": {"matchLabels": {"app": "db"}},
-                         "template": template("db"),
+                         "template": db_template,
                          "volumeClaimTemplates": [{"metadata": {"name": "data"},
                             "spec": {"accessModes": ["ReadWriteOnce"],
                                      "resources": {"requests": {"storage": "1Gi"}}}}]}}),
@@ -237,6 +244,15 @@ fn a_jobs_a_statefulsets_and_a_daemonsets_pods_carry_their_templates_too() {
     assert_eq!(db[0]["spec"]["hostname"], "db-0");
     assert_eq!(db[0]["spec"]["subdomain"], "db");
     assert_eq!(db[0]["metadata"]["annotations"]["team"], "payments");
+    // `updateStorage`: the claim's volume first, the template's others.
+    let volumes = db[0]["spec"]["volumes"].as_array().expect("volumes");
+    assert_eq!(
+        volumes[0],
+        json!({"name": "data", "persistentVolumeClaim": {"claimName": "data-db-0"}})
+    );
+    let names: Vec<&str> = volumes.iter().filter_map(|v| v["name"].as_str()).collect();
+    assert_eq!(names, ["data", "conf"], "{volumes:?}");
+    assert_eq!(volumes[1]["configMap"]["name"], "api-conf");
     let agents = items(&mut s, &format!("{NS}/pods?labelSelector=app%3Dagent"));
     assert!(!agents.is_empty(), "a DaemonSet's pod per Node");
     for pod in &agents {

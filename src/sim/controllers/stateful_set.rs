@@ -9,7 +9,9 @@
 //! all. Ordinals at or past `replicas` are deleted, highest first. Before a
 //! pod, its claims from `volumeClaimTemplates` (`<template>-<set>-<ordinal>`)
 //! are created, with a controller reference to the set when
-//! `persistentVolumeClaimRetentionPolicy.whenDeleted` is Delete (R70).
+//! `persistentVolumeClaimRetentionPolicy.whenDeleted` is Delete (R70), and
+//! the pod mounts them (`updateStorage`: a volume per claim template,
+//! named as the template, replacing a template volume of that name).
 //! Not while the set is Terminating (R72).
 
 use serde_json::{Value, json};
@@ -47,7 +49,7 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, set: &Object, c: &Controller
         match api.get(&pod_key(&name)) {
             None => {
                 out.extend(claims_for(api, set, i, c.actor));
-                let mut pod = pod_from_template(set, Some(&name));
+                let mut pod = with_claim_volumes(set, pod_from_template(set, Some(&name)), i);
                 pod.metadata
                     .labels
                     .insert(POD_NAME_LABEL.into(), name.clone());
@@ -91,6 +93,56 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, set: &Object, c: &Controller
 /// The ordinal of `<set>-<n>`.
 fn ordinal(set: &str, pod: &str) -> Option<u64> {
     pod.strip_prefix(set)?.strip_prefix('-')?.parse().ok()
+}
+
+/// The names of the set's claim templates, in order.
+fn claim_template_names(set: &Object) -> Vec<String> {
+    set.value_at(&["spec", "volumeClaimTemplates"])
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.pointer("/metadata/name").and_then(Value::as_str))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `updateStorage`: a volume per claim template, named as the template,
+/// whose claim is ordinal `i`'s (`<template>-<set>-<i>`), first; then the
+/// template's own volumes but one of the same name, which the claim
+/// replaces. (Upstream takes the claims from a map, in no set order; here
+/// in the templates' order.)
+fn with_claim_volumes(set: &Object, pod: Object, i: u64) -> Object {
+    let names = claim_template_names(set);
+    if names.is_empty() {
+        return pod;
+    }
+    let Ok(mut v) = serde_json::to_value(&pod) else {
+        return pod;
+    };
+    if let Some(m) = v.as_object_mut() {
+        m.remove("managedFields");
+    }
+    if let Some(rest) = unkept::of(&pod) {
+        unkept::merge(&mut v, &rest);
+    }
+    let own: Vec<Value> = v
+        .pointer("/spec/volumes")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut volumes: Vec<Value> = names
+        .iter()
+        .map(|t| {
+            json!({"name": t,
+                   "persistentVolumeClaim": {"claimName": format!("{t}-{}-{i}", set.name())}})
+        })
+        .collect();
+    volumes.extend(
+        own.into_iter()
+            .filter(|o| !names.iter().any(|t| o["name"] == t.as_str())),
+    );
+    v["spec"]["volumes"] = Value::Array(volumes);
+    unkept::object_of(&v).unwrap_or(pod)
 }
 
 /// The claims of ordinal `i` that do not exist yet.
