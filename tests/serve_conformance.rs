@@ -766,6 +766,99 @@ fn table() -> Vec<Row> {
             json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
                    "spec": {"resourceAttributes": {"verb": "list", "resource": "secrets"}}}),
         )),
+        restricted(with(
+            row(
+                "restricted: subject access review refused",
+                "POST",
+                "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            ),
+            JSON,
+            json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                   "spec": {"user": "admin", "resourceAttributes": {"verb": "list", "resource": "secrets"}}}),
+        )),
+        probing(
+            with(
+                row(
+                    "subject access review for the restricted user",
+                    "POST",
+                    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                ),
+                JSON,
+                json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                       "spec": {"user": "restricted", "groups": ["ownerscope-restricted"],
+                                "resourceAttributes": {"verb": "list", "resource": "configmaps",
+                                                       "namespace": "{ns}"}}}),
+            ),
+            &["/kind", "/status/allowed"],
+        ),
+        probing(
+            with(
+                row(
+                    "subject access review, restricted user's secrets",
+                    "POST",
+                    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                ),
+                JSON,
+                json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                       "spec": {"user": "restricted", "groups": ["ownerscope-restricted"],
+                                "resourceAttributes": {"verb": "delete", "resource": "secrets",
+                                                       "namespace": "kube-system"}}}),
+            ),
+            &["/status/allowed"],
+        ),
+        probing(
+            with(
+                row(
+                    "subject access review, a master",
+                    "POST",
+                    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                ),
+                JSON,
+                json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                       "spec": {"user": "someone", "groups": ["system:masters"],
+                                "nonResourceAttributes": {"verb": "get", "path": "/metrics"}}}),
+            ),
+            &["/status/allowed"],
+        ),
+        probing(
+            with(
+                row(
+                    "access review without attributes",
+                    "POST",
+                    "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                ),
+                JSON,
+                json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                       "spec": {}}),
+            ),
+            &["/message"],
+        ),
+        probing(
+            with(
+                row(
+                    "subject access review without anything",
+                    "POST",
+                    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                ),
+                JSON,
+                json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                       "spec": {}}),
+            ),
+            &["/message"],
+        ),
+        probing(
+            with(
+                row(
+                    "subject access review without user or group",
+                    "POST",
+                    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                ),
+                JSON,
+                json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                       "spec": {"resourceAttributes": {"verb": "list", "resource": "pods"}}}),
+            ),
+            &["/message"],
+        ),
         restricted(row(
             "restricted: impersonation refused",
             "GET",

@@ -130,6 +130,28 @@ pub fn review<'a>(
     user: &User,
     body: &[u8],
 ) -> Response {
+    decide(objects, Some(user), "SelfSubjectAccessReview", body)
+}
+
+/// `POST subjectaccessreviews` (whoever may create them: RBAC decided
+/// before): the review's attributes decided for the user and groups its
+/// spec names, from the same rules; no group is added to them, as the
+/// authorizer reads them (`pkg/registry/authorization/subjectaccessreview`).
+#[must_use]
+pub fn subject_review<'a>(
+    objects: impl Iterator<Item = &'a Object> + Clone,
+    body: &[u8],
+) -> Response {
+    decide(objects, None, "SubjectAccessReview", body)
+}
+
+/// A review of `kind` for `user`, or for the user its spec names.
+fn decide<'a>(
+    objects: impl Iterator<Item = &'a Object> + Clone,
+    user: Option<&User>,
+    kind: &str,
+    body: &[u8],
+) -> Response {
     let mut review: Value = serde_json::from_slice(body).unwrap_or_else(|_| json!({}));
     if !review.is_object() {
         review = json!({});
@@ -145,18 +167,47 @@ pub fn review<'a>(
             &s(r, "name"),
         );
         a.subresource = s(r, "subresource");
-        a
-    } else if let Some(n) = spec.get("nonResourceAttributes").filter(|n| n.is_object()) {
-        Attributes::non_resource(&s(n, "verb"), &s(n, "path"))
+        Some(a)
     } else {
+        spec.get("nonResourceAttributes")
+            .filter(|n| n.is_object())
+            .map(|n| Attributes::non_resource(&s(n, "verb"), &s(n, "path")))
+    };
+    let mut invalid = Vec::new();
+    if a.is_none() {
+        invalid.push("spec.resourceAttributes: Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified");
+    }
+    let named = User {
+        name: s(spec, "user"),
+        groups: spec["groups"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+    };
+    if user.is_none() && named.name.is_empty() && named.groups.is_empty() {
+        invalid.push(
+            "spec.user: Invalid value: \"\": at least one of user or group must be specified",
+        );
+    }
+    let (Some(a), []) = (a, invalid.as_slice()) else {
+        // `NewInvalid` of the review's kind as decoded: empty, as 1.20
+        // words it (`.authorization.k8s.io "" is invalid: ...`).
+        let causes = match invalid.as_slice() {
+            [one] => (*one).to_string(),
+            many => format!("[{}]", many.join(", ")),
+        };
         return status::error(
             422,
-            "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes: Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified",
+            &format!(".authorization.k8s.io \"\" is invalid: {causes}"),
         );
     };
+    let user = user.unwrap_or(&named);
     let d = rbac::authorize(objects, user, &a);
     review["apiVersion"] = json!("authorization.k8s.io/v1");
-    review["kind"] = json!("SelfSubjectAccessReview");
+    review["kind"] = json!(kind);
     if !review["metadata"].is_object() {
         review["metadata"] = json!({});
     }
@@ -301,5 +352,64 @@ mod tests {
         .value();
         assert_eq!(r["status"], json!({"allowed": false}));
         assert_eq!(review(objects.iter(), &helper, b"{}").code, 422);
+    }
+
+    #[test]
+    fn a_subject_review_is_for_the_user_it_names_and_only_for_those_allowed() {
+        use crate::serve::tests::{send, served};
+        let sar = |spec: Value| Request {
+            content_type: "application/json".into(),
+            body: serde_json::to_vec(&json!({"apiVersion": "authorization.k8s.io/v1",
+                "kind": "SubjectAccessReview", "spec": spec}))
+            .expect("json"),
+            ..Request::new("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews")
+        };
+        let mut s = served();
+        let list_secrets = json!({"verb": "list", "resource": "secrets", "namespace": "shop"});
+        // The server's admin (the tests' requests' user) asks for others.
+        let r = send(
+            &mut s,
+            &sar(json!({"user": "someone", "resourceAttributes": list_secrets})),
+        );
+        assert_eq!(r.code, 201, "{:?}", r.value());
+        assert_eq!(r.value()["kind"], "SubjectAccessReview");
+        assert_eq!(r.value()["status"], json!({"allowed": false}));
+        let r = send(
+            &mut s,
+            &sar(json!({"user": "someone", "groups": [rbac::MASTERS],
+                        "resourceAttributes": list_secrets})),
+        );
+        assert_eq!(r.value()["status"]["allowed"], true, "{:?}", r.value());
+        // Neither user nor group: 422 in the API server's words.
+        let r = send(&mut s, &sar(json!({"resourceAttributes": list_secrets})));
+        assert_eq!(r.code, 422);
+        assert_eq!(
+            r.value()["message"],
+            ".authorization.k8s.io \"\" is invalid: spec.user: Invalid value: \"\": at least one of user or group must be specified"
+        );
+        // Someone without `create subjectaccessreviews` may not ask.
+        let mut denied = sar(json!({"user": "admin", "resourceAttributes": list_secrets}));
+        denied.user = User::authenticated("someone", &[]);
+        let r = send(&mut s, &denied);
+        assert_eq!(r.code, 403, "{:?}", r.value());
+        assert_eq!(
+            r.value()["message"],
+            "subjectaccessreviews.authorization.k8s.io is forbidden: User \"someone\" cannot create resource \"subjectaccessreviews\" in API group \"authorization.k8s.io\" at the cluster scope"
+        );
+        // Discovery lists it.
+        let r = send(
+            &mut s,
+            &Request::new("GET", "/apis/authorization.k8s.io/v1"),
+        );
+        let names: Vec<String> = r.value()["resources"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|x| x["name"].as_str().map(str::to_string))
+            .collect();
+        assert!(
+            names.contains(&"subjectaccessreviews".to_string()),
+            "{names:?}"
+        );
     }
 }

@@ -101,13 +101,21 @@ fn resource(k: &KindInfo) -> Value {
     r
 }
 
-fn access_reviews() -> Value {
-    json!({
-        "name": "selfsubjectaccessreviews",
-        "singularName": "selfsubjectaccessreview",
-        "namespaced": false,
-        "kind": "SelfSubjectAccessReview",
-        "verbs": ["create"],
+/// The access reviews served: (resource, kind).
+const REVIEWS: &[(&str, &str)] = &[
+    ("selfsubjectaccessreviews", "SelfSubjectAccessReview"),
+    ("subjectaccessreviews", "SubjectAccessReview"),
+];
+
+fn access_reviews() -> impl Iterator<Item = Value> {
+    REVIEWS.iter().map(|(plural, kind)| {
+        json!({
+            "name": plural,
+            "singularName": plural.trim_end_matches('s'),
+            "namespaced": false,
+            "kind": kind,
+            "verbs": ["create"],
+        })
     })
 }
 
@@ -118,7 +126,7 @@ pub fn resource_list(kinds: &KindTable, group: &str, version: &str) -> Option<Va
     let list = all.get(group)?.get(version)?;
     let mut resources: Vec<Value> = list.iter().map(|k| resource(k)).collect();
     if group == AUTHZ && version == "v1" {
-        resources.push(access_reviews());
+        resources.extend(access_reviews());
     }
     let gv = if group.is_empty() {
         version.to_string()
@@ -204,13 +212,13 @@ pub fn aggregated(kinds: &KindTable, core: bool, version: &str) -> Value {
                         })
                         .collect();
                     if g == AUTHZ && v == "v1" {
-                        resources.push(json!({
-                            "resource": "selfsubjectaccessreviews",
-                            "responseKind": {"group": AUTHZ, "version": "v1", "kind": "SelfSubjectAccessReview"},
+                        resources.extend(REVIEWS.iter().map(|(plural, kind)| json!({
+                            "resource": plural,
+                            "responseKind": {"group": AUTHZ, "version": "v1", "kind": kind},
                             "scope": "Cluster",
-                            "singularResource": "selfsubjectaccessreview",
+                            "singularResource": plural.trim_end_matches('s'),
                             "verbs": ["create"],
-                        }));
+                        })));
                     }
                     json!({"version": v, "resources": resources, "freshness": "Current"})
                 })

@@ -52,7 +52,7 @@ fn not_served(req: &Request) -> Outcome {
     reply(status::error(
         404,
         &format!(
-            "the server could not find the requested resource ({} {}): the ownerscope simulator serves discovery, the kinds of its scenario and selfsubjectaccessreviews",
+            "the server could not find the requested resource ({} {}): the ownerscope simulator serves discovery, the kinds of its scenario, selfsubjectaccessreviews and subjectaccessreviews",
             req.method, req.path
         ),
     ))
@@ -156,6 +156,17 @@ fn resource(
     p: &ResourcePath,
     form: Form,
 ) -> Outcome {
+    if p.group == discovery::AUTHZ && p.plural == "subjectaccessreviews" && p.namespace.is_none() {
+        return if req.method == "POST" && p.name.is_none() {
+            if let Err(r) = write::json_body(req) {
+                return reply(r);
+            }
+            let policy = rbac::policy(served.index.of_kinds(&rbac::KINDS));
+            reply(access::subject_review(policy.iter().copied(), &req.body))
+        } else {
+            method_not_allowed(req, "access reviews are only created")
+        };
+    }
     if p.group == discovery::AUTHZ && p.plural == "selfsubjectaccessreviews" {
         // kubectl auth can-i sends protobuf, and does not retry in JSON.
         let proto = req.content_type.starts_with(protobuf::MEDIA);
