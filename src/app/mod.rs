@@ -44,6 +44,9 @@ pub const OPEN_ALL_BELOW: usize = 5_000;
 /// ([`App::apply_for`]) only while the two stay within this: a key never
 /// waits longer for the stretch than the freeze the cascade is held to.
 pub const ROUND_AT_MOST: Duration = Duration::from_millis(100);
+/// A queue this long that starts with a kind's first list makes the
+/// indexes room for all of it at once.
+const RESERVE_FROM: usize = 10_000;
 /// Happenings kept for the timeline.
 pub const TIMELINE_CAP: usize = 5_000;
 /// How long an information message stays (errors stay until dismissed).
@@ -483,6 +486,12 @@ impl App {
             }
         };
         let until = budget.map(|b| started + stretched(b));
+        if matches!(queue.front(), Some(Update::Listed(_))) && queue.len() >= RESERVE_FROM {
+            // A kind's first list, folded in over many rounds: the indexes
+            // grow once to hold it (a no-op once they can).
+            self.graph.reserve(queue.len());
+            self.index.reserve(queue.len());
+        }
         let mut fold = Fold::default();
         while let Some(u) = queue.pop_front() {
             self.fold(u, &mut fold);

@@ -370,6 +370,23 @@ impl OwnershipGraph {
             .filter_map(|e| self.get(e))
     }
 
+    /// Room for `additional` more objects in the indexes by uid and by
+    /// name, so that a load of many does not rehash them (each object read
+    /// again) as they grow.
+    pub fn reserve(&mut self, additional: usize) {
+        let hasher = &self.hasher;
+        self.by_uid
+            .reserve(additional, |o| hasher.hash_one(o.uid()));
+        self.by_name
+            .reserve(additional, |o| hasher.hash_one(name_parts(o)));
+    }
+
+    /// Room for `additional` more owners named by references (a load of a
+    /// whole cluster, where most objects are owners too).
+    pub fn reserve_owners(&mut self, additional: usize) {
+        self.referrers.reserve(additional);
+    }
+
     /// Adds or replaces an object (by uid).
     pub fn upsert(&mut self, obj: impl Into<Arc<Object>>) {
         let obj: Arc<Object> = obj.into();
@@ -544,15 +561,6 @@ impl OwnershipGraph {
         }
         self.objects.append(&mut sorted);
         Ok(())
-    }
-
-    /// Room for `additional` more objects in the indexes, so that a load of
-    /// many does not rehash them as they grow.
-    pub fn reserve(&mut self, additional: usize) {
-        let hasher = &self.hasher;
-        self.by_name
-            .reserve(additional, |o| hasher.hash_one(name_parts(o)));
-        self.referrers.reserve(additional);
     }
 
     /// Removes an object; returns it if it was there.

@@ -527,6 +527,7 @@ impl ApiServer {
     /// `end_restore`.
     pub fn begin_restore(&mut self, expected: usize) {
         self.store.reserve(expected);
+        self.store.reserve_owners(expected);
         self.store.begin_bulk(expected);
     }
 

@@ -126,6 +126,9 @@ enum Role {
 
 #[derive(Clone, Debug)]
 struct Indexed {
+    /// Its uid's hash: the table grows without reading every object
+    /// again (each rehash read every object indexed to hash its uid).
+    hash: u64,
     obj: Arc<Object>,
     role: Role,
 }
@@ -164,6 +167,11 @@ impl SelectorIndex {
         ix
     }
 
+    /// Makes room for `additional` more objects at once.
+    pub fn reserve(&mut self, additional: usize) {
+        self.indexed.reserve(additional, |x| x.hash);
+    }
+
     /// Brings the index up to date after the object `uid` changed:
     /// `now` is its new copy, `None` when it is gone.
     pub fn update(&mut self, uid: &str, now: Option<&Arc<Object>>) {
@@ -188,10 +196,13 @@ impl SelectorIndex {
             }
         };
         let hasher = &self.hasher;
-        let ns = self
-            .namespaces
-            .entry(obj.namespace().unwrap_or_default().into())
-            .or_default();
+        let key = obj.namespace().unwrap_or_default();
+        if !self.namespaces.contains_key(key) {
+            self.namespaces.insert(key.into(), Namespace::default());
+        }
+        let Some(ns) = self.namespaces.get_mut(key) else {
+            return;
+        };
         match &role {
             Role::Pod => {
                 ns.pods.insert(hasher, obj);
@@ -213,10 +224,11 @@ impl SelectorIndex {
         self.indexed.insert_unique(
             hash,
             Indexed {
+                hash,
                 obj: Arc::clone(obj),
                 role,
             },
-            |x| hasher.hash_one(x.obj.uid()),
+            |x| x.hash,
         );
     }
 
