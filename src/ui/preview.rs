@@ -17,27 +17,33 @@ fn who(e: &PlanEntry) -> Line<'static> {
 
 /// Outcome classes in the order shown: what gets stuck first (the thing
 /// to know before confirming), then the deletions in order.
-fn class(o: &Outcome) -> (u32, String) {
+/// (Ranked for every entry, labelled once a class: a label made for each
+/// of a 100k cascade's entries was most of a frame of the dialog.)
+fn rank(o: &Outcome) -> u32 {
     match o {
-        Outcome::Waiting { .. } => (0, "left Terminating, waiting".into()),
-        Outcome::Parked { .. } => (1, "waiting behind an owner its own finalizer holds".into()),
-        Outcome::Unsure { .. } => (
-            2,
-            "deleted unless an unseen dependent blocks it (partial view)".into(),
-        ),
-        Outcome::Deleted { wave: 0 } => (3, "deleted now".into()),
-        Outcome::Deleted { wave } => (wave.saturating_add(3), format!("deleted in wave {wave}")),
-        Outcome::Orphaned { .. } => (
-            u32::MAX - 1,
-            "orphaned: they stay, without the reference".into(),
-        ),
-        Outcome::Adopted { .. } => (
-            u32::MAX - 2,
-            "orphaned, then adopted by the re-created owner".into(),
-        ),
-        Outcome::KeptByOtherOwner { .. } | Outcome::NeverCollected { .. } => {
-            (u32::MAX, "kept".into())
+        Outcome::Waiting { .. } => 0,
+        Outcome::Parked { .. } => 1,
+        Outcome::Unsure { .. } => 2,
+        Outcome::Deleted { wave } => wave.saturating_add(3),
+        Outcome::Orphaned { .. } => u32::MAX - 1,
+        Outcome::Adopted { .. } => u32::MAX - 2,
+        Outcome::KeptByOtherOwner { .. } | Outcome::NeverCollected { .. } => u32::MAX,
+    }
+}
+
+/// The heading of an outcome's class.
+fn label(o: &Outcome) -> String {
+    match o {
+        Outcome::Waiting { .. } => "left Terminating, waiting".into(),
+        Outcome::Parked { .. } => "waiting behind an owner its own finalizer holds".into(),
+        Outcome::Unsure { .. } => {
+            "deleted unless an unseen dependent blocks it (partial view)".into()
         }
+        Outcome::Deleted { wave: 0 } => "deleted now".into(),
+        Outcome::Deleted { wave } => format!("deleted in wave {wave}"),
+        Outcome::Orphaned { .. } => "orphaned: they stay, without the reference".into(),
+        Outcome::Adopted { .. } => "orphaned, then adopted by the re-created owner".into(),
+        Outcome::KeptByOtherOwner { .. } | Outcome::NeverCollected { .. } => "kept".into(),
     }
 }
 
@@ -68,10 +74,10 @@ pub struct Window {
 pub fn window(plan: &Plan, scroll: u16, rows: usize) -> Window {
     let mut classes: Vec<(u32, String, Vec<&PlanEntry>)> = Vec::new();
     for e in &plan.entries {
-        let (rank, label) = class(&e.outcome);
+        let rank = rank(&e.outcome);
         match classes.iter_mut().find(|c| c.0 == rank) {
             Some(c) => c.2.push(e),
-            None => classes.push((rank, label, vec![e])),
+            None => classes.push((rank, label(&e.outcome), vec![e])),
         }
     }
     classes.sort_by_key(|c| c.0);

@@ -4,11 +4,11 @@
 //! adopts the orphaned pods and deletes the surplus; and the `then`
 //! sentence of each entry.
 
-use super::{Id, Planner, State, is_service, name_of};
+use super::{Id, Kind, Planner, State, name_of};
 use crate::model::object::Object;
 use crate::model::workload;
 
-impl Planner<'_> {
+impl<'a> Planner<'a> {
     /// The controllers that act on what went (model/workload.rs): the
     /// endpoints controller deletes a gone Service's Endpoints; a
     /// Deployment re-creates its gone ReplicaSet, which adopts the pods
@@ -17,7 +17,8 @@ impl Planner<'_> {
     /// them.
     pub(super) fn workload_controllers(&mut self) -> bool {
         let mut changed = false;
-        for id in self.ids_where(|i| matches!(i.state, State::Gone(_)) && is_service(&i.obj)) {
+        for id in self.ids_where(|i| matches!(i.state, State::Gone(_)) && i.kind.is(Kind::SERVICE))
+        {
             let svc = &self.items[id].obj;
             let Some(ep) = self
                 .graph
@@ -33,11 +34,9 @@ impl Planner<'_> {
                 changed = true;
             }
         }
-        for id in self.ids_where(|i| {
-            matches!(i.state, State::Gone(_))
-                && i.obj.kind == "ReplicaSet"
-                && i.obj.group() == "apps"
-        }) {
+        for id in
+            self.ids_where(|i| matches!(i.state, State::Gone(_)) && i.kind.is(Kind::REPLICA_SET))
+        {
             let uid = self.items[id].obj.uid();
             if self.recreated.contains(&id) || self.recreator(uid).is_none() {
                 continue;
@@ -54,7 +53,7 @@ impl Planner<'_> {
             let orphans: Vec<Object> = self
                 .items
                 .iter()
-                .filter(|i| i.state == State::Alive && i.obj.is_pod())
+                .filter(|i| i.state == State::Alive && i.kind.is(Kind::POD))
                 .filter(|i| i.more().orphaned_from.contains(&from))
                 .filter(|i| workload::controller_ref(&i.obj).is_none())
                 .filter(|i| workload::is_active_pod(&i.obj) && sel.matches(&i.obj.metadata.labels))
@@ -119,11 +118,7 @@ impl Planner<'_> {
         let gone = matches!(item.state, State::Gone(_));
         // Nothing is created in a namespace being deleted: the API server
         // refuses it (R58), so no controller replaces what goes there.
-        if let Some(ns) = orig
-            .namespace()
-            .and_then(|n| self.graph.find("", "Namespace", None, n))
-            && (self.is_terminating(ns.uid()) || self.is_gone(ns.uid()))
-        {
+        if orig.namespace().is_some_and(|n| self.namespace_ends(n)) {
             return None;
         }
         if self.recreated.contains(&id) {
@@ -215,6 +210,24 @@ impl Planner<'_> {
             _ => {}
         }
         workload::replacement(owner, orig)
+    }
+
+    /// Whether the namespace `ns` is Terminating or gone once the plan has
+    /// run. Asked for each entry; the last namespace's answer is kept (a
+    /// cascade's entries share one: a look-up by name each was a wait on
+    /// memory each).
+    fn namespace_ends(&self, ns: &'a str) -> bool {
+        if let Some((last, ends)) = self.last_namespace.get()
+            && last == ns
+        {
+            return ends;
+        }
+        let ends = self
+            .graph
+            .find("", "Namespace", None, ns)
+            .is_some_and(|n| self.is_terminating(n.uid()) || self.is_gone(n.uid()));
+        self.last_namespace.set(Some((ns, ends)));
+        ends
     }
 
     /// Whether the StatefulSet creates `pod`'s ordinal again: below

@@ -63,7 +63,7 @@ impl Planner<'_> {
                 changed |= self.release_finalizers(id);
             }
             for id in
-                self.ids_where(|i| i.state == State::Alive && i.obj.kind == "PersistentVolume")
+                self.ids_where(|i| i.state == State::Alive && i.kind.is(Kind::PERSISTENT_VOLUME))
             {
                 changed |= self.reclaim(id);
             }

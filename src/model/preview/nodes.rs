@@ -3,7 +3,7 @@
 //! Ready node; the pods of a Node that is gone (deleted by this plan, or
 //! already) are force-deleted by the pod GC.
 
-use super::{GRACE, Id, Planner, State};
+use super::{GRACE, Id, Kind, Planner, State};
 use crate::model::nodes::{self, NodeHealth};
 use crate::model::object::Object;
 
@@ -41,7 +41,7 @@ impl Planner<'_> {
     /// gone is deleted with grace period 0 (finalizers still hold it).
     pub(super) fn pod_gc(&mut self) -> bool {
         let doomed: Vec<Id> = self.ids_where(|i| {
-            i.obj.is_pod()
+            i.kind.is(Kind::POD)
                 && !matches!(i.state, State::Gone(_))
                 && (i.state == State::Alive || i.has_finalizer(GRACE))
                 && i.obj.is_scheduled()

@@ -250,3 +250,89 @@ fn a_dependent_kept_by_a_sibling_the_same_batch_deletes_races_it() {
         );
     }
 }
+
+/// A uid as the API server writes it, made from `n`.
+fn uuid_of(n: u128) -> String {
+    let h = format!("{n:032x}");
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+/// The working set's ids are in uid order whether the uids are UUIDs
+/// (sorted by their bits) or not (sorted by their bytes): a pass in id
+/// order is the garbage collector's pass in uid order.
+#[test]
+fn ids_follow_uid_order_with_uuids_and_without() {
+    let mut x: u128 = 0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c834;
+    let mut next = || {
+        x = x
+            .wrapping_mul(0x2360_ed05_1fc6_5da4_4385_df64_9fcc_f645)
+            .wrapping_add(0x5851_f42d_4c95_7f2d_1405_7b7e_f767_814f);
+        x
+    };
+    let uuids: Vec<String> = (0..400)
+        .map(|i| match i {
+            0 => uuid_of(0),
+            1 => uuid_of(u128::MAX),
+            // Digits either side of the gap between '9' and 'a'.
+            2 => uuid_of(0x9999_9999_9999_9999_9999_9999_9999_9999),
+            3 => uuid_of(0xaaaa_aaaa_aaaa_aaaa_aaaa_aaaa_aaaa_aaaa),
+            _ => uuid_of(next()),
+        })
+        .collect();
+    for mixed in [false, true] {
+        let mut graph = OwnershipGraph::new(KindTable::builtin());
+        let mut root = Object::new("v1", "ConfigMap", Some("ns"), "root");
+        root.metadata.uid = uuids[0].clone();
+        graph.upsert(root.clone());
+        for (i, u) in uuids.iter().enumerate().skip(1) {
+            let mut o = Object::new("v1", "ConfigMap", Some("ns"), &format!("cm-{i}"));
+            o.metadata.uid = if mixed && i % 7 == 0 {
+                // Not a UUID as the API server writes it.
+                u.to_uppercase()
+            } else {
+                u.clone()
+            };
+            o.metadata
+                .owner_references
+                .push(root.reference(None, Some(true)));
+            graph.upsert(o);
+        }
+        let controllers = BTreeMap::new();
+        let target = graph.get_shared(&uuids[0]).expect("the root");
+        let (p, root_id) = Planner::new(&graph, &controllers, target);
+        let uids: Vec<&str> = p.items.iter().map(|i| i.obj.uid()).collect();
+        assert_eq!(uids.len(), uuids.len());
+        assert!(uids.is_sorted(), "mixed {mixed}: {uids:?}");
+        assert_eq!(uids[root_id], uuids[0]);
+        for (id, u) in uids.iter().enumerate() {
+            assert_eq!(p.id(u), Some(id));
+        }
+    }
+}
+
+#[test]
+fn only_a_uuid_as_the_api_server_writes_it_has_bits() {
+    let u = "0a1b2c3d-4e5f-6789-abcd-ef0123456789";
+    assert_eq!(
+        index::uuid_bits(u),
+        Some(0x0a1b_2c3d_4e5f_6789_abcd_ef01_2345_6789)
+    );
+    for not in [
+        "0A1B2C3D-4E5F-6789-ABCD-EF0123456789",
+        "0a1b2c3d-4e5f-6789-abcd-ef012345678",
+        "0a1b2c3d-4e5f-6789-abcd-ef01234567890",
+        "0a1b2c3d4-e5f-6789-abcd-ef0123456789",
+        "0a1b2c3d-4e5f-6789-abcd-ef012345678g",
+        "0a1b2c3d+4e5f-6789-abcd-ef0123456789",
+        "d",
+    ] {
+        assert_eq!(index::uuid_bits(not), None, "{not}");
+    }
+}

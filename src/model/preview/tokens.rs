@@ -2,7 +2,7 @@
 //! token Secret names its ServiceAccount by annotation only (no owner
 //! reference) and is deleted when that ServiceAccount is gone.
 
-use super::{Id, Planner, State};
+use super::{Id, Kind, Planner, State};
 use crate::model::object::Object;
 
 const NAME: &str = "kubernetes.io/service-account.name";
@@ -24,16 +24,12 @@ impl Planner<'_> {
     /// The token controller's round: the tokens of a ServiceAccount this
     /// plan deletes are deleted.
     pub(super) fn token_controller(&mut self) -> bool {
-        let gone_accounts: Vec<Id> = self.ids_where(|i| {
-            i.obj.kind == "ServiceAccount"
-                && i.obj.group().is_empty()
-                && matches!(i.state, State::Gone(_))
-        });
+        let gone_accounts: Vec<Id> = self
+            .ids_where(|i| i.kind.is(Kind::SERVICE_ACCOUNT) && matches!(i.state, State::Gone(_)));
         if gone_accounts.is_empty() {
             return false;
         }
-        let tokens: Vec<Id> =
-            self.ids_where(|i| i.state == State::Alive && i.obj.is_service_account_token());
+        let tokens: Vec<Id> = self.ids_where(|i| i.state == State::Alive && i.kind.is(Kind::TOKEN));
         let mut changed = false;
         for t in tokens {
             let ours = gone_accounts
