@@ -170,6 +170,8 @@ pub enum Outcome {
 pub use state::Served;
 
 #[cfg(test)]
+mod hostile_props;
+#[cfg(test)]
 mod objects_tests;
 #[cfg(test)]
 mod template_tests;

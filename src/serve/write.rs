@@ -297,11 +297,18 @@ fn body_object(
     Ok((obj, body))
 }
 
-/// A name for `generateName`: the prefix and five characters, as upstream.
+/// A name for `generateName`: the prefix, cut to 58 bytes, and five
+/// characters, as upstream's `SimpleNameGenerator` (so a long prefix
+/// still makes a name of 63).
 fn generated(prefix: &str, seed: u64) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    const MAX_PREFIX: usize = 58;
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5851_F42D_4C95_7F2D;
-    let mut s = prefix.to_string();
+    let mut cut = prefix.len().min(MAX_PREFIX);
+    while !prefix.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let mut s = prefix[..cut].to_string();
     for _ in 0..5 {
         x ^= x >> 29;
         x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -338,8 +345,12 @@ pub fn create_as(
         Ok(x) => x,
         Err(r) => return r,
     };
+    // An empty generateName is none (upstream: `len(GenerateName) > 0`):
+    // no name is made of it, and the create is refused for want of one.
     if obj.metadata.name.is_empty()
-        && let Some(prefix) = body["metadata"]["generateName"].as_str()
+        && let Some(prefix) = body["metadata"]["generateName"]
+            .as_str()
+            .filter(|p| !p.is_empty())
     {
         obj.metadata.name = generated(prefix, sim.resource_version());
     }
