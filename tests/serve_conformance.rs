@@ -859,6 +859,73 @@ fn table() -> Vec<Row> {
             ),
             &["/message"],
         ),
+        // RBAC escalation: the restricted user may create RoleBindings
+        // and Roles in the namespace, and holds nothing more there.
+        with(
+            row(
+                "role to bind and make roles",
+                "POST",
+                "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+            ),
+            JSON,
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                   "metadata": {"name": "binder"},
+                   "rules": [{"apiGroups": ["rbac.authorization.k8s.io"],
+                              "resources": ["rolebindings", "roles"], "verbs": ["create"]}]}),
+        ),
+        with(
+            row(
+                "binding the restricted user to it",
+                "POST",
+                "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+            ),
+            JSON,
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                   "metadata": {"name": "binder"},
+                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "binder"},
+                   "subjects": [{"kind": "User", "name": "restricted", "apiGroup": "rbac.authorization.k8s.io"}]}),
+        ),
+        restricted(probing(
+            with(
+            row(
+                "restricted: binds itself to cluster-admin",
+                "POST",
+                "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings",
+            ),
+            JSON,
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                   "metadata": {"name": "escalate"},
+                   "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "cluster-admin"},
+                   "subjects": [{"kind": "User", "name": "restricted", "apiGroup": "rbac.authorization.k8s.io"}]}),
+        ),
+            &["/message"],
+        )),
+        restricted(probing(
+            with(
+            row(
+                "restricted: a role with '*'",
+                "POST",
+                "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+            ),
+            JSON,
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                   "metadata": {"name": "star"},
+                   "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]}),
+        ),
+            &["/message"],
+        )),
+        restricted(with(
+            row(
+                "restricted: a role within what it holds",
+                "POST",
+                "/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/roles",
+            ),
+            JSON,
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                   "metadata": {"name": "within"},
+                   "rules": [{"apiGroups": ["rbac.authorization.k8s.io"],
+                              "resources": ["roles"], "verbs": ["create"]}]}),
+        )),
         restricted(row(
             "restricted: impersonation refused",
             "GET",
