@@ -372,3 +372,59 @@ data:
         "{err}"
     );
 }
+
+/// What issue 26 found kubectl could not do on serve: `logs` crashed
+/// kubectl itself, `describe` showed `0 total`, `rollout status` hung,
+/// `scale` got a garbled 405, `auth can-i` a 422, `explain` nothing.
+#[test]
+fn kubectl_logs_describe_rollout_scale_can_i_and_explain_work() {
+    let s = Server::start("deployment", &["--paused"]);
+    let pod = "web-7d9f8c6b5-4xk2p";
+    let (ok, out, err) = s.kubectl(&["logs", "-n", "shop", pod], None);
+    assert!(!ok, "no kubelet to read a log from: {out}");
+    assert!(
+        err.starts_with("Error from server"),
+        "a clear error from the server, kubectl not crashed: {err}"
+    );
+    let described = s.ok(&["describe", "deployment", "web", "-n", "shop"]);
+    assert!(
+        described.contains("3 desired | 3 updated | 3 total | 3 available | 0 unavailable"),
+        "{described}"
+    );
+    assert_eq!(
+        s.ok(&[
+            "rollout",
+            "status",
+            "deployment/web",
+            "-n",
+            "shop",
+            "--timeout=20s"
+        ]),
+        "deployment \"web\" successfully rolled out\n"
+    );
+    assert_eq!(
+        s.ok(&["scale", "deployment/web", "-n", "shop", "--replicas=2"]),
+        "deployment.apps/web scaled\n"
+    );
+    assert_eq!(
+        s.ok(&[
+            "get",
+            "deployment",
+            "web",
+            "-n",
+            "shop",
+            "-o",
+            "jsonpath={.spec.replicas}"
+        ]),
+        "2"
+    );
+    assert_eq!(
+        s.ok(&["auth", "can-i", "delete", "pods", "-n", "shop"]),
+        "yes\n"
+    );
+    let explained = s.ok(&["explain", "pods"]);
+    assert!(
+        explained.contains("KIND:") && explained.contains("Pod"),
+        "{explained}"
+    );
+}
