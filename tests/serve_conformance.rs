@@ -216,6 +216,30 @@ fn table() -> Vec<Row> {
             JSON,
             cm("typo"),
         ),
+        probing(
+            with(
+                row(
+                    "fieldManager too long",
+                    "POST",
+                    "/api/v1/namespaces/{ns}/configmaps?fieldManager=mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm",
+                ),
+                JSON,
+                cm("fm-long"),
+            ),
+            &["/message", "/details/causes"],
+        ),
+        probing(
+            with(
+                row(
+                    "fieldManager with ESC and a bidi mark",
+                    "PATCH",
+                    "/api/v1/namespaces/{ns}/configmaps/a?fieldManager=a%1Bb%E2%80%AE",
+                ),
+                "application/merge-patch+json",
+                json!({"metadata": {"labels": {"fm": "1"}}}),
+            ),
+            &["/message", "/details/causes"],
+        ),
         row("get", "GET", "/api/v1/namespaces/{ns}/configmaps/a"),
         row(
             "get missing",

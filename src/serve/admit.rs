@@ -441,7 +441,68 @@ pub fn dry_run_values(req: &Request, options: &str) -> Result<(), Response> {
         .filter(|(k, _)| k == "dryRun")
         .map(|(_, v)| v.as_str())
         .collect();
-    dry_run_list(&values, options)
+    dry_run_list(&values, options)?;
+    if options == "DeleteOptions" {
+        return Ok(());
+    }
+    field_manager(req.param("fieldManager").unwrap_or_default(), options)
+}
+
+/// Whether `c` is printable as Go's `unicode.IsPrint` has it: no control
+/// or format character (bidi marks, zero-width spaces), no space but ' '.
+fn printable(c: char) -> bool {
+    let format = matches!(c,
+        '\u{ad}' | '\u{600}'..='\u{605}' | '\u{61c}' | '\u{6dd}' | '\u{70f}' | '\u{180e}'
+        | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}'
+        | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}');
+    c == ' ' || !(c.is_control() || c.is_whitespace() || format)
+}
+
+/// Upstream `ValidateFieldManager` of a create's, update's or patch's
+/// options: at most 128 bytes, every character printable; empty is none.
+///
+/// # Errors
+/// Its 422.
+pub fn field_manager(manager: &str, options: &str) -> Result<(), Response> {
+    let mut causes = Vec::new();
+    if manager.len() > 128 {
+        causes.push((
+            "FieldValueTooLong",
+            "Too long: must have at most 128 bytes".to_string(),
+        ));
+    }
+    for (i, c) in manager.char_indices() {
+        if !printable(c) {
+            causes.push((
+                "FieldValueInvalid",
+                format!(
+                    "Invalid value: {}: invalid character U+{:04X} (at position {i})",
+                    go_quote(manager),
+                    u32::from(c)
+                ),
+            ));
+        }
+    }
+    if causes.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = causes
+        .iter()
+        .map(|(_, m)| format!("fieldManager: {m}"))
+        .collect();
+    let all = match shown.as_slice() {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    };
+    let message = format!("{options}.meta.k8s.io \"\" is invalid: {all}");
+    let details = json!({
+        "group": "meta.k8s.io", "kind": options,
+        "causes": causes.iter().map(|(reason, m)| json!({"reason": reason, "message": m, "field": "fieldManager"})).collect::<Vec<_>>(),
+    });
+    Err(Response::json(
+        422,
+        &status_value(422, &message, Some(details)),
+    ))
 }
 
 /// As [`dry_run_values`], for values from wherever they came (a

@@ -235,3 +235,76 @@ fn the_oracle_reads_as_kube_apiservers_rules() {
     assert!(!valid(Field::GenerateName, "") && !valid(Field::GenerateName, "Web-"));
     assert!(!valid(Field::GenerateName, "a.") && valid(Field::GenerateName, &"a-".repeat(127)));
 }
+
+#[test]
+fn a_field_manager_too_long_or_not_printable_is_refused_in_the_api_servers_words() {
+    // As the test control plane (1.20.2) answered the same creates,
+    // updates and patches (`ValidateFieldManager` of their options).
+    let mut s = served();
+    let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fm"}});
+    let long = "m".repeat(129);
+    for (query, options, message) in [
+        (
+            format!("fieldManager={long}"),
+            "CreateOptions",
+            "fieldManager: Too long: must have at most 128 bytes".to_string(),
+        ),
+        (
+            "fieldManager=a%1Bb".to_string(),
+            "CreateOptions",
+            "fieldManager: Invalid value: \"a\\x1bb\": invalid character U+001B (at position 1)"
+                .to_string(),
+        ),
+    ] {
+        let r = send(
+            &mut s,
+            &request("POST", &format!("{CMS}?{query}"), "application/json", &body),
+        );
+        assert_eq!(r.code, 422, "{query}: {:?}", r.value());
+        assert_eq!(
+            r.value()["message"],
+            format!("{options}.meta.k8s.io \"\" is invalid: {message}")
+        );
+    }
+    let r = send(&mut s, &request("POST", CMS, "application/json", &body));
+    assert_eq!(r.code, 201);
+    let put = send(
+        &mut s,
+        &request(
+            "PUT",
+            &format!("{CMS}/fm?fieldManager={long}"),
+            "application/json",
+            &body,
+        ),
+    );
+    assert_eq!(put.code, 422, "{:?}", put.value());
+    assert_eq!(
+        put.value()["message"],
+        "UpdateOptions.meta.k8s.io \"\" is invalid: fieldManager: Too long: must have at most 128 bytes"
+    );
+    let patch = send(
+        &mut s,
+        &request(
+            "PATCH",
+            &format!("{CMS}/fm?fieldManager=a%1Bb"),
+            "application/merge-patch+json",
+            &json!({"metadata": {"labels": {"a": "b"}}}),
+        ),
+    );
+    assert_eq!(patch.code, 422, "{:?}", patch.value());
+    assert!(!s.sim.objects().any(|o| o.metadata.labels.contains_key("a")));
+    assert_eq!(
+        send(
+            &mut s,
+            &request(
+                "POST",
+                &format!("{CMS}?fieldManager="),
+                "application/json",
+                &json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "fm2"}})
+            )
+        )
+        .code,
+        201,
+        "an empty one is none"
+    );
+}
