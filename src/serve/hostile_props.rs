@@ -2,8 +2,8 @@
 //! from an alphabet of what kube-apiserver refuses (ESC, bidi and
 //! zero-width characters, bells, newlines, spaces, capitals, slashes)
 //! and of what it takes, at every length up to past the limits, sent as
-//! a name, a `generateName`, a label's key or value and an annotation's
-//! key, through a create, a merge patch and an update. A write is
+//! a name, a `generateName`, a label's key or value, an annotation's
+//! key and a finalizer, through a create, a merge patch and an update. A write is
 //! answered 2xx exactly when kube-apiserver's rules
 //! (`apimachinery/pkg/util/validation`, written out again below as the
 //! oracle) take the string, and what is refused is never stored.
@@ -66,6 +66,7 @@ enum Field {
     LabelKey,
     LabelValue,
     AnnotationKey,
+    Finalizer,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -100,6 +101,8 @@ fn valid(field: Field, s: &str) -> bool {
         Field::LabelValue => label_value(s),
         // Checked lowercased (`ValidateAnnotations`).
         Field::AnnotationKey => qualified_name(&s.to_lowercase()),
+        // `ValidateFinalizerName`: a qualified name, as it is.
+        Field::Finalizer => qualified_name(s),
     }
 }
 
@@ -124,6 +127,7 @@ fn field() -> impl Strategy<Value = Field> {
         Field::LabelKey,
         Field::LabelValue,
         Field::AnnotationKey,
+        Field::Finalizer,
     ])
 }
 
@@ -139,6 +143,7 @@ fn metadata(field: Field, s: &str, name: &str) -> Value {
         Field::LabelKey => json!({"name": name, "labels": {s: "v"}}),
         Field::LabelValue => json!({"name": name, "labels": {"k": s}}),
         Field::AnnotationKey => json!({"name": name, "annotations": {s: "v"}}),
+        Field::Finalizer => json!({"name": name, "finalizers": [s]}),
     }
 }
 
@@ -149,6 +154,7 @@ fn stored(s: &Served, field: Field, h: &str) -> bool {
         Field::LabelKey => o.metadata.labels.contains_key(h),
         Field::LabelValue => o.metadata.labels.get("k").is_some_and(|v| v == h),
         Field::AnnotationKey => o.metadata.annotations.contains_key(h),
+        Field::Finalizer => o.metadata.finalizers.iter().any(|f| f == h),
     })
 }
 
