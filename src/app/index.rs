@@ -70,6 +70,8 @@ pub struct ForestIndex {
     /// What changed shape since [`ForestIndex::take_dirty`], for the rows
     /// to be patched where it changed instead of rebuilt.
     dirty: Dirty,
+    /// Where an object's label is written to be compared with its last.
+    scratch: String,
     /// Changes with the labels (an id given, freed or its label changed),
     /// to a number no index had before: the search's kept matches hold
     /// while it stays.
@@ -311,9 +313,21 @@ impl ForestIndex {
         self.terminating += usize::from(n.terminating);
         let c = &mut self.cold[idx(id)];
         c.root_key = key.map(Box::new);
-        let label = format!("{}/{}", obj.kind, obj.name()).to_lowercase();
-        if *c.label != *label {
-            c.label = label.into_boxed_str();
+        // Written where the last one was, and kept only when it changed:
+        // two allocations an object refreshed, for a label that seldom
+        // changes.
+        let label = &mut self.scratch;
+        label.clear();
+        label.push_str(&obj.kind);
+        label.push('/');
+        label.push_str(obj.name());
+        if label.is_ascii() {
+            label.make_ascii_lowercase();
+        } else {
+            *label = label.to_lowercase();
+        }
+        if *c.label != **label {
+            c.label = label.as_str().into();
             self.label_stamp = next_stamp();
         }
     }

@@ -638,11 +638,14 @@ impl App {
         let before = kinds(self.graph.kinds().unlisted());
         let after = kinds(&unlisted);
         self.graph.kinds_mut().set_unlisted(unlisted);
-        let moved: std::collections::HashSet<_> =
-            before.symmetric_difference(&after).cloned().collect();
+        let moved: Vec<(String, String)> = before.symmetric_difference(&after).cloned().collect();
         if moved.is_empty() {
             return false;
         }
+        // A few kinds: compared in place, with nothing made per object (a
+        // key of two strings made for each of a million objects and each
+        // of their references was a freeze of its own).
+        let is_moved = |group: &str, kind: &str| moved.iter().any(|(g, k)| k == kind && g == group);
         let touched: Vec<(String, Vec<String>)> = self
             .graph
             .objects()
@@ -651,14 +654,11 @@ impl App {
                 // dependents' sake (which of them are its children): one
                 // with none has nothing to judge (875k pods listed late
                 // were touched one by one, a 6.5 s freeze).
-                (moved.contains(&(o.group().to_string(), o.kind.clone()))
-                    && self.graph.referrers(o.uid()).next().is_some())
-                    || o.metadata.owner_references.iter().any(|r| {
-                        moved.contains(&(
-                            crate::model::group_of(&r.api_version).to_string(),
-                            r.kind.clone(),
-                        ))
-                    })
+                (is_moved(o.group(), &o.kind) && self.graph.referrers(o.uid()).next().is_some())
+                    || o.metadata
+                        .owner_references
+                        .iter()
+                        .any(|r| is_moved(crate::model::group_of(&r.api_version), &r.kind))
             })
             .map(|o| (o.uid().to_string(), owner_uids(Some(o))))
             .collect();
