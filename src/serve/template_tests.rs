@@ -432,3 +432,83 @@ fn a_json_patch_tests_and_replaces_what_the_server_defaulted() {
     let read = send(&mut s, &Request::new("GET", &d_path)).value();
     assert_eq!(read["spec"], replaced["spec"], "as stored");
 }
+
+#[test]
+fn a_statefulset_and_a_daemonset_keep_their_template_in_a_controller_revision() {
+    // As the test control plane (1.20) showed for the same two sets.
+    let mut s = served();
+    post(
+        &mut s,
+        &format!("{APPS}/statefulsets"),
+        &json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+                "metadata": {"name": "db", "annotations": {"note": "set"}},
+                "spec": {"replicas": 1, "serviceName": "db",
+                         "selector": {"matchLabels": {"app": "db"}},
+                         "template": template("db")}}),
+    );
+    post(
+        &mut s,
+        &format!("{APPS}/daemonsets"),
+        &json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+                "metadata": {"name": "agent", "annotations": {"note": "ds"}},
+                "spec": {"selector": {"matchLabels": {"app": "agent"}},
+                         "template": template("agent")}}),
+    );
+    settle(&mut s);
+    let revisions = items(&mut s, &format!("{APPS}/controllerrevisions"));
+    let of = |owner: &str| {
+        let found: Vec<&Value> = revisions
+            .iter()
+            .filter(|r| r["metadata"]["ownerReferences"][0]["name"] == owner)
+            .collect();
+        assert_eq!(found.len(), 1, "one revision of {owner}: {revisions:?}");
+        found[0].clone()
+    };
+    let db = of("db");
+    let hash = db["metadata"]["labels"]["controller.kubernetes.io/hash"]
+        .as_str()
+        .expect("the hash label")
+        .to_string();
+    assert_eq!(db["metadata"]["name"], format!("db-{hash}"));
+    assert_eq!(
+        db["metadata"]["labels"]["app"], "db",
+        "the template's labels"
+    );
+    assert_eq!(db["metadata"]["annotations"], json!({"note": "set"}));
+    assert_eq!(db["metadata"]["ownerReferences"][0]["controller"], true);
+    assert_eq!(db["revision"], 1);
+    assert_eq!(db["data"]["spec"]["template"]["$patch"], "replace");
+    assert_eq!(
+        db["data"]["spec"]["template"]["spec"]["containers"][0]["env"][0]["value"], "live",
+        "the template whole"
+    );
+    let pods = items(&mut s, &format!("{NS}/pods?labelSelector=app%3Ddb"));
+    assert_eq!(
+        pods[0]["metadata"]["labels"]["controller-revision-hash"],
+        format!("db-{hash}"),
+        "a StatefulSet's pod names the revision"
+    );
+    let agent = of("agent");
+    let hash = agent["metadata"]["labels"]["controller-revision-hash"]
+        .as_str()
+        .expect("the hash label")
+        .to_string();
+    assert_eq!(agent["metadata"]["name"], format!("agent-{hash}"));
+    assert_eq!(
+        agent["metadata"]["annotations"],
+        json!({"note": "ds", "deprecated.daemonset.template.generation": "1"})
+    );
+    let pods = items(&mut s, &format!("{NS}/pods?labelSelector=app%3Dagent"));
+    assert!(!pods.is_empty());
+    for p in &pods {
+        assert_eq!(
+            p["metadata"]["labels"]["controller-revision-hash"],
+            hash.as_str()
+        );
+        assert_eq!(p["metadata"]["labels"]["pod-template-generation"], "1");
+    }
+    // Another sync makes no second one.
+    settle(&mut s);
+    let again = items(&mut s, &format!("{APPS}/controllerrevisions"));
+    assert_eq!(again.len(), revisions.len());
+}

@@ -8,6 +8,8 @@
 //! sync: upstream watches node adds and updates, not deletes (observed on
 //! the test control plane: the pod of a deleted node stays until one of the
 //! DaemonSet's pods changes). Not while the DaemonSet is Terminating (R72).
+//! Its template is kept in its ControllerRevision ([`history`]); its pods
+//! carry the hash and the DaemonSet's generation as labels.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +19,7 @@ use crate::model::Object;
 use crate::model::workload::{Controller, is_active_pod, is_managed, node_of};
 
 use super::controller_ref_manager::claim;
+use super::history;
 use super::index::WorkloadIndex;
 use super::replicaset::pod_from_template;
 use super::{Intent, Op, intent};
@@ -31,6 +34,16 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, ds: &Object, c: &Controller)
     // nothing is known about the nodes, so nothing is created or deleted.
     if ds.is_terminating() || !is_managed(ds) || index.nodes().is_empty() {
         return out;
+    }
+    let revision = history::current(api, ds);
+    if let Some(r) = revision.create {
+        out.push(intent(
+            c.actor,
+            Op::Create {
+                object: Box::new(r),
+                generate_name: None,
+            },
+        ));
     }
     let mut by_node: BTreeMap<String, Vec<&Object>> = BTreeMap::new();
     let delete = |p: &Object| {
@@ -55,6 +68,13 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, ds: &Object, c: &Controller)
         match by_node.get(node) {
             None => {
                 let mut pod = pod_from_template(ds, None);
+                pod.metadata
+                    .labels
+                    .insert(history::REVISION_HASH.into(), revision.hash.clone());
+                pod.metadata.labels.insert(
+                    history::POD_TEMPLATE_GENERATION.into(),
+                    ds.metadata.generation.unwrap_or(1).to_string(),
+                );
                 pod.spec["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}});
                 out.push(intent(
                     c.actor,

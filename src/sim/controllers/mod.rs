@@ -18,6 +18,7 @@ pub mod cronjob;
 pub mod daemon;
 pub mod deployment;
 pub mod endpoint;
+pub mod history;
 pub mod index;
 pub mod job;
 pub mod namespace;

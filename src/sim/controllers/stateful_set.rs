@@ -11,7 +11,9 @@
 //! are created, with a controller reference to the set when
 //! `persistentVolumeClaimRetentionPolicy.whenDeleted` is Delete (R70), and
 //! the pod mounts them (`updateStorage`: a volume per claim template,
-//! named as the template, replacing a template volume of that name).
+//! named as the template, replacing a template volume of that name). The
+//! set's template is kept in its ControllerRevision ([`history`]), which
+//! its pods name in `controller-revision-hash`.
 //! Not while the set is Terminating (R72).
 
 use serde_json::{Value, json};
@@ -20,6 +22,7 @@ use crate::model::workload::{Controller, is_managed, is_running_and_ready, repli
 use crate::model::{Object, unkept};
 
 use super::controller_ref_manager::claim;
+use super::history;
 use super::index::WorkloadIndex;
 use super::replicaset::pod_from_template;
 use super::{Intent, Op, intent};
@@ -36,6 +39,16 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, set: &Object, c: &Controller
         return out;
     }
     let ns = set.namespace().unwrap_or_default();
+    let revision = history::current(api, set);
+    if let Some(r) = revision.create {
+        out.push(intent(
+            c.actor,
+            Op::Create {
+                object: Box::new(r),
+                generate_name: None,
+            },
+        ));
+    }
     let parallel = set.str_at(&["spec", "podManagementPolicy"]) == Some("Parallel");
     let n = replicas(set);
     let pod_key = |name: &str| Key {
@@ -53,6 +66,9 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, set: &Object, c: &Controller
                 pod.metadata
                     .labels
                     .insert(POD_NAME_LABEL.into(), name.clone());
+                pod.metadata
+                    .labels
+                    .insert(history::REVISION_HASH.into(), revision.name.clone());
                 out.push(intent(
                     c.actor,
                     Op::Create {
