@@ -66,6 +66,18 @@ fn template(app: &str) -> Value {
     })
 }
 
+/// Creates the Deployment `api` of one replica; its path.
+fn post_api_deployment(s: &mut Served) -> String {
+    post(
+        s,
+        &format!("{APPS}/deployments"),
+        &json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "api"}},
+                         "template": template("api")}}),
+    );
+    format!("{APPS}/deployments/api")
+}
+
 /// The template's own fields, as every copy of it must carry them.
 fn assert_carries(spec: &Value, what: &str) {
     let c = &spec["containers"][0];
@@ -296,14 +308,7 @@ fn an_object_put_back_as_read_is_no_change_of_its_spec() {
     // As `kubectl replace` or a controller's read-modify-write: what
     // serve added as it sent the object comes back in the body.
     let mut s = served();
-    let d_path = format!("{APPS}/deployments/api");
-    post(
-        &mut s,
-        &format!("{APPS}/deployments"),
-        &json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},
-                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "api"}},
-                         "template": template("api")}}),
-    );
+    let d_path = post_api_deployment(&mut s);
     settle(&mut s);
     let read = send(&mut s, &Request::new("GET", &d_path)).value();
     assert_eq!(read["metadata"]["generation"], 1);
@@ -388,14 +393,7 @@ fn a_json_patch_tests_and_replaces_what_the_server_defaulted() {
     // kube-apiserver stored its defaults at create: `kubectl patch
     // --type=json` may test them, replace them, add under them.
     let mut s = served();
-    let d_path = format!("{APPS}/deployments/api");
-    post(
-        &mut s,
-        &format!("{APPS}/deployments"),
-        &json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "api"},
-                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "api"}},
-                         "template": template("api")}}),
-    );
+    let d_path = post_api_deployment(&mut s);
     let (code, only_tests) = json_patch(
         &mut s,
         &d_path,

@@ -35,16 +35,8 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, ds: &Object, c: &Controller)
     if ds.is_terminating() || !is_managed(ds) || index.nodes().is_empty() {
         return out;
     }
-    let revision = history::current(api, ds);
-    if let Some(r) = revision.create {
-        out.push(intent(
-            c.actor,
-            Op::Create {
-                object: Box::new(r),
-                generate_name: None,
-            },
-        ));
-    }
+    let mut revision = history::current(api, ds);
+    out.extend(revision.create_intent(c.actor));
     let mut by_node: BTreeMap<String, Vec<&Object>> = BTreeMap::new();
     let delete = |p: &Object| {
         intent(

@@ -21,6 +21,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::{Intent, Op, intent};
 use crate::model::workload::template_hash;
 use crate::model::{Object, unkept};
 use crate::sim::api::{ApiServer, Key};
@@ -40,6 +41,22 @@ pub struct Revision {
     pub name: String,
     pub hash: String,
     pub create: Option<Object>,
+}
+
+impl Revision {
+    /// The create of the revision, when there is none yet, by `actor`.
+    #[must_use]
+    pub fn create_intent(&mut self, actor: &str) -> Option<Intent> {
+        self.create.take().map(|r| {
+            intent(
+                actor,
+                Op::Create {
+                    object: Box::new(r),
+                    generate_name: None,
+                },
+            )
+        })
+    }
 }
 
 fn is_daemon_set(owner: &Object) -> bool {

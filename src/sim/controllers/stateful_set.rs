@@ -39,16 +39,8 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, set: &Object, c: &Controller
         return out;
     }
     let ns = set.namespace().unwrap_or_default();
-    let revision = history::current(api, set);
-    if let Some(r) = revision.create {
-        out.push(intent(
-            c.actor,
-            Op::Create {
-                object: Box::new(r),
-                generate_name: None,
-            },
-        ));
-    }
+    let mut revision = history::current(api, set);
+    out.extend(revision.create_intent(c.actor));
     let parallel = set.str_at(&["spec", "podManagementPolicy"]) == Some("Parallel");
     let n = replicas(set);
     let pod_key = |name: &str| Key {
