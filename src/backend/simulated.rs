@@ -157,9 +157,9 @@ impl SimBackend {
                 Change::Deleted(o) => Update::Remove(o.metadata.uid.clone()),
             });
         }
-        let entries = &self.sim.timeline()[self.timeline_seen..];
+        let entries = self.sim.timeline().since(self.timeline_seen);
         self.out
-            .extend(entries.iter().map(|e| Update::Happened(happening(e))));
+            .extend(entries.map(|e| Update::Happened(happening(e))));
         self.timeline_seen = self.sim.timeline().len();
     }
 

@@ -81,9 +81,7 @@ impl ServedBackend {
         let timeline = served.sim.timeline();
         self.out.extend(
             timeline
-                .get(self.timeline_seen..)
-                .unwrap_or_default()
-                .iter()
+                .since(self.timeline_seen)
                 .map(|e| Update::Happened(crate::backend::simulated::happening(e))),
         );
         self.timeline_seen = timeline.len();

@@ -249,8 +249,8 @@ impl Served {
     /// dropped, as a recorder drops it.
     fn record_events(&mut self) {
         let timeline = self.sim.timeline();
-        let new: Vec<Entry> = timeline[self.recorded.min(timeline.len())..]
-            .iter()
+        let new: Vec<Entry> = timeline
+            .since(self.recorded)
             .filter(|e| matches!(e.what, What::Event { .. }))
             .cloned()
             .collect();

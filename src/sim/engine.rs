@@ -15,7 +15,7 @@ use super::gc::{GC_ACTOR, GarbageCollector, PassResult, Work};
 use super::scenario::{
     ControllerSpec, LoadError, Millis, Scenario, Settings, Step, StepAction, Target,
 };
-use super::timeline::{Entry, What};
+use super::timeline::{Entry, Timeline, What};
 use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, group_of};
 
 #[cfg(test)]
@@ -144,7 +144,7 @@ pub struct Sim {
     /// its string comparisons were 1.6% of `simulate` on a 100k List).
     pending: HashSet<Task>,
     next_step: usize,
-    timeline: Vec<Entry>,
+    timeline: Timeline,
     kubelet_scheduled: BTreeSet<String>,
     /// (uid, finalizer) -> the last refusal of a simulated controller's
     /// removal of that finalizer, on the timeline once.
@@ -390,7 +390,7 @@ impl Sim {
             tasks: BTreeMap::new(),
             pending: HashSet::default(),
             next_step: 0,
-            timeline: Vec::new(),
+            timeline: Timeline::default(),
             kubelet_scheduled: BTreeSet::new(),
             finalizer_denials: BTreeMap::new(),
             apiservices: BTreeMap::new(),
@@ -496,7 +496,7 @@ impl Sim {
     }
 
     #[must_use]
-    pub fn timeline(&self) -> &[Entry] {
+    pub fn timeline(&self) -> &Timeline {
         &self.timeline
     }
 

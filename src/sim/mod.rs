@@ -14,4 +14,4 @@ pub mod yaml;
 pub use api::{ApiResponse, ApiServer, Caller, Change, DeleteOptions, Key, Preconditions};
 pub use engine::{Saved, Sim};
 pub use scenario::{LoadError, Scenario, Target};
-pub use timeline::{Entry, What};
+pub use timeline::{Entry, Timeline, What};

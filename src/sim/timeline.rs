@@ -306,3 +306,207 @@ pub fn status_text(code: u16) -> String {
     };
     format!("{code} {reason}").trim_end().to_string()
 }
+
+/// Entries a chunk of the [`Timeline`] holds (a power of two, so that an
+/// index splits with a shift and a mask).
+const CHUNK: usize = 4096;
+
+/// The timeline's entries, in order, kept in chunks of [`CHUNK`] so that a
+/// push never moves what is already there: a `Vec` of every entry doubled
+/// inside one push of a 100k cascade, copying tens of MB into fresh pages in
+/// one step the poll's budget could not cut (docs/performance.md, "The
+/// delete dialog's preview and the cascade's freeze, profiled"). Full
+/// chunks are shared, so a copy of the simulator (a trial run while
+/// settling) copies only the last one.
+#[derive(Clone, Debug, Default)]
+pub struct Timeline {
+    full: Vec<std::sync::Arc<Vec<Entry>>>,
+    tail: Vec<Entry>,
+}
+
+impl Timeline {
+    /// Adds `e` at the end.
+    pub fn push(&mut self, e: Entry) {
+        if self.tail.len() == CHUNK {
+            let next = Vec::with_capacity(CHUNK);
+            let done = std::mem::replace(&mut self.tail, next);
+            self.full.push(std::sync::Arc::new(done));
+        }
+        self.tail.push(e);
+    }
+
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.full.len() * CHUNK + self.tail.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The entry at `i`, if there is one.
+    #[must_use]
+    pub fn get(&self, i: usize) -> Option<&Entry> {
+        match self.full.get(i / CHUNK) {
+            Some(chunk) => chunk.get(i % CHUNK),
+            None if i / CHUNK == self.full.len() => self.tail.get(i % CHUNK),
+            None => None,
+        }
+    }
+
+    #[must_use]
+    pub fn last(&self) -> Option<&Entry> {
+        self.tail.last()
+    }
+
+    /// Every entry, oldest first.
+    #[must_use]
+    pub fn iter(&self) -> Iter<'_> {
+        self.since(0)
+    }
+
+    /// The entries from `from` on (none if `from` is past the end): what
+    /// happened after a reader last looked, given the length it saw then.
+    #[must_use]
+    pub fn since(&self, from: usize) -> Iter<'_> {
+        let end = self.len();
+        Iter {
+            timeline: self,
+            front: from.min(end),
+            back: end,
+        }
+    }
+
+    /// The entries copied into one `Vec`.
+    #[must_use]
+    pub fn to_vec(&self) -> Vec<Entry> {
+        self.iter().cloned().collect()
+    }
+}
+
+impl PartialEq for Timeline {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl std::ops::Index<usize> for Timeline {
+    type Output = Entry;
+
+    fn index(&self, i: usize) -> &Entry {
+        let len = self.len();
+        self.get(i)
+            .unwrap_or_else(|| panic!("timeline index {i} out of range for length {len}"))
+    }
+}
+
+impl<'a> IntoIterator for &'a Timeline {
+    type Item = &'a Entry;
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+/// An iterator over a [`Timeline`]'s entries, either way.
+#[derive(Clone, Debug)]
+pub struct Iter<'a> {
+    timeline: &'a Timeline,
+    front: usize,
+    back: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a Entry;
+
+    fn next(&mut self) -> Option<&'a Entry> {
+        if self.front == self.back {
+            return None;
+        }
+        let e = self.timeline.get(self.front);
+        self.front += 1;
+        e
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        self.timeline.get(self.back)
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+#[cfg(test)]
+mod timeline_tests {
+    use super::*;
+
+    fn entry(i: usize) -> Entry {
+        Entry {
+            t_ms: i as u64,
+            object: ObjRef {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                namespace: Some("default".into()),
+                name: format!("cm-{i}"),
+                uid: format!("uid-{i}"),
+            },
+            by: "user".into(),
+            what: What::Created,
+        }
+    }
+
+    /// Across chunk boundaries the timeline reads as the `Vec` of the same
+    /// pushes would: by index, from an index on, backwards, by length.
+    #[test]
+    fn reads_as_one_sequence_across_chunks() {
+        let n = 2 * CHUNK + 3;
+        let mut t = Timeline::default();
+        let mut v = Vec::new();
+        assert!(t.is_empty() && t.last().is_none() && t.get(0).is_none());
+        for i in 0..n {
+            t.push(entry(i));
+            v.push(entry(i));
+        }
+        assert_eq!(t.len(), n);
+        assert_eq!(t.to_vec(), v);
+        for i in [0, CHUNK - 1, CHUNK, 2 * CHUNK, n - 1] {
+            assert_eq!(t[i], v[i], "{i}");
+        }
+        assert!(t.get(n).is_none() && t.get(10 * CHUNK).is_none());
+        assert_eq!(t.last(), v.last());
+        let from = CHUNK - 2;
+        assert!(t.since(from).eq(v[from..].iter()));
+        assert_eq!(t.since(from).len(), n - from);
+        assert_eq!(t.since(n + 5).count(), 0);
+        assert!(t.iter().rev().eq(v.iter().rev()));
+        assert_eq!(t.iter().rposition(|e| e.t_ms == CHUNK as u64), Some(CHUNK));
+    }
+
+    /// A copy shares the full chunks and goes its own way after.
+    #[test]
+    fn a_copy_shares_what_is_full_and_diverges_after() {
+        let mut t = Timeline::default();
+        for i in 0..CHUNK + 1 {
+            t.push(entry(i));
+        }
+        let mut copy = t.clone();
+        assert!(std::sync::Arc::ptr_eq(&t.full[0], &copy.full[0]));
+        assert_eq!(copy, t);
+        copy.push(entry(7));
+        assert_ne!(copy, t);
+        assert_eq!(t.len(), CHUNK + 1);
+        assert_eq!(copy.last().map(|e| e.t_ms), Some(7));
+    }
+}
