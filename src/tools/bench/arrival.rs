@@ -15,8 +15,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{Event, KeyCode};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 use super::event_loop::{Marks, Timed, key, waits};
 use super::{Report, median_and_slowest};
@@ -148,11 +146,7 @@ pub fn run(objects: usize, report: &mut Report) -> CmdResult {
     };
     let mut app = App::new(Options::default());
     let flushed: Marks = Marks::default();
-    let mut terminal = Terminal::new(Timed {
-        inner: TestBackend::new(super::W, super::H),
-        flushed: Rc::clone(&flushed),
-    })
-    .map_err(|e| CmdError(e.to_string()))?;
+    let mut terminal = Timed::terminal(&flushed)?;
     let mut keys = Keys {
         arrived: Rc::clone(&arrived),
         folded: None,

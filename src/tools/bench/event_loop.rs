@@ -32,6 +32,17 @@ pub(crate) struct Timed {
     pub(crate) flushed: Marks,
 }
 
+impl Timed {
+    /// The bench's terminal (`W`x`H`), noting each flush into `flushed`.
+    pub(crate) fn terminal(flushed: &Marks) -> Result<Terminal<Timed>, CmdError> {
+        Terminal::new(Timed {
+            inner: TestBackend::new(super::W, super::H),
+            flushed: Rc::clone(flushed),
+        })
+        .map_err(|e| CmdError(e.to_string()))
+    }
+}
+
 impl Backend for Timed {
     type Error = <TestBackend as Backend>::Error;
 
@@ -197,11 +208,7 @@ pub fn run(
 ) -> Result<Waits, CmdError> {
     let flushed: Marks = Rc::default();
     let read: Marks = Rc::default();
-    let mut terminal = Terminal::new(Timed {
-        inner: TestBackend::new(super::W, super::H),
-        flushed: Rc::clone(&flushed),
-    })
-    .map_err(|e| CmdError(e.to_string()))?;
+    let mut terminal = Timed::terminal(&flushed)?;
     let mut events = Paced {
         keys: keys.into(),
         returned: None,
