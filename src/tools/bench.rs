@@ -279,6 +279,27 @@ fn through_the_loop(objects: usize, runs: usize, report: &mut Report) -> CmdResu
     report.add("loop: key to frame, E (expand all)", e, String::new());
     let (m, note) = median_and_slowest(&w.keys[1..]);
     report.add("loop: key to frame, j (expanded: pods)", m, note);
+    // The first group closed and opened again, then the first workload:
+    // the rows of what changed made again, the others kept.
+    let toggles = runs.clamp(3, 10) * 2;
+    for (moves, what) in [
+        (vec![key(KeyCode::Char('g'))], "a group row"),
+        (
+            vec![key(KeyCode::Char('g')), key(KeyCode::Char('j'))],
+            "an object row",
+        ),
+    ] {
+        let n = moves.len();
+        let mut keys = moves;
+        keys.extend(vec![key(KeyCode::Enter); toggles]);
+        let w = event_loop::run(&mut app, &mut backend, keys, pace, Duration::ZERO)?;
+        let (m, note) = median_and_slowest(&w.keys[n..]);
+        report.add(
+            &format!("loop: key to frame, Enter on {what} (closes, opens), expanded"),
+            m,
+            note,
+        );
+    }
     search_and_flags(&mut app, &mut backend, runs, report)?;
     std::mem::forget((backend, app));
     Ok(())
