@@ -48,7 +48,7 @@ impl App {
         }
         let group = matches!(r.node, RowNode::Group { .. });
         self.expansion.set(r.key, group, open);
-        self.rebuild();
+        self.reshape_at(i);
     }
 
     pub(super) fn toggle(&mut self) {
@@ -112,7 +112,7 @@ impl App {
         for (k, group) in keys {
             self.expansion.set(k, group, open);
         }
-        self.rebuild();
+        self.reshape_at(self.selected);
     }
 
     pub(super) fn set_all(&mut self, open: bool) {
@@ -125,13 +125,20 @@ impl App {
         if self.filters.only == Only::All {
             // Rows are built again only when a row above it was closed:
             // in a fully expanded million rows, a jump costs no rebuild.
-            let mut opened = false;
+            // The rows of the topmost row opened are made again, the
+            // rows below it opened with it: all that changed.
+            let mut topmost = None;
             for (i, k) in found.ancestors.iter().enumerate() {
-                opened |= !self.expansion.is_open(*k, i == 0);
+                if topmost.is_none() && !self.expansion.is_open(*k, i == 0) {
+                    topmost = Some(*k);
+                }
                 self.expansion.set(*k, i == 0, true);
             }
-            if opened {
-                self.rebuild();
+            if let Some(k) = topmost {
+                match self.rows.iter().position(|r| r.key == k) {
+                    Some(at) => self.reshape_at(at),
+                    None => self.rebuild(),
+                }
             }
         }
         if let Some(i) = self.rows.iter().position(|r| r.key == found.key) {

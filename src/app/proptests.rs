@@ -257,6 +257,51 @@ proptest! {
 }
 
 proptest! {
+    /// Rows opened and closed from the keyboard (one row, a row and all
+    /// below it, a jump that opens the rows above what it finds) are
+    /// patched where they changed: the rows a full build gives, whatever
+    /// was collapsed and whatever namespace is in scope.
+    #[test]
+    fn rows_opened_and_closed_equal_a_rebuild(
+        specs in specs(false),
+        closed in prop::collection::vec(0usize..30, 0..4),
+        keys in prop::collection::vec((0usize..30, 0u8..6, 0usize..10), 1..12),
+        scoped in any::<bool>(),
+    ) {
+        let mut app = app_of(&specs, &closed, scoped);
+        for (row, op, wanted) in keys {
+            if app.rows.is_empty() {
+                break;
+            }
+            app.select(row);
+            match op {
+                0 => app.toggle(),
+                1 => app.left(),
+                2 => app.right(),
+                3 => app.set_below(true),
+                4 => app.set_below(false),
+                _ => {
+                    let index = app.index.clone();
+                    let pred = |id| {
+                        let uid = index.uid(id);
+                        uid[1..].parse::<usize>().is_ok_and(|i| i % 10 == wanted)
+                    };
+                    if let Some(f) = app.find(true, false, pred) {
+                        app.reveal(&f);
+                        prop_assert_eq!(app.selected_key, Some(f.key));
+                    }
+                }
+            }
+            let mut full = app
+                .flashes
+                .with_ghosts(rows::build(&app.index, &app.expansion, &app.filters));
+            rows::recount_groups(&mut full);
+            prop_assert_eq!(&app.rows, &full);
+        }
+    }
+}
+
+proptest! {
     /// A jump or a search looked for from the rows (each row, then what it
     /// hides) lands where a walk of the whole forest from its top lands,
     /// forward and backward, from any selection, whatever is collapsed and
