@@ -174,6 +174,12 @@ impl Flashes {
             .min()
     }
 
+    /// Whether any ghost row is shown.
+    #[must_use]
+    pub fn has_ghosts(&self) -> bool {
+        !self.ghosts.is_empty()
+    }
+
     /// Puts the ghosts back into freshly built rows, each after the row it
     /// followed (or where it was, if that row is gone too).
     #[must_use]

@@ -941,6 +941,16 @@ impl App {
     /// million rows was 90 ms a key; a patch is one pass over them.
     fn reshape_at(&mut self, at: usize) {
         let mut dirty = self.index.take_dirty();
+        if dirty.is_empty() {
+            let ghosts = self.flashes.has_ghosts();
+            let (index, expansion) = (&self.index, &self.expansion);
+            if let Some(n) =
+                rows::reproject(&mut self.rows, at, index, expansion, &self.filters, ghosts)
+            {
+                self.reselect(at, n);
+                return;
+            }
+        }
         match self.rows.get(at).map(|r| &r.node) {
             Some(rows::RowNode::Object { id, .. }) => {
                 dirty.owners.insert(*id);
@@ -958,6 +968,29 @@ impl App {
             Some(patched) => self.rows_built(patched),
             None => self.rebuild(),
         }
+    }
+
+    /// After the `old` rows from `at` were replaced by `new` ones: the
+    /// selection on the same row, found among them if it was there, moved
+    /// with the rows after them if it was below.
+    fn reselect(&mut self, at: usize, (old, new): (usize, usize)) {
+        if self.selected >= at + old {
+            self.selected = self.selected + new - old;
+        } else if self.selected > at {
+            let key = self.selected_key;
+            match self.rows[at..at + new]
+                .iter()
+                .position(|r| Some(r.key) == key)
+            {
+                Some(i) => self.selected = at + i,
+                None => {
+                    self.selected = at;
+                    self.selected_key = self.rows.get(at).map(|r| r.key);
+                    self.details_scroll = 0;
+                }
+            }
+        }
+        self.ensure_visible();
     }
 
     /// Takes in the rows made (ghosts not in), and keeps the selection on

@@ -259,13 +259,14 @@ proptest! {
 proptest! {
     /// Rows opened and closed from the keyboard (one row, a row and all
     /// below it, a jump that opens the rows above what it finds) are
-    /// patched where they changed: the rows a full build gives, whatever
-    /// was collapsed and whatever namespace is in scope.
+    /// made again where they changed: the rows a full build gives, whatever
+    /// was collapsed, whatever namespace is in scope, with changes and
+    /// ghost rows in between or not.
     #[test]
     fn rows_opened_and_closed_equal_a_rebuild(
         specs in specs(false),
         closed in prop::collection::vec(0usize..30, 0..4),
-        keys in prop::collection::vec((0usize..30, 0u8..6, 0usize..10), 1..12),
+        keys in prop::collection::vec((0usize..30, 0u8..8, 0usize..12), 1..12),
         scoped in any::<bool>(),
     ) {
         let mut app = app_of(&specs, &closed, scoped);
@@ -280,6 +281,21 @@ proptest! {
                 2 => app.right(),
                 3 => app.set_below(true),
                 4 => app.set_below(false),
+                // A change in between: the rows made again with it (its
+                // ghost, a new owner's subtree), then the ghost gone.
+                5 => {
+                    use crate::backend::Update;
+                    let uid = format!("u{wanted:02}");
+                    if wanted % 2 == 0 {
+                        app.apply_all(vec![Update::Remove(uid)]);
+                    } else {
+                        let o = object(wanted, &nth(&specs, wanted));
+                        app.apply_all(vec![Update::Upsert(o.into())]);
+                    }
+                }
+                6 => {
+                    app.tick(std::time::Duration::from_millis(1_500));
+                }
                 _ => {
                     let index = app.index.clone();
                     let pred = |id| {
@@ -385,4 +401,40 @@ proptest! {
         };
         prop_assert_eq!(objects(&rounds), objects(&once));
     }
+}
+
+/// A row deep in an ownership cycle closed and opened again: its rows made
+/// again where they are mark the cycle where a full build does (the ids
+/// above the row count, not only those below it).
+#[test]
+fn a_row_inside_a_cycle_opened_again_marks_the_cycle_as_a_build_does() {
+    let owned_by = |j: usize| Spec {
+        ns: 0,
+        owners: vec![(j, true)],
+    };
+    // o00 <- o01 <- o02 <- o00 (each owned by the one before), and o03 a
+    // dependent of o02 so that the cycle hangs below a root.
+    let specs = vec![owned_by(2), owned_by(0), owned_by(1), owned_by(2)];
+    let mut app = app_of(&specs, &[], false);
+    let deep: Vec<usize> = (0..app.rows.len())
+        .filter(|&i| app.rows[i].depth >= 2 && app.rows[i].has_children)
+        .collect();
+    assert!(!deep.is_empty(), "{:?}", app.rows);
+    for i in deep {
+        app.select(i);
+        app.toggle();
+        app.toggle();
+        let mut full =
+            app.flashes
+                .with_ghosts(rows::build(&app.index, &app.expansion, &app.filters));
+        rows::recount_groups(&mut full);
+        assert_eq!(app.rows, full, "row {i}");
+    }
+    assert!(
+        app.rows
+            .iter()
+            .any(|r| matches!(r.node, RowNode::Object { cycle: true, .. })),
+        "a cycle row: {:?}",
+        app.rows
+    );
 }

@@ -505,6 +505,74 @@ pub fn patch(
     Some(out)
 }
 
+/// The rows of the row at `at` made again where they are, after it (or
+/// rows below it) opened or closed and nothing else changed: an object's
+/// subtree, or a group's header and rows, replaced in place, every other
+/// row left as it is (one move of the rows after them, no pass over the
+/// rest). What [`build`] gives then. Returns how many rows were replaced
+/// and how many took their place (from `at`), or `None` where it cannot say: a ghost or cycle row,
+/// ghosts anywhere (`ghosts`: they hang on their neighbours), a filter that
+/// keeps some objects only, a group with no roots left.
+#[must_use]
+pub fn reproject(
+    rows: &mut Vec<Row>,
+    at: usize,
+    index: &ForestIndex,
+    expansion: &Expansion,
+    filters: &Filters,
+    ghosts: bool,
+) -> Option<(usize, usize)> {
+    if ghosts || filters.only != Only::All {
+        return None;
+    }
+    let row = rows.get(at)?;
+    let depth = row.depth;
+    let end = rows[at + 1..]
+        .iter()
+        .position(|r| r.depth <= depth)
+        .map_or(rows.len(), |n| at + 1 + n);
+    let mut made = Vec::new();
+    match &row.node {
+        RowNode::Group { namespace, .. } => {
+            let ns = namespace.as_deref().map_or("", String::as_str);
+            project_group(&mut made, index, expansion, namespace.is_none(), ns);
+            if made.is_empty() {
+                return None;
+            }
+        }
+        RowNode::Object {
+            id,
+            parent,
+            cycle: false,
+        } => {
+            // The ids above it, one a depth, for the cycle marks below it.
+            let mut path = vec![0; usize::from(depth).saturating_sub(1)];
+            let mut want = depth;
+            for r in rows[..at].iter().rev() {
+                if want <= 1 {
+                    break;
+                }
+                if r.depth == want - 1 {
+                    let RowNode::Object { id, .. } = r.node else {
+                        return None;
+                    };
+                    path[usize::from(want) - 2] = id;
+                    want -= 1;
+                }
+            }
+            let start = (*id, *parent, row.key, depth);
+            project(&mut made, index, expansion, None, &mut path, start);
+        }
+        RowNode::Object { .. } | RowNode::Ghost { .. } => return None,
+    }
+    let n = made.len();
+    rows.splice(at..end, made);
+    if depth == 0 {
+        recount_groups(&mut rows[at..at + n]);
+    }
+    Some((end - at, n))
+}
+
 /// A group's header and, if it is open, its roots' rows, as [`build`]
 /// makes them (nothing for a group with no roots left).
 fn project_group(
