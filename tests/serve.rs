@@ -12,6 +12,8 @@ mod clients;
 mod compare;
 #[path = "serve/durability.rs"]
 mod durability;
+#[path = "serve/explain.rs"]
+mod explain;
 #[path = "serve/kubectl.rs"]
 mod kubectl;
 mod live_support;
@@ -199,7 +201,8 @@ fn kubectl_minor() -> u32 {
 }
 
 /// `--validate=false` where kubectl is too old to ask the server to
-/// validate (it would need the OpenAPI v2 schema, which is not served).
+/// validate (it would need the OpenAPI v2 schema in protobuf, which serve
+/// does not encode).
 fn validate_flag() -> Vec<&'static str> {
     if kubectl_minor() < 27 {
         vec!["--validate=false"]

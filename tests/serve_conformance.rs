@@ -88,10 +88,6 @@ const DIFFERENCES: &[(&str, &str)] = &[
         "kube-apiserver 1.20 has no /openapi/v3 (404); serve answers it as 1.27 and later do, for kubectl's fieldValidation check and explain",
     ),
     (
-        "openapi v2",
-        "/openapi/v2 is not served (404): kubectl reads it in protobuf and only before 1.27; /openapi/v3 is",
-    ),
-    (
         "server-side apply, another kind in the body",
         "kube-apiserver fails to merge objects of two types with a 500 (\"failed to merge config\"); serve answers 400, as for a create of the wrong kind",
     ),
@@ -124,7 +120,14 @@ fn table() -> Vec<Row> {
         row("apps discovery", "GET", "/apis/apps/v1"),
         row("unknown group", "GET", "/apis/nope.example.com/v1"),
         row("openapi v3", "GET", "/openapi/v3"),
-        row("openapi v2", "GET", "/openapi/v2"),
+        probing(
+            row("openapi v2", "GET", "/openapi/v2"),
+            &[
+                "/swagger",
+                "/definitions/io.k8s.api.core.v1.Container/properties/image/description",
+                "/definitions/io.k8s.api.apps.v1.DeploymentSpec/properties/strategy",
+            ],
+        ),
         with(
             row("create namespace", "POST", "/api/v1/namespaces"),
             JSON,

@@ -102,7 +102,7 @@ fn resource(k: &KindInfo) -> Value {
 }
 
 /// The access reviews served: (resource, kind).
-const REVIEWS: &[(&str, &str)] = &[
+pub const REVIEWS: &[(&str, &str)] = &[
     ("selfsubjectaccessreviews", "SelfSubjectAccessReview"),
     ("subjectaccessreviews", "SubjectAccessReview"),
 ];

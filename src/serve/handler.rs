@@ -8,8 +8,8 @@ use super::rbac::{self, User};
 use super::route::{self, ResourcePath, Route};
 use super::write::{self, Named};
 use super::{
-    Outcome, Request, Response, Served, access, collection, discovery, events, openapi, protobuf,
-    read, status, status_subresource, subresource, watch,
+    Outcome, Request, Response, Served, access, collection, discovery, events, protobuf, read,
+    status, status_subresource, subresource, watch,
 };
 use crate::model::KindTable;
 use status_subresource::Part;
@@ -65,21 +65,35 @@ fn method_not_allowed(req: &Request, what: &str) -> Outcome {
     ))
 }
 
-fn openapi(served: &Served, req: &Request, rest: &str) -> Outcome {
-    let kinds = served.sim.kinds();
-    let doc = match rest {
-        "v3" => Some(openapi::root(kinds)),
-        _ => rest
-            .strip_prefix("v3/")
-            .and_then(|gv| openapi::group_version(kinds, gv)),
+fn openapi(served: &mut Served, req: &Request, rest: &str) -> Outcome {
+    // v2 is JSON only: kubectl before 1.27 asks for protobuf, which serve
+    // does not encode. v3 is answered in JSON whatever is asked.
+    if req.method == "GET" && rest == "v2" && negotiate::form(&req.accept) != Some(Form::Full) {
+        return reply(status::error(
+            406,
+            &format!(
+                "the ownerscope simulator serves /openapi/v2 in JSON only (asked for {:?}); kubectl 1.27 and later read /openapi/v3 (use --validate=false with an older kubectl)",
+                req.accept
+            ),
+        ));
+    }
+    let body = if req.method == "GET" {
+        served.openapi.get(served.sim.kinds(), rest)
+    } else {
+        None
     };
-    match doc {
-        Some(d) if req.method == "GET" => reply(Response::json(200, &d)),
+    match body {
+        Some(body) => reply(Response {
+            code: 200,
+            content_type: "application/json".into(),
+            body,
+            warnings: Vec::new(),
+        }),
         _ => reply(status::error(
             404,
             &format!(
-                "the ownerscope simulator serves no OpenAPI document at {} (only /openapi/v3, which kubectl 1.27 and later reads for explain and its fieldValidation check; use --validate=false with an older kubectl)",
-                req.path
+                "the ownerscope simulator serves no OpenAPI document at {} {} (it serves GET /openapi/v2 and /openapi/v3)",
+                req.method, req.path
             ),
         )),
     }

@@ -353,10 +353,20 @@ fn a_typed_create_in_protobuf_is_read() {
 }
 
 #[test]
-fn openapi_v2_is_not_served_and_says_where_to_look() {
+fn openapi_v2_is_served_in_json_only() {
     let mut s = served();
-    let r = send(&mut s, &Request::new("GET", "/openapi/v2"));
-    assert_eq!(r.code, 404);
+    let v2 = get(&mut s, "/openapi/v2");
+    assert_eq!(v2["swagger"], "2.0");
+    assert!(
+        v2["definitions"]["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"].is_object()
+    );
+    // kubectl before 1.27 asks for protobuf, which serve does not encode.
+    let req = Request {
+        accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf".into(),
+        ..Request::new("GET", "/openapi/v2")
+    };
+    let r = send(&mut s, &req);
+    assert_eq!(r.code, 406);
     assert!(
         r.value()["message"]
             .as_str()
@@ -365,6 +375,7 @@ fn openapi_v2_is_not_served_and_says_where_to_look() {
     let v3 = get(&mut s, "/openapi/v3/api/v1");
     let pod = &v3["components"]["schemas"]["io.k8s.api.core.v1.Pod"];
     assert_eq!(pod["x-kubernetes-group-version-kind"][0]["kind"], "Pod");
+    assert_eq!(send(&mut s, &Request::new("GET", "/openapi/v4")).code, 404);
 }
 
 #[test]

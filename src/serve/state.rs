@@ -72,6 +72,8 @@ pub struct Served {
     /// ([`super::journal`]), and the last record's number.
     journal: Option<Vec<Record>>,
     journal_seq: u64,
+    /// The OpenAPI documents built ([`super::openapi`]).
+    pub openapi: super::openapi::Answers,
 }
 
 /// The namespaces a real cluster has, and every one the objects use:
@@ -156,6 +158,7 @@ impl Served {
             recorded: 0,
             journal: None,
             journal_seq: 0,
+            openapi: super::openapi::Answers::default(),
         }
     }
 

@@ -296,7 +296,7 @@ fn what_is_not_served_says_so() {
         // deletecollection of a namespaced kind in every namespace at once.
         ("DELETE", "/api/v1/pods", 405),
         ("POST", "/version", 405),
-        ("GET", "/openapi/v2", 404),
+        ("GET", "/openapi/v1", 404),
         ("PUT", "/api/v1/namespaces/shop/configmaps/x/status", 404),
         ("DELETE", &format!("{DEPLOY}/status"), 405),
         ("GET", "/api/v1/pods/web-7d9f8c6b5-4xk2p", 404),
