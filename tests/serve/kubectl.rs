@@ -186,7 +186,8 @@ fn kubectl_deletes_in_foreground_and_the_watch_prints_the_cascade() {
             "-o",
             "jsonpath={range .items[*]}{.metadata.name}:{.metadata.finalizers} {end}"
         ]),
-        "web:[\"foregroundDeletion\"] web-cache:[\"example.com/cache-flush\"] "
+        // The root CA publisher's ConfigMap, as in every namespace.
+        "web:[\"foregroundDeletion\"] kube-root-ca.crt: web-cache:[\"example.com/cache-flush\"] "
     );
     let patch = r#"[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cache-flush"},{"op":"remove","path":"/metadata/finalizers/0"}]"#;
     assert_eq!(
@@ -203,11 +204,11 @@ fn kubectl_deletes_in_foreground_and_the_watch_prints_the_cascade() {
         ]),
         "configmap/web-cache patched\n"
     );
-    // Then the owner goes.
+    // Then the owner goes; the root CA publisher's ConfigMap stays.
     s.wait_for(
         &["get", "deploy,cm", "-n", "shop", "-o", "name"],
         "the Deployment gone",
-        str::is_empty,
+        |out| out == "configmap/kube-root-ca.crt\n",
     );
     let log = s.log();
     assert!(log.contains("by=kubectl"), "{log}");
@@ -427,4 +428,54 @@ fn kubectl_logs_describe_rollout_scale_can_i_and_explain_work() {
         explained.contains("KIND:") && explained.contains("Pod"),
         "{explained}"
     );
+}
+
+/// kube-controller-manager's root CA publisher (1.20, on by default): every
+/// namespace holds `kube-root-ca.crt`, the CA the kubeconfig trusts, from
+/// the start (paused or not), in a namespace created later, and again
+/// after it is deleted.
+#[test]
+fn kubectl_sees_kube_root_ca_crt_in_every_namespace() {
+    let s = Server::start("deployment", &[]);
+    let listed = s.ok(&["get", "cm", "-A", "-o", "name"]);
+    assert_eq!(
+        listed.matches("configmap/kube-root-ca.crt\n").count(),
+        4,
+        "{listed}"
+    );
+    let trusted = std::fs::read_to_string(&s.kubeconfig).expect("kubeconfig");
+    let published = s.ok(&[
+        "get",
+        "cm",
+        "kube-root-ca.crt",
+        "-n",
+        "shop",
+        "-o",
+        "jsonpath={.data.ca\\.crt}",
+    ]);
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&published);
+    assert!(
+        published.starts_with("-----BEGIN CERTIFICATE-----") && trusted.contains(&b64),
+        "the kubeconfig's CA: {published}"
+    );
+    s.ok(&["create", "namespace", "later"]);
+    let want = |out: &str| out.starts_with("kube-root-ca.crt   1 ");
+    let args = ["get", "cm", "-n", "later", "--no-headers"];
+    s.wait_for(&args, "kube-root-ca.crt in a new namespace", want);
+    let uid = |s: &Server| {
+        s.ok(&[
+            "get",
+            "cm",
+            "kube-root-ca.crt",
+            "-n",
+            "later",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ])
+    };
+    let first = uid(&s);
+    s.ok(&["delete", "cm", "kube-root-ca.crt", "-n", "later"]);
+    s.wait_for(&args, "kube-root-ca.crt back after its delete", want);
+    assert_ne!(uid(&s), first);
 }
