@@ -52,7 +52,7 @@ fn not_served(req: &Request) -> Outcome {
     reply(status::error(
         404,
         &format!(
-            "the server could not find the requested resource ({} {}): the ownerscope simulator serves discovery, the kinds of its scenario, selfsubjectaccessreviews and subjectaccessreviews",
+            "the server could not find the requested resource ({} {}): the ownerscope simulator serves discovery, the kinds of its scenario and the access reviews",
             req.method, req.path
         ),
     ))
@@ -163,6 +163,46 @@ fn resource(
             }
             let policy = rbac::policy(served.index.of_kinds(&rbac::KINDS));
             reply(access::subject_review(policy.iter().copied(), &req.body))
+        } else {
+            method_not_allowed(req, "access reviews are only created")
+        };
+    }
+    if p.group == discovery::AUTHZ
+        && p.plural == "localsubjectaccessreviews"
+        && let Some(ns) = &p.namespace
+    {
+        return if req.method == "POST" && p.name.is_none() {
+            if let Err(r) = write::json_body(req) {
+                return reply(r);
+            }
+            let policy = rbac::policy(served.index.of_kinds(&rbac::KINDS));
+            reply(access::local_subject_review(
+                policy.iter().copied(),
+                ns,
+                &req.body,
+            ))
+        } else {
+            method_not_allowed(req, "access reviews are only created")
+        };
+    }
+    if p.group == discovery::AUTHZ && p.plural == "selfsubjectrulesreviews" && p.namespace.is_none()
+    {
+        // kubectl auth can-i --list sends protobuf too.
+        let proto = req.content_type.starts_with(protobuf::MEDIA);
+        let body = match proto.then(|| protobuf::self_subject_rules_review(&req.body)) {
+            Some(Some(v)) => serde_json::to_vec(&v).unwrap_or_default(),
+            _ => match write::json_body(req) {
+                Ok(_) => req.body.clone(),
+                Err(r) => return reply(r),
+            },
+        };
+        return if req.method == "POST" && p.name.is_none() {
+            let policy = rbac::policy(served.index.of_kinds(&rbac::KINDS));
+            reply(super::rules_review::rules_review(
+                policy.iter().copied(),
+                user,
+                &body,
+            ))
         } else {
             method_not_allowed(req, "access reviews are only created")
         };

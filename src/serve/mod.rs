@@ -33,6 +33,7 @@ pub mod query;
 pub mod rbac;
 pub mod read;
 pub mod route;
+pub mod rules_review;
 pub mod run;
 pub mod selector;
 pub mod state;

@@ -479,3 +479,89 @@ fn kubectl_sees_kube_root_ca_crt_in_every_namespace() {
     s.wait_for(&args, "kube-root-ca.crt back after its delete", want);
     assert_ne!(uid(&s), first);
 }
+
+/// The access reviews a kubectl user meets: `auth can-i --list`
+/// (SelfSubjectRulesReview, sent as protobuf) lists what a Role grants, as
+/// the 1.20 test control plane listed it for the same binding;
+/// `api-resources` shows the four reviews, LocalSubjectAccessReview
+/// namespaced; creating one needs `create` in its namespace.
+#[test]
+fn kubectl_lists_rules_and_sees_every_access_review() {
+    let s = Server::start("deployment", &["--paused", "--user", "restricted"]);
+    s.ok(&[
+        "create",
+        "role",
+        "-n",
+        "shop",
+        "r1",
+        "--verb=get,list",
+        "--resource=pods",
+        "--resource-name=a",
+    ]);
+    s.ok(&[
+        "create",
+        "rolebinding",
+        "-n",
+        "shop",
+        "r1",
+        "--role=r1",
+        "--user=restricted",
+    ]);
+    let as_restricted = ["--context", "restricted@ownerscope-sim"];
+    let listed = s.ok(&[
+        &as_restricted[..],
+        &["auth", "can-i", "--list", "-n", "shop"],
+    ]
+    .concat());
+    let row = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    let rows: Vec<String> = listed.lines().map(row).collect();
+    for want in [
+        "selfsubjectaccessreviews.authorization.k8s.io [] [] [create]",
+        "pods [] [a] [get list]",
+        "[/version] [] [get]",
+    ] {
+        assert!(rows.iter().any(|r| r == want), "{want}:\n{listed}");
+    }
+    let other = s.ok(&[
+        &as_restricted[..],
+        &["auth", "can-i", "--list", "-n", "default"],
+    ]
+    .concat());
+    assert!(!other.contains("pods"), "{other}");
+    let resources = s.ok(&[
+        "api-resources",
+        "--api-group=authorization.k8s.io",
+        "--no-headers",
+    ]);
+    let rows: Vec<String> = resources.lines().map(row).collect();
+    assert_eq!(
+        rows,
+        [
+            "localsubjectaccessreviews authorization.k8s.io/v1 true LocalSubjectAccessReview",
+            "selfsubjectaccessreviews authorization.k8s.io/v1 false SelfSubjectAccessReview",
+            "selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview",
+            "subjectaccessreviews authorization.k8s.io/v1 false SubjectAccessReview",
+        ],
+        "{resources}"
+    );
+    let can = |who: &[&str]| {
+        let (_, out, _) = s.kubectl(
+            &[
+                who,
+                &[
+                    "auth",
+                    "can-i",
+                    "create",
+                    "localsubjectaccessreviews",
+                    "-n",
+                    "shop",
+                ],
+            ]
+            .concat(),
+            None,
+        );
+        out
+    };
+    assert_eq!(can(&[]), "yes\n");
+    assert_eq!(can(&as_restricted), "no\n");
+}
