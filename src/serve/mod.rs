@@ -171,6 +171,8 @@ pub enum Outcome {
 pub use state::Served;
 
 #[cfg(test)]
+mod generation_tests;
+#[cfg(test)]
 mod hostile_props;
 #[cfg(test)]
 mod objects_tests;
