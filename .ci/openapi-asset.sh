@@ -43,7 +43,9 @@ KINDS='[
  ["scheduling.k8s.io","PriorityClass"],["resource.k8s.io","ResourceClaim"],
  ["snapshot.storage.k8s.io","VolumeSnapshot"],
  ["snapshot.storage.k8s.io","VolumeSnapshotContent"],
+ ["authorization.k8s.io","LocalSubjectAccessReview"],
  ["authorization.k8s.io","SelfSubjectAccessReview"],
+ ["authorization.k8s.io","SelfSubjectRulesReview"],
  ["authorization.k8s.io","SubjectAccessReview"]
 ]'
 

@@ -8,6 +8,8 @@
 
 #[path = "serve_conformance/data.rs"]
 mod data;
+#[path = "serve_conformance/generation.rs"]
+mod generation;
 mod live_support;
 #[path = "serve_conformance/status.rs"]
 mod status;

@@ -2,8 +2,8 @@
 //! of a request (upstream `RequestInfoFactory`), impersonation (upstream
 //! `filters/impersonation.go`: `Impersonate-User` and `Impersonate-Group`
 //! for a user allowed to `impersonate` them), the 403 a denial answers
-//! (`responsewriters.Forbidden`), and SelfSubjectAccessReview answered from
-//! the same rules. Pure; the decisions are [`super::rbac`]'s.
+//! (`responsewriters.Forbidden`), and the access reviews (self, subject,
+//! local) answered from the same rules. Pure; the decisions are [`super::rbac`]'s.
 
 use serde_json::{Value, json};
 
@@ -145,6 +145,65 @@ pub fn subject_review<'a>(
     decide(objects, None, "SubjectAccessReview", body)
 }
 
+/// `POST namespaces/{namespace}/localsubjectaccessreviews` (whoever may
+/// create them in that namespace): a SubjectAccessReview held to its
+/// namespace, as upstream's `pkg/registry/authorization/localsubjectaccessreview`
+/// and `ValidateLocalSubjectAccessReview` do in 1.20. Its metadata holds
+/// nothing but `namespace`, which `spec.resourceAttributes.namespace`
+/// must equal (422 otherwise, as must a review of a non-resource path);
+/// then the namespace of the path must equal them (400). The path's
+/// namespace is not put into the body.
+#[must_use]
+pub fn local_subject_review<'a>(
+    objects: impl Iterator<Item = &'a Object> + Clone,
+    namespace: &str,
+    body: &[u8],
+) -> Response {
+    let mut asked = Asked::read(body, false);
+    let meta = &asked.review["metadata"];
+    let meta_ns = meta["namespace"].as_str().unwrap_or_default().to_string();
+    let more = meta.as_object().is_some_and(|m| {
+        m.iter().any(|(k, v)| {
+            !matches!(
+                k.as_str(),
+                "namespace" | "managedFields" | "creationTimestamp"
+            ) && !v.is_null()
+        })
+    });
+    if more {
+        asked.invalid.push(format!(
+            "metadata: Invalid value: {meta}: must be empty except for namespace"
+        ));
+    }
+    let spec = &asked.review["spec"];
+    if let Some(r) = spec.get("resourceAttributes").filter(|r| r.is_object()) {
+        let ns = r["namespace"].as_str().unwrap_or_default();
+        if ns != meta_ns {
+            asked.invalid.push(format!(
+                "spec.resourceAttributes.namespace: Invalid value: \"{ns}\": must match metadata.namespace"
+            ));
+        }
+    }
+    if let Some(n) = spec.get("nonResourceAttributes").filter(|n| n.is_object()) {
+        let s = |f: &str| n[f].as_str().unwrap_or_default().to_string();
+        asked.invalid.push(format!(
+            "spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{{Path:\"{}\", Verb:\"{}\"}}: disallowed on this kind of request",
+            s("path"),
+            s("verb")
+        ));
+    }
+    if !asked.invalid.is_empty() {
+        return asked.refused();
+    }
+    if namespace != meta_ns {
+        return status::error(
+            400,
+            &format!("spec.resourceAttributes.namespace must match namespace: {namespace}"),
+        );
+    }
+    asked.answer(objects, None, "LocalSubjectAccessReview")
+}
+
 /// A review of `kind` for `user`, or for the user its spec names.
 fn decide<'a>(
     objects: impl Iterator<Item = &'a Object> + Clone,
@@ -152,71 +211,127 @@ fn decide<'a>(
     kind: &str,
     body: &[u8],
 ) -> Response {
-    let mut review: Value = serde_json::from_slice(body).unwrap_or_else(|_| json!({}));
-    if !review.is_object() {
-        review = json!({});
-    }
-    let spec = &review["spec"];
-    let s = |v: &Value, f: &str| v[f].as_str().unwrap_or_default().to_string();
-    let a = if let Some(r) = spec.get("resourceAttributes").filter(|r| r.is_object()) {
-        let mut a = Attributes::resource(
-            &s(r, "verb"),
-            &s(r, "group"),
-            &s(r, "resource"),
-            &s(r, "namespace"),
-            &s(r, "name"),
-        );
-        a.subresource = s(r, "subresource");
-        Some(a)
+    let asked = Asked::read(body, user.is_some());
+    if asked.invalid.is_empty() {
+        asked.answer(objects, user, kind)
     } else {
-        spec.get("nonResourceAttributes")
-            .filter(|n| n.is_object())
-            .map(|n| Attributes::non_resource(&s(n, "verb"), &s(n, "path")))
-    };
-    let mut invalid = Vec::new();
-    if a.is_none() {
-        invalid.push("spec.resourceAttributes: Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified");
+        asked.refused()
     }
-    let named = User {
-        name: s(spec, "user"),
-        groups: spec["groups"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
-    };
-    if user.is_none() && named.name.is_empty() && named.groups.is_empty() {
-        invalid.push(
-            "spec.user: Invalid value: \"\": at least one of user or group must be specified",
-        );
+}
+
+/// An access review as sent: its attributes, the user its spec names, and
+/// what upstream's `ValidateSubjectAccessReviewSpec` (or the self
+/// review's) says is wrong with it.
+struct Asked {
+    review: Value,
+    attributes: Option<Attributes>,
+    named: User,
+    invalid: Vec<String>,
+}
+
+impl Asked {
+    /// `body` read; `own`: a self review, which names no user.
+    fn read(body: &[u8], own: bool) -> Asked {
+        let mut review: Value = serde_json::from_slice(body).unwrap_or_else(|_| json!({}));
+        if !review.is_object() {
+            review = json!({});
+        }
+        let spec = &review["spec"];
+        let s = |v: &Value, f: &str| v[f].as_str().unwrap_or_default().to_string();
+        let resource = spec.get("resourceAttributes").filter(|r| r.is_object());
+        let non_resource = spec.get("nonResourceAttributes").filter(|n| n.is_object());
+        let mut invalid = Vec::new();
+        if let (Some(_), Some(n)) = (resource, non_resource) {
+            invalid.push(format!(
+                "spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{{Path:\"{}\", Verb:\"{}\"}}: cannot be specified in combination with resourceAttributes",
+                s(n, "path"),
+                s(n, "verb")
+            ));
+        }
+        let attributes = if let Some(r) = resource {
+            let mut a = Attributes::resource(
+                &s(r, "verb"),
+                &s(r, "group"),
+                &s(r, "resource"),
+                &s(r, "namespace"),
+                &s(r, "name"),
+            );
+            a.subresource = s(r, "subresource");
+            Some(a)
+        } else {
+            non_resource.map(|n| Attributes::non_resource(&s(n, "verb"), &s(n, "path")))
+        };
+        if attributes.is_none() {
+            invalid.push("spec.resourceAttributes: Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified".to_string());
+        }
+        let named = User {
+            name: s(spec, "user"),
+            groups: spec["groups"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+        };
+        if !own && named.name.is_empty() && named.groups.is_empty() {
+            invalid.push(
+                "spec.user: Invalid value: \"\": at least one of user or group must be specified"
+                    .to_string(),
+            );
+        }
+        Asked {
+            review,
+            attributes,
+            named,
+            invalid,
+        }
     }
-    let (Some(a), []) = (a, invalid.as_slice()) else {
-        // `NewInvalid` of the review's kind as decoded: empty, as 1.20
-        // words it (`.authorization.k8s.io "" is invalid: ...`).
-        let causes = match invalid.as_slice() {
-            [one] => (*one).to_string(),
+
+    /// `NewInvalid` of the review's kind as decoded: empty, as 1.20 words
+    /// it (`.authorization.k8s.io "" is invalid: ...`).
+    fn refused(&self) -> Response {
+        let causes = match self.invalid.as_slice() {
+            [one] => one.clone(),
             many => format!("[{}]", many.join(", ")),
         };
-        return status::error(
+        status::error(
             422,
             &format!(".authorization.k8s.io \"\" is invalid: {causes}"),
-        );
-    };
-    let user = user.unwrap_or(&named);
-    let d = rbac::authorize(objects, user, &a);
-    review["apiVersion"] = json!("authorization.k8s.io/v1");
-    review["kind"] = json!(kind);
-    if !review["metadata"].is_object() {
-        review["metadata"] = json!({});
+        )
     }
-    review["status"] = if d.reason.is_empty() {
-        json!({"allowed": d.allowed})
-    } else {
-        json!({"allowed": d.allowed, "reason": d.reason})
-    };
-    Response::json(201, &review)
+
+    /// The review sent back with its status: decided for `user`, or for
+    /// the user its spec names (no group added, as the authorizer reads
+    /// them).
+    fn answer<'a>(
+        self,
+        objects: impl Iterator<Item = &'a Object> + Clone,
+        user: Option<&User>,
+        kind: &str,
+    ) -> Response {
+        // Without attributes the review is invalid: said so.
+        let Some(a) = self.attributes.clone() else {
+            return self.refused();
+        };
+        let Asked {
+            mut review, named, ..
+        } = self;
+        let d = rbac::authorize(objects, user.unwrap_or(&named), &a);
+        review["apiVersion"] = json!("authorization.k8s.io/v1");
+        review["kind"] = json!(kind);
+        if !review["metadata"].is_object() {
+            review["metadata"] = json!({});
+        }
+        // The zero time of a review never stored, as Go writes it.
+        review["metadata"]["creationTimestamp"] = Value::Null;
+        review["status"] = if d.reason.is_empty() {
+            json!({"allowed": d.allowed})
+        } else {
+            json!({"allowed": d.allowed, "reason": d.reason})
+        };
+        Response::json(201, &review)
+    }
 }
 
 #[cfg(test)]
@@ -411,5 +526,136 @@ mod tests {
             names.contains(&"subjectaccessreviews".to_string()),
             "{names:?}"
         );
+    }
+
+    /// LocalSubjectAccessReview as the 1.20 test control plane answered
+    /// each body (POSTed to `namespaces/shop/...`): the namespaces of the
+    /// path, of the metadata and of the attributes all one, else the same
+    /// codes and messages. Not modelled: the Go dump of the metadata in
+    /// `must be empty except for namespace`, and `managedFields` on the
+    /// answer.
+    #[test]
+    fn a_local_subject_review_is_held_to_its_namespace() {
+        use crate::serve::tests::{send, served};
+        let lsar = |ns: &str, body: Value| Request {
+            content_type: "application/json".into(),
+            body: serde_json::to_vec(&body).expect("json"),
+            ..Request::new(
+                "POST",
+                &format!("/apis/authorization.k8s.io/v1/namespaces/{ns}/localsubjectaccessreviews"),
+            )
+        };
+        let attrs = |ns: Option<&str>| match ns {
+            Some(ns) => json!({"namespace": ns, "verb": "list", "resource": "secrets"}),
+            None => json!({"verb": "list", "resource": "secrets"}),
+        };
+        let invalid = |cause: &str| {
+            (
+                422,
+                format!(".authorization.k8s.io \"\" is invalid: {cause}"),
+            )
+        };
+        let cases = [
+            (
+                json!({"spec": {"user": "bob", "resourceAttributes": attrs(Some("other"))}}),
+                invalid(
+                    "spec.resourceAttributes.namespace: Invalid value: \"other\": must match metadata.namespace",
+                ),
+            ),
+            (
+                json!({"spec": {"user": "bob", "resourceAttributes": attrs(None)}}),
+                (
+                    400,
+                    "spec.resourceAttributes.namespace must match namespace: shop".to_string(),
+                ),
+            ),
+            (
+                json!({"metadata": {"namespace": "other"}, "spec": {"user": "bob", "resourceAttributes": attrs(Some("shop"))}}),
+                invalid(
+                    "spec.resourceAttributes.namespace: Invalid value: \"shop\": must match metadata.namespace",
+                ),
+            ),
+            (
+                json!({"metadata": {"namespace": "other"}, "spec": {"user": "bob", "resourceAttributes": attrs(Some("other"))}}),
+                (
+                    400,
+                    "spec.resourceAttributes.namespace must match namespace: shop".to_string(),
+                ),
+            ),
+            (
+                json!({"spec": {"user": "bob", "nonResourceAttributes": {"verb": "get", "path": "/x"}}}),
+                invalid(
+                    "spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:\"/x\", Verb:\"get\"}: disallowed on this kind of request",
+                ),
+            ),
+            (
+                json!({"metadata": {"namespace": "shop"}, "spec": {"resourceAttributes": attrs(Some("shop"))}}),
+                invalid(
+                    "spec.user: Invalid value: \"\": at least one of user or group must be specified",
+                ),
+            ),
+            (
+                json!({"spec": {"user": "bob"}}),
+                invalid(
+                    "spec.resourceAttributes: Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified",
+                ),
+            ),
+        ];
+        let mut s = served();
+        for (body, (code, message)) in cases {
+            let r = send(&mut s, &lsar("shop", body.clone()));
+            assert_eq!(
+                (r.code, r.value()["message"].as_str()),
+                (code, Some(message.as_str())),
+                "{body}"
+            );
+        }
+        let r = send(
+            &mut s,
+            &lsar(
+                "shop",
+                json!({"metadata": {"name": "x", "namespace": "shop"},
+            "spec": {"user": "bob", "resourceAttributes": attrs(Some("shop"))}}),
+            ),
+        );
+        assert_eq!(r.code, 422);
+        assert!(
+            r.value()["message"].as_str().is_some_and(|m| m.ends_with("metadata: Invalid value: {\"name\":\"x\",\"namespace\":\"shop\"}: must be empty except for namespace")),
+            "{:?}",
+            r.value()
+        );
+        let ok = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "LocalSubjectAccessReview",
+            "metadata": {"namespace": "shop"}, "spec": {"user": "bob", "resourceAttributes": attrs(Some("shop"))}});
+        let r = send(&mut s, &lsar("shop", ok.clone()));
+        assert_eq!(r.code, 201, "{:?}", r.value());
+        assert_eq!(
+            r.value()["metadata"],
+            json!({"namespace": "shop", "creationTimestamp": null})
+        );
+        assert_eq!(r.value()["status"], json!({"allowed": false}));
+        let mut masters = ok.clone();
+        masters["spec"]["groups"] = json!([rbac::MASTERS]);
+        assert_eq!(
+            send(&mut s, &lsar("shop", masters)).value()["status"],
+            json!({"allowed": true})
+        );
+        // RBAC: `create localsubjectaccessreviews` in that namespace.
+        let mut denied = lsar("shop", ok);
+        denied.user = User::authenticated("someone", &[]);
+        let r = send(&mut s, &denied);
+        assert_eq!(r.code, 403, "{:?}", r.value());
+        assert_eq!(
+            r.value()["message"],
+            "localsubjectaccessreviews.authorization.k8s.io is forbidden: User \"someone\" cannot create resource \"localsubjectaccessreviews\" in API group \"authorization.k8s.io\" in the namespace \"shop\""
+        );
+        // Created only.
+        let r = send(
+            &mut s,
+            &Request::new(
+                "GET",
+                "/apis/authorization.k8s.io/v1/namespaces/shop/localsubjectaccessreviews",
+            ),
+        );
+        assert_eq!(r.code, 405, "{:?}", r.value());
     }
 }

@@ -101,18 +101,32 @@ fn resource(k: &KindInfo) -> Value {
     r
 }
 
-/// The access reviews served: (resource, kind).
-pub const REVIEWS: &[(&str, &str)] = &[
-    ("selfsubjectaccessreviews", "SelfSubjectAccessReview"),
-    ("subjectaccessreviews", "SubjectAccessReview"),
+/// The access reviews served, as 1.20 lists them: (resource, kind,
+/// namespaced).
+pub const REVIEWS: &[(&str, &str, bool)] = &[
+    (
+        "localsubjectaccessreviews",
+        "LocalSubjectAccessReview",
+        true,
+    ),
+    ("selfsubjectaccessreviews", "SelfSubjectAccessReview", false),
+    ("selfsubjectrulesreviews", "SelfSubjectRulesReview", false),
+    ("subjectaccessreviews", "SubjectAccessReview", false),
 ];
 
+/// Whether `group`'s `plural` is an access review served in a namespace
+/// (`namespaces/x/localsubjectaccessreviews`).
+#[must_use]
+pub fn is_namespaced_review(group: &str, plural: &str) -> bool {
+    group == AUTHZ && REVIEWS.iter().any(|(p, _, ns)| *ns && *p == plural)
+}
+
 fn access_reviews() -> impl Iterator<Item = Value> {
-    REVIEWS.iter().map(|(plural, kind)| {
+    REVIEWS.iter().map(|(plural, kind, namespaced)| {
         json!({
             "name": plural,
             "singularName": plural.trim_end_matches('s'),
-            "namespaced": false,
+            "namespaced": namespaced,
             "kind": kind,
             "verbs": ["create"],
         })
@@ -212,10 +226,10 @@ pub fn aggregated(kinds: &KindTable, core: bool, version: &str) -> Value {
                         })
                         .collect();
                     if g == AUTHZ && v == "v1" {
-                        resources.extend(REVIEWS.iter().map(|(plural, kind)| json!({
+                        resources.extend(REVIEWS.iter().map(|(plural, kind, namespaced)| json!({
                             "resource": plural,
                             "responseKind": {"group": AUTHZ, "version": "v1", "kind": kind},
-                            "scope": "Cluster",
+                            "scope": if *namespaced { "Namespaced" } else { "Cluster" },
                             "singularResource": plural.trim_end_matches('s'),
                             "verbs": ["create"],
                         })));
@@ -262,6 +276,21 @@ mod tests {
         let agg = aggregated(&k, true, "v2");
         assert_eq!(agg["items"][0]["metadata"]["name"], "");
         let authz = resource_list(&k, AUTHZ, "v1").expect("authz");
-        assert_eq!(authz["resources"][0]["name"], "selfsubjectaccessreviews");
+        let names: Vec<&str> = authz["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .filter_map(|r| r["name"].as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "localsubjectaccessreviews",
+                "selfsubjectaccessreviews",
+                "selfsubjectrulesreviews",
+                "subjectaccessreviews"
+            ]
+        );
+        assert_eq!(authz["resources"][0]["namespaced"], true);
     }
 }

@@ -52,7 +52,7 @@ fn not_served(req: &Request) -> Outcome {
     reply(status::error(
         404,
         &format!(
-            "the server could not find the requested resource ({} {}): the ownerscope simulator serves discovery, the kinds of its scenario, selfsubjectaccessreviews and subjectaccessreviews",
+            "the server could not find the requested resource ({} {}): the ownerscope simulator serves discovery, the kinds of its scenario and the access reviews",
             req.method, req.path
         ),
     ))
@@ -163,6 +163,41 @@ fn route_request(
     }
 }
 
+/// The access reviews (`authorization.k8s.io/v1`), created only; `None`
+/// for another resource of the group. The self reviews may come as
+/// protobuf: kubectl's `auth can-i` (and `--list`) send it and do not
+/// retry in JSON.
+fn access_review(served: &Served, req: &Request, user: &User, p: &ResourcePath) -> Option<Outcome> {
+    type FromProto = fn(&[u8]) -> Option<serde_json::Value>;
+    let proto: Option<FromProto> = match (p.plural.as_str(), &p.namespace) {
+        ("subjectaccessreviews", None) | ("localsubjectaccessreviews", Some(_)) => None,
+        ("selfsubjectaccessreviews", None) => Some(protobuf::self_subject_access_review),
+        ("selfsubjectrulesreviews", None) => Some(protobuf::self_subject_rules_review),
+        _ => return None,
+    };
+    if req.method != "POST" || p.name.is_some() {
+        return Some(method_not_allowed(req, "access reviews are only created"));
+    }
+    let decoded = proto
+        .filter(|_| req.content_type.starts_with(protobuf::MEDIA))
+        .and_then(|from| from(&req.body));
+    let body = match decoded {
+        Some(v) => serde_json::to_vec(&v).unwrap_or_default(),
+        None => match write::json_body(req) {
+            Ok(_) => req.body.clone(),
+            Err(r) => return Some(reply(r)),
+        },
+    };
+    let policy = rbac::policy(served.index.of_kinds(&rbac::KINDS));
+    let objects = policy.iter().copied();
+    Some(reply(match (p.plural.as_str(), &p.namespace) {
+        ("localsubjectaccessreviews", Some(ns)) => access::local_subject_review(objects, ns, &body),
+        ("subjectaccessreviews", _) => access::subject_review(objects, &body),
+        ("selfsubjectrulesreviews", _) => super::rules_review::rules_review(objects, user, &body),
+        _ => access::review(objects, user, &body),
+    }))
+}
+
 fn resource(
     served: &mut Served,
     req: &Request,
@@ -170,33 +205,10 @@ fn resource(
     p: &ResourcePath,
     form: Form,
 ) -> Outcome {
-    if p.group == discovery::AUTHZ && p.plural == "subjectaccessreviews" && p.namespace.is_none() {
-        return if req.method == "POST" && p.name.is_none() {
-            if let Err(r) = write::json_body(req) {
-                return reply(r);
-            }
-            let policy = rbac::policy(served.index.of_kinds(&rbac::KINDS));
-            reply(access::subject_review(policy.iter().copied(), &req.body))
-        } else {
-            method_not_allowed(req, "access reviews are only created")
-        };
-    }
-    if p.group == discovery::AUTHZ && p.plural == "selfsubjectaccessreviews" {
-        // kubectl auth can-i sends protobuf, and does not retry in JSON.
-        let proto = req.content_type.starts_with(protobuf::MEDIA);
-        let body = match proto.then(|| protobuf::self_subject_access_review(&req.body)) {
-            Some(Some(v)) => serde_json::to_vec(&v).unwrap_or_default(),
-            _ => match write::json_body(req) {
-                Ok(_) => req.body.clone(),
-                Err(r) => return reply(r),
-            },
-        };
-        return if req.method == "POST" && p.name.is_none() {
-            let policy = rbac::policy(served.index.of_kinds(&rbac::KINDS));
-            reply(access::review(policy.iter().copied(), user, &body))
-        } else {
-            method_not_allowed(req, "access reviews are only created")
-        };
+    if p.group == discovery::AUTHZ
+        && let Some(outcome) = access_review(served, req, user, p)
+    {
+        return outcome;
     }
     let Some(kind) = discovery::find(served.sim.kinds(), &p.group, &p.version, &p.plural).cloned()
     else {

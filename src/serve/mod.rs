@@ -33,6 +33,7 @@ pub mod query;
 pub mod rbac;
 pub mod read;
 pub mod route;
+pub mod rules_review;
 pub mod run;
 pub mod selector;
 pub mod state;
@@ -169,6 +170,8 @@ pub enum Outcome {
 
 pub use state::Served;
 
+#[cfg(test)]
+mod generation_tests;
 #[cfg(test)]
 mod hostile_props;
 #[cfg(test)]

@@ -190,7 +190,7 @@ fn schemas<'k>(
     let mut found = BTreeMap::new();
     let mut out = Map::new();
     if reviews {
-        for (_, kind) in REVIEWS {
+        for (_, kind, _) in REVIEWS {
             if let Some(name) = upstream.of(AUTHZ, "v1", kind) {
                 upstream.close_over(name, &mut found);
             }
@@ -251,9 +251,14 @@ pub fn group_version(kinds: &KindTable, path: &str) -> Option<Value> {
     if reviews {
         // Created only: kubectl explain finds them by their POST, as on
         // kube-apiserver.
-        for (plural, kind) in REVIEWS {
+        for (plural, kind, namespaced) in REVIEWS {
+            let within = if *namespaced {
+                "namespaces/{namespace}/"
+            } else {
+                ""
+            };
             paths.insert(
-                format!("/{}/{plural}", gv_path(&group, &version)),
+                format!("/{}/{within}{plural}", gv_path(&group, &version)),
                 json!({"post": {
                     "x-kubernetes-group-version-kind": {"group": AUTHZ, "version": "v1", "kind": kind},
                     "responses": {"201": {"description": "Created"}}

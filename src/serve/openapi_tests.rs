@@ -152,6 +152,20 @@ fn deployment_strategy_and_the_access_reviews_are_described() {
             ["properties"]["spec"]
             .is_object()
     );
+    // Every review served is described, the local one under its namespace.
+    let local = &authz["paths"]["/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews"]
+        ["post"];
+    assert_eq!(
+        local["x-kubernetes-group-version-kind"]["kind"],
+        "LocalSubjectAccessReview"
+    );
+    for (_, kind, _) in crate::serve::discovery::REVIEWS {
+        let name = format!("io.k8s.api.authorization.v1.{kind}");
+        assert!(
+            authz["components"]["schemas"][&name]["properties"]["spec"].is_object(),
+            "{name}"
+        );
+    }
 }
 
 /// The kinds of the table 1.20 does not have in the table's version keep

@@ -1,6 +1,7 @@
 //! The protobuf bodies serve reads, which kubectl sends as
 //! `application/vnd.kubernetes.protobuf` and does not resend as JSON when
-//! refused: a SelfSubjectAccessReview (`kubectl auth can-i`) and the
+//! refused: a SelfSubjectAccessReview (`kubectl auth can-i`), a
+//! SelfSubjectRulesReview (`kubectl auth can-i --list`) and the
 //! objects of kubectl's typed creates (`kubectl create configmap`,
 //! `secret`, `namespace`, `serviceaccount`, `deployment`, `job`, `role`,
 //! `rolebinding`, `clusterrole`, `clusterrolebinding`), read into the JSON
@@ -83,6 +84,29 @@ pub fn self_subject_access_review(body: &[u8]) -> Option<Value> {
     Some(json!({
         "apiVersion": type_meta["apiVersion"],
         "kind": "SelfSubjectAccessReview",
+        "metadata": {},
+        "spec": spec,
+    }))
+}
+
+/// A protobuf SelfSubjectRulesReview (`kubectl auth can-i --list`) as
+/// its JSON, `None` when `body` is not one: of its spec, `namespace`
+/// (field 1).
+#[must_use]
+pub fn self_subject_rules_review(body: &[u8]) -> Option<Value> {
+    let unknown = fields(body.strip_prefix(b"k8s\0")?)?;
+    let type_meta = strings(field(&unknown, 1)?, &["apiVersion", "kind"])?;
+    if type_meta["kind"] != "SelfSubjectRulesReview" {
+        return None;
+    }
+    let review = fields(field(&unknown, 2)?)?;
+    let spec = match field(&review, 2) {
+        Some(s) => strings(s, &["namespace"])?,
+        None => json!({}),
+    };
+    Some(json!({
+        "apiVersion": type_meta["apiVersion"],
+        "kind": "SelfSubjectRulesReview",
         "metadata": {},
         "spec": spec,
     }))

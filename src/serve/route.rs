@@ -90,6 +90,7 @@ fn resource(group: &str, version: &str, rest: &[&str], kinds: &KindTable) -> Rou
         kinds
             .iter()
             .any(|k| k.group == group && k.plural == plural && k.namespaced)
+            || super::discovery::is_namespaced_review(group, plural)
     };
     let mut p = ResourcePath {
         group: group.to_string(),

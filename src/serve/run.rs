@@ -171,6 +171,16 @@ fn start_with(opts: &ServeOptions, own_signals: bool) -> Result<Started, String>
         None => (None, 0),
     };
     let resumed = saved.is_some();
+    let (creds, accounts) = match &state {
+        Some(dir) => (dir.ca()?.credentials()?, dir.accounts(&opts.users)?),
+        None => (
+            tls::credentials()?,
+            users::accounts(&opts.users, &Default::default())?,
+        ),
+    };
+    // The controller manager's root CA publisher hands the cluster CA to
+    // every namespace: serve's own, which its kubeconfigs trust.
+    sc.settings.root_ca = Some(creds.ca_pem.clone());
     let mut sim = match saved {
         Some(saved) => Sim::resume(sc, saved).map_err(|e| {
             let dir = opts.state_dir.clone().unwrap_or_default();
@@ -198,13 +208,6 @@ fn start_with(opts: &ServeOptions, own_signals: bool) -> Result<Started, String>
     };
     served.speed = opts.speed;
     served.paused = opts.paused;
-    let (creds, accounts) = match &state {
-        Some(dir) => (dir.ca()?.credentials()?, dir.accounts(&opts.users)?),
-        None => (
-            tls::credentials()?,
-            users::accounts(&opts.users, &Default::default())?,
-        ),
-    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

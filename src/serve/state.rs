@@ -124,8 +124,9 @@ fn ready_node(name: &str, now: jiff::Timestamp) -> Object {
 }
 
 impl Served {
-    /// Serves `sim`, creating the namespaces its objects live in and the
-    /// Nodes its pods are bound to.
+    /// Serves `sim`, creating the namespaces its objects live in, the
+    /// Nodes its pods are bound to, and each namespace's
+    /// `kube-root-ca.crt` when the simulator has a CA.
     #[must_use]
     pub fn new(mut sim: Sim) -> Served {
         sim.set_user_actor(ACTOR);
@@ -144,6 +145,7 @@ impl Served {
                 sim.create(o);
             }
         }
+        sim.publish_root_ca();
         sim.take_watch_changes();
         let oldest = sim.resource_version();
         Served {

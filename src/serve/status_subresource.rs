@@ -19,7 +19,7 @@
 //!   ConfigMap, a custom resource whose CRD does not declare it) writes
 //!   `status` like any field, and its `/status` path answers 404.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::model::fields::Fields;
 use crate::model::{KindInfo, Object};
@@ -91,19 +91,8 @@ fn crd_declares_status(sim: &Sim, kind: &KindInfo) -> bool {
         namespace: None,
         name: format!("{}.{}", kind.plural, kind.group),
     };
-    let Some(crd) = sim.get(&key) else {
-        return false;
-    };
-    let spec: &Value = &crd.spec;
-    let per_version = spec["versions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|v| v["name"] == kind.version.as_str())
-        .and_then(|v| v["subresources"].get("status"));
-    per_version
-        .or_else(|| spec["subresources"].get("status"))
-        .is_some_and(|s| !s.is_null())
+    sim.get(&key)
+        .is_some_and(|crd| crate::sim::api::generation::crd_declares_status(crd, &kind.version))
 }
 
 /// What a PUT or PATCH writes: the object, or its status subresource.
@@ -188,6 +177,7 @@ mod tests {
     use super::super::tests::{send, served};
     use super::*;
     use crate::model::KindTable;
+    use serde_json::Value;
 
     fn kind(group: &str, k: &str) -> KindInfo {
         KindTable::builtin()

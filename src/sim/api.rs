@@ -22,6 +22,7 @@ use crate::model::{
 
 mod admission;
 mod delete;
+pub mod generation;
 #[cfg(test)]
 mod tests;
 mod write;

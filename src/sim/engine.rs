@@ -97,6 +97,8 @@ enum Task {
     /// The same at the CronJob's next schedule time: a timer that never
     /// keeps a run from settling (a CronJob schedules forever).
     CronTick(String),
+    /// The root CA publisher's look at the namespace with this name.
+    RootCa(String),
 }
 
 impl Task {

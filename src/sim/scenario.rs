@@ -338,6 +338,14 @@ pub struct Settings {
     /// [`crate::sim::engine::EPOCH`].
     #[serde(skip)]
     pub epoch: Option<jiff::Timestamp>,
+    /// The cluster CA, PEM, that the root CA publisher puts in every
+    /// namespace's `kube-root-ca.crt`
+    /// ([`super::controllers::root_ca_cert_publisher`]); unset, it does
+    /// not run. `ownerscope serve` sets it to its own CA. Not a scenario
+    /// setting: a scenario played offline has no CA, and keeps the
+    /// objects its file holds.
+    #[serde(skip)]
+    pub root_ca: Option<String>,
 }
 
 fn controllers_threshold() -> u64 {
@@ -360,6 +368,7 @@ impl Default for Settings {
             terminated_pod_gc_threshold: controllers_threshold(),
             starts_paused: false,
             epoch: None,
+            root_ca: None,
         }
     }
 }

@@ -186,7 +186,8 @@ fn kubectl_deletes_in_foreground_and_the_watch_prints_the_cascade() {
             "-o",
             "jsonpath={range .items[*]}{.metadata.name}:{.metadata.finalizers} {end}"
         ]),
-        "web:[\"foregroundDeletion\"] web-cache:[\"example.com/cache-flush\"] "
+        // The root CA publisher's ConfigMap, as in every namespace.
+        "web:[\"foregroundDeletion\"] kube-root-ca.crt: web-cache:[\"example.com/cache-flush\"] "
     );
     let patch = r#"[{"op":"test","path":"/metadata/finalizers/0","value":"example.com/cache-flush"},{"op":"remove","path":"/metadata/finalizers/0"}]"#;
     assert_eq!(
@@ -203,11 +204,11 @@ fn kubectl_deletes_in_foreground_and_the_watch_prints_the_cascade() {
         ]),
         "configmap/web-cache patched\n"
     );
-    // Then the owner goes.
+    // Then the owner goes; the root CA publisher's ConfigMap stays.
     s.wait_for(
         &["get", "deploy,cm", "-n", "shop", "-o", "name"],
         "the Deployment gone",
-        str::is_empty,
+        |out| out == "configmap/kube-root-ca.crt\n",
     );
     let log = s.log();
     assert!(log.contains("by=kubectl"), "{log}");
@@ -427,4 +428,140 @@ fn kubectl_logs_describe_rollout_scale_can_i_and_explain_work() {
         explained.contains("KIND:") && explained.contains("Pod"),
         "{explained}"
     );
+}
+
+/// kube-controller-manager's root CA publisher (1.20, on by default): every
+/// namespace holds `kube-root-ca.crt`, the CA the kubeconfig trusts, from
+/// the start (paused or not), in a namespace created later, and again
+/// after it is deleted.
+#[test]
+fn kubectl_sees_kube_root_ca_crt_in_every_namespace() {
+    let s = Server::start("deployment", &[]);
+    let listed = s.ok(&["get", "cm", "-A", "-o", "name"]);
+    assert_eq!(
+        listed.matches("configmap/kube-root-ca.crt\n").count(),
+        4,
+        "{listed}"
+    );
+    let trusted = std::fs::read_to_string(&s.kubeconfig).expect("kubeconfig");
+    let published = s.ok(&[
+        "get",
+        "cm",
+        "kube-root-ca.crt",
+        "-n",
+        "shop",
+        "-o",
+        "jsonpath={.data.ca\\.crt}",
+    ]);
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&published);
+    assert!(
+        published.starts_with("-----BEGIN CERTIFICATE-----") && trusted.contains(&b64),
+        "the kubeconfig's CA: {published}"
+    );
+    s.ok(&["create", "namespace", "later"]);
+    let want = |out: &str| out.starts_with("kube-root-ca.crt   1 ");
+    let args = ["get", "cm", "-n", "later", "--no-headers"];
+    s.wait_for(&args, "kube-root-ca.crt in a new namespace", want);
+    let uid = |s: &Server| {
+        s.ok(&[
+            "get",
+            "cm",
+            "kube-root-ca.crt",
+            "-n",
+            "later",
+            "-o",
+            "jsonpath={.metadata.uid}",
+        ])
+    };
+    let first = uid(&s);
+    s.ok(&["delete", "cm", "kube-root-ca.crt", "-n", "later"]);
+    s.wait_for(&args, "kube-root-ca.crt back after its delete", want);
+    assert_ne!(uid(&s), first);
+}
+
+/// The access reviews a kubectl user meets: `auth can-i --list`
+/// (SelfSubjectRulesReview, sent as protobuf) lists what a Role grants, as
+/// the 1.20 test control plane listed it for the same binding;
+/// `api-resources` shows the four reviews, LocalSubjectAccessReview
+/// namespaced; creating one needs `create` in its namespace.
+#[test]
+fn kubectl_lists_rules_and_sees_every_access_review() {
+    let s = Server::start("deployment", &["--paused", "--user", "restricted"]);
+    s.ok(&[
+        "create",
+        "role",
+        "-n",
+        "shop",
+        "r1",
+        "--verb=get,list",
+        "--resource=pods",
+        "--resource-name=a",
+    ]);
+    s.ok(&[
+        "create",
+        "rolebinding",
+        "-n",
+        "shop",
+        "r1",
+        "--role=r1",
+        "--user=restricted",
+    ]);
+    let as_restricted = ["--context", "restricted@ownerscope-sim"];
+    let listed = s.ok(&[
+        &as_restricted[..],
+        &["auth", "can-i", "--list", "-n", "shop"],
+    ]
+    .concat());
+    let row = |l: &str| l.split_whitespace().collect::<Vec<_>>().join(" ");
+    let rows: Vec<String> = listed.lines().map(row).collect();
+    for want in [
+        "selfsubjectaccessreviews.authorization.k8s.io [] [] [create]",
+        "pods [] [a] [get list]",
+        "[/version] [] [get]",
+    ] {
+        assert!(rows.iter().any(|r| r == want), "{want}:\n{listed}");
+    }
+    let other = s.ok(&[
+        &as_restricted[..],
+        &["auth", "can-i", "--list", "-n", "default"],
+    ]
+    .concat());
+    assert!(!other.contains("pods"), "{other}");
+    let resources = s.ok(&[
+        "api-resources",
+        "--api-group=authorization.k8s.io",
+        "--no-headers",
+    ]);
+    let rows: Vec<String> = resources.lines().map(row).collect();
+    assert_eq!(
+        rows,
+        [
+            "localsubjectaccessreviews authorization.k8s.io/v1 true LocalSubjectAccessReview",
+            "selfsubjectaccessreviews authorization.k8s.io/v1 false SelfSubjectAccessReview",
+            "selfsubjectrulesreviews authorization.k8s.io/v1 false SelfSubjectRulesReview",
+            "subjectaccessreviews authorization.k8s.io/v1 false SubjectAccessReview",
+        ],
+        "{resources}"
+    );
+    let can = |who: &[&str]| {
+        let (_, out, _) = s.kubectl(
+            &[
+                who,
+                &[
+                    "auth",
+                    "can-i",
+                    "create",
+                    "localsubjectaccessreviews",
+                    "-n",
+                    "shop",
+                ],
+            ]
+            .concat(),
+            None,
+        );
+        out
+    };
+    assert_eq!(can(&[]), "yes\n");
+    assert_eq!(can(&as_restricted), "no\n");
 }

@@ -142,11 +142,12 @@ fn the_ui_shows_live_what_kubectl_does_to_the_served_simulator() {
         sc.contains("DELETE propagationPolicy=Foreground")
     });
     both.wait_for("the cascade to finish", |sc| {
-        // The four namespaces, the two Nodes the pods ran on and the 11
-        // objects of the bootstrap RBAC policy stay.
+        // The four namespaces and their kube-root-ca.crt, the two Nodes
+        // the pods ran on and the 11 objects of the bootstrap RBAC policy
+        // stay.
         sc.lines()
             .next()
-            .is_some_and(|l| l.contains(" 17 objects "))
+            .is_some_and(|l| l.contains(" 21 objects "))
     });
     drop(both);
     let _ = std::fs::remove_dir_all(&dir);

@@ -431,8 +431,12 @@ pub(crate) fn rows() -> Vec<Row> {
                 MERGE,
                 json!({"status": {"phase": "B"}}),
             ),
-            &["/status/phase"],
+            &["/status/phase", "/metadata/generation"],
         ),
+    ];
+    // While both custom resources exist.
+    more.extend(super::generation::rows());
+    more.extend([
         row(
             "status: delete crd widgets",
             "DELETE",
@@ -443,7 +447,7 @@ pub(crate) fn rows() -> Vec<Row> {
             "DELETE",
             "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.{ns}.example.com",
         ),
-    ];
+    ]);
     rows.append(&mut more);
     rows
 }

@@ -104,7 +104,7 @@ impl ApiServer {
             obj.metadata.deletion_grace_period_seconds = None;
             obj.metadata.creation_timestamp = Some(self.now);
         }
-        if tracks_generation(obj) && (!restore || obj.metadata.generation.is_none()) {
+        if generation::tracks_generation(obj) && (!restore || obj.metadata.generation.is_none()) {
             obj.metadata.generation = Some(1);
         }
         Self::apply_create_defaults(obj);
@@ -219,7 +219,7 @@ impl ApiServer {
         if let Err(resp) = self.call_webhooks(&obj, Operation::Update) {
             return resp;
         }
-        if raises_generation(&old, &obj)
+        if self.raises_generation(&old, &obj)
             && let Some(g) = obj.metadata.generation.as_mut()
         {
             *g += 1;
@@ -310,55 +310,4 @@ impl ApiServer {
         let stored = self.store_update(old, new);
         ApiResponse::ok(stored)
     }
-}
-
-/// Whether kube-apiserver 1.20 gives the kind `metadata.generation` 1 on
-/// create (its strategy's `PrepareForCreate`): the workloads of `apps`
-/// and the ReplicationController, Ingress, IngressClass, NetworkPolicy,
-/// PodDisruptionBudget, the webhook configurations, the flow-control
-/// kinds, CustomResourceDefinitions and every custom resource. A Pod, a
-/// Job, a CronJob, a Service, a claim, a Namespace and the rest get none
-/// (checked on the test control plane); a client's own is kept on those.
-fn tracks_generation(obj: &Object) -> bool {
-    let (group, kind) = (obj.group(), obj.kind.as_str());
-    if !crate::model::KindTable::is_builtin(group, kind) {
-        return true;
-    }
-    matches!(
-        (group, kind),
-        (
-            "apps",
-            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
-        ) | (
-            "extensions",
-            "Deployment" | "ReplicaSet" | "DaemonSet" | "Ingress" | "NetworkPolicy"
-        ) | ("", "ReplicationController")
-            | (
-                "networking.k8s.io",
-                "Ingress" | "IngressClass" | "NetworkPolicy"
-            )
-            | ("policy", "PodDisruptionBudget")
-            | ("apiextensions.k8s.io", "CustomResourceDefinition")
-            | (
-                "admissionregistration.k8s.io",
-                "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"
-            )
-            | (
-                "flowcontrol.apiserver.k8s.io",
-                "FlowSchema" | "PriorityLevelConfiguration"
-            )
-    )
-}
-
-/// Whether an update raises `metadata.generation` (kube-apiserver's
-/// `PrepareForUpdate` of each strategy): any change of the spec, the
-/// fields only `ownerscope serve` keeps included; and for a Deployment a
-/// change of its annotations too, "because annotations are copied from
-/// deployments to their replica sets" (`pkg/registry/apps/deployment/
-/// strategy.go`).
-fn raises_generation(old: &Object, new: &Object) -> bool {
-    new.spec_differs(old)
-        || (new.kind == "Deployment"
-            && new.group() == "apps"
-            && new.metadata.annotations != old.metadata.annotations)
 }

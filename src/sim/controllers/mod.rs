@@ -4,7 +4,8 @@
 //! and delete (R70, R72, R73); so do namespace deletion (R58-R59), volume
 //! protection (R62-R64), the CRD finalizer (R75) and the TTL-after-finished
 //! controller (R71), and the CronJob controller, which starts Jobs and
-//! deletes finished ones beyond its history limits.
+//! deletes finished ones beyond its history limits. The root CA
+//! publisher keeps a ConfigMap in every namespace when it is given a CA.
 //!
 //! Each controller reads the store (and, for the workload controllers, the
 //! [`WorkloadIndex`] their informers would give them) and returns
@@ -24,6 +25,7 @@ pub mod job;
 pub mod namespace;
 pub mod podgc;
 pub mod replicaset;
+pub mod root_ca_cert_publisher;
 pub mod stateful_set;
 pub mod tokens;
 pub mod ttl_after_finished;
@@ -82,6 +84,13 @@ pub enum Op {
         key: Key,
         uid: Uid,
         replicas: i64,
+    },
+    /// Replaces a ConfigMap's `data` whole, the rest of it kept (an update
+    /// of the object read).
+    SetData {
+        key: Key,
+        uid: Uid,
+        data: Value,
     },
     /// Patches out the owner's reference (a child that stopped matching).
     Release {

@@ -61,6 +61,12 @@ impl Sim {
                 self.carry_out(intents);
             }
             Task::CronJob(uid) | Task::CronTick(uid) => self.run_cronjob(&uid),
+            Task::RootCa(ns) => {
+                if let Some(ca) = self.settings.root_ca.as_deref() {
+                    let intents = controllers::root_ca_cert_publisher::sync(&self.api, &ns, ca);
+                    self.carry_out(intents);
+                }
+            }
             Task::PodGcTerminated => {
                 let threshold = self.settings.terminated_pod_gc_threshold;
                 let intents = controllers::podgc::terminated(&self.api, threshold);
@@ -98,6 +104,28 @@ impl Sim {
                 let intents = controllers::podgc::sync(&self.api, &node);
                 self.carry_out(intents);
             }
+        }
+    }
+
+    /// The root CA publisher's pass over every namespace now, not at the
+    /// clock's first tick: a server that starts holds what its controller
+    /// manager published before, paused or not. Nothing without
+    /// [`Settings::root_ca`].
+    pub fn publish_root_ca(&mut self) {
+        self.prime();
+        let Some(ca) = self.settings.root_ca.clone() else {
+            return;
+        };
+        let namespaces: Vec<String> = self
+            .api
+            .graph()
+            .objects()
+            .filter(|o| o.kind == "Namespace" && o.group().is_empty())
+            .map(|o| o.name().to_string())
+            .collect();
+        for ns in namespaces {
+            let intents = controllers::root_ca_cert_publisher::sync(&self.api, &ns, &ca);
+            self.carry_out(intents);
         }
     }
 
@@ -369,6 +397,17 @@ impl Sim {
                     self.api.patch(&key, &caller, |o| {
                         if o.uid() == uid {
                             o.metadata.owner_references.retain(|r| r.uid != owner_uid);
+                        }
+                    });
+                }
+                Op::SetData { key, uid, data } => {
+                    self.api.patch(&key, &caller, |o| {
+                        if o.uid() == uid {
+                            let mut rest = crate::model::unkept::of(o)
+                                .filter(Value::is_object)
+                                .unwrap_or_else(|| serde_json::json!({}));
+                            rest["data"] = data;
+                            crate::model::unkept::set(o, Some(&rest));
                         }
                     });
                 }

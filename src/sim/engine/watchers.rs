@@ -57,6 +57,15 @@ impl Sim {
         let deleted = matches!(ch, Change::Deleted(_));
         let delay = self.settings.controller_delay.0;
         self.react_workloads(ch, delay);
+        if self.settings.root_ca.is_some()
+            && let Some(ns) =
+                controllers::root_ca_cert_publisher::watches(obj, matches!(ch, Change::Added(_)))
+        {
+            // Upstream's queue has no delay: on the test control plane the
+            // ConfigMap was there by the next request.
+            let ns = ns.to_string();
+            self.schedule_once(0, Task::RootCa(ns));
+        }
         if !deleted && obj.kind == "Job" && obj.group() == "batch" {
             let uid = obj.uid().to_string();
             self.schedule_ttl(&uid);
