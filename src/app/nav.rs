@@ -12,6 +12,8 @@ use super::{App, Flag};
 pub(super) struct Found {
     pub(super) key: RowKey,
     pub(super) ancestors: Vec<RowKey>,
+    /// Its row, when it was found on a shown row: no look for it after.
+    pub(super) at: Option<usize>,
 }
 
 impl App {
@@ -141,7 +143,11 @@ impl App {
                 }
             }
         }
-        if let Some(i) = self.rows.iter().position(|r| r.key == found.key) {
+        let at = found
+            .at
+            .filter(|&i| self.rows.get(i).is_some_and(|r| r.key == found.key))
+            .or_else(|| self.rows.iter().position(|r| r.key == found.key));
+        if let Some(i) = at {
             self.select(i);
         }
     }
@@ -174,6 +180,7 @@ impl App {
                 r.id().filter(|u| pred(*u)).map(|_| Found {
                     key: r.key,
                     ancestors: Vec::new(),
+                    at: Some(i),
                 })
             });
         }
@@ -209,6 +216,7 @@ impl App {
             let found = || Found {
                 key: v.key,
                 ancestors: v.ancestors.to_vec(),
+                at: None,
             };
             if first.is_none() {
                 first = Some(found());
@@ -254,15 +262,23 @@ impl App {
             r.id().filter(|id| pred(*id)).map(|_| Found {
                 key: r.key,
                 ancestors: Vec::new(),
+                at: Some(i),
             })
         };
         let hidden = |i: usize, backward: bool| -> Option<Found> {
+            // Most rows hide nothing: told apart here, before any walk is
+            // set up (a million open rows are passed over by `t` or `n`).
+            let r = &self.rows[i];
+            if !r.has_children || r.open {
+                return None;
+            }
             let mut hits = Vec::new();
             self.hidden_below(i, |key, id, ancestors| {
                 if pred(id) {
                     hits.push(Found {
                         key,
                         ancestors: ancestors.to_vec(),
+                        at: None,
                     });
                     return !backward;
                 }
