@@ -139,10 +139,27 @@ struct Few {
     /// The uid of an Event's involved object -> the Events about it (a
     /// controller's warnings on a stuck object, STUCK-CAUSES C2).
     events: HashMap<Uid, BTreeSet<Uid>, Hasher>,
+    /// The workloads and the Nodes' clouds, as [`OwnershipGraph::controllers_seen`]
+    /// gives them, kept from one look until a workload or a Node changes:
+    /// the diagnosis of every Terminating object selected looks at them,
+    /// and a look at tens of thousands of workloads was most of a key at
+    /// 1M objects.
+    seen: std::sync::OnceLock<Arc<ControllersSeen>>,
+}
+
+/// The Deployments, StatefulSets and DaemonSets stored, and the cloud
+/// providers the Nodes name: where a finalizer's controller is looked for.
+#[derive(Debug, Default)]
+pub struct ControllersSeen {
+    pub workloads: Vec<Arc<Object>>,
+    pub providers: Vec<String>,
 }
 
 impl Few {
     fn add(&mut self, o: &Object) {
+        if is_node(o) || is_workload(o) {
+            self.seen = std::sync::OnceLock::new();
+        }
         if is_node(o) {
             self.nodes.insert(o.metadata.uid.clone());
         }
@@ -161,6 +178,9 @@ impl Few {
     }
 
     fn remove(&mut self, o: &Object) {
+        if is_node(o) || is_workload(o) {
+            self.seen = std::sync::OnceLock::new();
+        }
         if is_node(o) {
             self.nodes.remove(o.uid());
         }
@@ -349,6 +369,25 @@ impl OwnershipGraph {
             .iter()
             .filter_map(|uid| self.get(uid))
             .filter(|o| is_workload(o))
+    }
+
+    /// The workloads and the clouds the Nodes name, looked at once until
+    /// one of them changes.
+    #[must_use]
+    pub fn controllers_seen(&self) -> &ControllersSeen {
+        self.few.seen.get_or_init(|| {
+            Arc::new(ControllersSeen {
+                workloads: self
+                    .few
+                    .workloads
+                    .iter()
+                    .filter_map(|uid| self.get_shared(uid))
+                    .filter(|o| is_workload(o))
+                    .cloned()
+                    .collect(),
+                providers: super::cloud::node_providers(self),
+            })
+        })
     }
 
     /// The admission webhook configurations stored (validating and

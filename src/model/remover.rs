@@ -371,7 +371,7 @@ pub struct InView<'g> {
 pub fn in_view(graph: &OwnershipGraph) -> InView<'_> {
     InView {
         workloads: workloads(graph),
-        providers: super::cloud::node_providers(graph),
+        providers: graph.controllers_seen().providers.clone(),
     }
 }
 
@@ -379,7 +379,8 @@ pub fn in_view(graph: &OwnershipGraph) -> InView<'_> {
 /// finalizer's controller is looked for.
 #[must_use]
 pub fn workloads(graph: &OwnershipGraph) -> Vec<&Object> {
-    graph.workloads().collect()
+    let seen = graph.controllers_seen();
+    seen.workloads.iter().map(AsRef::as_ref).collect()
 }
 
 /// Who removes `finalizer`: the catalogue's controller, else the writer;

@@ -308,3 +308,42 @@ fn recreated_owner_does_not_adopt_old_children() {
         RefStatus::UidMismatch { found: "u2".into() }
     );
 }
+
+/// The workloads and clouds the diagnosis looks among are kept from one
+/// look to the next, and looked at again once a workload or a Node is
+/// stored, replaced or removed: a Deployment scaled to 0 is seen scaled.
+#[test]
+fn the_controllers_seen_follow_every_change_of_a_workload_or_a_node() {
+    let mut g = OwnershipGraph::default();
+    assert!(g.controllers_seen().workloads.is_empty());
+    let mut d = obj("apps/v1", "Deployment", Some("a"), "d", "d-1");
+    d.spec = serde_json::json!({"replicas": 2}).into();
+    g.upsert(d.clone());
+    let replicas = |g: &OwnershipGraph| {
+        g.controllers_seen()
+            .workloads
+            .iter()
+            .map(|o| {
+                o.spec
+                    .at(&["replicas"])
+                    .and_then(|v| v.as_i64())
+                    .unwrap_or(-1)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(replicas(&g), [2]);
+    // Kept: the same look, not a new one.
+    assert!(std::ptr::eq(g.controllers_seen(), g.controllers_seen()));
+    d.spec = serde_json::json!({"replicas": 0}).into();
+    g.upsert(d);
+    assert_eq!(replicas(&g), [0]);
+    let mut n = obj("v1", "Node", None, "n1", "n-1");
+    n.spec = serde_json::json!({"providerID": "aws:///eu-west-1a/i-1"}).into();
+    g.upsert(n);
+    assert_eq!(g.controllers_seen().providers, ["aws"]);
+    g.remove("n-1");
+    assert!(g.controllers_seen().providers.is_empty());
+    // Another kind under the workload's uid: no longer a workload.
+    g.upsert(obj("v1", "ConfigMap", Some("a"), "d", "d-1"));
+    assert!(g.controllers_seen().workloads.is_empty());
+}
