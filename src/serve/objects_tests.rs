@@ -531,3 +531,45 @@ fn a_typed_lists_items_carry_no_kind_and_a_custom_resources_do() {
     assert_eq!(list["items"][0]["kind"], "Widget");
     assert_eq!(list["items"][0]["apiVersion"], "ex.com/v1");
 }
+
+/// A webhook configuration created with only what v1 requires reads back
+/// with 1.20's defaults (as the test control plane answered the same
+/// create), so a JSON patch may `replace` them, and a PUT of it as read
+/// is no change of its webhooks.
+#[test]
+fn a_webhook_configuration_is_stored_with_its_defaults() {
+    let mut s = served();
+    let path = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations";
+    let created = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration", "metadata": {"name": "wd"},
+        "webhooks": [{"name": "a.wd.example.com", "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+            "clientConfig": {"service": {"namespace": "wd", "name": "svc"}},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""],
+                       "apiVersions": ["v1"], "resources": ["pods"]}]}]});
+    let r = send(&mut s, &body("POST", path, "application/json", &created));
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    let one = format!("{path}/wd");
+    let read = get(&mut s, &one);
+    assert_eq!(
+        read["webhooks"],
+        json!([{"admissionReviewVersions": ["v1"],
+            "clientConfig": {"service": {"name": "svc", "namespace": "wd", "port": 443}},
+            "failurePolicy": "Fail", "matchPolicy": "Equivalent", "name": "a.wd.example.com",
+            "namespaceSelector": {}, "objectSelector": {}, "reinvocationPolicy": "Never",
+            "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                       "resources": ["pods"], "scope": "*"}],
+            "sideEffects": "None", "timeoutSeconds": 10}])
+    );
+    let put = send(&mut s, &body("PUT", &one, "application/json", &read));
+    assert_eq!(put.code, 200, "{:?}", put.value());
+    assert_eq!(put.value()["metadata"]["generation"], json!(1));
+    let patch = json!([{"op": "replace", "path": "/webhooks/0/timeoutSeconds", "value": 5}]);
+    let r = send(
+        &mut s,
+        &body("PATCH", &one, "application/json-patch+json", &patch),
+    );
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(r.value()["webhooks"][0]["timeoutSeconds"], json!(5));
+    assert_eq!(r.value()["metadata"]["generation"], json!(2));
+}
