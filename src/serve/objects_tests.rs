@@ -573,3 +573,37 @@ fn a_webhook_configuration_is_stored_with_its_defaults() {
     assert_eq!(r.value()["webhooks"][0]["timeoutSeconds"], json!(5));
     assert_eq!(r.value()["metadata"]["generation"], json!(2));
 }
+
+/// kube-apiserver stores `creationTimestamp` and `deletionTimestamp` in
+/// whole seconds (`...:37Z`); serve's clock runs by the millisecond, and
+/// what it stamps is cut to the second as `ownerscope serve` runs it.
+#[test]
+fn creation_and_deletion_times_are_whole_seconds() {
+    let mut sc = scenario::bundled("deployment").expect("bundled");
+    sc.settings.whole_second_stamps = true;
+    let mut s = Served::new(Sim::load(sc).expect("loads"));
+    s.paused = true;
+    s.sim.advance(1_500);
+    let path = "/api/v1/namespaces/shop/configmaps";
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "ws", "finalizers": ["example.com/hold"]}});
+    let r = send(&mut s, &body("POST", path, "application/json", &cm));
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    let whole = |t: &Value| {
+        let t = t.as_str().expect("a time");
+        assert!(
+            t.ends_with('Z') && !t.contains('.') && t.len() == 20,
+            "{t} is not RFC 3339 in whole seconds"
+        );
+        t.to_string()
+    };
+    let created = whole(&r.value()["metadata"]["creationTimestamp"]);
+    s.sim.advance(1_250);
+    let r = send(&mut s, &Request::new("DELETE", &format!("{path}/ws")));
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    let deleted = whole(&r.value()["metadata"]["deletionTimestamp"]);
+    assert!(created < deleted, "{created} then {deleted}");
+    let read = get(&mut s, &format!("{path}/ws"));
+    assert_eq!(whole(&read["metadata"]["creationTimestamp"]), created);
+    assert_eq!(whole(&read["metadata"]["deletionTimestamp"]), deleted);
+}
