@@ -119,7 +119,17 @@ fn table() -> Vec<Row> {
         row("version", "GET", "/version"),
         row("healthz", "GET", "/healthz"),
         row("core discovery", "GET", "/api/v1"),
-        row("apps discovery", "GET", "/apis/apps/v1"),
+        // A built-in kind's entry as 1.20 lists it: no singular name, its
+        // verbs in upstream's order, the hash of its storage version.
+        probing(
+            row("apps discovery", "GET", "/apis/apps/v1"),
+            &[
+                "/resources/0/name",
+                "/resources/0/singularName",
+                "/resources/0/verbs",
+                "/resources/0/storageVersionHash",
+            ],
+        ),
         row("unknown group", "GET", "/apis/nope.example.com/v1"),
         row("openapi v3", "GET", "/openapi/v3"),
         probing(

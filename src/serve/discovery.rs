@@ -8,9 +8,16 @@ use serde_json::{Value, json};
 
 use crate::model::{KindInfo, KindTable};
 
-/// Every verb served for every kind.
-pub const VERBS: [&str; 7] = [
-    "create", "delete", "get", "list", "patch", "update", "watch",
+/// Every verb served for every kind, in 1.20's order.
+pub const VERBS: [&str; 8] = [
+    "create",
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "update",
+    "watch",
 ];
 
 /// The group the access reviews live in (served for `kubectl auth can-i`
@@ -65,8 +72,8 @@ pub fn find<'a>(
 }
 
 /// The kinds `kubectl get all` shows (their `all` category upstream).
-/// The kind's own categories (a CRD's), and `all` for the kinds a real
-/// server puts in it.
+/// The kind's own categories (a CRD's), and `all` and `api-extensions`
+/// for the kinds a real server puts in them.
 fn categories(k: &KindInfo) -> Option<Value> {
     let all = matches!(
         (k.group.as_str(), k.kind.as_str()),
@@ -77,20 +84,81 @@ fn categories(k: &KindInfo) -> Option<Value> {
             )
             | ("batch", "Job" | "CronJob")
     );
+    let extensions = matches!(
+        (k.group.as_str(), k.kind.as_str()),
+        (
+            "admissionregistration.k8s.io",
+            "MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration"
+        ) | ("apiextensions.k8s.io", "CustomResourceDefinition")
+    );
     let mut names = k.categories.clone();
-    if all && !names.iter().any(|c| c == "all") {
-        names.push("all".into());
+    for (is, name) in [(all, "all"), (extensions, "api-extensions")] {
+        if is && !names.iter().any(|c| c == name) {
+            names.push(name.into());
+        }
     }
     (!names.is_empty()).then(|| json!(names))
 }
 
+/// The group and version 1.20 stores a built-in kind in where they are
+/// not those served (its `storageVersionHash` is of them).
+fn stored_as(k: &KindInfo) -> (&str, &str) {
+    match (k.group.as_str(), k.kind.as_str()) {
+        ("events.k8s.io", "Event") => ("", "v1"),
+        (
+            g @ ("networking.k8s.io"
+            | "storage.k8s.io"
+            | "admissionregistration.k8s.io"
+            | "apiextensions.k8s.io"
+            | "coordination.k8s.io"),
+            "Ingress"
+            | "IngressClass"
+            | "CSIDriver"
+            | "MutatingWebhookConfiguration"
+            | "ValidatingWebhookConfiguration"
+            | "CustomResourceDefinition"
+            | "Lease",
+        ) => (g, "v1beta1"),
+        _ => (&k.group, &k.version),
+    }
+}
+
+/// `storageVersionHash`: the first 8 bytes of the SHA-256 of the stored
+/// `group/version/kind`, base64, as kube-apiserver computes it.
+fn storage_version_hash(k: &KindInfo) -> String {
+    use base64::Engine as _;
+    let (group, version) = stored_as(k);
+    let gvk = format!("{group}/{version}/{}", k.kind);
+    let sum = ring::digest::digest(&ring::digest::SHA256, gvk.as_bytes());
+    base64::engine::general_purpose::STANDARD.encode(&sum.as_ref()[..8])
+}
+
+/// The verbs of a kind: all of [`VERBS`], but 1.20 serves no
+/// `deletecollection` of namespaces and services.
+fn verbs(k: &KindInfo) -> Vec<&'static str> {
+    let no_collection = k.group.is_empty() && matches!(k.kind.as_str(), "Namespace" | "Service");
+    VERBS
+        .into_iter()
+        .filter(|v| !(no_collection && *v == "deletecollection"))
+        .collect()
+}
+
+/// A kind's entry in `/api/v1` or `/apis/G/V`, as 1.20 lists it: a
+/// built-in kind's `singularName` empty (kubectl guesses the singular
+/// from the kind), a custom resource's its singular.
 fn resource(k: &KindInfo) -> Value {
+    let builtin = KindTable::is_builtin(&k.group, &k.kind);
+    let singular = if builtin {
+        String::new()
+    } else {
+        k.kind.to_ascii_lowercase()
+    };
     let mut r = json!({
         "name": k.plural,
-        "singularName": k.kind.to_ascii_lowercase(),
+        "singularName": singular,
         "namespaced": k.namespaced,
         "kind": k.kind,
-        "verbs": VERBS,
+        "verbs": verbs(k),
     });
     if !k.short_names.is_empty() {
         r["shortNames"] = json!(k.short_names);
@@ -98,6 +166,7 @@ fn resource(k: &KindInfo) -> Value {
     if let Some(c) = categories(k) {
         r["categories"] = c;
     }
+    r["storageVersionHash"] = json!(storage_version_hash(k));
     r
 }
 
@@ -125,7 +194,7 @@ fn access_reviews() -> impl Iterator<Item = Value> {
     REVIEWS.iter().map(|(plural, kind, namespaced)| {
         json!({
             "name": plural,
-            "singularName": plural.trim_end_matches('s'),
+            "singularName": "",
             "namespaced": namespaced,
             "kind": kind,
             "verbs": ["create"],
@@ -214,7 +283,7 @@ pub fn aggregated(kinds: &KindTable, core: bool, version: &str) -> Value {
                                 "responseKind": {"group": k.group, "version": k.version, "kind": k.kind},
                                 "scope": if k.namespaced { "Namespaced" } else { "Cluster" },
                                 "singularResource": k.kind.to_ascii_lowercase(),
-                                "verbs": VERBS,
+                                "verbs": verbs(k),
                             });
                             if !k.short_names.is_empty() {
                                 r["shortNames"] = json!(k.short_names);
@@ -292,5 +361,80 @@ mod tests {
             ]
         );
         assert_eq!(authz["resources"][0]["namespaced"], true);
+    }
+
+    fn entry(k: &KindTable, group: &str, version: &str, name: &str) -> Value {
+        resource_list(k, group, version).expect("served")["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .find(|r| r["name"] == name)
+            .cloned()
+            .expect("listed")
+    }
+
+    // Entries as the 1.20 test control plane lists them (`kubectl get
+    // --raw /apis/apps/v1`, `/api/v1`, ...): a built-in kind's
+    // `singularName` empty, its verbs in upstream's order, its
+    // `storageVersionHash` of the version it is stored in.
+    #[test]
+    fn entries_read_as_1_20_lists_them() {
+        let k = KindTable::builtin();
+        assert_eq!(
+            entry(&k, "apps", "v1", "deployments"),
+            json!({"name": "deployments", "singularName": "", "namespaced": true,
+                "kind": "Deployment",
+                "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+                "shortNames": ["deploy"], "categories": ["all"], "storageVersionHash": "8aSe+NMegvE="})
+        );
+        assert_eq!(
+            entry(&k, "", "v1", "pods")["storageVersionHash"],
+            "xPOwRZ+Yhw8="
+        );
+        let ns = entry(&k, "", "v1", "namespaces");
+        assert_eq!(
+            ns["verbs"],
+            json!([
+                "create", "delete", "get", "list", "patch", "update", "watch"
+            ])
+        );
+        assert_eq!(ns["storageVersionHash"], "Q3oi5N2YM8M=");
+        let hook = entry(
+            &k,
+            "admissionregistration.k8s.io",
+            "v1",
+            "validatingwebhookconfigurations",
+        );
+        assert_eq!(
+            hook["storageVersionHash"], "P9NhrezfnWE=",
+            "stored as v1beta1"
+        );
+        assert_eq!(hook["categories"], json!(["api-extensions"]));
+        assert_eq!(
+            entry(&k, "events.k8s.io", "v1", "events")["storageVersionHash"],
+            "r2yiGXH7wu8=",
+            "stored as core v1"
+        );
+        assert_eq!(
+            entry(&k, AUTHZ, "v1", "subjectaccessreviews")["singularName"],
+            ""
+        );
+    }
+
+    #[test]
+    fn a_custom_resource_keeps_its_singular_name() {
+        let mut k = KindTable::builtin();
+        let crd: crate::model::Object = serde_json::from_value(json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                     "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                     "versions": [{"name": "v1", "served": true, "storage": true}]}}))
+        .expect("crd");
+        k.insert(KindInfo::of_crd(&crd).expect("kind"));
+        assert_eq!(
+            entry(&k, "example.com", "v1", "widgets")["singularName"],
+            "widget"
+        );
     }
 }

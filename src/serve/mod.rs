@@ -46,6 +46,7 @@ pub mod tls;
 pub mod unkept;
 pub mod users;
 pub mod watch;
+pub mod webhook_defaults;
 pub mod write;
 
 use serde_json::Value;

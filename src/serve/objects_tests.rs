@@ -531,3 +531,79 @@ fn a_typed_lists_items_carry_no_kind_and_a_custom_resources_do() {
     assert_eq!(list["items"][0]["kind"], "Widget");
     assert_eq!(list["items"][0]["apiVersion"], "ex.com/v1");
 }
+
+/// A webhook configuration created with only what v1 requires reads back
+/// with 1.20's defaults (as the test control plane answered the same
+/// create), so a JSON patch may `replace` them, and a PUT of it as read
+/// is no change of its webhooks.
+#[test]
+fn a_webhook_configuration_is_stored_with_its_defaults() {
+    let mut s = served();
+    let path = "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations";
+    let created = json!({"apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration", "metadata": {"name": "wd"},
+        "webhooks": [{"name": "a.wd.example.com", "sideEffects": "None",
+            "admissionReviewVersions": ["v1"],
+            "clientConfig": {"service": {"namespace": "wd", "name": "svc"}},
+            "rules": [{"operations": ["CREATE"], "apiGroups": [""],
+                       "apiVersions": ["v1"], "resources": ["pods"]}]}]});
+    let r = send(&mut s, &body("POST", path, "application/json", &created));
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    let one = format!("{path}/wd");
+    let read = get(&mut s, &one);
+    assert_eq!(
+        read["webhooks"],
+        json!([{"admissionReviewVersions": ["v1"],
+            "clientConfig": {"service": {"name": "svc", "namespace": "wd", "port": 443}},
+            "failurePolicy": "Fail", "matchPolicy": "Equivalent", "name": "a.wd.example.com",
+            "namespaceSelector": {}, "objectSelector": {}, "reinvocationPolicy": "Never",
+            "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                       "resources": ["pods"], "scope": "*"}],
+            "sideEffects": "None", "timeoutSeconds": 10}])
+    );
+    let put = send(&mut s, &body("PUT", &one, "application/json", &read));
+    assert_eq!(put.code, 200, "{:?}", put.value());
+    assert_eq!(put.value()["metadata"]["generation"], json!(1));
+    let patch = json!([{"op": "replace", "path": "/webhooks/0/timeoutSeconds", "value": 5}]);
+    let r = send(
+        &mut s,
+        &body("PATCH", &one, "application/json-patch+json", &patch),
+    );
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(r.value()["webhooks"][0]["timeoutSeconds"], json!(5));
+    assert_eq!(r.value()["metadata"]["generation"], json!(2));
+}
+
+/// kube-apiserver stores `creationTimestamp` and `deletionTimestamp` in
+/// whole seconds (`...:37Z`); serve's clock runs by the millisecond, and
+/// what it stamps is cut to the second as `ownerscope serve` runs it.
+#[test]
+fn creation_and_deletion_times_are_whole_seconds() {
+    let mut sc = scenario::bundled("deployment").expect("bundled");
+    sc.settings.whole_second_stamps = true;
+    let mut s = Served::new(Sim::load(sc).expect("loads"));
+    s.paused = true;
+    s.sim.advance(1_500);
+    let path = "/api/v1/namespaces/shop/configmaps";
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "ws", "finalizers": ["example.com/hold"]}});
+    let r = send(&mut s, &body("POST", path, "application/json", &cm));
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    let whole = |t: &Value| {
+        let t = t.as_str().expect("a time");
+        assert!(
+            t.ends_with('Z') && !t.contains('.') && t.len() == 20,
+            "{t} is not RFC 3339 in whole seconds"
+        );
+        t.to_string()
+    };
+    let created = whole(&r.value()["metadata"]["creationTimestamp"]);
+    s.sim.advance(1_250);
+    let r = send(&mut s, &Request::new("DELETE", &format!("{path}/ws")));
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    let deleted = whole(&r.value()["metadata"]["deletionTimestamp"]);
+    assert!(created < deleted, "{created} then {deleted}");
+    let read = get(&mut s, &format!("{path}/ws"));
+    assert_eq!(whole(&read["metadata"]["creationTimestamp"]), created);
+    assert_eq!(whole(&read["metadata"]["deletionTimestamp"]), deleted);
+}

@@ -181,6 +181,7 @@ fn start_with(opts: &ServeOptions, own_signals: bool) -> Result<Started, String>
     // The controller manager's root CA publisher hands the cluster CA to
     // every namespace: serve's own, which its kubeconfigs trust.
     sc.settings.root_ca = Some(creds.ca_pem.clone());
+    sc.settings.whole_second_stamps = true;
     let mut sim = match saved {
         Some(saved) => Sim::resume(sc, saved).map_err(|e| {
             let dir = opts.state_dir.clone().unwrap_or_default();

@@ -99,11 +99,13 @@ fn base64_values(kind: &str, v: &Value, field: &str) -> Result<(), String> {
 /// What kube-apiserver's decoding and defaulting make of a written
 /// Secret or ConfigMap: a Secret's `stringData` merged into `data`
 /// (base64; it wins over a `data` key of the same name) and never stored,
-/// its `type` `Opaque` when unset; the base64 fields checked.
+/// its `type` `Opaque` when unset; the base64 fields checked; a webhook
+/// configuration's defaults ([`super::webhook_defaults`]).
 ///
 /// # Errors
 /// A base64 field that is not (the 400's message).
 pub fn normalize(kind: &KindInfo, v: &mut Value) -> Result<(), String> {
+    super::webhook_defaults::fill(kind, v);
     if !kind.group.is_empty() {
         return Ok(());
     }

@@ -209,6 +209,9 @@ pub struct ApiConfig {
     pub garbage_collector: bool,
     /// Admission plugin `OwnerReferencesPermissionEnforcement` (R6).
     pub owner_references_permission_enforcement: bool,
+    /// [`crate::sim::scenario::Settings::whole_second_stamps`].
+    #[serde(default)]
+    pub whole_second_stamps: bool,
 }
 
 impl Default for ApiConfig {
@@ -216,6 +219,7 @@ impl Default for ApiConfig {
         ApiConfig {
             garbage_collector: true,
             owner_references_permission_enforcement: false,
+            whole_second_stamps: false,
         }
     }
 }
@@ -361,6 +365,18 @@ impl ApiServer {
 
     pub fn set_now(&mut self, now: Timestamp) {
         self.now = now;
+    }
+
+    /// `t` as an object's creation or deletion time records it: without
+    /// its fraction of a second under
+    /// [`ApiConfig::whole_second_stamps`].
+    #[must_use]
+    pub(crate) fn stamp(&self, t: Timestamp) -> Timestamp {
+        if self.config.whole_second_stamps {
+            Timestamp::from_second(t.as_second()).unwrap_or(t)
+        } else {
+            t
+        }
     }
 
     #[must_use]

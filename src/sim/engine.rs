@@ -365,6 +365,7 @@ impl Sim {
         api.config.garbage_collector = settings.garbage_collector;
         api.config.owner_references_permission_enforcement =
             settings.owner_references_permission_enforcement;
+        api.config.whole_second_stamps = settings.whole_second_stamps;
         let controllers = scenario
             .controllers
             .iter()

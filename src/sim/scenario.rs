@@ -346,6 +346,13 @@ pub struct Settings {
     /// objects its file holds.
     #[serde(skip)]
     pub root_ca: Option<String>,
+    /// `creationTimestamp` and `deletionTimestamp` stamped in whole
+    /// seconds, as kube-apiserver stores them (RFC 3339 with no fraction).
+    /// `ownerscope serve` sets it; offline, the simulator keeps the
+    /// millisecond of its clock, which orders a story's events. Not a
+    /// scenario setting.
+    #[serde(skip)]
+    pub whole_second_stamps: bool,
 }
 
 fn controllers_threshold() -> u64 {
@@ -369,6 +376,7 @@ impl Default for Settings {
             starts_paused: false,
             epoch: None,
             root_ca: None,
+            whole_second_stamps: false,
         }
     }
 }

@@ -565,3 +565,43 @@ fn kubectl_lists_rules_and_sees_every_access_review() {
     assert_eq!(can(&[]), "yes\n");
     assert_eq!(can(&as_restricted), "no\n");
 }
+
+/// 1.20's discovery leaves a built-in kind's `singularName` empty, and
+/// serve's does too: kubectl still finds a kind by its singular, its
+/// plural, its short name and `kind.group`, and one object by name. An
+/// object it creates has a creation time in whole seconds, as
+/// kube-apiserver writes it.
+#[test]
+fn kubectl_finds_kinds_by_every_name_and_reads_whole_second_times() {
+    // The clock runs: a paused one stays on the whole second serve
+    // started at.
+    let s = Server::start("deployment", &[]);
+    for kind in ["deployment", "deployments", "deploy", "deployment.apps"] {
+        let out = s.ok(&["get", kind, "-n", "shop", "-o", "name"]);
+        assert_eq!(out, "deployment.apps/web\n", "kubectl get {kind}");
+    }
+    let out = s.ok(&[
+        "get",
+        "pod",
+        "web-7d9f8c6b5-4xk2p",
+        "-n",
+        "shop",
+        "-o",
+        "name",
+    ]);
+    assert_eq!(out, "pod/web-7d9f8c6b5-4xk2p\n");
+    s.ok(&["create", "configmap", "whole", "-n", "shop"]);
+    let t = s.ok(&[
+        "get",
+        "configmap",
+        "whole",
+        "-n",
+        "shop",
+        "-o",
+        "jsonpath={.metadata.creationTimestamp}",
+    ]);
+    assert!(
+        t.len() == 20 && t.ends_with('Z') && !t.contains('.'),
+        "{t} is not RFC 3339 in whole seconds"
+    );
+}

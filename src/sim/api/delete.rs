@@ -180,7 +180,7 @@ impl ApiServer {
         if !new.has_finalizer(CRD_CLEANUP) {
             new.metadata.finalizers.push(CRD_CLEANUP.into());
         }
-        new.metadata.deletion_timestamp = Some(self.now);
+        new.metadata.deletion_timestamp = Some(self.stamp(self.now));
         new.metadata.deletion_grace_period_seconds = Some(0);
         new.status = crd_terminating(
             &new.status,
@@ -198,7 +198,7 @@ impl ApiServer {
 
     pub(super) fn delete_object(&mut self, obj: Arc<Object>, opts: &DeleteOptions) -> ApiResponse {
         let grace = Self::grace_period(&obj, opts);
-        let now = self.now;
+        let now = self.stamp(self.now);
         if let Some(ts) = obj.metadata.deletion_timestamp {
             let pending = obj.metadata.deletion_grace_period_seconds.unwrap_or(0);
             if pending > 0 {
@@ -297,7 +297,7 @@ impl ApiServer {
             return ApiResponse::ok(obj);
         }
         let mut new = Object::clone(&obj);
-        new.metadata.deletion_timestamp = Some(self.now);
+        new.metadata.deletion_timestamp = Some(self.stamp(self.now));
         new.set_at(&["status", "phase"], Value::from("Terminating"));
         if Self::names_policy(opts) {
             new.metadata.finalizers = self.gc_finalizers(&obj, opts);

@@ -96,13 +96,14 @@ impl ApiServer {
                 obj.metadata.uid = self.uids.next_uid();
             }
             // Whether its uid is taken is asked as it is stored, below.
-            obj.metadata.creation_timestamp.get_or_insert(self.now);
+            let now = self.stamp(self.now);
+            obj.metadata.creation_timestamp.get_or_insert(now);
         } else {
             // R19: system fields are wiped on create.
             obj.metadata.uid = self.uids.next_uid();
             obj.metadata.deletion_timestamp = None;
             obj.metadata.deletion_grace_period_seconds = None;
-            obj.metadata.creation_timestamp = Some(self.now);
+            obj.metadata.creation_timestamp = Some(self.stamp(self.now));
         }
         if generation::tracks_generation(obj) && (!restore || obj.metadata.generation.is_none()) {
             obj.metadata.generation = Some(1);
