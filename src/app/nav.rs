@@ -87,11 +87,19 @@ impl App {
         let mut keys = vec![(row.key, matches!(row.node, RowNode::Group { .. }))];
         match &row.node {
             RowNode::Object { id, .. } => {
+                // Each path down, as the rows draw it: an object already
+                // on its path is a cycle row and nothing opens below it
+                // (a cycle of objects with two owners each made paths
+                // without end: the key hung).
+                let (_, mut path) = self.above(self.selected);
+                let base = path.len();
                 let mut stack = vec![(*id, row.key, 0usize)];
                 while let Some((u, k, depth)) = stack.pop() {
-                    if depth > 64 {
+                    path.truncate(base + depth);
+                    if path.contains(&u) {
                         continue;
                     }
+                    path.push(u);
                     for c in self.index.children_of(u) {
                         let ck = k.child_hash(self.index.uid_hash(*c));
                         keys.push((ck, false));

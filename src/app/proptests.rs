@@ -438,3 +438,31 @@ fn a_row_inside_a_cycle_opened_again_marks_the_cycle_as_a_build_does() {
         app.rows
     );
 }
+
+/// Opening all below an object of a cycle whose objects have two owners
+/// each ends, and opens what a build then shows: every path down stops
+/// where an object comes round again.
+#[test]
+fn opening_all_below_a_cycle_of_many_owners_ends() {
+    let owned_by = |a: usize, b: usize| Spec {
+        ns: 0,
+        owners: vec![(a, true), (b, true)],
+    };
+    let specs = vec![
+        owned_by(1, 2),
+        owned_by(2, 3),
+        owned_by(3, 0),
+        owned_by(0, 1),
+    ];
+    let mut app = app_of(&specs, &[], false);
+    for i in 0..app.rows.len().min(4) {
+        app.select(i);
+        app.set_below(false);
+        app.set_below(true);
+        let mut full =
+            app.flashes
+                .with_ghosts(rows::build(&app.index, &app.expansion, &app.filters));
+        rows::recount_groups(&mut full);
+        assert_eq!(app.rows, full, "row {i}");
+    }
+}
