@@ -699,10 +699,8 @@ impl App {
     }
 
     fn reset(&mut self, objects: Vec<Arc<Object>>, kinds: KindTable) {
-        let mut graph = OwnershipGraph::new(kinds);
-        for o in objects {
-            graph.upsert(o);
-        }
+        let graph = OwnershipGraph::from_objects(kinds, &objects);
+        drop(objects);
         self.index = ForestIndex::build(&graph);
         self.graph = graph;
         self.expansion = self.automatic_expansion();

@@ -426,6 +426,42 @@ impl OwnershipGraph {
         self.referrers.reserve(additional);
     }
 
+    /// The graph of `objects`, as a list or a snapshot brings them: the
+    /// same graph as [`OwnershipGraph::upsert`] of each in turn (a later
+    /// copy of a uid, or of a name, is the one kept, or found by the name),
+    /// built in bulk: the objects put in the index by uid once, in uid
+    /// order, not each at a random place in it (upserting a 300k-object
+    /// snapshot one by one was a fifth of the UI's load).
+    #[must_use]
+    pub fn from_objects(kinds: KindTable, objects: &[Arc<Object>]) -> Self {
+        let mut g = OwnershipGraph::new(kinds);
+        g.reserve(objects.len());
+        g.begin_bulk(objects.len());
+        // A name taken twice in one list (a live list that saw an object
+        // deleted and made again under a new uid): the later copy is
+        // upserted after, to be the one found by the name, as in turn.
+        let mut later = Vec::new();
+        for o in objects {
+            g.kinds
+                .learn(&o.api_version, &o.kind, o.namespace().is_some());
+            if g.insert_new(Arc::clone(o)).is_err() {
+                later.push(Arc::clone(o));
+            }
+        }
+        if g.end_bulk().is_err() {
+            // A uid twice: in turn, each copy replacing the one before.
+            let mut g = OwnershipGraph::new(g.kinds);
+            for o in objects {
+                g.upsert(Arc::clone(o));
+            }
+            return g;
+        }
+        for o in later {
+            g.upsert(o);
+        }
+        g
+    }
+
     /// Adds or replaces an object (by uid).
     pub fn upsert(&mut self, obj: impl Into<Arc<Object>>) {
         let obj: Arc<Object> = obj.into();

@@ -347,3 +347,94 @@ fn the_controllers_seen_follow_every_change_of_a_workload_or_a_node() {
     g.upsert(obj("v1", "ConfigMap", Some("a"), "d", "d-1"));
     assert!(g.controllers_seen().workloads.is_empty());
 }
+
+/// A graph made from a list at once is the graph of its objects upserted
+/// in turn: a later copy of a uid replaces the earlier one, a later
+/// object of a taken name is the one found by the name, and owners,
+/// Nodes, workloads and the Events about an object are found alike.
+#[test]
+fn a_graph_made_at_once_is_the_graph_made_in_turn() {
+    let o = |v: serde_json::Value| Arc::new(serde_json::from_value::<Object>(v).expect("object"));
+    let meta = |ns: &str, name: &str, uid: &str, owner: Option<&str>| {
+        let mut m = serde_json::json!({"name": name, "namespace": ns, "uid": uid});
+        if let Some(u) = owner {
+            m["ownerReferences"] = serde_json::json!([{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": u}]);
+        }
+        m
+    };
+    let pod = |name: &str, uid: &str, owner: Option<&str>| {
+        o(
+            serde_json::json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta("a", name, uid, owner)}),
+        )
+    };
+    let rs = o(
+        serde_json::json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": meta("a", "rs", "rs-1", None)}),
+    );
+    let node = o(
+        serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "uid": "n-1"}}),
+    );
+    let event = o(
+        serde_json::json!({"apiVersion": "v1", "kind": "Event", "metadata": meta("a", "e", "e-1", None),
+        "involvedObject": {"kind": "Pod", "name": "p1", "uid": "p-1"}}),
+    );
+    let lists: Vec<Vec<Arc<Object>>> = vec![
+        // Every name and uid once.
+        vec![
+            pod("p1", "p-1", Some("rs-1")),
+            rs.clone(),
+            node.clone(),
+            event.clone(),
+            pod("p2", "p-2", Some("rs-1")),
+        ],
+        // A name twice (deleted and made again): both kept, the later found by it.
+        vec![
+            pod("p1", "p-1", Some("rs-1")),
+            rs.clone(),
+            pod("p1", "p-9", None),
+            event.clone(),
+        ],
+        // A uid twice, renamed and without its owner the second time.
+        vec![
+            pod("p1", "p-1", Some("rs-1")),
+            rs.clone(),
+            node.clone(),
+            pod("p3", "p-1", None),
+            event,
+        ],
+        vec![],
+    ];
+    for list in lists {
+        let mut turn = OwnershipGraph::new(KindTable::builtin());
+        for x in &list {
+            turn.upsert(Arc::clone(x));
+        }
+        let once = OwnershipGraph::from_objects(KindTable::builtin(), &list);
+        let seen = |g: &OwnershipGraph| {
+            let objects: Vec<(String, String)> = g
+                .objects()
+                .map(|x| (x.uid().to_string(), x.name().to_string()))
+                .collect();
+            let mut found = Vec::new();
+            for x in &list {
+                found.push((
+                    g.find(x.group(), &x.kind, x.namespace(), x.name())
+                        .map(|f| f.uid().to_string()),
+                    g.referrers(x.uid()).cloned().collect::<Vec<_>>(),
+                    g.events_about(x.uid())
+                        .map(|e| e.uid().to_string())
+                        .collect::<Vec<_>>(),
+                    g.is_root(x.uid()),
+                ));
+            }
+            let nodes: Vec<String> = g.nodes().map(|n| n.uid().to_string()).collect();
+            let workloads: Vec<String> = g.workloads().map(|n| n.uid().to_string()).collect();
+            (objects, found, nodes, workloads, g.kinds().clone())
+        };
+        assert_eq!(
+            seen(&once),
+            seen(&turn),
+            "{:?}",
+            list.iter().map(|x| x.uid()).collect::<Vec<_>>()
+        );
+    }
+}
