@@ -66,18 +66,24 @@ fn specs(acyclic: bool) -> impl Strategy<Value = Vec<Spec>> {
     })
 }
 
-/// Roots, children by object, problems, Terminating.
-type Shape = (Vec<String>, Vec<(String, Vec<String>)>, usize, usize);
+/// Roots, children and search label by object, problems, Terminating.
+type Shape = (
+    Vec<String>,
+    Vec<(String, Vec<String>, String)>,
+    usize,
+    usize,
+);
 
 /// The index's shape, by uid.
 fn shape(ix: &ForestIndex) -> Shape {
     let roots: Vec<String> = ix.roots().map(|k| k.uid.to_string()).collect();
-    let mut kids: Vec<(String, Vec<String>)> = (0..10)
+    let mut kids: Vec<(String, Vec<String>, String)> = (0..10)
         .map(|i| format!("u{i:02}"))
-        .filter(|u| ix.id(u).is_some())
-        .map(|u| {
+        .filter_map(|u| ix.id(&u).map(|id| (u, id)))
+        .map(|(u, id)| {
             let c = ix.children(&u).map(str::to_string).collect();
-            (u, c)
+            let label = ix.label(id).to_string();
+            (u, c, label)
         })
         .collect();
     kids.sort();
