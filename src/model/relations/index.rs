@@ -60,13 +60,21 @@ impl Set {
 /// Label key -> value -> the objects filed under that label.
 type Labels = HashMap<Box<str>, HashMap<Box<str>, Set, Hasher>, Hasher>;
 
+/// Files `obj` under `key=value`; the key and the value copied only the
+/// first time they are seen (most pods share their labels with others).
 fn file(labels: &mut Labels, hasher: &Hasher, key: &str, value: &str, obj: &Arc<Object>) {
-    labels
-        .entry(key.into())
-        .or_default()
-        .entry(value.into())
-        .or_default()
-        .insert(hasher, obj);
+    if !labels.contains_key(key) {
+        labels.insert(key.into(), HashMap::default());
+    }
+    let Some(values) = labels.get_mut(key) else {
+        return;
+    };
+    if !values.contains_key(value) {
+        values.insert(value.into(), Set::default());
+    }
+    if let Some(set) = values.get_mut(value) {
+        set.insert(hasher, obj);
+    }
 }
 
 fn unfile(labels: &mut Labels, hasher: &Hasher, key: &str, value: &str, uid: &str) {
