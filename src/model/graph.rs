@@ -441,25 +441,43 @@ impl OwnershipGraph {
         // deleted and made again under a new uid): the later copy is
         // upserted after, to be the one found by the name, as in turn.
         let mut later = Vec::new();
-        for o in objects {
+        for (at, o) in objects.iter().enumerate() {
             g.kinds
                 .learn(&o.api_version, &o.kind, o.namespace().is_some());
             if g.insert_new(Arc::clone(o)).is_err() {
-                later.push(Arc::clone(o));
+                later.push(at);
             }
         }
-        if g.end_bulk().is_err() {
-            // A uid twice: in turn, each copy replacing the one before.
+        // A uid twice (the later copy replaces the earlier, whatever its
+        // name), or a copy set aside for its name with another copy of its
+        // uid after it: in turn, each copy replacing the one before.
+        if g.end_bulk().is_err() || Self::set_aside_too_soon(objects, &later) {
             let mut g = OwnershipGraph::new(g.kinds);
             for o in objects {
                 g.upsert(Arc::clone(o));
             }
             return g;
         }
-        for o in later {
-            g.upsert(o);
+        for at in later {
+            g.upsert(Arc::clone(&objects[at]));
         }
         g
+    }
+
+    /// Whether an object set aside (at a place in `later`) has another
+    /// copy of its uid after it in `objects`.
+    fn set_aside_too_soon(objects: &[Arc<Object>], later: &[usize]) -> bool {
+        if later.is_empty() {
+            return false;
+        }
+        let last: HashMap<&str, usize> = objects
+            .iter()
+            .enumerate()
+            .map(|(at, o)| (o.uid(), at))
+            .collect();
+        later
+            .iter()
+            .any(|&at| last.get(objects[at].uid()).is_some_and(|&l| l > at))
     }
 
     /// Adds or replaces an object (by uid).

@@ -393,6 +393,14 @@ fn a_graph_made_at_once_is_the_graph_made_in_turn() {
             pod("p1", "p-9", None),
             event.clone(),
         ],
+        // A name taken, and the uid of the copy that took it again later
+        // under another name.
+        vec![
+            pod("p1", "p-1", None),
+            pod("p1", "p-2", Some("rs-1")),
+            rs.clone(),
+            pod("p5", "p-2", None),
+        ],
         // A uid twice, renamed and without its owner the second time.
         vec![
             pod("p1", "p-1", Some("rs-1")),
