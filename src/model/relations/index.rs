@@ -175,6 +175,19 @@ impl SelectorIndex {
         ix
     }
 
+    /// Indexes a list as a snapshot brings it: a uid given twice is
+    /// indexed as its later copy, as [`crate::model::OwnershipGraph::from_objects`]
+    /// keeps it.
+    #[must_use]
+    pub fn of_list(objects: &[Arc<Object>]) -> Self {
+        let mut ix = SelectorIndex::default();
+        ix.reserve(objects.len());
+        for o in objects {
+            ix.update(o.uid(), Some(o));
+        }
+        ix
+    }
+
     /// Makes room for `additional` more objects at once.
     pub fn reserve(&mut self, additional: usize) {
         self.indexed.reserve(additional, |x| x.hash);
@@ -494,7 +507,7 @@ mod tests {
             }
             let mut ix = SelectorIndex::build(g.shared_objects());
             same_everywhere(&g, &ix)?;
-            for (i, change) in changes {
+            for (i, change) in changes.clone() {
                 let uid = format!("u{i:02}");
                 match change {
                     Some(s) => {
@@ -510,6 +523,16 @@ mod tests {
             }
             let fresh = SelectorIndex::build(g.shared_objects());
             same_everywhere(&g, &fresh)?;
+            // A list whose later entries are other copies of uids given
+            // before, as a snapshot may bring them.
+            let list: Vec<Arc<Object>> = first
+                .iter()
+                .enumerate()
+                .map(|(i, s)| Arc::new(object(i, s)))
+                .chain(changes.iter().filter_map(|(i, c)| c.as_ref().map(|s| Arc::new(object(*i, s)))))
+                .collect();
+            let g = OwnershipGraph::from_objects(KindTable::builtin(), &list);
+            same_everywhere(&g, &SelectorIndex::of_list(&list))?;
         }
     }
 
