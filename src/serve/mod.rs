@@ -172,6 +172,8 @@ pub enum Outcome {
 pub use state::Served;
 
 #[cfg(test)]
+mod component_fields_tests;
+#[cfg(test)]
 mod generation_tests;
 #[cfg(test)]
 mod hostile_props;

@@ -112,6 +112,9 @@ impl ApiServer {
         if !restore {
             Self::generate_job_selector(obj);
         }
+        if !restore {
+            self.record(caller, None, obj);
+        }
         let crd = KindInfo::of_crd(obj);
         self.stamp_rv(&mut obj.metadata.resource_version);
         let obj = shared;
@@ -240,6 +243,7 @@ impl ApiServer {
                 ..ApiResponse::ok(old)
             };
         }
+        self.record(caller, Some(&old), &mut obj);
         let stored = self.store_update(old, obj);
         ApiResponse {
             warnings,
@@ -280,7 +284,12 @@ impl ApiServer {
 
     /// The namespace `/finalize` subresource: sets `spec.finalizers`; the
     /// namespace goes when both lists are empty (R58.7).
-    pub fn finalize_namespace(&mut self, name: &str, spec_finalizers: Vec<String>) -> ApiResponse {
+    pub fn finalize_namespace(
+        &mut self,
+        name: &str,
+        spec_finalizers: Vec<String>,
+        caller: &Caller,
+    ) -> ApiResponse {
         let key = Key::namespace(name);
         let Some(old) = self.get_shared(&key).cloned() else {
             return self.not_found(&key);
@@ -294,12 +303,13 @@ impl ApiServer {
                 ..ApiResponse::ok(new)
             };
         }
+        self.record(caller, Some(&old), &mut new);
         let stored = self.store_update(old, new);
         ApiResponse::ok(stored)
     }
 
     /// Updates `status` (the status subresource: metadata untouched).
-    pub fn update_status(&mut self, key: &Key, status: Value) -> ApiResponse {
+    pub fn update_status(&mut self, key: &Key, status: Value, caller: &Caller) -> ApiResponse {
         let Some(old) = self.get_shared(key).cloned() else {
             return self.not_found(key);
         };
@@ -308,6 +318,7 @@ impl ApiServer {
         if new == *old {
             return ApiResponse::ok(old);
         }
+        self.record(caller, Some(&old), &mut new);
         let stored = self.store_update(old, new);
         ApiResponse::ok(stored)
     }

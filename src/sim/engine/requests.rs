@@ -293,7 +293,8 @@ impl Sim {
             status = serde_json::json!({});
         }
         status["phase"] = Value::from(phase);
-        let resp = self.api.update_status(&key, status);
+        let user = self.user.clone();
+        let resp = self.api.update_status(&key, status, &user);
         self.respond(object, request, &resp);
         self.dispatch();
         resp
