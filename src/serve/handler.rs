@@ -272,6 +272,11 @@ fn other_subresource(served: &mut Served, req: &Request, target: &Named, sub: &s
         ("GET", "log") | ("GET" | "POST", "exec" | "attach" | "portforward") if pod => {
             reply(subresource::kubelet(&served.sim, req, target, sub))
         }
+        ("PUT", "finalize") => reply(subresource::finalize(&mut served.sim, req, target)),
+        (_, "finalize") => reply(status::error(
+            405,
+            "the server does not allow this method on the requested resource",
+        )),
         _ if served.sim.get(&target.key()).is_none() => reply(target.not_found()),
         (_, "log" | "exec" | "attach" | "portforward") => {
             method_not_allowed(req, &format!("{sub} takes {}", entry.verbs.join(", ")))
@@ -286,7 +291,7 @@ fn other_subresource(served: &mut Served, req: &Request, target: &Named, sub: &s
         _ => method_not_allowed(
             req,
             &format!(
-                "the ownerscope simulator serves no {}/{sub} subresource (it serves status, scale of the built-in kinds and a pod's log, exec, attach and portforward)",
+                "the ownerscope simulator serves no {}/{sub} subresource (it serves status, scale of the built-in kinds, a namespace's finalize and a pod's log, exec, attach and portforward)",
                 kind.plural
             ),
         ),

@@ -607,3 +607,80 @@ fn creation_and_deletion_times_are_whole_seconds() {
     assert_eq!(whole(&read["metadata"]["creationTimestamp"]), created);
     assert_eq!(whole(&read["metadata"]["deletionTimestamp"]), deleted);
 }
+
+/// A Terminating namespace forced through `/finalize`, as on the 1.20
+/// test control plane (`kubectl replace --raw
+/// /api/v1/namespaces/NS/finalize -f -`): only `spec.finalizers` is
+/// taken, the writer owns it in `managedFields`; with none left the
+/// namespace goes at once and what it held stays behind; any other
+/// method is not allowed.
+#[test]
+fn a_namespace_is_forced_through_finalize() {
+    let mut s = served();
+    let json = "application/json";
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "stuck"}});
+    assert_eq!(
+        send(&mut s, &body("POST", "/api/v1/namespaces", json, &ns)).code,
+        201
+    );
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "held", "finalizers": ["example.com/hold"]}});
+    let cms = "/api/v1/namespaces/stuck/configmaps";
+    assert_eq!(send(&mut s, &body("POST", cms, json, &cm)).code, 201);
+    let path = "/api/v1/namespaces/stuck";
+    assert_eq!(send(&mut s, &Request::new("DELETE", path)).code, 200);
+    s.sim.advance(5_000);
+    let mut stuck = get(&mut s, path);
+    assert_eq!(stuck["status"]["phase"], "Terminating");
+    assert_eq!(stuck["spec"]["finalizers"], json!(["kubernetes"]));
+    let finalize = format!("{path}/finalize");
+    stuck["spec"]["finalizers"] = json!(["example.com/x"]);
+    stuck["metadata"]["labels"] = json!({"ignored": "yes"});
+    let mut put = body("PUT", &finalize, json, &stuck);
+    put.user_agent = "kubectl/v1.32.4 (linux/amd64) kubernetes/abc".into();
+    let r = send(&mut s, &put);
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    let v = r.value();
+    assert_eq!(v["spec"]["finalizers"], json!(["example.com/x"]));
+    assert!(v["metadata"].get("labels").is_none(), "{v}");
+    let mine = v["metadata"]["managedFields"]
+        .as_array()
+        .expect("managed")
+        .iter()
+        .find(|e| e["manager"] == "kubectl")
+        .cloned()
+        .expect("kubectl's entry");
+    // 1.20 owns the list whole (`{"f:spec":{"f:finalizers":{}}}`: a
+    // Namespace's `spec.finalizers` is atomic); serve tells list kinds by
+    // field name and owns it as the set `metadata.finalizers` is.
+    assert!(
+        mine["fieldsV1"]["f:spec"]["f:finalizers"].is_object(),
+        "{mine}"
+    );
+    assert_eq!(
+        send(&mut s, &body("POST", &finalize, json, &stuck)).code,
+        405
+    );
+    // Sent with the resource version read before: a conflict.
+    stuck["spec"]["finalizers"] = json!([]);
+    assert_eq!(
+        send(&mut s, &body("PUT", &finalize, json, &stuck)).code,
+        409
+    );
+    let mut stuck = get(&mut s, path);
+    stuck["spec"]["finalizers"] = json!([]);
+    let r = send(&mut s, &body("PUT", &finalize, json, &stuck));
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(r.value()["spec"], json!({}), "an empty list is no field");
+    assert_eq!(send(&mut s, &Request::new("GET", path)).code, 404);
+    assert_eq!(
+        send(&mut s, &Request::new("GET", &format!("{cms}/held"))).code,
+        200,
+        "left behind"
+    );
+    let r = send(
+        &mut s,
+        &body("PUT", "/api/v1/namespaces/nope/finalize", json, &stuck),
+    );
+    assert_eq!(r.code, 404);
+}

@@ -296,6 +296,34 @@ impl ApiServer {
         };
         let mut new = Object::clone(&old);
         new.set_at(&["spec", "finalizers"], Value::from(spec_finalizers));
+        self.finalize_to(old, new, caller)
+    }
+
+    /// The `/finalize` subresource as a client writes it: of `ns`, only
+    /// `spec.finalizers` is taken (and what serve keeps beside the
+    /// object, its `managedFields`), as the namespace's finalize strategy.
+    pub fn finalize_namespace_as(&mut self, ns: &Object, caller: &Caller) -> ApiResponse {
+        let key = Key::namespace(ns.name());
+        let Some(old) = self.get_shared(&key).cloned() else {
+            return self.not_found(&key);
+        };
+        let mut new = Object::clone(&old);
+        match ns.value_at(&["spec", "finalizers"]) {
+            Some(f) if !f.is_null() => new.set_at(&["spec", "finalizers"], f.clone()),
+            _ => {
+                if let Some(spec) = new.spec.as_object_mut() {
+                    spec.remove("finalizers");
+                }
+            }
+        }
+        new.extra.clone_from(&ns.extra);
+        self.finalize_to(old, new, caller)
+    }
+
+    fn finalize_to(&mut self, old: Arc<Object>, mut new: Object, caller: &Caller) -> ApiResponse {
+        if new == *old {
+            return ApiResponse::ok(old);
+        }
         if self.should_delete_during_update(&new) {
             self.remove_stored(old.uid());
             return ApiResponse {
