@@ -266,9 +266,7 @@ fn other_subresource(served: &mut Served, req: &Request, target: &Named, sub: &s
         return not_served(req);
     };
     match (req.method.as_str(), sub) {
-        (_, "scale") if subresource::scalable(kind) => {
-            reply(subresource::scale(&mut served.sim, req, target))
-        }
+        (_, "scale") => reply(subresource::scale(&mut served.sim, req, target)),
         ("GET", "log") | ("GET" | "POST", "exec" | "attach" | "portforward") if pod => {
             reply(subresource::kubelet(&served.sim, req, target, sub))
         }
@@ -291,7 +289,7 @@ fn other_subresource(served: &mut Served, req: &Request, target: &Named, sub: &s
         _ => method_not_allowed(
             req,
             &format!(
-                "the ownerscope simulator serves no {}/{sub} subresource (it serves status, scale of the built-in kinds, a namespace's finalize and a pod's log, exec, attach and portforward)",
+                "the ownerscope simulator serves no {}/{sub} subresource (it serves status, scale, a namespace's finalize and a pod's log, exec, attach and portforward)",
                 kind.plural
             ),
         ),

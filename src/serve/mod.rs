@@ -13,6 +13,7 @@ pub mod apply;
 pub mod backend;
 pub mod collection;
 pub mod complete;
+pub mod custom_scale;
 pub mod discovery;
 pub mod echo;
 pub mod escalation;

@@ -684,3 +684,73 @@ fn a_namespace_is_forced_through_finalize() {
     );
     assert_eq!(r.code, 404);
 }
+
+/// A custom resource's `scale`, as the 1.20 test control plane serves a
+/// CRD declaring `scale` at `.spec.replicas` and `.status.replicas`: the
+/// replicas read there (status 0 when absent), a GET of one without the
+/// spec's field a 500 naming it, a PUT writing it; no `managedFields`
+/// change (1.20 records none for a scale write).
+#[test]
+fn a_custom_resources_scale_reads_and_writes_the_crds_paths() {
+    let mut s = served();
+    let json = "application/json";
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gizmos.disco.example.com"},
+        "spec": {"group": "disco.example.com", "scope": "Namespaced",
+            "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "subresources": {"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    assert_eq!(send(&mut s, &body("POST", crds, json, &crd)).code, 201);
+    let gizmos = "/apis/disco.example.com/v1/namespaces/shop/gizmos";
+    for (name, spec) in [("g1", json!({"replicas": 2})), ("g2", json!({}))] {
+        let g = json!({"apiVersion": "disco.example.com/v1", "kind": "Gizmo",
+            "metadata": {"name": name}, "spec": spec});
+        assert_eq!(send(&mut s, &body("POST", gizmos, json, &g)).code, 201);
+    }
+    let managed = get(&mut s, &format!("{gizmos}/g1"))["metadata"]["managedFields"].clone();
+    let scale = get(&mut s, &format!("{gizmos}/g1/scale"));
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["apiVersion"], "autoscaling/v1");
+    assert_eq!(scale["spec"], json!({"replicas": 2}));
+    assert_eq!(scale["status"], json!({"replicas": 0}));
+    let r = send(&mut s, &Request::new("GET", &format!("{gizmos}/g2/scale")));
+    assert_eq!(r.code, 500);
+    assert_eq!(
+        r.value()["message"],
+        "Internal error occurred: the spec replicas field \".spec.replicas\" does not exist"
+    );
+    let put = json!({"kind": "Scale", "apiVersion": "autoscaling/v1",
+        "metadata": {"name": "g2", "namespace": "shop"}, "spec": {"replicas": 1}});
+    let r = send(
+        &mut s,
+        &body("PUT", &format!("{gizmos}/g2/scale"), json, &put),
+    );
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(
+        get(&mut s, &format!("{gizmos}/g2"))["spec"],
+        json!({"replicas": 1})
+    );
+    let patch = body(
+        "PATCH",
+        &format!("{gizmos}/g1/scale"),
+        "application/merge-patch+json",
+        &json!({"spec": {"replicas": 5}}),
+    );
+    let r = send(&mut s, &patch);
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(r.value()["spec"]["replicas"], 5);
+    let g1 = get(&mut s, &format!("{gizmos}/g1"));
+    assert_eq!(g1["spec"]["replicas"], 5);
+    assert_eq!(g1["metadata"]["managedFields"], managed);
+    let r = send(
+        &mut s,
+        &Request::new("GET", &format!("{gizmos}/nope/scale")),
+    );
+    assert_eq!(r.code, 404);
+    assert_eq!(
+        r.value()["message"],
+        "gizmos.disco.example.com \"nope\" not found"
+    );
+}

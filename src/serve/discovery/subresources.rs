@@ -18,8 +18,8 @@
 //!   discovery does the same with the entry as without it: `pods/log`,
 //!   `exec`, `attach`, `portforward` answer as for a kubelet that cannot be
 //!   reached, the `proxy` ones as for an address that cannot be reached,
-//!   `namespaces/finalize` as kube-apiserver, `pods/binding`,
-//!   `serviceaccounts/token` and a custom resource's `scale` a 405 that
+//!   `namespaces/finalize` and a custom resource's `scale` as
+//!   kube-apiserver, `pods/binding` and `serviceaccounts/token` a 405 that
 //!   says serve does not serve them; kubectl (`auth can-i
 //!   --subresource`, `scale`, `patch --subresource`), client-go's scale
 //!   client and k9s send their requests and read the answer either way.
