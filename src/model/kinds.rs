@@ -549,7 +549,9 @@ const BUILTIN: &[Row] = &[
         &[],
         BG,
     ),
-    ("events.k8s.io", "v1", "Event", "events", true, &[], BG),
+    // `ev` in both groups, as 1.20's discovery has it (kubectl takes the
+    // core one and warns of the other; so does [`KindTable::resolve`]).
+    ("events.k8s.io", "v1", "Event", "events", true, &["ev"], BG),
     (
         "apiextensions.k8s.io",
         "v1",

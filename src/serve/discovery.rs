@@ -8,6 +8,14 @@ use serde_json::{Value, json};
 
 use crate::model::{KindInfo, KindTable};
 
+pub mod subresources;
+
+use subresources::Subresource;
+
+/// What discovery lists of a kind's subresources (asked of the store: a
+/// custom resource's come from its CRD).
+pub type Subresources<'a> = &'a dyn Fn(&KindInfo) -> Vec<Subresource>;
+
 /// Every verb served for every kind, in 1.20's order.
 pub const VERBS: [&str; 8] = [
     "create",
@@ -83,6 +91,7 @@ fn categories(k: &KindInfo) -> Option<Value> {
                 "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
             )
             | ("batch", "Job" | "CronJob")
+            | ("autoscaling", "HorizontalPodAutoscaler")
     );
     let extensions = matches!(
         (k.group.as_str(), k.kind.as_str()),
@@ -133,9 +142,25 @@ fn storage_version_hash(k: &KindInfo) -> String {
     base64::engine::general_purpose::STANDARD.encode(&sum.as_ref()[..8])
 }
 
+/// The verbs of a custom resource, in apiextensions-apiserver's order.
+const CUSTOM_VERBS: [&str; 8] = [
+    "delete",
+    "deletecollection",
+    "get",
+    "list",
+    "patch",
+    "create",
+    "update",
+    "watch",
+];
+
 /// The verbs of a kind: all of [`VERBS`], but 1.20 serves no
-/// `deletecollection` of namespaces and services.
+/// `deletecollection` of namespaces and services; a custom resource's
+/// all of them in apiextensions-apiserver's order ([`CUSTOM_VERBS`]).
 fn verbs(k: &KindInfo) -> Vec<&'static str> {
+    if !KindTable::is_builtin(&k.group, &k.kind) {
+        return CUSTOM_VERBS.to_vec();
+    }
     let no_collection = k.group.is_empty() && matches!(k.kind.as_str(), "Namespace" | "Service");
     VERBS
         .into_iter()
@@ -202,12 +227,34 @@ fn access_reviews() -> impl Iterator<Item = Value> {
     })
 }
 
-/// `/api/v1`, `/apis/G/V`: `None` when the version is not served.
+/// `/api/v1`, `/apis/G/V`: `None` when the version is not served. In
+/// 1.20's order: the built-in kinds and their subresources by name (the
+/// order kube-apiserver installs their paths in), then each custom
+/// resource followed by its `status` and `scale` (kept in plural order
+/// here; apiextensions-apiserver lists them in its cache's order).
 #[must_use]
-pub fn resource_list(kinds: &KindTable, group: &str, version: &str) -> Option<Value> {
+pub fn resource_list(
+    kinds: &KindTable,
+    subs: Subresources,
+    group: &str,
+    version: &str,
+) -> Option<Value> {
     let all = groups(kinds);
     let list = all.get(group)?.get(version)?;
-    let mut resources: Vec<Value> = list.iter().map(|k| resource(k)).collect();
+    let (builtin, custom): (Vec<&KindInfo>, Vec<&KindInfo>) = list
+        .iter()
+        .copied()
+        .partition(|k| KindTable::is_builtin(&k.group, &k.kind));
+    let with_subs = |k: &KindInfo| {
+        let mut entries = vec![resource(k)];
+        entries.extend(subs(k).iter().map(|s| subresources::entry(k, s)));
+        entries
+    };
+    let mut resources: Vec<Value> = builtin.into_iter().flat_map(with_subs).collect();
+    resources.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    let mut custom = custom;
+    custom.sort_by(|a, b| a.plural.cmp(&b.plural));
+    resources.extend(custom.into_iter().flat_map(with_subs));
     if group == AUTHZ && version == "v1" {
         resources.extend(access_reviews());
     }
@@ -267,7 +314,7 @@ pub fn group(kinds: &KindTable, name: &str) -> Option<Value> {
 
 /// Aggregated discovery of the core group (`core`) or of the others.
 #[must_use]
-pub fn aggregated(kinds: &KindTable, core: bool, version: &str) -> Value {
+pub fn aggregated(kinds: &KindTable, subs: Subresources, core: bool, version: &str) -> Value {
     let items: Vec<Value> = groups(kinds)
         .iter()
         .filter(|(g, _)| g.is_empty() == core)
@@ -290,6 +337,13 @@ pub fn aggregated(kinds: &KindTable, core: bool, version: &str) -> Value {
                             }
                             if let Some(c) = categories(k) {
                                 r["categories"] = c;
+                            }
+                            let listed = subs(k);
+                            if !listed.is_empty() {
+                                r["subresources"] = listed
+                                    .iter()
+                                    .map(|s| subresources::aggregated(k, s))
+                                    .collect();
                             }
                             r
                         })
@@ -320,11 +374,22 @@ pub fn aggregated(kinds: &KindTable, core: bool, version: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::{Sim, scenario};
+
+    /// A store with no CRD: the built-in kinds' subresources.
+    fn sim() -> Sim {
+        Sim::new(&scenario::bundled("deployment").expect("bundled")).expect("sim")
+    }
+
+    fn list(k: &KindTable, group: &str, version: &str) -> Option<Value> {
+        let sim = sim();
+        resource_list(k, &|kind| subresources::listed(&sim, kind), group, version)
+    }
 
     #[test]
     fn discovery_lists_the_kinds_of_the_table() {
         let k = KindTable::builtin();
-        let core = resource_list(&k, "", "v1").expect("core");
+        let core = list(&k, "", "v1").expect("core");
         let names: Vec<&str> = core["resources"]
             .as_array()
             .expect("list")
@@ -332,7 +397,7 @@ mod tests {
             .filter_map(|r| r["name"].as_str())
             .collect();
         assert!(names.contains(&"pods") && names.contains(&"namespaces"));
-        assert!(resource_list(&k, "apps", "v9").is_none());
+        assert!(list(&k, "apps", "v9").is_none());
         let apis = group_list(&k);
         assert!(
             apis["groups"]
@@ -342,9 +407,9 @@ mod tests {
                 .any(|g| g["name"] == "apps")
         );
         assert!(group(&k, "").is_none());
-        let agg = aggregated(&k, true, "v2");
+        let agg = aggregated(&k, &|_| Vec::new(), true, "v2");
         assert_eq!(agg["items"][0]["metadata"]["name"], "");
-        let authz = resource_list(&k, AUTHZ, "v1").expect("authz");
+        let authz = list(&k, AUTHZ, "v1").expect("authz");
         let names: Vec<&str> = authz["resources"]
             .as_array()
             .expect("resources")
@@ -364,7 +429,7 @@ mod tests {
     }
 
     fn entry(k: &KindTable, group: &str, version: &str, name: &str) -> Value {
-        resource_list(k, group, version).expect("served")["resources"]
+        list(k, group, version).expect("served")["resources"]
             .as_array()
             .expect("resources")
             .iter()
@@ -418,6 +483,217 @@ mod tests {
         assert_eq!(
             entry(&k, AUTHZ, "v1", "subjectaccessreviews")["singularName"],
             ""
+        );
+    }
+
+    fn names(k: &KindTable, group: &str, version: &str) -> Vec<String> {
+        list(k, group, version).expect("served")["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .filter_map(|r| r["name"].as_str().map(str::to_string))
+            .collect()
+    }
+
+    // The subresources as the 1.20 test control plane lists them (`kubectl
+    // get --raw /api/v1`, `/apis/apps/v1`, ...), each after its kind, by
+    // name; what serve does not serve left out of 1.20's lists
+    // (`bindings`, `componentstatuses`) and `pods/eviction` by rule
+    // (see `subresources`).
+    #[test]
+    fn subresources_are_listed_as_1_20_lists_them() {
+        let k = KindTable::builtin();
+        assert_eq!(
+            names(&k, "", "v1"),
+            [
+                "configmaps",
+                "endpoints",
+                "events",
+                "limitranges",
+                "namespaces",
+                "namespaces/finalize",
+                "namespaces/status",
+                "nodes",
+                "nodes/proxy",
+                "nodes/status",
+                "persistentvolumeclaims",
+                "persistentvolumeclaims/status",
+                "persistentvolumes",
+                "persistentvolumes/status",
+                "pods",
+                "pods/attach",
+                "pods/binding",
+                "pods/exec",
+                "pods/log",
+                "pods/portforward",
+                "pods/proxy",
+                "pods/status",
+                "podtemplates",
+                "replicationcontrollers",
+                "replicationcontrollers/scale",
+                "replicationcontrollers/status",
+                "resourcequotas",
+                "resourcequotas/status",
+                "secrets",
+                "serviceaccounts",
+                "serviceaccounts/token",
+                "services",
+                "services/proxy",
+                "services/status"
+            ]
+        );
+        assert_eq!(
+            names(&k, "apps", "v1"),
+            [
+                "controllerrevisions",
+                "daemonsets",
+                "daemonsets/status",
+                "deployments",
+                "deployments/scale",
+                "deployments/status",
+                "replicasets",
+                "replicasets/scale",
+                "replicasets/status",
+                "statefulsets",
+                "statefulsets/scale",
+                "statefulsets/status"
+            ]
+        );
+        assert_eq!(names(&k, "batch", "v1")[2..], ["jobs", "jobs/status"]);
+        assert_eq!(
+            names(&k, "apiextensions.k8s.io", "v1"),
+            [
+                "customresourcedefinitions",
+                "customresourcedefinitions/status"
+            ]
+        );
+        assert_eq!(
+            names(&k, "storage.k8s.io", "v1")[3..],
+            ["volumeattachments", "volumeattachments/status"]
+        );
+        assert_eq!(names(&k, "events.k8s.io", "v1"), ["events"]);
+        // Entries byte for byte as 1.20's.
+        for (group, name, want) in [
+            (
+                "",
+                "pods/log",
+                json!({"name": "pods/log", "singularName": "", "namespaced": true, "kind": "Pod", "verbs": ["get"]}),
+            ),
+            (
+                "",
+                "namespaces/finalize",
+                json!({"name": "namespaces/finalize", "singularName": "", "namespaced": false, "kind": "Namespace", "verbs": ["update"]}),
+            ),
+            (
+                "",
+                "nodes/proxy",
+                json!({"name": "nodes/proxy", "singularName": "", "namespaced": false, "kind": "NodeProxyOptions", "verbs": ["create", "delete", "get", "patch", "update"]}),
+            ),
+            (
+                "",
+                "pods/exec",
+                json!({"name": "pods/exec", "singularName": "", "namespaced": true, "kind": "PodExecOptions", "verbs": ["create", "get"]}),
+            ),
+            (
+                "",
+                "serviceaccounts/token",
+                json!({"name": "serviceaccounts/token", "singularName": "", "namespaced": true, "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest", "verbs": ["create"]}),
+            ),
+            (
+                "apps",
+                "deployments/scale",
+                json!({"name": "deployments/scale", "singularName": "", "namespaced": true, "group": "autoscaling", "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}),
+            ),
+            (
+                "apps",
+                "deployments/status",
+                json!({"name": "deployments/status", "singularName": "", "namespaced": true, "kind": "Deployment", "verbs": ["get", "patch", "update"]}),
+            ),
+        ] {
+            assert_eq!(entry(&k, group, "v1", name), want, "{name}");
+        }
+        // Aggregated discovery carries them as each resource's
+        // `subresources`, as kube-apiserver 1.26 and later convert them.
+        let sim = sim();
+        let agg = aggregated(&k, &|kind| subresources::listed(&sim, kind), false, "v2");
+        let apps = agg["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .find(|g| g["metadata"]["name"] == "apps")
+            .expect("apps");
+        let deployments = apps["versions"][0]["resources"]
+            .as_array()
+            .expect("resources")
+            .iter()
+            .find(|r| r["resource"] == "deployments")
+            .expect("deployments");
+        assert_eq!(
+            deployments["subresources"],
+            json!([
+                {"subresource": "scale", "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"}, "verbs": ["get", "patch", "update"]},
+                {"subresource": "status", "responseKind": {"group": "", "version": "", "kind": "Deployment"}, "verbs": ["get", "patch", "update"]}
+            ])
+        );
+    }
+
+    // Short names as 1.20 gives them in every group version serve
+    // serves: `ev` for core and `events.k8s.io` Events both; the kinds
+    // serve serves in a later version (HorizontalPodAutoscaler in
+    // `autoscaling/v2`, EndpointSlice in `discovery.k8s.io/v1`,
+    // PodDisruptionBudget in `policy/v1`) as 1.20 names them in its
+    // versions (`v2beta2`, `v1beta1`). HorizontalPodAutoscalers are in
+    // `all` too.
+    #[test]
+    fn short_names_are_1_20s_in_every_group_version() {
+        let k = KindTable::builtin();
+        let short = |group: &str, version: &str, name: &str| {
+            entry(&k, group, version, name)["shortNames"].clone()
+        };
+        for (group, version, name, want) in [
+            ("", "v1", "events", json!(["ev"])),
+            ("events.k8s.io", "v1", "events", json!(["ev"])),
+            ("", "v1", "configmaps", json!(["cm"])),
+            ("", "v1", "limitranges", json!(["limits"])),
+            ("", "v1", "resourcequotas", json!(["quota"])),
+            ("", "v1", "secrets", Value::Null),
+            ("", "v1", "podtemplates", Value::Null),
+            ("apps", "v1", "controllerrevisions", Value::Null),
+            ("batch", "v1", "jobs", Value::Null),
+            ("batch", "v1", "cronjobs", json!(["cj"])),
+            (
+                "autoscaling",
+                "v2",
+                "horizontalpodautoscalers",
+                json!(["hpa"]),
+            ),
+            ("policy", "v1", "poddisruptionbudgets", json!(["pdb"])),
+            ("discovery.k8s.io", "v1", "endpointslices", Value::Null),
+            ("networking.k8s.io", "v1", "ingresses", json!(["ing"])),
+            (
+                "networking.k8s.io",
+                "v1",
+                "networkpolicies",
+                json!(["netpol"]),
+            ),
+            ("storage.k8s.io", "v1", "storageclasses", json!(["sc"])),
+            ("scheduling.k8s.io", "v1", "priorityclasses", json!(["pc"])),
+            (
+                "apiextensions.k8s.io",
+                "v1",
+                "customresourcedefinitions",
+                json!(["crd", "crds"]),
+            ),
+        ] {
+            assert_eq!(
+                short(group, version, name),
+                want,
+                "{group}/{version} {name}"
+            );
+        }
+        assert_eq!(
+            entry(&k, "autoscaling", "v2", "horizontalpodautoscalers")["categories"],
+            json!(["all"])
         );
     }
 

@@ -11,7 +11,7 @@ use super::{
     Outcome, Request, Response, Served, access, collection, discovery, events, protobuf, read,
     status, status_subresource, subresource, watch,
 };
-use crate::model::KindTable;
+use crate::model::{KindInfo, KindTable};
 use status_subresource::Part;
 
 /// The content type aggregated discovery is answered with.
@@ -123,6 +123,7 @@ fn route_request(
         return method_not_allowed(req, "discovery is read-only");
     }
     let kinds = served.sim.kinds();
+    let subs = |k: &KindInfo| discovery::subresources::listed(&served.sim, k);
     match route {
         Route::Version => reply(Response::json(200, &discovery::version())),
         Route::Health => reply(Response {
@@ -135,7 +136,7 @@ fn route_request(
             Form::Discovery(v) => Response::typed(
                 200,
                 &discovery_type(v),
-                &discovery::aggregated(kinds, true, v),
+                &discovery::aggregated(kinds, &subs, true, v),
             ),
             _ => Response::json(200, &discovery::api_versions(server)),
         }),
@@ -143,7 +144,7 @@ fn route_request(
             Form::Discovery(v) => Response::typed(
                 200,
                 &discovery_type(v),
-                &discovery::aggregated(kinds, false, v),
+                &discovery::aggregated(kinds, &subs, false, v),
             ),
             _ => Response::json(200, &discovery::group_list(kinds)),
         }),
@@ -152,7 +153,7 @@ fn route_request(
             None => not_served(req),
         },
         Route::Resources { group, version } => {
-            match discovery::resource_list(kinds, &group, &version) {
+            match discovery::resource_list(kinds, &subs, &group, &version) {
                 Some(doc) => reply(Response::json(200, &doc)),
                 None => not_served(req),
             }
@@ -236,37 +237,10 @@ fn resource(
         name,
     };
     if let Some(sub) = &p.subresource {
-        const KNOWN: [&str; 9] = [
-            "status",
-            "finalize",
-            "scale",
-            "binding",
-            "eviction",
-            "log",
-            "exec",
-            "attach",
-            "portforward",
-        ];
-        let pod = kind.group.is_empty() && kind.kind == "Pod";
         if sub == "status" {
             return status_subresource(served, req, user, &target, form);
         }
-        return match (req.method.as_str(), sub.as_str()) {
-            (_, "scale") if subresource::scalable(&kind) => {
-                reply(subresource::scale(&mut served.sim, req, &target))
-            }
-            ("GET", "log") | ("GET" | "POST", "exec" | "attach" | "portforward") if pod => {
-                reply(subresource::kubelet(&served.sim, req, &target, sub))
-            }
-            (_, "scale" | "log" | "exec" | "attach" | "portforward") => not_served(req),
-            (_, s) if !KNOWN.contains(&s) => not_served(req),
-            _ => method_not_allowed(
-                req,
-                &format!(
-                    "the simulator serves no {sub:?} subresource other than status, scale and a pod's log, exec, attach and portforward"
-                ),
-            ),
-        };
+        return other_subresource(served, req, &target, sub);
     }
     if events::is_events_v1(&kind) && !matches!(req.method.as_str(), "GET" | "HEAD") {
         return events_read_only(req);
@@ -277,6 +251,48 @@ fn resource(
         "PATCH" => reply(write::patch(&mut served.sim, req, user, &target)),
         "DELETE" => reply(write::delete(&mut served.sim, req, &target)),
         _ => method_not_allowed(req, "an object takes GET, PUT, PATCH and DELETE"),
+    }
+}
+
+/// A subresource besides `status`: `scale` of a kind that has it, a
+/// pod's kubelet ones; the `proxy` ones a 503 (serve reaches no address);
+/// the others discovery lists ([`discovery::subresources`]) a 405 that
+/// says serve does not serve them; anything else 404.
+fn other_subresource(served: &mut Served, req: &Request, target: &Named, sub: &str) -> Outcome {
+    let kind = target.kind;
+    let pod = kind.group.is_empty() && kind.kind == "Pod";
+    let listed = discovery::subresources::listed(&served.sim, kind);
+    let Some(entry) = listed.iter().find(|s| s.name == sub) else {
+        return not_served(req);
+    };
+    match (req.method.as_str(), sub) {
+        (_, "scale") => reply(subresource::scale(&mut served.sim, req, target)),
+        ("GET", "log") | ("GET" | "POST", "exec" | "attach" | "portforward") if pod => {
+            reply(subresource::kubelet(&served.sim, req, target, sub))
+        }
+        ("PUT", "finalize") => reply(subresource::finalize(&mut served.sim, req, target)),
+        (_, "finalize") => reply(status::error(
+            405,
+            "the server does not allow this method on the requested resource",
+        )),
+        _ if served.sim.get(&target.key()).is_none() => reply(target.not_found()),
+        (_, "log" | "exec" | "attach" | "portforward") => {
+            method_not_allowed(req, &format!("{sub} takes {}", entry.verbs.join(", ")))
+        }
+        (_, "proxy") => reply(status::error(
+            503,
+            &format!(
+                "the ownerscope simulator proxies to no {}: it runs no network, kubelet or endpoints to reach",
+                kind.kind.to_ascii_lowercase()
+            ),
+        )),
+        _ => method_not_allowed(
+            req,
+            &format!(
+                "the ownerscope simulator serves no {}/{sub} subresource (it serves status, scale, a namespace's finalize and a pod's log, exec, attach and portforward)",
+                kind.plural
+            ),
+        ),
     }
 }
 

@@ -437,8 +437,17 @@ fn compare_maps(
             );
         }
     }
-    for k in old.keys().filter(|k| !new.contains_key(*k)) {
-        removed.0.insert(format!("f:{k}"), leaf());
+    // A field removed takes everything below it from every manager
+    // (structured-merge-diff's `Removed` holds each path the old value
+    // had): an owner reference's fields go with the list.
+    for (k, ov) in old.iter().filter(|(k, _)| !new.contains_key(*k)) {
+        removed.0.insert(
+            format!("f:{k}"),
+            Node {
+                member: true,
+                ..value_node(k, ov)
+            },
+        );
     }
 }
 
@@ -508,9 +517,15 @@ fn compare_values(
                     }
                 }
             }
-            for pe in old_node.children.0.keys() {
+            for (pe, gone) in &old_node.children.0 {
                 if !node.children.0.contains_key(pe) {
-                    removed.0.insert(pe.clone(), leaf());
+                    removed.0.insert(
+                        pe.clone(),
+                        Node {
+                            member: true,
+                            ..gone.clone()
+                        },
+                    );
                 }
             }
             old.is_none()
@@ -600,9 +615,11 @@ pub fn update(entries: &[Entry], old: &Value, new: &Value, w: &Writer) -> Vec<En
     }
     let mut out: Vec<Entry> = Vec::new();
     let mut mine = FieldSet::default();
+    let mut before: Option<&Entry> = None;
     for e in entries {
         if e.manager == w.manager && e.operation == "Update" {
             mine = e.set.clone();
+            before = Some(e);
             continue;
         }
         let mut e = e.clone();
@@ -614,11 +631,18 @@ pub fn update(entries: &[Entry], old: &Value, new: &Value, w: &Writer) -> Vec<En
     mine.extend(&changed);
     let mine = mine.difference(&removed);
     if !mine.is_empty() {
+        // A write that only removed fields took none: its manager's entry
+        // keeps its time and version (1.20's `managedFieldsUpdater`
+        // stamps the manager only when the operation took fields).
+        let (api_version, time) = match before {
+            Some(e) if changed.is_empty() => (e.api_version.clone(), e.time.clone()),
+            _ => (w.api_version.to_string(), w.time.to_string()),
+        };
         out.push(Entry {
             manager: w.manager.to_string(),
             operation: "Update".into(),
-            api_version: w.api_version.to_string(),
-            time: w.time.to_string(),
+            api_version,
+            time,
             set: mine,
         });
     }

@@ -216,3 +216,37 @@ fn entries_are_listed_applies_first_then_oldest_then_by_manager() {
         .collect();
     assert_eq!(managers, ["t", "u", "s", "curl"]);
 }
+
+// The garbage collector orphaning a ReplicaSet on the 1.20 test control
+// plane: the owner reference, and every field of it, is no longer
+// kube-controller-manager's, whose entry keeps the time it had (the
+// write took no field: 1.20 stamps a manager only when its operation
+// takes fields).
+#[test]
+fn a_write_that_only_removes_takes_the_subtree_and_keeps_the_time() {
+    let owned = json!({"metadata": {"labels": {"app": "web"},
+        "ownerReferences": [{"uid": "u1", "name": "web", "kind": "Deployment", "controller": true}]}});
+    let first = update(&[], &json!({}), &owned, &w("kube-controller-manager"));
+    assert!(first[0].set.to_v1()["f:metadata"]["f:ownerReferences"].is_object());
+    let orphaned = json!({"metadata": {"labels": {"app": "web"}}});
+    let later = Writer {
+        time: "2026-11-26T07:00:00Z",
+        ..w("kube-controller-manager")
+    };
+    let after = update(&first, &owned, &orphaned, &later);
+    assert_eq!(after.len(), 1);
+    assert_eq!(
+        after[0].set.to_v1(),
+        json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}}})
+    );
+    assert_eq!(after[0].time, "2026-11-26T06:49:58Z");
+    // One element of two removed: that element's fields go, the other's
+    // stay.
+    let two = json!({"metadata": {"ownerReferences": [{"uid": "u1", "name": "a"}, {"uid": "u2", "name": "b"}]}});
+    let one = json!({"metadata": {"ownerReferences": [{"uid": "u2", "name": "b"}]}});
+    let first = update(&[], &json!({}), &two, &w("m"));
+    let after = update(&first, &two, &one, &w("gc"));
+    let refs = after[0].set.to_v1()["f:metadata"]["f:ownerReferences"].clone();
+    assert!(refs.get("k:{\"uid\":\"u1\"}").is_none(), "{refs}");
+    assert!(refs.get("k:{\"uid\":\"u2\"}").is_some(), "{refs}");
+}

@@ -13,6 +13,7 @@ pub mod apply;
 pub mod backend;
 pub mod collection;
 pub mod complete;
+pub mod custom_scale;
 pub mod discovery;
 pub mod echo;
 pub mod escalation;
@@ -171,6 +172,8 @@ pub enum Outcome {
 
 pub use state::Served;
 
+#[cfg(test)]
+mod component_fields_tests;
 #[cfg(test)]
 mod generation_tests;
 #[cfg(test)]

@@ -607,3 +607,150 @@ fn creation_and_deletion_times_are_whole_seconds() {
     assert_eq!(whole(&read["metadata"]["creationTimestamp"]), created);
     assert_eq!(whole(&read["metadata"]["deletionTimestamp"]), deleted);
 }
+
+/// A Terminating namespace forced through `/finalize`, as on the 1.20
+/// test control plane (`kubectl replace --raw
+/// /api/v1/namespaces/NS/finalize -f -`): only `spec.finalizers` is
+/// taken, the writer owns it in `managedFields`; with none left the
+/// namespace goes at once and what it held stays behind; any other
+/// method is not allowed.
+#[test]
+fn a_namespace_is_forced_through_finalize() {
+    let mut s = served();
+    let json = "application/json";
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "stuck"}});
+    assert_eq!(
+        send(&mut s, &body("POST", "/api/v1/namespaces", json, &ns)).code,
+        201
+    );
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "held", "finalizers": ["example.com/hold"]}});
+    let cms = "/api/v1/namespaces/stuck/configmaps";
+    assert_eq!(send(&mut s, &body("POST", cms, json, &cm)).code, 201);
+    let path = "/api/v1/namespaces/stuck";
+    assert_eq!(send(&mut s, &Request::new("DELETE", path)).code, 200);
+    s.sim.advance(5_000);
+    let mut stuck = get(&mut s, path);
+    assert_eq!(stuck["status"]["phase"], "Terminating");
+    assert_eq!(stuck["spec"]["finalizers"], json!(["kubernetes"]));
+    let finalize = format!("{path}/finalize");
+    stuck["spec"]["finalizers"] = json!(["example.com/x"]);
+    stuck["metadata"]["labels"] = json!({"ignored": "yes"});
+    let mut put = body("PUT", &finalize, json, &stuck);
+    put.user_agent = "kubectl/v1.32.4 (linux/amd64) kubernetes/abc".into();
+    let r = send(&mut s, &put);
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    let v = r.value();
+    assert_eq!(v["spec"]["finalizers"], json!(["example.com/x"]));
+    assert!(v["metadata"].get("labels").is_none(), "{v}");
+    let mine = v["metadata"]["managedFields"]
+        .as_array()
+        .expect("managed")
+        .iter()
+        .find(|e| e["manager"] == "kubectl")
+        .cloned()
+        .expect("kubectl's entry");
+    // 1.20 owns the list whole (`{"f:spec":{"f:finalizers":{}}}`: a
+    // Namespace's `spec.finalizers` is atomic); serve tells list kinds by
+    // field name and owns it as the set `metadata.finalizers` is.
+    assert!(
+        mine["fieldsV1"]["f:spec"]["f:finalizers"].is_object(),
+        "{mine}"
+    );
+    assert_eq!(
+        send(&mut s, &body("POST", &finalize, json, &stuck)).code,
+        405
+    );
+    // Sent with the resource version read before: a conflict.
+    stuck["spec"]["finalizers"] = json!([]);
+    assert_eq!(
+        send(&mut s, &body("PUT", &finalize, json, &stuck)).code,
+        409
+    );
+    let mut stuck = get(&mut s, path);
+    stuck["spec"]["finalizers"] = json!([]);
+    let r = send(&mut s, &body("PUT", &finalize, json, &stuck));
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(r.value()["spec"], json!({}), "an empty list is no field");
+    assert_eq!(send(&mut s, &Request::new("GET", path)).code, 404);
+    assert_eq!(
+        send(&mut s, &Request::new("GET", &format!("{cms}/held"))).code,
+        200,
+        "left behind"
+    );
+    let r = send(
+        &mut s,
+        &body("PUT", "/api/v1/namespaces/nope/finalize", json, &stuck),
+    );
+    assert_eq!(r.code, 404);
+}
+
+/// A custom resource's `scale`, as the 1.20 test control plane serves a
+/// CRD declaring `scale` at `.spec.replicas` and `.status.replicas`: the
+/// replicas read there (status 0 when absent), a GET of one without the
+/// spec's field a 500 naming it, a PUT writing it; no `managedFields`
+/// change (1.20 records none for a scale write).
+#[test]
+fn a_custom_resources_scale_reads_and_writes_the_crds_paths() {
+    let mut s = served();
+    let json = "application/json";
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gizmos.disco.example.com"},
+        "spec": {"group": "disco.example.com", "scope": "Namespaced",
+            "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "subresources": {"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    assert_eq!(send(&mut s, &body("POST", crds, json, &crd)).code, 201);
+    let gizmos = "/apis/disco.example.com/v1/namespaces/shop/gizmos";
+    for (name, spec) in [("g1", json!({"replicas": 2})), ("g2", json!({}))] {
+        let g = json!({"apiVersion": "disco.example.com/v1", "kind": "Gizmo",
+            "metadata": {"name": name}, "spec": spec});
+        assert_eq!(send(&mut s, &body("POST", gizmos, json, &g)).code, 201);
+    }
+    let managed = get(&mut s, &format!("{gizmos}/g1"))["metadata"]["managedFields"].clone();
+    let scale = get(&mut s, &format!("{gizmos}/g1/scale"));
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["apiVersion"], "autoscaling/v1");
+    assert_eq!(scale["spec"], json!({"replicas": 2}));
+    assert_eq!(scale["status"], json!({"replicas": 0}));
+    let r = send(&mut s, &Request::new("GET", &format!("{gizmos}/g2/scale")));
+    assert_eq!(r.code, 500);
+    assert_eq!(
+        r.value()["message"],
+        "Internal error occurred: the spec replicas field \".spec.replicas\" does not exist"
+    );
+    let put = json!({"kind": "Scale", "apiVersion": "autoscaling/v1",
+        "metadata": {"name": "g2", "namespace": "shop"}, "spec": {"replicas": 1}});
+    let r = send(
+        &mut s,
+        &body("PUT", &format!("{gizmos}/g2/scale"), json, &put),
+    );
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(
+        get(&mut s, &format!("{gizmos}/g2"))["spec"],
+        json!({"replicas": 1})
+    );
+    let patch = body(
+        "PATCH",
+        &format!("{gizmos}/g1/scale"),
+        "application/merge-patch+json",
+        &json!({"spec": {"replicas": 5}}),
+    );
+    let r = send(&mut s, &patch);
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert_eq!(r.value()["spec"]["replicas"], 5);
+    let g1 = get(&mut s, &format!("{gizmos}/g1"));
+    assert_eq!(g1["spec"]["replicas"], 5);
+    assert_eq!(g1["metadata"]["managedFields"], managed);
+    let r = send(
+        &mut s,
+        &Request::new("GET", &format!("{gizmos}/nope/scale")),
+    );
+    assert_eq!(r.code, 404);
+    assert_eq!(
+        r.value()["message"],
+        "gizmos.disco.example.com \"nope\" not found"
+    );
+}

@@ -21,11 +21,14 @@ pub fn manager_of(req: &Request) -> String {
 
 /// Now, to the second, as `managedFields` times are written.
 fn time(sim: &Sim) -> String {
-    let s = sim.now().to_string();
-    match s.split_once('.') {
-        Some((seconds, _)) => format!("{seconds}Z"),
-        None => s,
-    }
+    second(sim.now())
+}
+
+/// `t` to the second, RFC 3339.
+fn second(t: jiff::Timestamp) -> String {
+    jiff::Timestamp::from_second(t.as_second())
+        .unwrap_or(t)
+        .to_string()
 }
 
 /// The object's entries.
@@ -67,6 +70,45 @@ pub fn record_update(
     let now = time(sim);
     let w = Writer {
         manager: &manager,
+        api_version: &api_version,
+        time: &now,
+    };
+    let out = managed::update(&entries, &old_v, &new_v, &w);
+    set(new, &out);
+}
+
+/// Records a write of one of the simulator's components (the
+/// [`crate::sim::api::RecordFn`] `ownerscope serve` installs), as
+/// kube-apiserver 1.20's field manager records a controller's create,
+/// update and status update alike: `manager` (`kube-controller-manager`,
+/// ...) owns the fields it set, by an `Update` in the object's
+/// `apiVersion`, at `now` to the second, in one entry per manager (1.20's
+/// entries have no `subresource`; from 1.22 a status update is an entry
+/// of its own). A create's `status` is no one's (the kind's strategy sets
+/// it after the field manager ran). The fields are those of the stored
+/// object, as for a client's write: the defaults kube-apiserver adds on
+/// decoding (a pod's `dnsPolicy`, a container's `imagePullPolicy`, ...)
+/// are no one's here, where 1.20 gives them to the writer.
+pub fn record_component(
+    manager: &str,
+    now: jiff::Timestamp,
+    old: Option<&Object>,
+    new: &mut Object,
+) {
+    let entries = old.map(entries_of).unwrap_or_default();
+    let old_v = old.map_or_else(|| json!({}), compared);
+    let mut new_v = compared(new);
+    if old.is_none()
+        && let Some(m) = new_v.as_object_mut()
+    {
+        // A create's status is the kind's strategy's (a Pod `Pending`),
+        // set after the field manager ran: no one's.
+        m.remove("status");
+    }
+    let api_version = new.api_version.clone();
+    let now = second(now);
+    let w = Writer {
+        manager,
         api_version: &api_version,
         time: &now,
     };

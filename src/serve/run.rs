@@ -182,6 +182,9 @@ fn start_with(opts: &ServeOptions, own_signals: bool) -> Result<Started, String>
     // every namespace: serve's own, which its kubeconfigs trust.
     sc.settings.root_ca = Some(creds.ca_pem.clone());
     sc.settings.whole_second_stamps = true;
+    // The controllers' writes carry their field manager, as on a cluster.
+    sc.settings.field_recorder =
+        crate::sim::api::FieldRecorder(Some(super::ownership::record_component));
     let mut sim = match saved {
         Some(saved) => Sim::resume(sc, saved).map_err(|e| {
             let dir = opts.state_dir.clone().unwrap_or_default();

@@ -35,7 +35,7 @@ const APIEXTENSIONS: &str = "apiextensions.k8s.io";
 pub fn has_status(sim: &Sim, kind: &KindInfo) -> bool {
     match builtin_has_status(kind) {
         Some(has) => has,
-        None => crd_declares_status(sim, kind),
+        None => crd_declares(sim, kind, "status"),
     }
 }
 
@@ -81,10 +81,12 @@ pub fn unconditional_update(kind: &KindInfo) -> bool {
     builtin_has_status(kind).is_some()
 }
 
-/// Whether the stored CRD of `kind` declares the status subresource for
-/// the version served (`spec.versions[].subresources.status` in
-/// `apiextensions.k8s.io/v1`, `spec.subresources.status` in v1beta1).
-fn crd_declares_status(sim: &Sim, kind: &KindInfo) -> bool {
+/// Whether the stored CRD of `kind` declares the subresource `sub`
+/// (`status`, `scale`) for the version served
+/// (`spec.versions[].subresources` in `apiextensions.k8s.io/v1`,
+/// `spec.subresources` in v1beta1).
+#[must_use]
+pub fn crd_declares(sim: &Sim, kind: &KindInfo, sub: &str) -> bool {
     let key = Key {
         group: APIEXTENSIONS.into(),
         kind: "CustomResourceDefinition".into(),
@@ -92,7 +94,7 @@ fn crd_declares_status(sim: &Sim, kind: &KindInfo) -> bool {
         name: format!("{}.{}", kind.plural, kind.group),
     };
     sim.get(&key)
-        .is_some_and(|crd| crate::sim::api::generation::crd_declares_status(crd, &kind.version))
+        .is_some_and(|crd| crate::sim::api::generation::crd_declares(crd, &kind.version, sub))
 }
 
 /// What a PUT or PATCH writes: the object, or its status subresource.

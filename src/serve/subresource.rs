@@ -6,6 +6,7 @@
 
 use serde_json::{Value, json};
 
+use super::custom_scale::{self, Paths};
 use super::status::{self, object_error};
 use super::write::Named;
 use super::{Request, Response, admit, complete, patch, read};
@@ -21,10 +22,8 @@ pub fn scalable(kind: &KindInfo) -> bool {
     )
 }
 
-/// The object's Scale.
-fn scale_of(o: &Object, sim: &Sim) -> Value {
-    let mut full = read::object_value(o);
-    complete::complete(&mut full, o, sim.graph());
+/// A Scale's metadata: the object's.
+fn scale_meta(o: &Object) -> Value {
     let mut meta = json!({"name": o.name()});
     let m = &o.metadata;
     if let Some(ns) = o.namespace() {
@@ -37,16 +36,27 @@ fn scale_of(o: &Object, sim: &Sim) -> Value {
     if let Some(t) = m.creation_timestamp {
         meta["creationTimestamp"] = json!(t.to_string());
     }
-    json!({
+    meta
+}
+
+/// The object's Scale: a built-in kind's, or a custom resource's at its
+/// CRD's paths (`Err`: the 500 of one without the spec's field).
+fn scale_of(o: &Object, sim: &Sim, custom: Option<&Paths>) -> Result<Value, Response> {
+    if let Some(p) = custom {
+        return custom_scale::scale_of(o, p, scale_meta(o));
+    }
+    let mut full = read::object_value(o);
+    complete::complete(&mut full, o, sim.graph());
+    Ok(json!({
         "kind": "Scale",
         "apiVersion": "autoscaling/v1",
-        "metadata": meta,
+        "metadata": scale_meta(o),
         "spec": {"replicas": full["spec"]["replicas"].as_u64().unwrap_or(1)},
         "status": {
             "replicas": full["status"]["replicas"].as_u64().unwrap_or(0),
             "selector": complete::selector_string(o),
         },
-    })
+    }))
 }
 
 fn scale_not_found(target: &Named) -> Response {
@@ -65,15 +75,32 @@ fn scale_not_found(target: &Named) -> Response {
     )
 }
 
-/// GET, PUT or PATCH of `target`'s `scale`.
+/// GET, PUT or PATCH of `target`'s `scale`: a built-in scalable kind's,
+/// or a custom resource's whose CRD declares it ([`custom_scale`]).
 pub fn scale(sim: &mut Sim, req: &Request, target: &Named) -> Response {
     let key = target.key();
-    let Some(current) = sim.get(&key).cloned() else {
-        return scale_not_found(target);
+    let custom = if scalable(target.kind) {
+        None
+    } else {
+        match custom_scale::paths(sim, target.kind) {
+            Some(p) => Some(p),
+            None => return target.not_found(),
+        }
     };
-    let before = scale_of(&current, sim);
+    let Some(current) = sim.get(&key).cloned() else {
+        return match custom {
+            Some(_) => target.not_found(),
+            None => scale_not_found(target),
+        };
+    };
+    let before = scale_of(&current, sim, custom.as_ref());
     let wanted = match req.method.as_str() {
-        "GET" | "HEAD" => return Response::json(200, &before),
+        "GET" | "HEAD" => {
+            return match before {
+                Ok(v) => Response::json(200, &v),
+                Err(r) => r,
+            };
+        }
         "PUT" => {
             if let Err(r) = admit::dry_run_values(req, "UpdateOptions") {
                 return r;
@@ -88,7 +115,10 @@ pub fn scale(sim: &mut Sim, req: &Request, target: &Named) -> Response {
             if let Err(r) = admit::dry_run_values(req, "PatchOptions") {
                 return r;
             }
-            let mut doc = before.clone();
+            let mut doc = match before {
+                Ok(v) => v,
+                Err(r) => return r,
+            };
             if let Err(f) = patch::apply(&req.content_type, &mut doc, &req.body) {
                 return status::error(f.code, &f.message);
             }
@@ -140,7 +170,17 @@ pub fn scale(sim: &mut Sim, req: &Request, target: &Named) -> Response {
         );
     }
     let what = format!("scale spec.replicas={replicas}");
-    let set = |o: &mut Object| o.set_at(&["spec", "replicas"], json!(replicas));
+    let scaled = match &custom {
+        Some(p) => match custom_scale::with_replicas(&current, p, replicas) {
+            Ok(o) => Some(o),
+            Err(r) => return r,
+        },
+        None => None,
+    };
+    let set = |o: &mut Object| match scaled {
+        Some(new) => *o = new,
+        None => o.set_at(&["spec", "replicas"], json!(replicas)),
+    };
     let dry = req.query.iter().any(|(k, v)| k == "dryRun" && v == "All");
     let resp = if dry {
         let r = sim.clone().patch_key(&key, &what, set);
@@ -150,7 +190,10 @@ pub fn scale(sim: &mut Sim, req: &Request, target: &Named) -> Response {
         sim.patch_key(&key, &what, set)
     };
     match &resp.object {
-        Some(o) if resp.is_success() => Response::json(200, &scale_of(o, sim)),
+        Some(o) if resp.is_success() => match scale_of(o, sim, custom.as_ref()) {
+            Ok(v) => Response::json(200, &v),
+            Err(r) => r,
+        },
         _ => status::error(resp.code, &resp.message),
     }
 }
@@ -221,4 +264,66 @@ pub fn kubelet(sim: &Sim, req: &Request, target: &Named, sub: &str) -> Response 
         m.remove("reason");
     }
     Response::json(500, &v)
+}
+
+/// PUT of a namespace's `finalize`, as kube-apiserver's finalize
+/// strategy: of the Namespace sent, only `spec.finalizers` is taken (none
+/// sent: none); the writer's manager owns what it set; a Terminating
+/// namespace with no finalizer left in either list goes at once, and the
+/// answer is the namespace as it was last. How a stuck namespace is
+/// forced (`kubectl replace --raw /api/v1/namespaces/NS/finalize -f -`),
+/// leaving what it held behind. Checked on the 1.20 test control plane.
+pub fn finalize(sim: &mut Sim, req: &Request, target: &Named) -> Response {
+    let Some(old) = sim.get(&target.key()).cloned() else {
+        return target.not_found();
+    };
+    let body = match super::write::json_body(req) {
+        Ok(v) if v.is_object() => v,
+        Ok(_) => return status::error(400, "the body of the request must be an object"),
+        Err(r) => return r,
+    };
+    let finalizers = match &body["spec"]["finalizers"] {
+        Value::Null => Vec::new(),
+        Value::Array(a) if a.iter().all(Value::is_string) => a.clone(),
+        other => {
+            return status::error(
+                400,
+                &format!(
+                    "Namespace in version \"v1\" cannot be handled as a Namespace: spec.finalizers: a list of names expected, got {other}"
+                ),
+            );
+        }
+    };
+    if let Some(rv) = body["metadata"]["resourceVersion"].as_str()
+        && Some(rv) != old.metadata.resource_version.as_deref()
+    {
+        return object_error(
+            409,
+            &format!(
+                "Operation cannot be fulfilled on namespaces \"{}\": the object has been modified; please apply your changes to the latest version and try again",
+                target.name
+            ),
+            &target.name,
+            "",
+            "namespaces",
+        );
+    }
+    let mut new = old.clone();
+    if finalizers.is_empty() {
+        // None left: no field, as kube-apiserver stores an empty list.
+        if let Some(spec) = new.spec.as_object_mut() {
+            spec.remove("finalizers");
+        }
+    } else {
+        new.set_at(&["spec", "finalizers"], Value::Array(finalizers));
+    }
+    super::ownership::record_update(sim, req, target.kind, Some(&old), &mut new);
+    let resp = if req.query.iter().any(|(k, v)| k == "dryRun" && v == "All") {
+        let r = sim.clone().finalize_namespace(&new);
+        sim.record_response(old.obj_ref(), "PUT finalize dryRun=All".into(), &r);
+        r
+    } else {
+        sim.finalize_namespace(&new)
+    };
+    target.answer(&resp, false, sim.graph())
 }

@@ -66,7 +66,7 @@ impl Named<'_> {
     /// ([`read::completed_value`]; `g` is the store); a created workload's
     /// status as its strategy left it, the controller not yet run
     /// ([`super::complete::status_on_create`]).
-    fn answer(&self, resp: &ApiResponse, created: bool, g: &OwnershipGraph) -> Response {
+    pub(super) fn answer(&self, resp: &ApiResponse, created: bool, g: &OwnershipGraph) -> Response {
         let mut out = if !resp.is_success() {
             self.error(resp.code, &resp.message)
         } else {

@@ -224,6 +224,39 @@ impl Default for ApiConfig {
     }
 }
 
+/// How a write by one of the simulator's own components records its
+/// field manager in `metadata.managedFields`: the manager
+/// ([`crate::sim::controllers::field_manager`]), the time, the stored
+/// object (none on a create) and the one about to be stored.
+pub type RecordFn = fn(manager: &str, now: Timestamp, old: Option<&Object>, new: &mut Object);
+
+/// What records the components' writes
+/// ([`crate::sim::scenario::Settings::field_recorder`]): `ownerscope
+/// serve` sets it, so a Pod the ReplicaSet controller creates reads as
+/// on a real cluster; offline none is, and no object changes.
+#[derive(Clone, Copy, Default)]
+pub struct FieldRecorder(pub Option<RecordFn>);
+
+impl std::fmt::Debug for FieldRecorder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "FieldRecorder(on)"
+        } else {
+            "FieldRecorder(off)"
+        })
+    }
+}
+
+/// Two recorders are alike when both record or neither does (a function
+/// is no value to compare).
+impl PartialEq for FieldRecorder {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.is_some() == other.0.is_some()
+    }
+}
+
+impl Eq for FieldRecorder {}
+
 /// Identifies an object by kind and name, as a request path does.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Key {
@@ -338,6 +371,8 @@ pub struct ApiServer {
     uids: UidGen,
     now: Timestamp,
     pub config: ApiConfig,
+    /// Records the components' writes' field manager (none offline).
+    pub recorder: FieldRecorder,
     changes: Vec<Change>,
 }
 
@@ -353,6 +388,7 @@ impl ApiServer {
             uids: UidGen::new(seed),
             now,
             config: ApiConfig::default(),
+            recorder: FieldRecorder::default(),
             changes: Vec::new(),
         }
     }
@@ -586,6 +622,19 @@ impl ApiServer {
         self.stamp_rv(&mut gone.metadata.resource_version);
         self.changes.push(Change::Deleted(Arc::new(gone)));
         Some(obj)
+    }
+
+    /// Records `caller`'s write of `new` over `old` (none: a create) in
+    /// `new`'s `managedFields` when a recorder is set and the caller is one
+    /// of the simulator's components. Every write of a component passes
+    /// here: a create, an update or patch, a status update, a namespace's
+    /// finalize.
+    fn record(&self, caller: &Caller, old: Option<&Object>, new: &mut Object) {
+        if let Some(record) = self.recorder.0
+            && let Some(manager) = crate::sim::controllers::field_manager(&caller.name)
+        {
+            record(manager, self.now, old, new);
+        }
     }
 
     fn store_update(&mut self, old: Arc<Object>, mut new: Object) -> Arc<Object> {

@@ -366,6 +366,7 @@ impl Sim {
         api.config.owner_references_permission_enforcement =
             settings.owner_references_permission_enforcement;
         api.config.whole_second_stamps = settings.whole_second_stamps;
+        api.recorder = settings.field_recorder;
         let controllers = scenario
             .controllers
             .iter()

@@ -353,6 +353,13 @@ pub struct Settings {
     /// scenario setting.
     #[serde(skip)]
     pub whole_second_stamps: bool,
+    /// Records the field manager of the simulator's own components' writes
+    /// in `metadata.managedFields` (`kube-controller-manager` on a Pod the
+    /// ReplicaSet controller creates), as a real cluster does.
+    /// `ownerscope serve` sets it; offline no object carries managed
+    /// fields. Not a scenario setting.
+    #[serde(skip)]
+    pub field_recorder: super::api::FieldRecorder,
 }
 
 fn controllers_threshold() -> u64 {
@@ -377,6 +384,7 @@ impl Default for Settings {
             epoch: None,
             root_ca: None,
             whole_second_stamps: false,
+            field_recorder: super::api::FieldRecorder::default(),
         }
     }
 }

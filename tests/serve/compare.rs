@@ -52,6 +52,17 @@ fn kubectl_reads_the_same_from_serve_as_from_a_real_control_plane() {
         same_in(&["create", "-f", "-"], Some(&ns_json)),
         format!("namespace/{ns} created\n")
     );
+    // `ev` is core and `events.k8s.io` Events' short name on both: kubectl
+    // takes the core one and warns of the other.
+    let (r, v) = both(&["get", "ev", "-n", &ns], None);
+    assert_eq!(r, v, "kubectl get ev");
+    assert!(
+        v.2.contains(
+            "short name \"ev\" could also match lower priority resource events.events.k8s.io"
+        ),
+        "{}",
+        v.2
+    );
     let owner = format!(
         "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"owner\",\"namespace\":\"{ns}\",\"labels\":{{\"cmp\":\"1\"}}}}}}"
     );
@@ -164,4 +175,98 @@ fn kubectl_reads_the_same_from_serve_as_from_a_real_control_plane() {
         ""
     );
     let _ = kubectl_at(&real, &["delete", "ns", &ns, "--wait=false"], None);
+}
+
+/// The subresources 1.20 lists that serve leaves out by rule
+/// (`serve::discovery::subresources`): `kubectl drain` evicts when
+/// `pods/eviction` is listed, deletes when it is not, and serve evaluates
+/// no PodDisruptionBudget.
+const LEFT_OUT: &[&str] = &["pods/eviction"];
+
+/// The group versions serve serves that 1.20 does not, and the 1.20
+/// version of the same kinds: their names, short names, categories and
+/// subresources must read the same (their storage hashes differ by
+/// version).
+const LATER: &[(&str, &str)] = &[
+    ("autoscaling/v2", "autoscaling/v2beta2"),
+    ("policy/v1", "policy/v1beta1"),
+    ("discovery.k8s.io/v1", "discovery.k8s.io/v1beta1"),
+    ("batch/v1", "batch/v1beta1"),
+];
+
+fn raw(kubeconfig: &std::path::Path, gv: &str) -> Option<Value> {
+    let path = if gv == "v1" {
+        "/api/v1".to_string()
+    } else {
+        format!("/apis/{gv}")
+    };
+    let (ok, out, _) = kubectl_at(kubeconfig, &["get", "--raw", &path], None);
+    ok.then(|| serde_json::from_str(&out).expect("discovery is JSON"))
+}
+
+/// Discovery of every group version serve serves against the real
+/// control plane's: for each kind serve serves there, the entries 1.20
+/// lists of it and its subresources, field for field (short names,
+/// categories, verbs, kinds, groups and versions, namespaced) and in
+/// 1.20's order.
+#[test]
+fn discovery_lists_kinds_and_subresources_as_the_real_control_plane() {
+    let _g = live_support::shared();
+    let real = live_support::env().admin.clone();
+    let s = Server::start("deployment", &["--paused"]);
+    let (_, apis, _) = kubectl_at(&s.kubeconfig, &["get", "--raw", "/apis"], None);
+    let apis: Value = serde_json::from_str(&apis).expect("/apis");
+    let mut gvs = vec!["v1".to_string()];
+    for g in apis["groups"].as_array().expect("groups") {
+        for v in g["versions"].as_array().expect("versions") {
+            gvs.push(v["groupVersion"].as_str().expect("gv").to_string());
+        }
+    }
+    // (serve's, the real one's, whether the storage hashes compare).
+    let mut pairs: Vec<(&str, &str, bool)> = gvs
+        .iter()
+        .map(|gv| (gv.as_str(), gv.as_str(), true))
+        .collect();
+    pairs.extend(LATER.iter().map(|(ours, old)| (*ours, *old, false)));
+    let mut compared = 0;
+    for (gv, old, hashed) in pairs {
+        let Some(theirs) = raw(&real, old) else {
+            continue;
+        };
+        let ours = raw(&s.kubeconfig, gv).expect("serve lists what /apis names");
+        let entries = |doc: &Value| -> Vec<Value> {
+            doc["resources"]
+                .as_array()
+                .expect("resources")
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    if !hashed && let Some(m) = r.as_object_mut() {
+                        m.remove("storageVersionHash");
+                    }
+                    r
+                })
+                .collect()
+        };
+        let base = |r: &Value| {
+            let name = r["name"].as_str().expect("name");
+            name.split('/').next().unwrap_or(name).to_string()
+        };
+        let (ours, theirs) = (entries(&ours), entries(&theirs));
+        let both = |r: &Value| {
+            ours.iter().any(|o| o["name"] == base(r).as_str())
+                && theirs.iter().any(|t| t["name"] == base(r).as_str())
+        };
+        let ours: Vec<&Value> = ours.iter().filter(|r| both(r)).collect();
+        let theirs: Vec<&Value> = theirs
+            .iter()
+            .filter(|r| both(r) && !LEFT_OUT.contains(&r["name"].as_str().unwrap_or("")))
+            .collect();
+        assert_eq!(
+            ours, theirs,
+            "{gv} against {old}: serve (left) and the real control plane (right) differ"
+        );
+        compared += ours.len();
+    }
+    assert!(compared >= 79, "compared {compared} entries");
 }

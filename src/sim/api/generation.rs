@@ -62,15 +62,23 @@ pub(super) fn tracks_generation(obj: &Object) -> bool {
 /// `apiextensions.k8s.io/v1`, `spec.subresources.status` in v1beta1).
 #[must_use]
 pub fn crd_declares_status(crd: &Object, version: &str) -> bool {
+    crd_declares(crd, version, "status")
+}
+
+/// Whether the stored CustomResourceDefinition `crd` declares the
+/// subresource `sub` (`status`, `scale`) for `version`, per version or
+/// for all of them (v1beta1's `spec.subresources`).
+#[must_use]
+pub fn crd_declares(crd: &Object, version: &str, sub: &str) -> bool {
     let spec: &Value = &crd.spec;
     let per_version = spec["versions"]
         .as_array()
         .into_iter()
         .flatten()
         .find(|v| v["name"] == version)
-        .and_then(|v| v["subresources"].get("status"));
+        .and_then(|v| v["subresources"].get(sub));
     per_version
-        .or_else(|| spec["subresources"].get("status"))
+        .or_else(|| spec["subresources"].get(sub))
         .is_some_and(|s| !s.is_null())
 }
 

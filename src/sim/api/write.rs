@@ -112,6 +112,9 @@ impl ApiServer {
         if !restore {
             Self::generate_job_selector(obj);
         }
+        if !restore {
+            self.record(caller, None, obj);
+        }
         let crd = KindInfo::of_crd(obj);
         self.stamp_rv(&mut obj.metadata.resource_version);
         let obj = shared;
@@ -240,6 +243,7 @@ impl ApiServer {
                 ..ApiResponse::ok(old)
             };
         }
+        self.record(caller, Some(&old), &mut obj);
         let stored = self.store_update(old, obj);
         ApiResponse {
             warnings,
@@ -280,13 +284,46 @@ impl ApiServer {
 
     /// The namespace `/finalize` subresource: sets `spec.finalizers`; the
     /// namespace goes when both lists are empty (R58.7).
-    pub fn finalize_namespace(&mut self, name: &str, spec_finalizers: Vec<String>) -> ApiResponse {
+    pub fn finalize_namespace(
+        &mut self,
+        name: &str,
+        spec_finalizers: Vec<String>,
+        caller: &Caller,
+    ) -> ApiResponse {
         let key = Key::namespace(name);
         let Some(old) = self.get_shared(&key).cloned() else {
             return self.not_found(&key);
         };
         let mut new = Object::clone(&old);
         new.set_at(&["spec", "finalizers"], Value::from(spec_finalizers));
+        self.finalize_to(old, new, caller)
+    }
+
+    /// The `/finalize` subresource as a client writes it: of `ns`, only
+    /// `spec.finalizers` is taken (and what serve keeps beside the
+    /// object, its `managedFields`), as the namespace's finalize strategy.
+    pub fn finalize_namespace_as(&mut self, ns: &Object, caller: &Caller) -> ApiResponse {
+        let key = Key::namespace(ns.name());
+        let Some(old) = self.get_shared(&key).cloned() else {
+            return self.not_found(&key);
+        };
+        let mut new = Object::clone(&old);
+        match ns.value_at(&["spec", "finalizers"]) {
+            Some(f) if !f.is_null() => new.set_at(&["spec", "finalizers"], f.clone()),
+            _ => {
+                if let Some(spec) = new.spec.as_object_mut() {
+                    spec.remove("finalizers");
+                }
+            }
+        }
+        new.extra.clone_from(&ns.extra);
+        self.finalize_to(old, new, caller)
+    }
+
+    fn finalize_to(&mut self, old: Arc<Object>, mut new: Object, caller: &Caller) -> ApiResponse {
+        if new == *old {
+            return ApiResponse::ok(old);
+        }
         if self.should_delete_during_update(&new) {
             self.remove_stored(old.uid());
             return ApiResponse {
@@ -294,12 +331,13 @@ impl ApiServer {
                 ..ApiResponse::ok(new)
             };
         }
+        self.record(caller, Some(&old), &mut new);
         let stored = self.store_update(old, new);
         ApiResponse::ok(stored)
     }
 
     /// Updates `status` (the status subresource: metadata untouched).
-    pub fn update_status(&mut self, key: &Key, status: Value) -> ApiResponse {
+    pub fn update_status(&mut self, key: &Key, status: Value, caller: &Caller) -> ApiResponse {
         let Some(old) = self.get_shared(key).cloned() else {
             return self.not_found(key);
         };
@@ -308,6 +346,7 @@ impl ApiServer {
         if new == *old {
             return ApiResponse::ok(old);
         }
+        self.record(caller, Some(&old), &mut new);
         let stored = self.store_update(old, new);
         ApiResponse::ok(stored)
     }

@@ -136,3 +136,66 @@ pub fn sync_workload(api: &ApiServer, index: &WorkloadIndex, owner: &Object) -> 
         _ => replicaset::sync(api, index, owner, c),
     }
 }
+
+/// The kube-controller-manager's controllers and the garbage collector,
+/// by the names the simulator writes under (its timeline's actors, the
+/// garbage collector's service account).
+const CONTROLLER_MANAGER: &[&str] = &[
+    "deployment-controller",
+    "replicaset-controller",
+    "replicationcontroller-controller",
+    "statefulset-controller",
+    "daemonset-controller",
+    "job-controller",
+    cronjob::ACTOR,
+    ttl_after_finished::ACTOR,
+    podgc::ACTOR,
+    tokens::ACTOR,
+    endpoint::ACTOR,
+    "endpointslice-controller",
+    "namespace-controller",
+    root_ca_cert_publisher::ACTOR,
+    "pvc-protection-controller",
+    "pv-protection-controller",
+    "persistentvolume-binder-controller",
+    crate::sim::gc::GC_ACTOR,
+    "system:serviceaccount:kube-system:generic-garbage-collector",
+];
+
+/// The field manager a write by `actor` records in `managedFields` on a
+/// 1.20 cluster: `kube-controller-manager` for its controllers and the
+/// garbage collector (one manager for all of them: kube-controller-manager
+/// names its clients by program, not by controller), `kube-apiserver`
+/// for the CRD finalizer (apiextensions-apiserver runs in it), `kubelet`
+/// for the kubelet; `None` for a user (whose requests name their own
+/// manager) and an external controller (whose name the simulator does not
+/// know).
+#[must_use]
+pub fn field_manager(actor: &str) -> Option<&'static str> {
+    match actor {
+        "kubelet" => Some("kubelet"),
+        "apiextensions-crd-finalizer" => Some("kube-apiserver"),
+        a if CONTROLLER_MANAGER.contains(&a) => Some("kube-controller-manager"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod field_manager_tests {
+    use super::*;
+
+    #[test]
+    fn every_workload_controller_writes_as_the_controller_manager() {
+        for c in workload::CONTROLLERS {
+            assert_eq!(
+                field_manager(c.actor),
+                Some("kube-controller-manager"),
+                "{}",
+                c.actor
+            );
+        }
+        assert_eq!(field_manager("user"), None);
+        assert_eq!(field_manager("controller of example.com/hold"), None);
+        assert_eq!(field_manager("kubelet"), Some("kubelet"));
+    }
+}

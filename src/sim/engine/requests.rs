@@ -231,6 +231,20 @@ impl Sim {
         resp
     }
 
+    /// PUT of a namespace's `/finalize` as the user: its
+    /// `spec.finalizers` from `ns`; the namespace goes when it is
+    /// terminating and both finalizer lists are empty (R58.7).
+    pub fn finalize_namespace(&mut self, ns: &Object) -> ApiResponse {
+        self.prime();
+        let key = Key::of(ns);
+        let obj_ref = self.target_ref(&key);
+        let user = self.user.clone();
+        let resp = self.api.finalize_namespace_as(ns, &user);
+        self.respond(obj_ref, "PUT finalize".into(), &resp);
+        self.dispatch();
+        resp
+    }
+
     /// PATCH as the user: `change` edits the stored object (GET, change,
     /// PUT); `request` describes the patch in the timeline.
     pub fn patch(
@@ -293,7 +307,8 @@ impl Sim {
             status = serde_json::json!({});
         }
         status["phase"] = Value::from(phase);
-        let resp = self.api.update_status(&key, status);
+        let user = self.user.clone();
+        let resp = self.api.update_status(&key, status, &user);
         self.respond(object, request, &resp);
         self.dispatch();
         resp

@@ -96,7 +96,11 @@ impl Sim {
                 status["phase"] = Value::from("Succeeded");
                 let key = Key::of(pod);
                 self.actor = "kubelet".into();
-                self.api.update_status(&key, status);
+                let kubelet = Caller {
+                    name: self.actor.clone(),
+                    ..Caller::default()
+                };
+                self.api.update_status(&key, status, &kubelet);
                 self.dispatch();
                 self.actor = self.user_actor.clone();
             }
@@ -419,7 +423,7 @@ impl Sim {
                     });
                 }
                 Op::SetStatus { key, status } => {
-                    self.api.update_status(&key, status);
+                    self.api.update_status(&key, status, &caller);
                 }
                 Op::FinalizeNamespace { name } => {
                     // R58: the controller removes its own entry only; a
@@ -434,7 +438,7 @@ impl Sim {
                         .into_iter()
                         .filter(|f| f != "kubernetes")
                         .collect();
-                    self.api.finalize_namespace(&name, rest);
+                    self.api.finalize_namespace(&name, rest, &caller);
                 }
             }
             self.dispatch();

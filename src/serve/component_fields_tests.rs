@@ -1,0 +1,189 @@
+//! The field manager of the simulator's controllers' writes, against what
+//! the 1.20 test control plane shows for the same situation (a
+//! Deployment created by `kubectl create deployment`, its ReplicaSet and
+//! Pods made by kube-controller-manager, then an orphaning delete of the
+//! Deployment): every write of a controller is an `Update` by
+//! `kube-controller-manager`, in the object's `apiVersion`, `FieldsV1`,
+//! at a whole second, with no `subresource` (1.22 and later add it, and
+//! keep a status update apart); the fields it set are its own.
+//!
+//! Differences from 1.20 that stay, by rule (see
+//! [`super::ownership::record_component`]): the defaults kube-apiserver
+//! adds on decoding are no one's (1.20 gives a Pod's `dnsPolicy`,
+//! `restartPolicy`, a container's `imagePullPolicy`, ... to its writer);
+//! a Pod's `generateName` is not kept, so not owned; the fields serve
+//! adds as it sends an object (a Deployment's and a ReplicaSet's status
+//! and rollout annotations) were never written, so no entry names them;
+//! and a keyed list carries its own `.` as in a client's write.
+
+use serde_json::{Value, json};
+
+use super::tests::send;
+use super::{Request, Served};
+use crate::sim::api::FieldRecorder;
+use crate::sim::{Sim, scenario};
+
+fn served(recorded: bool) -> Served {
+    let mut sc = scenario::bundled("deployment").expect("bundled");
+    sc.settings.whole_second_stamps = true;
+    if recorded {
+        sc.settings.field_recorder = FieldRecorder(Some(super::ownership::record_component));
+    }
+    let mut s = Served::new(Sim::load(sc).expect("loads"));
+    s.paused = true;
+    s
+}
+
+fn post(path: &str, body: &Value) -> Request {
+    Request {
+        content_type: "application/json".into(),
+        body: serde_json::to_vec(body).expect("json"),
+        user_agent: "kubectl-create/v1.32.4 (linux/amd64) kubernetes/abc".into(),
+        ..Request::new("POST", path)
+    }
+}
+
+fn items(s: &mut Served, path: &str) -> Vec<Value> {
+    send(s, &Request::new("GET", path)).value()["items"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// The Deployment `d2`, created by kubectl, and time for its controllers.
+fn deployed(s: &mut Served) -> Value {
+    let d = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "d2", "labels": {"app": "d2"}},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "d2"}},
+                 "template": {"metadata": {"labels": {"app": "d2"}},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}}});
+    let r = send(s, &post("/apis/apps/v1/namespaces/shop/deployments", &d));
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    s.sim.advance(3_000);
+    r.value()
+}
+
+fn of_d2(list: Vec<Value>) -> Vec<Value> {
+    list.into_iter()
+        .filter(|o| {
+            o["metadata"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("d2-"))
+        })
+        .collect()
+}
+
+fn whole_second(t: &Value) -> bool {
+    t.as_str()
+        .is_some_and(|t| t.len() == 20 && t.ends_with('Z') && !t.contains('.'))
+}
+
+#[test]
+fn a_controllers_writes_name_the_controller_manager() {
+    let mut s = served(true);
+    let deploy = deployed(&mut s);
+    let sets = of_d2(items(&mut s, "/apis/apps/v1/namespaces/shop/replicasets"));
+    assert_eq!(sets.len(), 1);
+    let rs = &sets[0];
+    let pods = of_d2(items(&mut s, "/api/v1/namespaces/shop/pods"));
+    assert_eq!(pods.len(), 2);
+    for (o, owner, api_version) in [
+        (rs, &deploy, "apps/v1"),
+        (&pods[0], rs, "v1"),
+        (&pods[1], rs, "v1"),
+    ] {
+        let entries = o["metadata"]["managedFields"].as_array().expect("managed");
+        assert_eq!(entries.len(), 1, "{entries:?}");
+        let e = &entries[0];
+        assert_eq!(e["manager"], "kube-controller-manager");
+        assert_eq!(e["operation"], "Update");
+        assert_eq!(e["apiVersion"], api_version);
+        assert_eq!(e["fieldsType"], "FieldsV1");
+        assert!(e.get("subresource").is_none(), "1.20 has none: {e}");
+        assert!(whole_second(&e["time"]), "{}", e["time"]);
+        let f = &e["fieldsV1"];
+        let uid = owner["metadata"]["uid"].as_str().expect("uid");
+        assert_eq!(
+            f["f:metadata"]["f:ownerReferences"][format!("k:{{\"uid\":\"{uid}\"}}")],
+            json!({".": {}, "f:apiVersion": {}, "f:blockOwnerDeletion": {}, "f:controller": {},
+                   "f:kind": {}, "f:name": {}, "f:uid": {}})
+        );
+        assert_eq!(
+            f["f:metadata"]["f:labels"],
+            json!({".": {}, "f:app": {}, "f:pod-template-hash": {}})
+        );
+        // A create's status is the strategy's (a Pod Pending): no one's.
+        assert!(f.get("f:status").is_none(), "{f}");
+    }
+    assert_eq!(
+        pods[0]["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:containers"]["k:{\"name\":\"c\"}"],
+        json!({".": {}, "f:image": {}, "f:name": {}})
+    );
+    assert!(
+        rs["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]
+            .get("f:replicas")
+            .is_some()
+    );
+    // The Deployment is kubectl's alone.
+    let d = send(
+        &mut s,
+        &Request::new("GET", "/apis/apps/v1/namespaces/shop/deployments/d2"),
+    )
+    .value();
+    let managers: Vec<&Value> = d["metadata"]["managedFields"]
+        .as_array()
+        .expect("managed")
+        .iter()
+        .map(|e| &e["manager"])
+        .collect();
+    assert_eq!(managers, [&json!("kubectl-create")]);
+}
+
+/// The garbage collector orphaning the ReplicaSet removes its owner
+/// reference: no longer the controller manager's, whose entry keeps its
+/// time (the write took no field), as on 1.20.
+#[test]
+fn the_garbage_collectors_orphaning_leaves_the_entry_its_time() {
+    let mut s = served(true);
+    deployed(&mut s);
+    let rs_before = of_d2(items(&mut s, "/apis/apps/v1/namespaces/shop/replicasets"))
+        .pop()
+        .expect("rs");
+    s.sim.advance(2_000);
+    let mut del = Request::new("DELETE", "/apis/apps/v1/namespaces/shop/deployments/d2");
+    del.query = vec![("propagationPolicy".into(), "Orphan".into())];
+    assert_eq!(send(&mut s, &del).code, 200);
+    s.sim.advance(3_000);
+    let rs = of_d2(items(&mut s, "/apis/apps/v1/namespaces/shop/replicasets"))
+        .pop()
+        .expect("rs");
+    assert!(rs["metadata"].get("ownerReferences").is_none(), "{rs}");
+    let (before, after) = (
+        &rs_before["metadata"]["managedFields"][0],
+        &rs["metadata"]["managedFields"][0],
+    );
+    assert_eq!(after["manager"], "kube-controller-manager");
+    assert!(
+        after["fieldsV1"]["f:metadata"]
+            .get("f:ownerReferences")
+            .is_none(),
+        "{after}"
+    );
+    assert!(
+        before["fieldsV1"]["f:metadata"]
+            .get("f:ownerReferences")
+            .is_some()
+    );
+    assert_eq!(after["time"], before["time"]);
+}
+
+/// Offline (a scenario the UI plays) no recorder is set: the objects the
+/// controllers make carry no managed fields, as before.
+#[test]
+fn offline_the_controllers_record_nothing() {
+    let mut s = served(false);
+    deployed(&mut s);
+    for o in of_d2(items(&mut s, "/api/v1/namespaces/shop/pods")) {
+        assert!(o["metadata"].get("managedFields").is_none(), "{o}");
+    }
+}
