@@ -16,6 +16,7 @@ pub mod complete;
 pub mod discovery;
 pub mod echo;
 pub mod escalation;
+pub mod field_validation;
 pub mod events;
 pub mod handler;
 pub mod http;
