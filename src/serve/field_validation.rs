@@ -138,12 +138,12 @@ impl Schema {
     /// The unknown fields of `obj`, by path, sorted.
     #[must_use]
     pub fn unknown_fields(&self, obj: &Value) -> Vec<String> {
-        self.walk(obj, false)
+        self.walk(obj, false).0
     }
 
     /// The unknown fields of `obj`, by path (a list item by its merge
     /// key when `keyed`), sorted.
-    fn walk(&self, obj: &Value, keyed: bool) -> Vec<String> {
+    fn walk(&self, obj: &Value, keyed: bool) -> (Vec<String>, Vec<Vec<String>>) {
         let top = json!({"properties": {
             "spec": {"x-kubernetes-preserve-unknown-fields": true},
             "status": {"x-kubernetes-preserve-unknown-fields": true},
@@ -157,12 +157,14 @@ impl Schema {
             defs: super::openapi::definitions(),
             keyed,
             found: Vec::new(),
+            at: Vec::new(),
+            found_at: Vec::new(),
         };
         if let Value::Object(m) = obj {
             walk.resource(root, m, "");
         }
         walk.found.sort();
-        walk.found
+        (walk.found, walk.found_at)
     }
 }
 
@@ -185,6 +187,28 @@ fn crd_schema(crd: &Value, version: &str) -> Option<Value> {
         .cloned()
 }
 
+/// Takes the field at `ptr` (keys, an index as its digits) out of `v`.
+fn remove(v: &mut Value, ptr: &[String]) {
+    let Some((last, parents)) = ptr.split_last() else {
+        return;
+    };
+    let mut at = v;
+    for p in parents {
+        let next = match at {
+            Value::Object(m) => m.get_mut(p),
+            Value::Array(a) => p.parse::<usize>().ok().and_then(|i| a.get_mut(i)),
+            _ => None,
+        };
+        match next {
+            Some(x) => at = x,
+            None => return,
+        }
+    }
+    if let Value::Object(m) = at {
+        m.remove(last);
+    }
+}
+
 /// The walk of an object against a schema: the unknown fields found.
 struct Walk<'d> {
     defs: &'d HashMap<&'static str, Value>,
@@ -192,6 +216,10 @@ struct Walk<'d> {
     /// schema has one, as the structured merge names it; else by index.
     keyed: bool,
     found: Vec<String>,
+    /// Where the walk is, key by key (an index as its digits), and where
+    /// each field found is.
+    at: Vec<String>,
+    found_at: Vec<Vec<String>>,
 }
 
 /// `path.key`, or `key` at the top.
@@ -232,7 +260,9 @@ impl<'d> Walk<'d> {
                 "apiVersion" | "kind" => {}
                 "metadata" => {
                     let meta = json!({ "$ref": format!("{REF}{OBJECT_META}") });
+                    self.at.push(k.clone());
                     self.value(&meta, x, &child(path, k));
+                    self.at.pop();
                 }
                 _ if preserve => {}
                 _ => self.field(s, k, x, path),
@@ -242,13 +272,20 @@ impl<'d> Walk<'d> {
 
     /// Field `k` (value `x`) of an object of schema `s` at `path`.
     fn field(&mut self, s: &Value, k: &str, x: &Value, path: &str) {
+        self.at.push(k.to_string());
         if let Some(p) = s.get("properties").and_then(|p| p.get(k)) {
             self.value(p, x, &child(path, k));
         } else if let Some(a) = s.get("additionalProperties").filter(|a| a.is_object()) {
             self.value(a, x, &format!("{path}[{k}]"));
+        } else if k.starts_with('$') {
+            // A strategic merge patch's directive (`$setElementOrder/...`,
+            // `$patch`, `$retainKeys`), which a patched object may still
+            // carry: the patch's, not a field.
         } else if s.get("properties").is_some() || s["additionalProperties"] == false {
             self.found.push(child(path, k));
+            self.found_at.push(self.at.clone());
         }
+        self.at.pop();
     }
 
     /// A value `x` of schema `s` at `path`.
@@ -278,7 +315,9 @@ impl<'d> Walk<'d> {
                         Some((k, name)) => format!("{path}[{k}={}]", go_quote(name)),
                         None => format!("{path}[{i}]"),
                     };
+                    self.at.push(i.to_string());
                     self.value(items, v, &at);
+                    self.at.pop();
                 }
             }
             _ => {}
@@ -291,7 +330,7 @@ fn preserves(s: &Value) -> bool {
 }
 
 /// The unknown fields of a create's or an update's `body` of `kind`,
-/// under the request's directive: `Ok` with the warnings to send (none
+/// taken out of it, under the request's directive: `Ok` with the warnings to send (none
 /// but under `Warn`), or the 400 of `Strict` (`options`: the options kind,
 /// for the 422 of an unknown directive).
 ///
@@ -301,16 +340,13 @@ pub fn check_body(
     sim: &Sim,
     req: &Request,
     kind: &KindInfo,
-    body: &Value,
+    body: &mut Value,
     options: &str,
 ) -> Result<Vec<String>, Response> {
     let directive = directive(req, options)?;
-    if directive == Directive::Ignore {
-        return Ok(Vec::new());
-    }
-    let found = Schema::of(sim, kind).unknown_fields(body);
-    if directive == Directive::Warn || found.is_empty() {
-        return Ok(warnings(&found));
+    let (found, at) = Schema::of(sim, kind).walk(body, false);
+    if found.is_empty() || directive != Directive::Strict {
+        return Ok(taken_out(body, &found, &at, directive));
     }
     Err(status::error(
         400,
@@ -323,6 +359,19 @@ pub fn check_body(
     ))
 }
 
+/// The fields `found` (at `at`) taken out of `v`, as kube-apiserver's
+/// decoding into its types drops them: the warnings to send, under `Warn`.
+fn taken_out(v: &mut Value, found: &[String], at: &[Vec<String>], d: Directive) -> Vec<String> {
+    for ptr in at {
+        remove(v, ptr);
+    }
+    if d == Directive::Warn {
+        warnings(found)
+    } else {
+        Vec::new()
+    }
+}
+
 /// The warnings of `Warn`: one per field.
 fn warnings(found: &[String]) -> Vec<String> {
     found
@@ -331,8 +380,8 @@ fn warnings(found: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The unknown fields of a patched object `doc` of `kind`, under the
-/// request's directive: the warnings of `Warn`, or the 422 of `Strict`.
+/// The unknown fields of a patched object `doc` of `kind`, taken out of
+/// it, under the request's directive: the warnings of `Warn`, or the 422 of `Strict`.
 ///
 /// # Errors
 /// As said.
@@ -340,19 +389,23 @@ pub fn check_patched(
     sim: &Sim,
     req: &Request,
     kind: &KindInfo,
-    doc: &Value,
+    doc: &mut Value,
 ) -> Result<Vec<String>, Response> {
     let directive = directive(req, "PatchOptions")?;
-    if directive == Directive::Ignore {
-        return Ok(Vec::new());
+    let (found, at) = Schema::of(sim, kind).walk(doc, false);
+    if found.is_empty() || directive != Directive::Strict {
+        return Ok(taken_out(doc, &found, &at, directive));
     }
-    let found = Schema::of(sim, kind).unknown_fields(doc);
-    if directive == Directive::Warn || found.is_empty() {
-        return Ok(warnings(&found));
-    }
+    // Upstream shows a strategic merge patch's patch, another patch's
+    // patched object.
+    let shown = if req.content_type.contains("strategic") {
+        String::from_utf8_lossy(&req.body).into_owned()
+    } else {
+        doc.to_string()
+    };
     let cause = format!(
         "Invalid value: {}: strict decoding error: {}",
-        go_quote(&doc.to_string()),
+        go_quote(&shown),
         warnings(&found).join(", ")
     );
     let message = format!("\"\" is invalid: patch: {cause}");
@@ -371,7 +424,7 @@ pub fn check_patched(
 /// # Errors
 /// The 500 kube-apiserver answers, a `Status` without a reason.
 pub fn check_applied(sim: &Sim, kind: &KindInfo, applied: &Value) -> Result<(), Response> {
-    let found = Schema::of(sim, kind).walk(applied, true);
+    let (found, _) = Schema::of(sim, kind).walk(applied, true);
     let listed = match found.as_slice() {
         [] => return Ok(()),
         [one] => format!(".{one}: field not declared in schema"),

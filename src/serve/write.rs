@@ -281,8 +281,8 @@ fn body_object(
             ),
         ));
     }
-    let warnings = field_validation::check_body(sim, req, kind, &body, options)?;
     let mut body = body;
+    let warnings = field_validation::check_body(sim, req, kind, &mut body, options)?;
     unkept::normalize(kind, &mut body).map_err(|m| status::error(400, &m))?;
     let mut obj = unkept::object_of(&body)
         .map_err(|e| status::error(400, &format!("the object could not be decoded: {e}")))?;
@@ -599,7 +599,7 @@ pub fn patch_part(
     if let Some(sent) = sent {
         super::echo::strip(&mut doc, &sent, &stored);
     }
-    let warnings = match field_validation::check_patched(sim, req, target.kind, &doc) {
+    let warnings = match field_validation::check_patched(sim, req, target.kind, &mut doc) {
         Ok(w) => w,
         Err(r) => return r,
     };
