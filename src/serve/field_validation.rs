@@ -187,6 +187,15 @@ fn crd_schema(crd: &Value, version: &str) -> Option<Value> {
         .cloned()
 }
 
+/// The value at `ptr` (keys, an index as its digits) in `v`.
+fn pointer<'v>(v: &'v Value, ptr: &[String]) -> Option<&'v Value> {
+    ptr.iter().try_fold(v, |at, p| match at {
+        Value::Object(m) => m.get(p),
+        Value::Array(a) => p.parse::<usize>().ok().and_then(|i| a.get(i)),
+        _ => None,
+    })
+}
+
 /// Takes the field at `ptr` (keys, an index as its digits) out of `v`.
 fn remove(v: &mut Value, ptr: &[String]) {
     let Some((last, parents)) = ptr.split_last() else {
@@ -277,10 +286,11 @@ impl<'d> Walk<'d> {
             self.value(p, x, &child(path, k));
         } else if let Some(a) = s.get("additionalProperties").filter(|a| a.is_object()) {
             self.value(a, x, &format!("{path}[{k}]"));
-        } else if k.starts_with('$') {
+        } else if k.starts_with('$') || x.is_null() {
             // A strategic merge patch's directive (`$setElementOrder/...`,
             // `$patch`, `$retainKeys`), which a patched object may still
-            // carry: the patch's, not a field.
+            // carry: the patch's, not a field. Or a null, which serve's
+            // patched objects have for a field absent.
         } else if s.get("properties").is_some() || s["additionalProperties"] == false {
             self.found.push(child(path, k));
             self.found_at.push(self.at.clone());
@@ -380,8 +390,9 @@ fn warnings(found: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The unknown fields of a patched object `doc` of `kind`, taken out of
-/// it, under the request's directive: the warnings of `Warn`, or the 422 of `Strict`.
+/// The unknown fields of a patched object `doc` of `kind` that the patch
+/// brought (`before`: the object it was applied to), taken out of it,
+/// under the request's directive: the warnings of `Warn`, or the 422 of `Strict`.
 ///
 /// # Errors
 /// As said.
@@ -389,10 +400,17 @@ pub fn check_patched(
     sim: &Sim,
     req: &Request,
     kind: &KindInfo,
+    before: &Value,
     doc: &mut Value,
 ) -> Result<Vec<String>, Response> {
     let directive = directive(req, "PatchOptions")?;
     let (found, at) = Schema::of(sim, kind).walk(doc, false);
+    // What the object carried already, unchanged, is not the patch's.
+    let (found, at): (Vec<String>, Vec<Vec<String>>) = found
+        .into_iter()
+        .zip(at)
+        .filter(|(_, ptr)| pointer(before, ptr).is_none_or(|b| Some(b) != pointer(doc, ptr)))
+        .unzip();
     if found.is_empty() || directive != Directive::Strict {
         return Ok(taken_out(doc, &found, &at, directive));
     }

@@ -596,10 +596,11 @@ pub fn patch_part(
         }
         return target.error(f.code, &f.message);
     }
-    if let Some(sent) = sent {
-        super::echo::strip(&mut doc, &sent, &stored);
+    if let Some(sent) = &sent {
+        super::echo::strip(&mut doc, sent, &stored);
     }
-    let warnings = match field_validation::check_patched(sim, req, target.kind, &mut doc) {
+    let before = sent.as_ref().unwrap_or(&stored);
+    let warnings = match field_validation::check_patched(sim, req, target.kind, before, &mut doc) {
         Ok(w) => w,
         Err(r) => return r,
     };
