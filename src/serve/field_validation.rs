@@ -86,15 +86,10 @@ pub fn directive(req: &Request, options: &str) -> Result<Directive, Response> {
                 "Unsupported value: {}: supported values: \"\", \"Ignore\", \"Strict\", \"Warn\"",
                 go_quote(other)
             );
-            let message =
-                format!("{options}.meta.k8s.io \"\" is invalid: fieldValidation: {cause}");
-            let details = json!({
-                "group": "meta.k8s.io", "kind": options,
-                "causes": [{"reason": "FieldValueNotSupported", "message": cause, "field": "fieldValidation"}],
-            });
-            Err(Response::json(
-                422,
-                &status_value(422, &message, Some(details)),
+            Err(super::admit::unsupported_option(
+                options,
+                "fieldValidation",
+                &cause,
             ))
         }
     }
