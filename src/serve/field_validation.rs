@@ -8,7 +8,9 @@
 //!   `Deployment in version "v1" cannot be handled as a Deployment: strict
 //!   decoding error: unknown field "spec.replica"` (`transformDecodeError`);
 //!   a merge, strategic or JSON patch 422, `"" is invalid: patch: Invalid
-//!   value: "{...}": strict decoding error: ...`, the patched object shown.
+//!   value: "{...}": strict decoding error: ...`, the patched object shown
+//!   (of a strategic merge patch, the patch). A patch is checked for the
+//!   fields it brings: what the stored object held unchanged is not its.
 //! - `Warn`: the write is taken, with a warning per field (`Warning: 299 -
 //!   "unknown field \"spec.replica\""`), which kubectl prints.
 //! - `Ignore`: the write is taken and the fields dropped, silently.
@@ -18,7 +20,7 @@
 //! and kubectl (1.27 and later) sends `Strict` unless `--validate` says
 //! otherwise. Another value is refused (422 of `CreateOptions`,
 //! `UpdateOptions` or `PatchOptions`, `ValidateFieldValidation`'s words).
-//! Kubernetes 1.20 has no such parameter and takes any field the server
+//! Kubernetes 1.20 has no such parameter and takes any field on the server
 //! side; its kubectl validated on the client. serve's `/openapi/v3`
 //! says it validates ([`super::openapi`]), so kubectl leaves it to serve.
 //!
@@ -44,10 +46,13 @@
 //! `metadata` is always walked as 1.20's `ObjectMeta`. Server-side apply
 //! refuses an unknown field whatever the parameter, as 1.20 does already
 //! (500, `failed to create typed patch object: .spec.replica: field not
-//! declared in schema`, the structured-merge typing's words).
+//! declared in schema`, the structured-merge typing's words; several listed
+//! sorted, where 1.20 lists them in its walk's order).
 //!
 //! Not modelled: a duplicate field (`duplicate field "metadata.name"`), since
-//! the body is read as a JSON tree that keeps a repeated key's last value.
+//! the body is read as a JSON tree that keeps a repeated key's last value;
+//! an unknown field set to `null` is not reported (serve's patched objects
+//! hold nulls for fields absent).
 
 use std::collections::HashMap;
 
