@@ -14,6 +14,8 @@ mod compare;
 mod durability;
 #[path = "serve/explain.rs"]
 mod explain;
+#[path = "serve/field_validation.rs"]
+mod field_validation;
 #[path = "serve/kubectl.rs"]
 mod kubectl;
 mod live_support;

@@ -90,6 +90,18 @@ const DIFFERENCES: &[(&str, &str)] = &[
         "kube-apiserver 1.20 has no /openapi/v3 (404); serve answers it as 1.27 and later do, for kubectl's fieldValidation check and explain",
     ),
     (
+        "create, an unknown field, fieldValidation=Strict",
+        "kube-apiserver 1.20 has no server-side field validation (1.25 and later): it takes the create and drops the field (201); serve answers as 1.25 and later (400, strict decoding error), since its /openapi/v3 tells kubectl 1.27 and later that it validates, and kubectl then leaves it to serve",
+    ),
+    (
+        "merge patch, an unknown field, fieldValidation=Strict",
+        "the same rule for a patch: 1.20 takes it (200), 1.25 and later refuse it (422, strict decoding error), as serve does",
+    ),
+    (
+        "create, fieldValidation of another value",
+        "1.20 does not know the parameter and ignores it (201); 1.25 and later refuse a value that is not Strict, Warn or Ignore (422 of CreateOptions), as serve does",
+    ),
+    (
         "server-side apply, another kind in the body",
         "kube-apiserver fails to merge objects of two types with a 500 (\"failed to merge config\"); serve answers 400, as for a create of the wrong kind",
     ),
@@ -519,6 +531,68 @@ fn table() -> Vec<Row> {
             ),
             "application/apply-patch+yaml",
             json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "ssa"}}),
+        ),
+        // An unknown field: server-side apply types the object and refuses
+        // it whatever `fieldValidation` says, in 1.20 as later.
+        probing(
+            with(
+                row(
+                    "server-side apply, an unknown field",
+                    "PATCH",
+                    "/api/v1/namespaces/{ns}/configmaps/ssa-typo?fieldManager=t",
+                ),
+                "application/apply-patch+yaml",
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa-typo"},
+                       "data": {"a": "b"}, "spek": {"a": 1}}),
+            ),
+            &["/message", "/reason"],
+        ),
+        // fieldValidation (1.25 and later): absent it warns, Ignore takes
+        // the field silently; both create on 1.20 as on serve.
+        with(
+            row(
+                "create, an unknown field, no fieldValidation",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps",
+            ),
+            JSON,
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "typo-warn"}, "spek": 1}),
+        ),
+        with(
+            row(
+                "create, an unknown field, fieldValidation=Ignore",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps?fieldValidation=Ignore",
+            ),
+            JSON,
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "typo-ignore"}, "spek": 1}),
+        ),
+        with(
+            row(
+                "create, an unknown field, fieldValidation=Strict",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps?fieldValidation=Strict",
+            ),
+            JSON,
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "typo-strict", "lables": {}}}),
+        ),
+        with(
+            row(
+                "merge patch, an unknown field, fieldValidation=Strict",
+                "PATCH",
+                "/api/v1/namespaces/{ns}/configmaps/typo-warn?fieldValidation=Strict",
+            ),
+            "application/merge-patch+json",
+            json!({"spek": 2}),
+        ),
+        with(
+            row(
+                "create, fieldValidation of another value",
+                "POST",
+                "/api/v1/namespaces/{ns}/configmaps?fieldValidation=strict",
+            ),
+            JSON,
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "typo-other"}}),
         ),
         with(
             row(

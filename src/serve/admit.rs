@@ -519,15 +519,19 @@ pub fn dry_run_list(values: &[&str], options: &str) -> Result<(), Response> {
         "Unsupported value: []string{{{}}}: supported values: \"All\"",
         shown.join(", ")
     );
-    let message = format!("{options}.meta.k8s.io \"\" is invalid: dryRun: {cause}");
+    Err(unsupported_option(options, "dryRun", &cause))
+}
+
+/// The 422 of an option `field` of `options` (`CreateOptions`, ...) with a
+/// value it does not support (`cause`: `Unsupported value: ...`).
+#[must_use]
+pub fn unsupported_option(options: &str, field: &str, cause: &str) -> Response {
+    let message = format!("{options}.meta.k8s.io \"\" is invalid: {field}: {cause}");
     let details = json!({
         "group": "meta.k8s.io", "kind": options,
-        "causes": [{"reason": "FieldValueNotSupported", "message": cause, "field": "dryRun"}],
+        "causes": [{"reason": "FieldValueNotSupported", "message": cause, "field": field}],
     });
-    Err(Response::json(
-        422,
-        &status_value(422, &message, Some(details)),
-    ))
+    Response::json(422, &status_value(422, &message, Some(details)))
 }
 
 #[cfg(test)]

@@ -89,6 +89,9 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
             ),
         );
     }
+    if let Err(r) = super::field_validation::check_applied(sim, target.kind, &applied) {
+        return r;
+    }
     // The applied object, as a create's body (`force` is the apply's).
     let as_json = || Request {
         content_type: "application/json".into(),

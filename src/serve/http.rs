@@ -113,18 +113,30 @@ fn full(bytes: Vec<u8>) -> Body {
     Full::new(Bytes::from(bytes)).boxed()
 }
 
+/// A `Warning` header of `text`, as kube-apiserver writes it
+/// (`NewWarningHeader`): code 299, agent `-`, the text quoted with its
+/// `"` and `\` escaped (kubectl unescapes them), control characters left
+/// out.
+fn warning_header(text: &str) -> String {
+    let mut h = String::with_capacity(text.len() + 8);
+    h.push_str("299 - \"");
+    for c in text.chars().filter(|c| !c.is_control()) {
+        if c == '"' || c == '\\' {
+            h.push('\\');
+        }
+        h.push(c);
+    }
+    h.push('"');
+    h
+}
+
 fn to_http(r: Response) -> hyper::Response<Body> {
     let mut b = hyper::Response::builder()
         .status(r.code)
         .header("Content-Type", r.content_type.as_str())
         .header("Cache-Control", "no-cache, private");
     for w in &r.warnings {
-        let text = w.replace('"', "'");
-        let header = format!(
-            "299 - \"{}\"",
-            text.chars().filter(|c| !c.is_control()).collect::<String>()
-        );
-        b = b.header("Warning", header);
+        b = b.header("Warning", warning_header(w));
     }
     b.body(full(r.body)).unwrap_or_else(|_| {
         let mut fallback = hyper::Response::new(full(b"internal error".to_vec()));

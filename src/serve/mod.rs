@@ -18,6 +18,7 @@ pub mod discovery;
 pub mod echo;
 pub mod escalation;
 pub mod events;
+pub mod field_validation;
 pub mod handler;
 pub mod http;
 pub mod index;

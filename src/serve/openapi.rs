@@ -124,6 +124,27 @@ impl Upstream {
     }
 }
 
+/// Every upstream definition, parsed (all at once, on the first call):
+/// the schemas field validation walks ([`super::field_validation`]).
+static PARSED: LazyLock<HashMap<&'static str, Value>> = LazyLock::new(|| {
+    UPSTREAM
+        .definitions
+        .iter()
+        .filter_map(|(n, raw)| Some((*n, serde_json::from_str::<Value>(raw.get()).ok()?)))
+        .collect()
+});
+
+/// The upstream definitions, parsed, by name.
+pub(super) fn definitions() -> &'static HashMap<&'static str, Value> {
+    &PARSED
+}
+
+/// The name of the definition of `group`/`version` `kind` when 1.20 has
+/// the kind in that version.
+pub(super) fn definition_of(group: &str, version: &str, kind: &str) -> Option<&'static str> {
+    UPSTREAM.of(group, version, kind)
+}
+
 /// The names `v` refers to (`$ref: #/definitions/NAME`), pushed on `out`.
 fn refs(v: &Value, out: &mut Vec<String>) {
     match v {

@@ -10,7 +10,7 @@ use super::rbac::{self, User};
 use super::status::{self, object_error};
 pub use super::status_subresource::Part;
 use super::{Request, Response, patch, read};
-use super::{admit, apply, escalation, ownership, status_subresource, unkept};
+use super::{admit, apply, escalation, field_validation, ownership, status_subresource, unkept};
 use crate::model::{KindInfo, Object, OwnershipGraph};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
 
@@ -252,12 +252,16 @@ fn deleted_answer(target: &Named, resp: &ApiResponse, g: &OwnershipGraph) -> Res
     target.answer(resp, false, g)
 }
 
-/// Reads the object of a POST or PUT body, checked against the path.
+/// Reads the object of a POST or PUT body, checked against the path and
+/// its kind's schema ([`field_validation`]; `options`, the options kind):
+/// with the warnings of its unknown fields.
 fn body_object(
+    sim: &Sim,
     req: &Request,
     kind: &KindInfo,
     namespace: Option<&str>,
-) -> Result<(Object, Value), Response> {
+    options: &str,
+) -> Result<(Object, Value, Vec<String>), Response> {
     let body = parse_body(req)?;
     if !body.is_object() {
         return Err(status::error(
@@ -278,6 +282,7 @@ fn body_object(
         ));
     }
     let mut body = body;
+    let warnings = field_validation::check_body(sim, req, kind, &mut body, options)?;
     unkept::normalize(kind, &mut body).map_err(|m| status::error(400, &m))?;
     let mut obj = unkept::object_of(&body)
         .map_err(|e| status::error(400, &format!("the object could not be decoded: {e}")))?;
@@ -294,7 +299,7 @@ fn body_object(
     } else {
         obj.metadata.namespace = None;
     }
-    Ok((obj, body))
+    Ok((obj, body, warnings))
 }
 
 /// A name for `generateName`: the prefix, cut to 58 bytes, and five
@@ -341,10 +346,11 @@ pub fn create_as(
     if let Err(r) = admit::dry_run_values(req, "CreateOptions") {
         return r;
     }
-    let (mut obj, mut body) = match body_object(req, kind, namespace) {
-        Ok(x) => x,
-        Err(r) => return r,
-    };
+    let (mut obj, mut body, warnings) =
+        match body_object(sim, req, kind, namespace, "CreateOptions") {
+            Ok(x) => x,
+            Err(r) => return r,
+        };
     // An empty generateName is none (upstream: `len(GenerateName) > 0`):
     // no name is made of it, and the create is refused for want of one.
     if obj.metadata.name.is_empty()
@@ -395,10 +401,13 @@ pub fn create_as(
     if dry_run(req, &body) {
         let resp = sim.clone().create(obj.clone());
         sim.record_response(obj.obj_ref(), "POST dryRun=All".into(), &resp);
-        return target.answer(&resp, true, sim.graph());
+        return warned(target.answer(&resp, true, sim.graph()), warnings);
     }
     let resp = sim.create(obj);
-    target.answer(&resp, resp.is_success(), sim.graph())
+    warned(
+        target.answer(&resp, resp.is_success(), sim.graph()),
+        warnings,
+    )
 }
 
 /// PUT.
@@ -417,7 +426,13 @@ pub fn update_part(
     if let Err(r) = admit::dry_run_values(req, "UpdateOptions") {
         return r;
     }
-    let (mut obj, mut body) = match body_object(req, target.kind, target.namespace.as_deref()) {
+    let (mut obj, mut body, warnings) = match body_object(
+        sim,
+        req,
+        target.kind,
+        target.namespace.as_deref(),
+        "UpdateOptions",
+    ) {
         Ok(x) => x,
         Err(r) => return r,
     };
@@ -472,10 +487,19 @@ pub fn update_part(
     if dry_run(req, &body) {
         let resp = sim.clone().update(obj.clone());
         sim.record_response(obj.obj_ref(), "PUT dryRun=All".into(), &resp);
-        return target.answer(&resp, false, sim.graph());
+        return warned(target.answer(&resp, false, sim.graph()), warnings);
     }
     let resp = sim.update(obj);
-    target.answer(&resp, false, sim.graph())
+    warned(target.answer(&resp, false, sim.graph()), warnings)
+}
+
+/// `r` with the warnings of the written object's unknown fields first.
+fn warned(mut r: Response, mut warnings: Vec<String>) -> Response {
+    if !warnings.is_empty() {
+        warnings.append(&mut r.warnings);
+        r.warnings = warnings;
+    }
+    r
 }
 
 /// `obj` (read from `body`) without what serve added to `old` as it
@@ -572,10 +596,16 @@ pub fn patch_part(
         }
         return target.error(f.code, &f.message);
     }
-    if let Some(sent) = sent {
-        super::echo::strip(&mut doc, &sent, &stored);
+    if let Some(sent) = &sent {
+        super::echo::strip(&mut doc, sent, &stored);
     }
-    write_patched(sim, req, user, target, part, &current, doc, None)
+    let before = sent.as_ref().unwrap_or(&stored);
+    let warnings = match field_validation::check_patched(sim, req, target.kind, before, &mut doc) {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let r = write_patched(sim, req, user, target, part, &current, doc, None);
+    warned(r, warnings)
 }
 
 /// The end of a PATCH (or an apply): `doc` checked and written over
