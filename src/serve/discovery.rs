@@ -290,12 +290,55 @@ fn group_doc(name: &str, versions: &BTreeMap<String, Vec<&KindInfo>>) -> Value {
     json!({"name": name, "versions": vs, "preferredVersion": preferred})
 }
 
+/// The built-in groups in the order kube-apiserver 1.20 lists them in
+/// `/apis`: by the group priority its aggregator gives each
+/// (`apiVersionPriorities` in `cmd/kube-apiserver/app/aggregator.go`),
+/// highest first, a tie by name. `kubectl api-resources` prints them in
+/// this order. A group not in it (a custom resource's, whose APIService
+/// gets priority 1000, or a group 1.20 does not have) comes after, by
+/// name.
+const GROUP_ORDER: &[&str] = &[
+    "apiregistration.k8s.io",
+    "apps",
+    "events.k8s.io",
+    "authentication.k8s.io",
+    "authorization.k8s.io",
+    "autoscaling",
+    "batch",
+    "certificates.k8s.io",
+    "networking.k8s.io",
+    "extensions",
+    "policy",
+    "rbac.authorization.k8s.io",
+    "storage.k8s.io",
+    "admissionregistration.k8s.io",
+    "apiextensions.k8s.io",
+    "scheduling.k8s.io",
+    "coordination.k8s.io",
+    "node.k8s.io",
+    "discovery.k8s.io",
+    "flowcontrol.apiserver.k8s.io",
+];
+
+/// The named groups served, in 1.20's order ([`GROUP_ORDER`]).
+fn in_order<V>(all: &BTreeMap<String, V>) -> Vec<(&String, &V)> {
+    let rank = |g: &str| {
+        GROUP_ORDER
+            .iter()
+            .position(|x| *x == g)
+            .unwrap_or(GROUP_ORDER.len())
+    };
+    let mut named: Vec<(&String, &V)> = all.iter().filter(|(g, _)| !g.is_empty()).collect();
+    // Stable: a tie of rank stays in name order.
+    named.sort_by_key(|(g, _)| rank(g));
+    named
+}
+
 /// `/apis`.
 #[must_use]
 pub fn group_list(kinds: &KindTable) -> Value {
-    let groups: Vec<Value> = groups(kinds)
-        .iter()
-        .filter(|(g, _)| !g.is_empty())
+    let groups: Vec<Value> = in_order(&groups(kinds))
+        .into_iter()
         .map(|(g, vs)| group_doc(g, vs))
         .collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
@@ -315,9 +358,14 @@ pub fn group(kinds: &KindTable, name: &str) -> Option<Value> {
 /// Aggregated discovery of the core group (`core`) or of the others.
 #[must_use]
 pub fn aggregated(kinds: &KindTable, subs: Subresources, core: bool, version: &str) -> Value {
-    let items: Vec<Value> = groups(kinds)
-        .iter()
-        .filter(|(g, _)| g.is_empty() == core)
+    let all = groups(kinds);
+    let listed: Vec<(&String, &BTreeMap<String, Vec<&KindInfo>>)> = if core {
+        all.iter().filter(|(g, _)| g.is_empty()).collect()
+    } else {
+        in_order(&all)
+    };
+    let items: Vec<Value> = listed
+        .into_iter()
         .map(|(g, vs)| {
             let versions: Vec<Value> = vs
                 .iter()
@@ -384,6 +432,77 @@ mod tests {
     fn list(k: &KindTable, group: &str, version: &str) -> Option<Value> {
         let sim = sim();
         resource_list(k, &|kind| subresources::listed(&sim, kind), group, version)
+    }
+
+    /// `/apis` (and aggregated discovery) list the groups in 1.20's order,
+    /// as the test control plane does (`kubectl get --raw /apis`), not by
+    /// name; a custom resource's group comes after the built-in ones, even
+    /// when its name sorts first.
+    #[test]
+    fn groups_are_listed_in_1_20s_order() {
+        let mut k = KindTable::builtin();
+        let crd: crate::model::Object = serde_json::from_value(json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.aaa.example.com"},
+            "spec": {"group": "aaa.example.com", "scope": "Namespaced",
+                     "names": {"kind": "Widget", "plural": "widgets"},
+                     "versions": [{"name": "v1", "served": true, "storage": true}]}}))
+        .expect("crd");
+        k.declare(KindInfo::of_crd(&crd).expect("a CRD"));
+        let names = |v: &Value, list: &str, at: &[&str]| -> Vec<String> {
+            v[list]
+                .as_array()
+                .expect("list")
+                .iter()
+                .filter_map(|g| {
+                    g.pointer(&format!("/{}", at.join("/")))?
+                        .as_str()
+                        .map(str::to_string)
+                })
+                .collect()
+        };
+        let apis = names(&group_list(&k), "groups", &["name"]);
+        let agg = names(
+            &aggregated(&k, &|_| Vec::new(), false, "v2"),
+            "items",
+            &["metadata", "name"],
+        );
+        assert_eq!(apis, agg);
+        let at = |g: &str| {
+            apis.iter()
+                .position(|x| x == g)
+                .unwrap_or_else(|| panic!("{g} listed"))
+        };
+        // 1.20.2's /apis: apiregistration.k8s.io (not served here), apps,
+        // events.k8s.io, authentication.k8s.io, authorization.k8s.io,
+        // autoscaling, batch, certificates.k8s.io, networking.k8s.io,
+        // extensions, policy, rbac.authorization.k8s.io, storage.k8s.io,
+        // admissionregistration.k8s.io, apiextensions.k8s.io,
+        // scheduling.k8s.io, coordination.k8s.io, node.k8s.io,
+        // discovery.k8s.io, flowcontrol.apiserver.k8s.io.
+        let seen: Vec<&str> = [
+            "apps",
+            "events.k8s.io",
+            "authorization.k8s.io",
+            "autoscaling",
+            "batch",
+            "networking.k8s.io",
+            "policy",
+            "rbac.authorization.k8s.io",
+            "storage.k8s.io",
+            "admissionregistration.k8s.io",
+            "apiextensions.k8s.io",
+            "scheduling.k8s.io",
+            "coordination.k8s.io",
+            "discovery.k8s.io",
+        ]
+        .into_iter()
+        .filter(|g| apis.iter().any(|x| x == g))
+        .collect();
+        assert!(seen.len() >= 10, "{apis:?}");
+        assert!(seen.windows(2).all(|w| at(w[0]) < at(w[1])), "{apis:?}");
+        assert!(at("aaa.example.com") > at("discovery.k8s.io"), "{apis:?}");
+        assert!(!apis.iter().any(String::is_empty));
     }
 
     #[test]

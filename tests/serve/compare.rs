@@ -269,4 +269,27 @@ fn discovery_lists_kinds_and_subresources_as_the_real_control_plane() {
         compared += ours.len();
     }
     assert!(compared >= 79, "compared {compared} entries");
+    // The groups both serve, in the same order (1.20's group priorities,
+    // which `kubectl api-resources` prints in), not by name.
+    let (_, theirs, _) = kubectl_at(&real, &["get", "--raw", "/apis"], None);
+    let theirs: Value = serde_json::from_str(&theirs).expect("/apis");
+    let names = |doc: &Value| -> Vec<String> {
+        doc["groups"]
+            .as_array()
+            .expect("groups")
+            .iter()
+            .filter_map(|g| g["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    let (ours, theirs) = (names(&apis), names(&theirs));
+    let common = |a: &[String], b: &[String]| -> Vec<String> {
+        a.iter().filter(|g| b.contains(g)).cloned().collect()
+    };
+    let in_both = common(&ours, &theirs);
+    assert!(in_both.len() >= 10, "{ours:?} against {theirs:?}");
+    assert_eq!(
+        in_both,
+        common(&theirs, &ours),
+        "serve (left) lists its groups in another order than the real control plane (right)"
+    );
 }
