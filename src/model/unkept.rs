@@ -1,7 +1,8 @@
 //! The fields of an object that [`super::kept`] leaves out, as
 //! `ownerscope serve` keeps them beside the rest: a ConfigMap's `data`, a
 //! pod template's every field but its containers' names and images,
-//! `metadata.generateName`, and any part of `spec` and `status` the
+//! `metadata.generateName`, the annotations the model drops
+//! (`last-applied-configuration`), and any part of `spec` and `status` the
 //! simulator does not read. They are one JSON text, the last element of
 //! the object's `managedFields` slot ([`Extra::unkept_text`]), so they go
 //! wherever the object goes.
@@ -15,7 +16,7 @@
 use serde_json::{Map, Value};
 
 use super::Object;
-use super::kept::{Keep, SPEC, STATUS};
+use super::kept::{DROPPED_ANNOTATIONS, Keep, SPEC, STATUS};
 use super::object::Extra;
 
 /// The top-level fields [`Object`] keeps itself (`managedFields` is
@@ -76,10 +77,24 @@ pub fn split(body: &Value) -> Option<Value> {
         }
     }
     if let Some(meta) = m.get("metadata").and_then(Value::as_object) {
-        let kept: Map<String, Value> = META_UNKEPT
+        let mut kept: Map<String, Value> = META_UNKEPT
             .iter()
             .filter_map(|f| Some(((*f).to_string(), meta.get(*f)?.clone())))
             .collect();
+        // The annotations the model never keeps ([`DROPPED_ANNOTATIONS`]):
+        // kept here, so that `kubectl apply` finds its
+        // `last-applied-configuration` again, as on a real server (without
+        // it, each apply warned that it was missing, and a field taken out
+        // of the manifest stayed on the object).
+        if let Some(annotations) = meta.get("annotations").and_then(Value::as_object) {
+            let dropped: Map<String, Value> = DROPPED_ANNOTATIONS
+                .iter()
+                .filter_map(|k| Some(((*k).to_string(), annotations.get(*k)?.clone())))
+                .collect();
+            if !dropped.is_empty() {
+                kept.insert("annotations".into(), Value::Object(dropped));
+            }
+        }
         if !kept.is_empty() {
             out.insert("metadata".into(), Value::Object(kept));
         }

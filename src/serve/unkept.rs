@@ -187,6 +187,38 @@ mod tests {
         assert_eq!(v, body, "what was written is what is read");
     }
 
+    /// `kubectl apply`'s `last-applied-configuration`, which the model
+    /// drops, is kept with the unkept fields and read back with the
+    /// object's other annotations, as written.
+    #[test]
+    fn the_last_applied_configuration_is_read_back_as_written() {
+        let last =
+            r#"{"apiVersion":"v1","data":{"k":"v"},"kind":"ConfigMap","metadata":{"name":"a"}}"#;
+        let body = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "a", "annotations": {
+                "kubectl.kubernetes.io/last-applied-configuration": last, "note": "x"}},
+            "data": {"k": "v"}});
+        let rest = split(&body).expect("some");
+        assert_eq!(
+            rest["metadata"],
+            json!({"annotations": {"kubectl.kubernetes.io/last-applied-configuration": last}})
+        );
+        let o = object_of(&body).expect("object");
+        assert_eq!(
+            o.metadata.annotations.len(),
+            1,
+            "the model keeps the note only"
+        );
+        let mut v = serde_json::to_value(&o).expect("value");
+        v.as_object_mut().expect("map").remove("managedFields");
+        merge(&mut v, &of(&o).expect("kept"));
+        assert_eq!(v, body, "what was written is what is read");
+        // Only that annotation: the others are the model's.
+        let plain = json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "a", "annotations": {"note": "x"}}});
+        assert_eq!(split(&plain), None);
+    }
+
     #[test]
     fn an_object_without_unkept_fields_carries_nothing_more() {
         let body = json!({"apiVersion": "v1", "kind": "ConfigMap",

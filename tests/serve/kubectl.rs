@@ -605,3 +605,39 @@ fn kubectl_finds_kinds_by_every_name_and_reads_whole_second_times() {
         "{t} is not RFC 3339 in whole seconds"
     );
 }
+
+/// `kubectl apply` again as on a real server: it finds the
+/// `last-applied-configuration` its first apply wrote (no warning that it
+/// is missing), and a label taken out of the manifest is taken off the
+/// object (kubectl's three-way merge reads what was applied last).
+#[test]
+fn kubectl_apply_again_finds_its_last_applied_configuration() {
+    let s = Server::start("deployment", &["--paused"]);
+    let manifest = |labels: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n  namespace: shop\n  labels: {{{labels}}}\ndata:\n  a: b\n"
+        )
+    };
+    let mut args = vec!["apply", "-f", "-"];
+    args.extend(validate_flag());
+    let (ok, out, err) = s.kubectl(&args, Some(&manifest("app: x, tier: web")));
+    assert!(ok, "{out}{err}");
+    assert_eq!(out, "configmap/applied created\n");
+    let (ok, out, err) = s.kubectl(&args, Some(&manifest("app: x")));
+    assert!(ok, "{out}{err}");
+    assert_eq!(out, "configmap/applied configured\n");
+    assert!(!err.contains("last-applied-configuration"), "{err}");
+    let labels = s.ok(&[
+        "get",
+        "cm",
+        "applied",
+        "-n",
+        "shop",
+        "-o",
+        "jsonpath={.metadata.labels}",
+    ]);
+    assert_eq!(labels, r#"{"app":"x"}"#);
+    let (ok, out, err) = s.kubectl(&args, Some(&manifest("app: x")));
+    assert!(ok, "{out}{err}");
+    assert_eq!(out, "configmap/applied unchanged\n");
+}
