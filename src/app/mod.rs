@@ -1189,7 +1189,6 @@ mod tests;
 /// APIService roots number in the hundreds); a few stay in view.
 pub const CLUSTER_GROUP_OPEN_UP_TO: usize = 20;
 
-/// Whether the cluster-scoped group opens collapsed.
 /// Above this many objects, a snapshot's selector index is built on a
 /// thread of its own while its graph is built: each is about a tenth of
 /// the UI's load of a large file, and a second core is there to take one.
@@ -1215,6 +1214,7 @@ fn graph_and_selectors(
     })
 }
 
+/// Whether the cluster-scoped group opens collapsed.
 fn cluster_group_opens_closed(index: &ForestIndex) -> bool {
     let mut namespaced = false;
     let mut cluster = 0usize;
