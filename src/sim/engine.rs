@@ -25,6 +25,8 @@ mod requests;
 mod resume;
 mod tasks;
 #[cfg(test)]
+mod reset_tests;
+#[cfg(test)]
 mod watch_tests;
 mod watchers;
 
@@ -311,10 +313,15 @@ impl Sim {
     /// Restores the scenario's objects into the store; [`Sim::prime`]
     /// then gives the controllers their first look.
     fn start(mut scenario: Arc<Scenario>, seed: u64, objects: Objects) -> Result<Sim, LoadError> {
-        let moved = match (objects, Arc::get_mut(&mut scenario)) {
-            (Objects::Moved, Some(sc)) => Some(std::mem::take(&mut sc.objects)),
-            _ => None,
-        };
+        // Taken from a scenario no one else holds, and restored in place.
+        // Copied: the scenario then keeps what was stored (shared with the
+        // store, not a second copy of every object), and a reset restores
+        // that again, which changes nothing but what the run changed.
+        let moved = Arc::get_mut(&mut scenario).map(|sc| std::mem::take(&mut sc.objects));
+        let keep = matches!(objects, Objects::Copied) && moved.is_some();
+        // Objects whose uid the store generates: kept without it, so that
+        // a reset generates the same uids in the same order.
+        let mut generated = Vec::new();
         let mut sim = Self::shell(&scenario, seed);
         sim.api
             .begin_restore(moved.as_ref().map_or(scenario.objects.len(), Vec::len));
@@ -334,6 +341,7 @@ impl Sim {
         let mut order: Vec<Arc<Object>> = Vec::with_capacity(restored.size_hint().0);
         for (i, mut obj) in restored.enumerate() {
             if obj.metadata.uid.is_empty() {
+                generated.push(i);
                 Arc::make_mut(&mut obj).metadata.uid = sim.api.uids().next_uid();
             }
             let mut resp = sim.api.create(obj, &Caller::default(), true);
@@ -346,6 +354,16 @@ impl Sim {
         sim.api
             .end_restore()
             .map_err(|(i, resp)| refused(i, resp))?;
+        if keep {
+            let mut kept = order.clone();
+            for i in generated {
+                Arc::make_mut(&mut kept[i]).metadata.uid.clear();
+            }
+            drop(scenario);
+            if let Some(sc) = Arc::get_mut(&mut sim.scenario) {
+                sc.objects = kept;
+            }
+        }
         sim.unprimed = Some(order);
         Ok(sim)
     }

@@ -15,6 +15,11 @@ impl ApiServer {
         // Changed in place when not shared (a restored object read from a
         // file: stored in the allocation it was read into).
         let mut shared: Arc<Object> = obj.into();
+        // A restored object shared with what it is restored from (a reset
+        // restores what the first start stored): changed in a copy, and
+        // the copy is stored only if restoring changed something, so the
+        // store and the scenario kept to reset from share each object.
+        let kept = (restore && Arc::strong_count(&shared) > 1).then(|| Arc::clone(&shared));
         let obj = Arc::make_mut(&mut shared);
         // Borrowed from the object's own field, not copied (an allocation
         // per restored object).
@@ -117,7 +122,10 @@ impl ApiServer {
         }
         let crd = KindInfo::of_crd(obj);
         self.stamp_rv(&mut obj.metadata.resource_version);
-        let obj = shared;
+        let obj = match kept {
+            Some(kept) if *kept == *shared => kept,
+            _ => shared,
+        };
         if restore {
             // Loading, not a request: no change is recorded, the loader
             // shows each restored object to the watchers itself (a change
