@@ -63,8 +63,45 @@ impl SimBackend {
     /// # Errors
     /// As [`SimBackend::new`].
     pub fn from_scenario(scenario: Scenario) -> Result<Self, crate::sim::LoadError> {
-        let sim = Sim::resettable(scenario)?;
-        let mut b = SimBackend {
+        let mut b = Self::on(Sim::resettable(scenario)?);
+        b.push_reset();
+        Ok(b)
+    }
+
+    /// As [`SimBackend::from_scenario`], with `beside` given the first
+    /// updates (the loaded objects) while the simulator's controllers take
+    /// their first look at them on a second thread (the garbage
+    /// collector's graph, the workload index: a sixth of the UI's load of a
+    /// large file). The objects are the same before that look and after:
+    /// it changes none at time zero, it only schedules. What it records
+    /// (the collector's warnings) comes with the next poll, as after
+    /// [`SimBackend::from_scenario`].
+    ///
+    /// # Errors
+    /// As [`SimBackend::new`].
+    pub fn from_scenario_beside<R>(
+        scenario: Scenario,
+        beside: impl FnOnce(Vec<Update>) -> R,
+    ) -> Result<(Self, R), crate::sim::LoadError> {
+        let mut b = Self::on(Sim::resettable_deferred(scenario)?);
+        let first = vec![b.reset_update()];
+        let sim = &mut b.sim;
+        let r = std::thread::scope(|s| {
+            let priming = s.spawn(move || sim.prime());
+            let r = beside(first);
+            priming
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            r
+        });
+        b.timeline_seen = 0;
+        b.push_status();
+        Ok((b, r))
+    }
+
+    /// A backend on a started simulator, with nothing pushed yet.
+    fn on(sim: Sim) -> Self {
+        SimBackend {
             paused: sim.settings().starts_paused,
             sim,
             speed_index: DEFAULT_SPEED,
@@ -76,9 +113,7 @@ impl SimBackend {
             unfinished: false,
             behind: 0,
             budget: Some(POLL_BUDGET),
-        };
-        b.push_reset();
-        Ok(b)
+        }
     }
 
     /// Polls that run everything due at once, for a scripted session: what
@@ -103,12 +138,18 @@ impl SimBackend {
         &self.sim
     }
 
-    fn push_reset(&mut self) {
-        self.sim.take_watch_changes();
-        self.out.push(Update::Reset {
+    /// The store's objects, all at once.
+    fn reset_update(&self) -> Update {
+        Update::Reset {
             objects: self.sim.shared_objects().cloned().collect(),
             kinds: self.sim.kinds().clone(),
-        });
+        }
+    }
+
+    fn push_reset(&mut self) {
+        self.sim.take_watch_changes();
+        let reset = self.reset_update();
+        self.out.push(reset);
         // What happened while the scenario loaded (the garbage collector's
         // warnings about references it cannot resolve) follows the reset.
         self.timeline_seen = 0;
@@ -473,6 +514,30 @@ mod tests {
         assert!(!b.catching_up());
         assert_eq!(b.sim().now_ms(), before + 60_000);
         assert_eq!(b.sim().objects().count(), 0);
+    }
+
+    /// The controllers' first look taken beside the UI's, or before it:
+    /// the same updates, at load and after.
+    #[test]
+    fn a_load_beside_the_ui_gives_what_a_load_before_it_gives() {
+        for (name, _) in scenario::BUNDLED {
+            let sc = scenario::bundled(name).expect("bundled");
+            let mut before = SimBackend::new(&sc).expect("loads").unbounded();
+            let (beside, first) =
+                SimBackend::from_scenario_beside(sc, |first| first).expect("loads");
+            let mut beside = beside.unbounded();
+            let mut seen = first;
+            let mut expected = Vec::new();
+            for elapsed in [Duration::ZERO, Duration::from_secs(30)] {
+                expected.extend(before.poll(elapsed));
+                seen.extend(beside.poll(elapsed));
+            }
+            assert!(
+                expected.len() > 2,
+                "{name}: the load is more than the objects and a status"
+            );
+            assert_eq!(seen, expected, "{name}");
+        }
     }
 
     #[test]

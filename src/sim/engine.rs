@@ -22,10 +22,10 @@ use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, group_of};
 mod bounded_tests;
 mod finalizer_workloads;
 mod requests;
-mod resume;
-mod tasks;
 #[cfg(test)]
 mod reset_tests;
+mod resume;
+mod tasks;
 #[cfg(test)]
 mod watch_tests;
 mod watchers;
@@ -242,6 +242,17 @@ impl Sim {
     pub fn resettable(scenario: Scenario) -> Result<Sim, LoadError> {
         let seed = scenario.settings.seed;
         Self::start(Arc::new(scenario), seed, Objects::Copied).map(Self::primed)
+    }
+
+    /// As [`Sim::resettable`], with the controllers' first look left for
+    /// [`Sim::prime`], as [`Sim::load_deferred`] leaves it: the UI takes
+    /// the loaded objects in while it is taken.
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn resettable_deferred(scenario: Scenario) -> Result<Sim, LoadError> {
+        let seed = scenario.settings.seed;
+        Self::start(Arc::new(scenario), seed, Objects::Copied)
     }
 
     /// As [`Sim::new`], for a run that is never reset (the headless

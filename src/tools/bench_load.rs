@@ -297,19 +297,24 @@ fn ownerscope(path: &Path) -> Result<usize, CmdError> {
     Ok(n)
 }
 
-/// `ui FILE` up to its first frame of the tree, on one thread (the real
-/// UI loads on a thread of its own while the loading screen is drawn).
+/// `ui FILE` up to its first frame of the tree, as the UI's loading thread
+/// takes it (the simulator's first look beside the App's), without the
+/// loading screen the real UI draws meanwhile on another.
 fn ui(path: &Path) -> Result<usize, CmdError> {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
     use ratatui::layout::Rect;
     let sc = scenario::load(&path.to_string_lossy())?;
-    let mut backend = crate::backend::simulated::SimBackend::from_scenario(sc)?;
     let mut app = crate::app::App::new(crate::app::Options {
         is_simulator: true,
         ..crate::app::Options::default()
     });
     crate::runtime::fit(&mut app, Rect::new(0, 0, 160, 48));
+    // As the UI's loading thread does.
+    let (mut backend, ()) =
+        crate::backend::simulated::SimBackend::from_scenario_beside(sc, |first| {
+            app.apply_all(first);
+        })?;
     crate::runtime::pump(&mut app, &mut backend, Duration::ZERO);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).map_err(err)?;
     terminal.draw(|f| crate::ui::render(&app, f)).map_err(err)?;
