@@ -20,7 +20,11 @@ fn a_reset_runs_as_a_fresh_start_of_each_bundled_scenario() {
         // deletes some before the reset.
         first.advance(120_000);
         let mut again = first.restarted().expect("restarts");
-        assert_eq!(state(&again), at_start, "{name}: a reset is the start again");
+        assert_eq!(
+            state(&again),
+            at_start,
+            "{name}: a reset is the start again"
+        );
         let mut fresh = Sim::new(&sc).expect("loads");
         again.advance(120_000);
         fresh.advance(120_000);
