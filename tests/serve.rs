@@ -19,6 +19,8 @@ mod field_validation;
 #[path = "serve/kubectl.rs"]
 mod kubectl;
 mod live_support;
+#[path = "serve/openapi_v2.rs"]
+mod openapi_v2;
 #[path = "serve/process.rs"]
 mod process;
 #[path = "serve/ui.rs"]

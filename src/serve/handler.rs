@@ -3,6 +3,7 @@
 //! lock and passes it in).
 
 use super::negotiate::{self, Form};
+use super::openapi_pb::{self, V2Form};
 use super::query::ListOptions;
 use super::rbac::{self, User};
 use super::route::{self, ResourcePath, Route};
@@ -66,16 +67,30 @@ fn method_not_allowed(req: &Request, what: &str) -> Outcome {
 }
 
 fn openapi(served: &mut Served, req: &Request, rest: &str) -> Outcome {
-    // v2 is JSON only: kubectl before 1.27 asks for protobuf, which serve
-    // does not encode. v3 is answered in JSON whatever is asked.
-    if req.method == "GET" && rest == "v2" && negotiate::form(&req.accept) != Some(Form::Full) {
-        return reply(status::error(
-            406,
-            &format!(
-                "the ownerscope simulator serves /openapi/v2 in JSON only (asked for {:?}); kubectl 1.27 and later read /openapi/v3 (use --validate=false with an older kubectl)",
-                req.accept
-            ),
-        ));
+    // v2 in JSON or in protobuf (kubectl before 1.27 asks for it), as
+    // kube-openapi picks; v3 is answered in JSON whatever is asked.
+    if req.method == "GET" && rest == "v2" {
+        match openapi_pb::form(&req.accept) {
+            Some(V2Form::Json) => {}
+            Some(V2Form::Protobuf) => {
+                return reply(Response {
+                    code: 200,
+                    content_type: openapi_pb::CONTENT_TYPE.into(),
+                    body: served.openapi.v2_protobuf(served.sim.kinds()),
+                    warnings: Vec::new(),
+                });
+            }
+            None => {
+                return reply(status::error(
+                    406,
+                    &format!(
+                        "/openapi/v2 is served as application/json or {} (asked for {:?})",
+                        openapi_pb::MEDIA,
+                        req.accept
+                    ),
+                ));
+            }
+        }
     }
     let body = if req.method == "GET" {
         served.openapi.get(served.sim.kinds(), rest)

@@ -26,6 +26,7 @@ pub mod journal;
 pub mod managed;
 pub mod negotiate;
 pub mod openapi;
+pub mod openapi_pb;
 pub mod ownership;
 pub mod patch;
 pub mod pod_defaults;

@@ -21,9 +21,8 @@
 //! explain` finds them too.
 //!
 //! `/openapi/v2` is the same schemas in v2 form (`definitions`, no paths),
-//! in JSON only: kubectl before 1.27 asks for it in protobuf, which is
-//! refused (406; `--validate=false` then, and `explain` does not answer);
-//! kubectl 1.27 and later read v3.
+//! in JSON, or in protobuf as kubectl before 1.27 asks for it
+//! ([`super::openapi_pb`]); kubectl 1.27 and later read v3.
 //!
 //! The embedded document is read on the first request that needs it, each
 //! definition kept as its text until a document takes it; each answer is
@@ -348,6 +347,27 @@ impl Answers {
         if rest == "v3" {
             return Some(bytes(root(kinds)));
         }
+        self.cached(kinds, rest, || match rest {
+            "v2" => Some(bytes(v2(kinds))),
+            _ => Some(bytes(group_version(kinds, rest.strip_prefix("v3/")?)?)),
+        })
+    }
+
+    /// `/openapi/v2` in protobuf, built once for a set of kinds.
+    pub fn v2_protobuf(&mut self, kinds: &KindTable) -> Vec<u8> {
+        // Kept apart from the paths' answers: no path is empty.
+        self.cached(kinds, "", || Some(super::openapi_pb::document(&v2(kinds))))
+            .unwrap_or_default()
+    }
+
+    /// The body kept under `key` if it was built for these kinds, else the
+    /// one `build` makes, kept.
+    fn cached(
+        &mut self,
+        kinds: &KindTable,
+        key: &str,
+        build: impl FnOnce() -> Option<Vec<u8>>,
+    ) -> Option<Vec<u8>> {
         let signature = kinds
             .iter()
             .map(|k| {
@@ -358,17 +378,13 @@ impl Answers {
             })
             .collect::<Vec<_>>()
             .join(",");
-        if let Some((s, body)) = self.0.get(rest)
+        if let Some((s, body)) = self.0.get(key)
             && *s == signature
         {
             return Some(body.clone());
         }
-        let doc = match rest {
-            "v2" => Some(v2(kinds)),
-            _ => group_version(kinds, rest.strip_prefix("v3/")?),
-        }?;
-        let body = bytes(doc);
-        self.0.insert(rest.to_string(), (signature, body.clone()));
+        let body = build()?;
+        self.0.insert(key.to_string(), (signature, body.clone()));
         Some(body)
     }
 }

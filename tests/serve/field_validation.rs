@@ -3,8 +3,8 @@
 //! `fieldValidation` and serve answers as kube-apiserver 1.25 and later
 //! (refused under `--validate=strict`, the default; warned under
 //! `--validate=warn`; taken under `--validate=false`). kubectl before 1.27
-//! validates on the client against `/openapi/v2` instead, which serve does
-//! not encode in protobuf: nothing of this is seen there.
+//! validates on the client instead, against `/openapi/v2` in protobuf
+//! (`openapi_v2.rs`): nothing of this is seen there.
 
 use super::*;
 
