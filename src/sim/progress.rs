@@ -50,6 +50,13 @@ impl Progress {
         Observing(())
     }
 
+    /// What this thread counts into, for another thread of the same load
+    /// to count into too.
+    #[must_use]
+    pub fn current() -> Option<Arc<Progress>> {
+        CURRENT.with(|c| c.borrow().clone())
+    }
+
     #[must_use]
     pub fn seen(&self) -> Seen {
         Seen {

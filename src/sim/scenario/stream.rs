@@ -122,53 +122,168 @@ impl Window {
         }
     }
 
-    /// One object at `pos`, read and checked; `None` for anything else.
-    fn object(&mut self) -> Option<Arc<Object>> {
-        loop {
-            let mut it =
-                serde_json::Deserializer::from_str(&self.buf[self.pos..]).into_iter::<One>();
-            match it.next() {
-                Some(Ok(One(o))) => {
-                    self.pos += it.byte_offset();
-                    checked::<serde_json::Error>(&o).ok()?;
-                    return Some(o);
-                }
-                // Cut by the end of what has been read: read as much again
-                // (an object larger than a piece is read again whole, at
-                // most a few times).
-                Some(Err(e)) if e.is_eof() => {
-                    let have = self.buf.len() - self.pos;
-                    if !self.more(have).ok()? {
-                        return None;
+    /// The elements of a list of objects, from just after its `[` to just
+    /// after its `]`. This thread reads the file and finds where each
+    /// object ends (its braces, outside strings); each run of whole objects
+    /// read is parsed by one of [`parsers`] threads meanwhile, in turn, and
+    /// the objects are put back in their order.
+    fn objects(&mut self) -> Option<Vec<Arc<Object>>> {
+        let n = parsers();
+        let progress = crate::sim::progress::Progress::current();
+        std::thread::scope(|s| {
+            let mut senders = Vec::with_capacity(n);
+            let mut workers = Vec::with_capacity(n);
+            for _ in 0..n {
+                let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
+                senders.push(tx);
+                let progress = progress.clone();
+                workers.push(s.spawn(move || {
+                    let _counted = progress.map(crate::sim::progress::Progress::observe);
+                    let mut runs: Vec<Option<Vec<Arc<Object>>>> = Vec::new();
+                    for text in rx {
+                        runs.push(parse_run(&text));
                     }
-                }
-                _ => return None,
+                    runs
+                }));
             }
-        }
+            let found = self.runs(&senders);
+            drop(senders);
+            let mut parsed: Vec<std::vec::IntoIter<Option<Vec<Arc<Object>>>>> = workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                        .into_iter()
+                })
+                .collect();
+            let runs = found?;
+            let mut out = Vec::new();
+            for i in 0..runs {
+                out.extend(parsed[i % n].next()??);
+            }
+            Some(out)
+        })
     }
 
-    /// The elements of a list of objects, from just after its `[` to just
-    /// after its `]`.
-    fn objects(&mut self) -> Option<Vec<Arc<Object>>> {
-        let mut out = Vec::new();
-        if self.skip_ws()? == b']' {
-            self.pos += 1;
-            return Some(out);
-        }
+    /// Hands each run of whole objects of the list to `parsers`, in
+    /// turn, up to the list's `]`: how many runs, `None` for anything but
+    /// a list of objects.
+    fn runs(&mut self, parsers: &[std::sync::mpsc::SyncSender<String>]) -> Option<usize> {
+        let mut runs = 0;
+        let mut send = |text: &str| {
+            let sent = parsers[runs % parsers.len()].send(text.to_string()).is_ok();
+            runs += 1;
+            sent
+        };
+        // Between objects, or inside one at `depth` braces.
+        let mut depth = 0usize;
+        let mut in_string = false;
+        let mut escaped = false;
+        // Between objects: whether the last thing was an object (a comma
+        // or the end may come), or a comma (an object must).
+        let mut after_object = false;
+        let mut after_comma = false;
+        // Where the run being found starts, and where its last whole
+        // object ends.
+        let mut start = self.pos;
+        let mut end = self.pos;
+        let mut at = self.pos;
         loop {
-            if self.skip_ws()? != b'{' {
+            let bytes = self.buf.as_bytes();
+            while at < bytes.len() {
+                let b = bytes[at];
+                at += 1;
+                if in_string {
+                    if escaped {
+                        escaped = false;
+                    } else if b == b'\\' {
+                        escaped = true;
+                    } else if b == b'"' {
+                        in_string = false;
+                    }
+                    continue;
+                }
+                if depth > 0 {
+                    match b {
+                        b'"' => in_string = true,
+                        b'{' => depth += 1,
+                        b'}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = at;
+                                after_object = true;
+                            }
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                // Between objects: objects, one comma between two, spaces.
+                match b {
+                    b'{' if !after_object => {
+                        depth = 1;
+                        after_comma = false;
+                    }
+                    b',' if after_object => {
+                        after_object = false;
+                        after_comma = true;
+                    }
+                    b']' if !after_comma => {
+                        if end > start && !send(&self.buf[start..end]) {
+                            return None;
+                        }
+                        self.pos = at;
+                        return Some(runs);
+                    }
+                    b' ' | b'\n' | b'\t' | b'\r' => {}
+                    _ => return None,
+                }
+            }
+            // The end of what was read: the whole objects go, the one cut
+            // short stays for the next piece.
+            if end > start {
+                if !send(&self.buf[start..end]) {
+                    return None;
+                }
+                start = end;
+            }
+            let kept = at - start;
+            self.pos = start;
+            if !self.more(0).ok()? {
                 return None;
             }
-            out.push(self.object()?);
-            match self.skip_ws()? {
-                b',' => self.pos += 1,
-                b']' => {
-                    self.pos += 1;
-                    return Some(out);
-                }
-                _ => return None,
-            }
+            // `more` dropped what was before `pos`.
+            start = 0;
+            end = 0;
+            at = kept;
         }
+    }
+}
+
+/// How many threads parse a list's objects: the cores this process may
+/// use, at most four.
+fn parsers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
+
+/// The objects of a run of a list (`{...}, {...}`, as the list has them
+/// between its brackets), read and checked; `None` for anything else.
+fn parse_run(text: &str) -> Option<Vec<Arc<Object>>> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start_matches([' ', '\n', '\t', '\r', ',']);
+        if rest.is_empty() {
+            return Some(out);
+        }
+        if !rest.starts_with('{') {
+            return None;
+        }
+        let mut it = serde_json::Deserializer::from_str(rest).into_iter::<One>();
+        let One(o) = it.next()?.ok()?;
+        checked::<serde_json::Error>(&o).ok()?;
+        out.push(o);
+        rest = &rest[it.byte_offset()..];
     }
 }
 
@@ -350,6 +465,31 @@ mod tests {
         assert_eq!(streamed.expect("a snapshot").objects.len(), 1);
     }
 
+    /// Many objects, read in many runs by the parsing threads: in the
+    /// list's order, as the whole text reads them.
+    #[test]
+    fn objects_parsed_apart_come_back_in_their_order() {
+        let items: Vec<String> = (0..300)
+            .map(|i| {
+                format!(
+                    r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c-{i}","namespace":"n","uid":"u-{i}","annotations":{{"x":"}}{{\"]"}}}}}}"#
+                )
+            })
+            .collect();
+        let text = format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+            items.join(",\n ")
+        );
+        for chunk in [1, 97, 1024, CHUNK] {
+            let (streamed, whole) = both("many.json", &text, chunk);
+            let streamed = streamed.expect("a List");
+            assert_eq!(Some(&streamed), whole.as_ref(), "in pieces of {chunk}");
+            let names: Vec<&str> = streamed.objects.iter().map(|o| o.name()).collect();
+            let expected: Vec<String> = (0..300).map(|i| format!("c-{i}")).collect();
+            assert_eq!(names, expected, "in pieces of {chunk}");
+        }
+    }
+
     #[test]
     fn what_is_not_a_list_or_a_snapshot_is_left_to_the_whole_text() {
         let steps = r#"{"name":"t","objects":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c","namespace":"x"}}],"steps":[{"at":"1s","delete":"configmap/c"}]}"#;
@@ -362,6 +502,11 @@ mod tests {
         );
         let cut = &LIST[..LIST.len() / 2];
         let trailing = format!("{LIST} x");
+        // Commas as JSON does not have them between the objects.
+        let two_commas = LIST.replace("} ,\n", "},,\n");
+        let leading = LIST.replace("\"items\":[\n", "\"items\":[,\n");
+        let last = LIST.replace("\"]}\"}\n]", "\"]}\"},\n]");
+        let none = LIST.replace("} ,\n", "} \n");
         for (name, text) in [
             ("steps.json", steps),
             ("unknown.json", unknown.as_str()),
@@ -369,6 +514,10 @@ mod tests {
             ("not-an-object.json", not_an_object.as_str()),
             ("cut.json", cut),
             ("trailing.json", trailing.as_str()),
+            ("two-commas.json", two_commas.as_str()),
+            ("leading-comma.json", leading.as_str()),
+            ("last-comma.json", last.as_str()),
+            ("no-comma.json", none.as_str()),
             ("yaml.yaml", "name: t\nobjects: []\n"),
             ("blank.json", "  \n"),
             ("nothing.json", ""),
