@@ -217,3 +217,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "versions_tests.rs"]
+mod served_tests;
