@@ -10,6 +10,8 @@
 mod clients;
 #[path = "serve/compare.rs"]
 mod compare;
+#[path = "serve/crd_versions.rs"]
+mod crd_versions;
 #[path = "serve/durability.rs"]
 mod durability;
 #[path = "serve/explain.rs"]

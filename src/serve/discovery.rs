@@ -379,9 +379,11 @@ pub fn group_list(kinds: &KindTable) -> Value {
 pub fn group(kinds: &KindTable, name: &str) -> Option<Value> {
     let all = groups(kinds);
     let vs = all.get(name).filter(|_| !name.is_empty())?;
-    let mut doc = group_doc(name, vs);
-    doc["kind"] = json!("APIGroup");
-    doc["apiVersion"] = json!("v1");
+    // `kind` and `apiVersion` first, as kube-apiserver sends them.
+    let mut doc = json!({"kind": "APIGroup", "apiVersion": "v1"});
+    if let (Some(m), Value::Object(rest)) = (doc.as_object_mut(), group_doc(name, vs)) {
+        m.extend(rest);
+    }
     Some(doc)
 }
 
