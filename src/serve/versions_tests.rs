@@ -6,23 +6,22 @@ use serde_json::{Value, json};
 
 use super::super::handler::handle;
 use super::super::state::Served;
-use super::super::tests::{send, served};
+use super::super::tests::{send, served, with_body as body};
 use super::super::{Outcome, Request, Response, watch};
 use crate::sim::Key;
 
 const G: &str = "/apis/crdver.example.com";
 
-fn body(method: &str, path: &str, content_type: &str, v: &Value) -> Request {
-    Request {
-        content_type: content_type.into(),
-        body: serde_json::to_vec(v).expect("json"),
-        user_agent: "kubectl/v1.32.4 (linux/amd64) kubernetes/abc".into(),
-        ..Request::new(method, path)
-    }
-}
-
 fn get(s: &mut Served, path: &str) -> Response {
     send(s, &Request::new("GET", path))
+}
+
+fn post(s: &mut Served, path: &str, v: &Value) -> Response {
+    send(s, &body("POST", path, "application/json", v))
+}
+
+fn merge(s: &mut Served, path: &str, v: &Value) -> Response {
+    send(s, &body("PATCH", path, "application/merge-patch+json", v))
 }
 
 fn version(name: &str, served: bool, storage: bool) -> Value {
@@ -42,13 +41,10 @@ fn with_crd(versions: &[Value]) -> Served {
         "spec": {"group": "crdver.example.com", "scope": "Namespaced", "versions": versions,
                  "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo", "shortNames": ["gz"]}}});
     let path = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    let r = send(&mut s, &body("POST", path, "application/json", &crd));
+    let r = post(&mut s, path, &crd);
     assert_eq!(r.code, 201, "{:?}", r.value());
     let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "crdver"}});
-    let r = send(
-        &mut s,
-        &body("POST", "/api/v1/namespaces", "application/json", &ns),
-    );
+    let r = post(&mut s, "/api/v1/namespaces", &ns);
     assert_eq!(r.code, 201, "{:?}", r.value());
     s
 }
@@ -163,15 +159,7 @@ fn discovery_lists_every_served_version() {
 #[test]
 fn an_object_is_served_in_each_version_and_stored_in_one() {
     let mut s = three();
-    let r = send(
-        &mut s,
-        &body(
-            "POST",
-            &collection("v1alpha1"),
-            "application/json",
-            &gizmo("v1alpha1", "a"),
-        ),
-    );
+    let r = post(&mut s, &collection("v1alpha1"), &gizmo("v1alpha1", "a"));
     assert_eq!(r.code, 201, "{:?}", r.value());
     let created = r.value();
     assert_eq!(created["apiVersion"], "crdver.example.com/v1alpha1");
@@ -196,15 +184,7 @@ fn an_object_is_served_in_each_version_and_stored_in_one() {
         );
     }
     let patch = json!({"spec": {"size": "big"}});
-    let r = send(
-        &mut s,
-        &body(
-            "PATCH",
-            &format!("{}/a", collection("v1alpha1")),
-            "application/merge-patch+json",
-            &patch,
-        ),
-    );
+    let r = merge(&mut s, &format!("{}/a", collection("v1alpha1")), &patch);
     assert_eq!(r.code, 200, "{:?}", r.value());
     let patched = r.value();
     assert_eq!(patched["apiVersion"], "crdver.example.com/v1alpha1");
@@ -222,15 +202,7 @@ fn an_object_is_served_in_each_version_and_stored_in_one() {
         assert_eq!(stored_version(&s, "a"), "crdver.example.com/v1");
     }
     // The body's version must be the path's, in the control plane's words.
-    let r = send(
-        &mut s,
-        &body(
-            "POST",
-            &collection("v1"),
-            "application/json",
-            &gizmo("v1alpha1", "x"),
-        ),
-    );
+    let r = post(&mut s, &collection("v1"), &gizmo("v1alpha1", "x"));
     assert_eq!(r.code, 400);
     assert_eq!(
         r.value()["message"],
@@ -263,40 +235,20 @@ fn an_object_is_served_in_each_version_and_stored_in_one() {
 #[test]
 fn subresources_and_watches_answer_in_the_version_asked() {
     let mut s = three();
-    let r = send(
-        &mut s,
-        &body(
-            "POST",
-            &collection("v1"),
-            "application/json",
-            &gizmo("v1", "a"),
-        ),
-    );
+    let r = post(&mut s, &collection("v1"), &gizmo("v1", "a"));
     assert_eq!(r.code, 201);
     let status = format!("{}/a/status", collection("v1alpha1"));
-    let r = send(
+    let r = merge(
         &mut s,
-        &body(
-            "PATCH",
-            &status,
-            "application/merge-patch+json",
-            &json!({"status": {"phase": "Ready", "replicas": 1}}),
-        ),
+        &status,
+        &json!({"status": {"phase": "Ready", "replicas": 1}}),
     );
     assert_eq!(r.code, 200, "{:?}", r.value());
     assert_eq!(r.value()["apiVersion"], "crdver.example.com/v1alpha1");
     assert_eq!(r.value()["status"]["phase"], "Ready");
     assert_eq!(stored_version(&s, "a"), "crdver.example.com/v1");
     let scale = format!("{}/a/scale", collection("v1alpha1"));
-    let r = send(
-        &mut s,
-        &body(
-            "PATCH",
-            &scale,
-            "application/merge-patch+json",
-            &json!({"spec": {"replicas": 3}}),
-        ),
-    );
+    let r = merge(&mut s, &scale, &json!({"spec": {"replicas": 3}}));
     assert_eq!(r.code, 200, "{:?}", r.value());
     assert_eq!(r.value()["apiVersion"], "autoscaling/v1");
     let one = get(&mut s, &format!("{}/a", collection("v1"))).value();
@@ -314,14 +266,10 @@ fn subresources_and_watches_answer_in_the_version_asked() {
         assert_eq!(w.initial.len(), 1);
         assert_eq!(w.initial[0]["type"], "ADDED");
         assert_eq!(w.initial[0]["object"]["apiVersion"], at.as_str());
-        let r = send(
+        let r = merge(
             &mut s,
-            &body(
-                "PATCH",
-                &format!("{}/a", collection("v1alpha1")),
-                "application/merge-patch+json",
-                &json!({"spec": {"size": v}}),
-            ),
+            &format!("{}/a", collection("v1alpha1")),
+            &json!({"spec": {"size": v}}),
         );
         assert_eq!(r.code, 200);
         let lines = watch::next(&s, &mut w, s.resource_version()).expect("in history");
@@ -381,15 +329,7 @@ fn owner_references_through_any_served_version_resolve() {
         let cm = json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": format!("dep-{v}"), "ownerReferences": [
                 {"apiVersion": format!("crdver.example.com/{v}"), "kind": "Gizmo", "name": "o", "uid": uid}]}});
-        let r = send(
-            &mut s,
-            &body(
-                "POST",
-                "/api/v1/namespaces/crdver/configmaps",
-                "application/json",
-                &cm,
-            ),
-        );
+        let r = post(&mut s, "/api/v1/namespaces/crdver/configmaps", &cm);
         assert_eq!(r.code, 201, "{v}: {:?}", r.value());
     }
     let deps = |s: &mut Served| -> Vec<String> {
@@ -431,15 +371,7 @@ fn the_preferred_version_need_not_be_the_stored_one() {
         })
         .collect();
     assert_eq!(hashes[0], hashes[1]);
-    let r = send(
-        &mut s,
-        &body(
-            "POST",
-            &collection("v2"),
-            "application/json",
-            &gizmo("v2", "a"),
-        ),
-    );
+    let r = post(&mut s, &collection("v2"), &gizmo("v2", "a"));
     assert_eq!(r.code, 201, "{:?}", r.value());
     assert_eq!(r.value()["apiVersion"], "crdver.example.com/v2");
     assert_eq!(stored_version(&s, "a"), "crdver.example.com/v1");

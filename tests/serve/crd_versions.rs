@@ -74,6 +74,15 @@ fn rule(what: &str) -> &'static str {
         .unwrap_or_else(|| panic!("{what:?} is not listed"))
 }
 
+/// The strings at `field` of each element of the list `v`.
+fn strings<'a>(v: &'a Value, field: &str) -> Vec<&'a str> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e[field].as_str())
+        .collect()
+}
+
 /// (type, apiVersion, name) of each event of a watch's body.
 fn events(body: &str) -> Vec<(String, String, String)> {
     serde_json::Deserializer::from_str(body)
@@ -109,14 +118,9 @@ fn kubectl_uses_each_served_version_of_a_crd_as_on_the_control_plane() {
         group: group.clone(),
         ns: ns.clone(),
     };
-    let both =
-        |args: &[&str], stdin: Option<&str>| -> ((bool, String, String), (bool, String, String)) {
-            std::thread::scope(|t| {
-                let r = t.spawn(|| kubectl_at(&real, args, stdin));
-                let v = kubectl_at(&s.kubeconfig, args, stdin);
-                (r.join().expect("kubectl against the real control plane"), v)
-            })
-        };
+    let both = |args: &[&str], stdin: Option<&str>| {
+        on_both(&real, &s.kubeconfig, |kc| kubectl_at(kc, args, stdin))
+    };
     let same_in = |args: &[&str], stdin: Option<&str>| -> String {
         let (r, v) = both(args, stdin);
         assert_eq!(
@@ -135,16 +139,10 @@ fn kubectl_uses_each_served_version_of_a_crd_as_on_the_control_plane() {
         same_in(&["create", "-f", "-"], Some(&crd(&group))),
         format!("customresourcedefinition.apiextensions.k8s.io/gizmos.{group} created\n")
     );
-    let established = |kc: &std::path::Path| {
-        let t = Instant::now();
-        let path = format!("/apis/{group}/v1alpha1");
-        while !kubectl_at(kc, &["get", "--raw", &path], None).0 {
-            assert!(t.elapsed() < LONG, "{path} never served");
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    };
-    established(&real);
-    established(&s.kubeconfig);
+    let served = format!("/apis/{group}/v1alpha1");
+    for kc in [&real, &s.kubeconfig] {
+        wait_kubectl(kc, &["get", "--raw", &served], true, "the CRD served");
+    }
 
     // Discovery: both versions, v1 preferred (priority order), the
     // resources of each with the storage version's hash.
@@ -165,22 +163,19 @@ fn kubectl_uses_each_served_version_of_a_crd_as_on_the_control_plane() {
     };
     let doc = json(&["get", "--raw", &format!("/apis/{group}")]);
     assert_eq!(doc["preferredVersion"]["version"], "v1");
-    let listed: Vec<&str> = doc["versions"]
-        .as_array()
-        .expect("versions")
-        .iter()
-        .filter_map(|v| v["version"].as_str())
-        .collect();
-    assert_eq!(listed, ["v1", "v1alpha1"], "{}", LATER[0]);
+    assert_eq!(
+        strings(&doc["versions"], "version"),
+        ["v1", "v1alpha1"],
+        "{}",
+        LATER[0]
+    );
     for v in ["v1alpha1", "v1"] {
         let list = json(&["get", "--raw", &format!("/apis/{group}/{v}")]);
-        let names: Vec<&str> = list["resources"]
-            .as_array()
-            .expect("resources")
-            .iter()
-            .filter_map(|r| r["name"].as_str())
-            .collect();
-        assert_eq!(names, ["gizmos", "gizmos/status", "gizmos/scale"], "{v}");
+        assert_eq!(
+            strings(&list["resources"], "name"),
+            ["gizmos", "gizmos/status", "gizmos/scale"],
+            "{v}"
+        );
     }
     let entry = |kc: &std::path::Path| -> Value {
         let (_, out, _) = kubectl_at(kc, &["get", "--raw", "/apis"], None);
@@ -257,34 +252,17 @@ fn kubectl_uses_each_served_version_of_a_crd_as_on_the_control_plane() {
         format!("v1 {group}/v1")
     );
     // Patch, status and scale through v1alpha1.
-    same(&[
-        "patch",
-        &alpha,
-        "a",
-        "-n",
-        &ns,
-        "--type",
-        "merge",
-        "-p",
-        r#"{"spec":{"size":"big"}}"#,
-        "-o",
-        shown,
-    ]);
-    same(&[
-        "patch",
-        &alpha,
-        "a",
-        "-n",
-        &ns,
-        "--subresource",
-        "status",
-        "--type",
-        "merge",
-        "-p",
+    let patch = |more: &[&str], patch: &str| {
+        let mut args = vec!["patch", &alpha, "a", "-n", &ns, "--type", "merge"];
+        args.extend(more);
+        args.extend(["-p", patch, "-o", shown]);
+        same(&args)
+    };
+    patch(&[], r#"{"spec":{"size":"big"}}"#);
+    patch(
+        &["--subresource", "status"],
         r#"{"status":{"phase":"Ready","replicas":1}}"#,
-        "-o",
-        shown,
-    ]);
+    );
     assert_eq!(
         same(&["scale", &alpha, "a", "-n", &ns, "--replicas=3"]),
         format!("gizmo.{group}/a scaled\n")
@@ -399,27 +377,16 @@ fn kubectl_uses_each_served_version_of_a_crd_as_on_the_control_plane() {
             kubectl_at(kc, &["create", "-f", "-"], Some(&cm))
         })
     };
-    let (r, v) = std::thread::scope(|t| {
-        let r = t.spawn(|| dependents(&real));
-        (
-            r.join().expect("on the control plane"),
-            dependents(&s.kubeconfig),
-        )
-    });
+    let (r, v) = on_both(&real, &s.kubeconfig, dependents);
     assert_eq!(r, v);
     assert_eq!(
         same(&["delete", &alpha, "o", "-n", &ns, "--wait=false"]),
         format!("gizmo.{group} \"o\" deleted\n")
     );
-    let collected = |kc: &std::path::Path| {
-        let t = Instant::now();
-        while kubectl_at(kc, &["get", "cm", "dep-v1alpha1", "-n", &ns], None).0 {
-            assert!(t.elapsed() < LONG, "dep-v1alpha1 never collected");
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    };
-    collected(&real);
-    collected(&s.kubeconfig);
+    for kc in [&real, &s.kubeconfig] {
+        let args = ["get", "cm", "dep-v1alpha1", "-n", &ns];
+        wait_kubectl(kc, &args, false, "dep-v1alpha1 collected");
+    }
     assert_eq!(
         same(&["get", "cm", "-n", &ns, "-l", "dep", "-o", "name"]),
         "configmap/dep-v2\n"
