@@ -10,6 +10,8 @@
 mod clients;
 #[path = "serve/compare.rs"]
 mod compare;
+#[path = "serve/crd_versions.rs"]
+mod crd_versions;
 #[path = "serve/durability.rs"]
 mod durability;
 #[path = "serve/explain.rs"]
@@ -220,6 +222,33 @@ fn rt() -> tokio::runtime::Runtime {
         .enable_all()
         .build()
         .expect("runtime")
+}
+
+/// `f` run against the real control plane (`real`) and against serve
+/// (`serve`) at once: (the real one's, serve's).
+fn on_both<T: Send>(
+    real: &std::path::Path,
+    serve: &std::path::Path,
+    f: impl Fn(&std::path::Path) -> T + Sync,
+) -> (T, T) {
+    std::thread::scope(|t| {
+        let r = t.spawn(|| f(real));
+        let v = f(serve);
+        (r.join().expect("against the real control plane"), v)
+    })
+}
+
+/// Polls kubectl against `kubeconfig` until it succeeds (`ok`) or fails
+/// (`!ok`); `what` says what is waited for.
+fn wait_kubectl(kubeconfig: &std::path::Path, args: &[&str], ok: bool, what: &str) {
+    let t = Instant::now();
+    while kubectl_at(kubeconfig, args, None).0 != ok {
+        assert!(
+            t.elapsed() < LONG,
+            "timed out waiting for {what}: kubectl {args:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
 
 /// kubectl against a kubeconfig: (success, stdout, stderr).

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use super::status;
 use super::{ownership, read, unkept};
 use crate::model::{KindInfo, Object};
-use crate::sim::{Key, Sim};
+use crate::sim::Sim;
 
 /// Where a custom resource's Scale reads and writes, as JSON pointers.
 pub struct Paths {
@@ -33,13 +33,7 @@ fn pointer(path: &str) -> String {
 /// it declares no `scale`.
 #[must_use]
 pub fn paths(sim: &Sim, kind: &KindInfo) -> Option<Paths> {
-    let key = Key {
-        group: "apiextensions.k8s.io".into(),
-        kind: "CustomResourceDefinition".into(),
-        namespace: None,
-        name: format!("{}.{}", kind.plural, kind.group),
-    };
-    let crd = sim.get(&key)?;
+    let crd = super::versions::crd(sim, kind)?;
     let spec: &Value = &crd.spec;
     let scale = spec["versions"]
         .as_array()

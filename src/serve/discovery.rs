@@ -6,15 +6,33 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use super::versions;
 use crate::model::{KindInfo, KindTable};
+use crate::sim::Sim;
 
 pub mod subresources;
 
 use subresources::Subresource;
 
-/// What discovery lists of a kind's subresources (asked of the store: a
-/// custom resource's come from its CRD).
-pub type Subresources<'a> = &'a dyn Fn(&KindInfo) -> Vec<Subresource>;
+/// What discovery asks the store of a kind: a custom resource's
+/// subresources and storage version come from its CRD.
+pub trait Store {
+    /// The subresources listed after the kind (in its version).
+    fn subresources(&self, k: &KindInfo) -> Vec<Subresource>;
+    /// The version its objects are stored in (its `storageVersionHash`
+    /// is of it).
+    fn storage_version(&self, k: &KindInfo) -> String;
+}
+
+impl Store for Sim {
+    fn subresources(&self, k: &KindInfo) -> Vec<Subresource> {
+        subresources::listed(self, k)
+    }
+
+    fn storage_version(&self, k: &KindInfo) -> String {
+        versions::storage(self, k)
+    }
+}
 
 /// Every verb served for every kind, in 1.20's order.
 pub const VERBS: [&str; 8] = [
@@ -48,35 +66,26 @@ pub fn version() -> Value {
     })
 }
 
-/// group -> version -> kinds, the core group as `""`.
+/// group -> version -> kinds as served in that version, the core group
+/// as `""`: a custom resource in each version its CRD serves
+/// ([`versions::served`]).
 #[must_use]
-pub fn groups(kinds: &KindTable) -> BTreeMap<String, BTreeMap<String, Vec<&KindInfo>>> {
-    let mut g: BTreeMap<String, BTreeMap<String, Vec<&KindInfo>>> = BTreeMap::new();
+pub fn groups(kinds: &KindTable) -> BTreeMap<String, BTreeMap<String, Vec<KindInfo>>> {
+    let mut g: BTreeMap<String, BTreeMap<String, Vec<KindInfo>>> = BTreeMap::new();
     for k in kinds.iter() {
-        g.entry(k.group.clone())
-            .or_default()
-            .entry(k.version.clone())
-            .or_default()
-            .push(k);
+        for v in versions::served(k) {
+            g.entry(k.group.clone())
+                .or_default()
+                .entry(v.to_string())
+                .or_default()
+                .push(versions::at(k, v));
+        }
     }
     g.entry(AUTHZ.into())
         .or_default()
         .entry("v1".into())
         .or_default();
     g
-}
-
-/// The kind served at this group, version and plural.
-#[must_use]
-pub fn find<'a>(
-    kinds: &'a KindTable,
-    group: &str,
-    version: &str,
-    plural: &str,
-) -> Option<&'a KindInfo> {
-    kinds
-        .iter()
-        .find(|k| k.group == group && k.version == version && k.plural == plural)
 }
 
 /// The kinds `kubectl get all` shows (their `all` category upstream).
@@ -109,9 +118,18 @@ fn categories(k: &KindInfo) -> Option<Value> {
     (!names.is_empty()).then(|| json!(names))
 }
 
-/// The group and version 1.20 stores a built-in kind in where they are
-/// not those served (its `storageVersionHash` is of them).
-fn stored_as(k: &KindInfo) -> (&str, &str) {
+/// The group and version 1.20 stores a kind in (its `storageVersionHash`
+/// is of them): a built-in kind's where they are not those served, a
+/// custom resource's storage version whatever version is listed.
+fn stored_as<'a>(k: &'a KindInfo, store: &dyn Store) -> (&'a str, String) {
+    if versions::is_custom(k) {
+        return (&k.group, store.storage_version(k));
+    }
+    let (g, v) = builtin_stored_as(k);
+    (g, v.to_string())
+}
+
+fn builtin_stored_as(k: &KindInfo) -> (&str, &str) {
     match (k.group.as_str(), k.kind.as_str()) {
         ("events.k8s.io", "Event") => ("", "v1"),
         (
@@ -134,9 +152,9 @@ fn stored_as(k: &KindInfo) -> (&str, &str) {
 
 /// `storageVersionHash`: the first 8 bytes of the SHA-256 of the stored
 /// `group/version/kind`, base64, as kube-apiserver computes it.
-fn storage_version_hash(k: &KindInfo) -> String {
+fn storage_version_hash(k: &KindInfo, store: &dyn Store) -> String {
     use base64::Engine as _;
-    let (group, version) = stored_as(k);
+    let (group, version) = stored_as(k, store);
     let gvk = format!("{group}/{version}/{}", k.kind);
     let sum = ring::digest::digest(&ring::digest::SHA256, gvk.as_bytes());
     base64::engine::general_purpose::STANDARD.encode(&sum.as_ref()[..8])
@@ -171,7 +189,7 @@ fn verbs(k: &KindInfo) -> Vec<&'static str> {
 /// A kind's entry in `/api/v1` or `/apis/G/V`, as 1.20 lists it: a
 /// built-in kind's `singularName` empty (kubectl guesses the singular
 /// from the kind), a custom resource's its singular.
-fn resource(k: &KindInfo) -> Value {
+fn resource(k: &KindInfo, store: &dyn Store) -> Value {
     let builtin = KindTable::is_builtin(&k.group, &k.kind);
     let singular = if builtin {
         String::new()
@@ -191,7 +209,7 @@ fn resource(k: &KindInfo) -> Value {
     if let Some(c) = categories(k) {
         r["categories"] = c;
     }
-    r["storageVersionHash"] = json!(storage_version_hash(k));
+    r["storageVersionHash"] = json!(storage_version_hash(k, store));
     r
 }
 
@@ -235,7 +253,7 @@ fn access_reviews() -> impl Iterator<Item = Value> {
 #[must_use]
 pub fn resource_list(
     kinds: &KindTable,
-    subs: Subresources,
+    store: &dyn Store,
     group: &str,
     version: &str,
 ) -> Option<Value> {
@@ -243,11 +261,15 @@ pub fn resource_list(
     let list = all.get(group)?.get(version)?;
     let (builtin, custom): (Vec<&KindInfo>, Vec<&KindInfo>) = list
         .iter()
-        .copied()
         .partition(|k| KindTable::is_builtin(&k.group, &k.kind));
     let with_subs = |k: &KindInfo| {
-        let mut entries = vec![resource(k)];
-        entries.extend(subs(k).iter().map(|s| subresources::entry(k, s)));
+        let mut entries = vec![resource(k, store)];
+        entries.extend(
+            store
+                .subresources(k)
+                .iter()
+                .map(|s| subresources::entry(k, s)),
+        );
         entries
     };
     let mut resources: Vec<Value> = builtin.into_iter().flat_map(with_subs).collect();
@@ -281,10 +303,18 @@ pub fn api_versions(server: &str) -> Value {
     })
 }
 
-fn group_doc(name: &str, versions: &BTreeMap<String, Vec<&KindInfo>>) -> Value {
-    let vs: Vec<Value> = versions
-        .keys()
-        .map(|v| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
+/// A group's versions, highest priority first ([`versions::by_priority`]):
+/// the first is the preferred one.
+fn by_priority<V>(all: &BTreeMap<String, V>) -> Vec<(&String, &V)> {
+    let mut vs: Vec<(&String, &V)> = all.iter().collect();
+    versions::by_priority(&mut vs, |(v, _)| v.as_str());
+    vs
+}
+
+fn group_doc(name: &str, versions: &BTreeMap<String, Vec<KindInfo>>) -> Value {
+    let vs: Vec<Value> = by_priority(versions)
+        .into_iter()
+        .map(|(v, _)| json!({"groupVersion": format!("{name}/{v}"), "version": v}))
         .collect();
     let preferred = vs.first().cloned().unwrap_or(Value::Null);
     json!({"name": name, "versions": vs, "preferredVersion": preferred})
@@ -349,17 +379,19 @@ pub fn group_list(kinds: &KindTable) -> Value {
 pub fn group(kinds: &KindTable, name: &str) -> Option<Value> {
     let all = groups(kinds);
     let vs = all.get(name).filter(|_| !name.is_empty())?;
-    let mut doc = group_doc(name, vs);
-    doc["kind"] = json!("APIGroup");
-    doc["apiVersion"] = json!("v1");
+    // `kind` and `apiVersion` first, as kube-apiserver sends them.
+    let mut doc = json!({"kind": "APIGroup", "apiVersion": "v1"});
+    if let (Some(m), Value::Object(rest)) = (doc.as_object_mut(), group_doc(name, vs)) {
+        m.extend(rest);
+    }
     Some(doc)
 }
 
 /// Aggregated discovery of the core group (`core`) or of the others.
 #[must_use]
-pub fn aggregated(kinds: &KindTable, subs: Subresources, core: bool, version: &str) -> Value {
+pub fn aggregated(kinds: &KindTable, store: &dyn Store, core: bool, version: &str) -> Value {
     let all = groups(kinds);
-    let listed: Vec<(&String, &BTreeMap<String, Vec<&KindInfo>>)> = if core {
+    let listed: Vec<(&String, &BTreeMap<String, Vec<KindInfo>>)> = if core {
         all.iter().filter(|(g, _)| g.is_empty()).collect()
     } else {
         in_order(&all)
@@ -367,8 +399,8 @@ pub fn aggregated(kinds: &KindTable, subs: Subresources, core: bool, version: &s
     let items: Vec<Value> = listed
         .into_iter()
         .map(|(g, vs)| {
-            let versions: Vec<Value> = vs
-                .iter()
+            let versions: Vec<Value> = by_priority(vs)
+                .into_iter()
                 .map(|(v, list)| {
                     let mut resources: Vec<Value> = list
                         .iter()
@@ -386,7 +418,7 @@ pub fn aggregated(kinds: &KindTable, subs: Subresources, core: bool, version: &s
                             if let Some(c) = categories(k) {
                                 r["categories"] = c;
                             }
-                            let listed = subs(k);
+                            let listed = store.subresources(k);
                             if !listed.is_empty() {
                                 r["subresources"] = listed
                                     .iter()
@@ -431,7 +463,7 @@ mod tests {
 
     fn list(k: &KindTable, group: &str, version: &str) -> Option<Value> {
         let sim = sim();
-        resource_list(k, &|kind| subresources::listed(&sim, kind), group, version)
+        resource_list(k, &sim, group, version)
     }
 
     /// `/apis` (and aggregated discovery) list the groups in 1.20's order,
@@ -463,7 +495,7 @@ mod tests {
         };
         let apis = names(&group_list(&k), "groups", &["name"]);
         let agg = names(
-            &aggregated(&k, &|_| Vec::new(), false, "v2"),
+            &aggregated(&k, &sim(), false, "v2"),
             "items",
             &["metadata", "name"],
         );
@@ -526,7 +558,7 @@ mod tests {
                 .any(|g| g["name"] == "apps")
         );
         assert!(group(&k, "").is_none());
-        let agg = aggregated(&k, &|_| Vec::new(), true, "v2");
+        let agg = aggregated(&k, &sim(), true, "v2");
         assert_eq!(agg["items"][0]["metadata"]["name"], "");
         let authz = list(&k, AUTHZ, "v1").expect("authz");
         let names: Vec<&str> = authz["resources"]
@@ -734,7 +766,7 @@ mod tests {
         // Aggregated discovery carries them as each resource's
         // `subresources`, as kube-apiserver 1.26 and later convert them.
         let sim = sim();
-        let agg = aggregated(&k, &|kind| subresources::listed(&sim, kind), false, "v2");
+        let agg = aggregated(&k, &sim, false, "v2");
         let apps = agg["items"]
             .as_array()
             .expect("items")

@@ -10,9 +10,9 @@ use super::route::{self, ResourcePath, Route};
 use super::write::{self, Named};
 use super::{
     Outcome, Request, Response, Served, access, collection, discovery, events, protobuf, read,
-    status, status_subresource, subresource, watch,
+    status, status_subresource, subresource, versions, watch,
 };
-use crate::model::{KindInfo, KindTable};
+use crate::model::KindTable;
 use status_subresource::Part;
 
 /// The content type aggregated discovery is answered with.
@@ -138,7 +138,7 @@ fn route_request(
         return method_not_allowed(req, "discovery is read-only");
     }
     let kinds = served.sim.kinds();
-    let subs = |k: &KindInfo| discovery::subresources::listed(&served.sim, k);
+    let store = &served.sim;
     match route {
         Route::Version => reply(Response::json(200, &discovery::version())),
         Route::Health => reply(Response {
@@ -151,7 +151,7 @@ fn route_request(
             Form::Discovery(v) => Response::typed(
                 200,
                 &discovery_type(v),
-                &discovery::aggregated(kinds, &subs, true, v),
+                &discovery::aggregated(kinds, store, true, v),
             ),
             _ => Response::json(200, &discovery::api_versions(server)),
         }),
@@ -159,7 +159,7 @@ fn route_request(
             Form::Discovery(v) => Response::typed(
                 200,
                 &discovery_type(v),
-                &discovery::aggregated(kinds, &subs, false, v),
+                &discovery::aggregated(kinds, store, false, v),
             ),
             _ => Response::json(200, &discovery::group_list(kinds)),
         }),
@@ -168,7 +168,7 @@ fn route_request(
             None => not_served(req),
         },
         Route::Resources { group, version } => {
-            match discovery::resource_list(kinds, &subs, &group, &version) {
+            match discovery::resource_list(kinds, store, &group, &version) {
                 Some(doc) => reply(Response::json(200, &doc)),
                 None => not_served(req),
             }
@@ -226,8 +226,8 @@ fn resource(
     {
         return outcome;
     }
-    let Some(kind) = discovery::find(served.sim.kinds(), &p.group, &p.version, &p.plural).cloned()
-    else {
+    // A custom resource in any version its CRD serves.
+    let Some(kind) = versions::find(served.sim.kinds(), &p.group, &p.version, &p.plural) else {
         return not_served(req);
     };
     if !kind.namespaced && p.namespace.is_some() {

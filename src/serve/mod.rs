@@ -48,6 +48,7 @@ pub mod table;
 pub mod tls;
 pub mod unkept;
 pub mod users;
+pub mod versions;
 pub mod watch;
 pub mod webhook_defaults;
 pub mod write;

@@ -312,7 +312,7 @@ pub fn group_version(kinds: &KindTable, path: &str) -> Option<Value> {
         "openapi": "3.0.0",
         "info": {"title": "ownerscope simulator", "version": "v1"},
         "paths": paths,
-        "components": {"schemas": schemas(list.iter().copied(), reviews, true)}
+        "components": {"schemas": schemas(list.iter(), reviews, true)}
     }))
 }
 

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::negotiate::{Form, TABLE_TYPE};
 use super::query::{ListOptions, encode_continue};
 use super::state::Served;
-use super::{Response, complete, events, table, unkept};
+use super::{Response, complete, events, table, unkept, versions};
 use crate::model::{KindInfo, KindTable, Object, OwnershipGraph};
 
 /// The object as the API sends it: the simulator's fields, the ones it
@@ -44,15 +44,16 @@ fn metadata_value(o: &Object) -> Value {
 }
 
 /// The object as the API sends it in `kind`'s version (a stored core/v1
-/// Event read as `events.k8s.io/v1` is converted), with what a real
+/// Event read as `events.k8s.io/v1` is converted, a custom resource is
+/// in the version asked: [`versions::served_as`]), with what a real
 /// cluster would show of it ([`complete`]; `g` is the store).
 #[must_use]
 pub fn served_value(o: &Object, kind: &KindInfo, g: &OwnershipGraph) -> Value {
     if events::is_events_v1(kind) {
         events::as_events_v1(o)
     } else {
-        let mut v = object_value(o);
-        complete::complete(&mut v, o, g);
+        let mut v = completed_value(o, g);
+        versions::served_as(&mut v, kind);
         v
     }
 }
@@ -78,10 +79,19 @@ pub fn meta_value(o: &Object) -> Value {
 
 /// What a table row carries (`includeObject`).
 #[must_use]
-pub fn row_object(include: Option<&str>, o: &Object, g: &OwnershipGraph) -> Option<Value> {
+pub fn row_object(
+    include: Option<&str>,
+    o: &Object,
+    kind: &KindInfo,
+    g: &OwnershipGraph,
+) -> Option<Value> {
     match include {
         Some("None") => None,
-        Some("Object") => Some(completed_value(o, g)),
+        Some("Object") => {
+            let mut v = completed_value(o, g);
+            versions::served_as(&mut v, kind);
+            Some(v)
+        }
         _ => Some(meta_value(o)),
     }
 }
@@ -104,7 +114,7 @@ pub fn one(
                 &[o],
                 now,
                 |x| completed_value(x, g),
-                |x| row_object(include, x, g),
+                |x| row_object(include, x, kind, g),
             );
             Response::typed(200, TABLE_TYPE, &t)
         }
@@ -172,7 +182,7 @@ pub fn list(
                 &items,
                 now,
                 |o| completed_value(o, g),
-                |o| row_object(opts.include_object.as_deref(), o, g),
+                |o| row_object(opts.include_object.as_deref(), o, kind, g),
             );
             t["metadata"] = meta;
             Response::typed(200, TABLE_TYPE, &t)

@@ -23,7 +23,7 @@ use serde_json::json;
 
 use crate::model::fields::Fields;
 use crate::model::{KindInfo, Object};
-use crate::sim::{Key, Sim};
+use crate::sim::Sim;
 
 /// The group of CustomResourceDefinitions.
 const APIEXTENSIONS: &str = "apiextensions.k8s.io";
@@ -87,13 +87,7 @@ pub fn unconditional_update(kind: &KindInfo) -> bool {
 /// `spec.subresources` in v1beta1).
 #[must_use]
 pub fn crd_declares(sim: &Sim, kind: &KindInfo, sub: &str) -> bool {
-    let key = Key {
-        group: APIEXTENSIONS.into(),
-        kind: "CustomResourceDefinition".into(),
-        namespace: None,
-        name: format!("{}.{}", kind.plural, kind.group),
-    };
-    sim.get(&key)
+    super::versions::crd(sim, kind)
         .is_some_and(|crd| crate::sim::api::generation::crd_declares(crd, &kind.version, sub))
 }
 

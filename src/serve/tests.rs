@@ -25,7 +25,7 @@ fn get(s: &mut Served, path: &str) -> Response {
     send(s, &Request::new("GET", path))
 }
 
-fn with_body(method: &str, path: &str, content_type: &str, body: &Value) -> Request {
+pub(super) fn with_body(method: &str, path: &str, content_type: &str, body: &Value) -> Request {
     Request {
         content_type: content_type.into(),
         body: serde_json::to_vec(body).expect("json"),

@@ -53,7 +53,7 @@ pub fn line(
             &[o],
             now,
             |x| completed_value(x, g),
-            |x| row_object(spec.opts.include_object.as_deref(), x, g),
+            |x| row_object(spec.opts.include_object.as_deref(), x, &spec.kind, g),
         ),
         _ => served_value(o, &spec.kind, g),
     };

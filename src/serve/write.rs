@@ -10,7 +10,9 @@ use super::rbac::{self, User};
 use super::status::{self, object_error};
 pub use super::status_subresource::Part;
 use super::{Request, Response, patch, read};
-use super::{admit, apply, escalation, field_validation, ownership, status_subresource, unkept};
+use super::{
+    admit, apply, escalation, field_validation, ownership, status_subresource, unkept, versions,
+};
 use crate::model::{KindInfo, Object, OwnershipGraph};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
 
@@ -73,6 +75,7 @@ impl Named<'_> {
             let mut r = match &resp.object {
                 Some(o) => {
                     let mut v = read::completed_value(o, g);
+                    versions::served_as(&mut v, self.kind);
                     if created
                         && let Some(s) =
                             super::complete::status_on_create(o, &read::object_value(o))
@@ -284,6 +287,7 @@ fn body_object(
     let mut body = body;
     let warnings = field_validation::check_body(sim, req, kind, &mut body, options)?;
     unkept::normalize(kind, &mut body).map_err(|m| status::error(400, &m))?;
+    versions::to_storage(sim, kind, &mut body);
     let mut obj = unkept::object_of(&body)
         .map_err(|e| status::error(400, &format!("the object could not be decoded: {e}")))?;
     if kind.namespaced {
@@ -589,6 +593,8 @@ pub fn patch_part(
         Part::Object => read::completed_value(&current, sim.graph()),
         Part::Status => stored.clone(),
     };
+    // In the version the request names (a custom resource's).
+    versions::served_as(&mut doc, target.kind);
     let sent = (part == Part::Object).then(|| doc.clone());
     if let Err(f) = patch::apply(&req.content_type, &mut doc, &req.body) {
         if f.code == 422 {
@@ -627,6 +633,13 @@ pub fn write_patched(
     if let Err(m) = unkept::normalize(target.kind, &mut doc) {
         return status::error(400, &m);
     }
+    // A custom resource's patched object is in the version written (or,
+    // an apply's merge, the stored one); it is stored in the storage
+    // version.
+    let custom = versions::is_custom(target.kind);
+    let version = doc["apiVersion"].as_str().unwrap_or_default();
+    let kept_version = version == target.kind.api_version() || version == current.api_version;
+    versions::to_storage(sim, target.kind, &mut doc);
     if let Err(refused) = no_escalation(sim, user, target.kind, &doc, Some(current), &target.name) {
         return refused;
     }
@@ -641,7 +654,11 @@ pub fn write_patched(
     if new.name() != current.name()
         || new.namespace() != current.namespace()
         || new.kind != current.kind
-        || new.api_version != current.api_version
+        || !(if custom {
+            kept_version
+        } else {
+            new.api_version == current.api_version
+        })
     {
         return target.error(
             422,
