@@ -112,11 +112,21 @@ pub fn in_zero_value(name: &str) -> bool {
     )
 }
 
-/// The default of the key `key` of the keyed list `list`, as 1.20's
-/// schema gives it: a container port's `protocol`, `TCP`. A Service
-/// port's has none there.
+/// The value of the key `key` of an element of the keyed list `list`
+/// that does not name it, as 1.20 finds it: a container port's
+/// `protocol` has the schema's default, `TCP`; a Service port's has
+/// none, and an element without it cannot be typed (its Go field is
+/// `omitempty`); any other key is a Go field the decoding always has, at
+/// its zero value (a container without a name is keyed `""`, and found
+/// invalid later).
+#[must_use]
 pub fn key_default(list: &str, key: &str) -> Option<Value> {
-    (list == CONTAINER_PORTS && key == "protocol").then(|| Value::from("TCP"))
+    match (list, key) {
+        (CONTAINER_PORTS, "protocol") => Some(Value::from("TCP")),
+        (SERVICE_PORTS, "protocol") => None,
+        (_, "containerPort" | "port") => Some(Value::from(0)),
+        _ => Some(Value::from("")),
+    }
 }
 
 /// The path element of an element of the keyed list `list`:
@@ -168,7 +178,10 @@ mod tests {
             key_element(&json!({"port": 80}), service, &["port", "protocol"]),
             None
         );
-        assert_eq!(key_element(&json!({"x": 1}), "containers", &["name"]), None);
+        assert_eq!(
+            key_element(&json!({"x": 1}), "containers", &["name"]).as_deref(),
+            Some(r#"k:{"name":""}"#)
+        );
     }
 
     #[test]

@@ -326,7 +326,8 @@ fn value_node(name: &str, v: &Value) -> Node {
                 let mut children = FieldSet::default();
                 for i in items {
                     let (Some(pe), Value::Object(m)) = (key_element(i, name, keys), i) else {
-                        // An element without its key: the list is owned whole.
+                        // An element without a key (a Service port without its
+                        // protocol, which an apply is refused): owned whole.
                         return leaf();
                     };
                     let mut inner = FieldSet::default();
@@ -372,7 +373,8 @@ fn added_node(name: &str, v: &Value, parent_in_zero: bool) -> Node {
                 let mut children = FieldSet::default();
                 for i in items {
                     let (Some(pe), Value::Object(m)) = (key_element(i, name, keys), i) else {
-                        // An element without its key: the list is owned whole.
+                        // An element without a key (a Service port without its
+                        // protocol, which an apply is refused): owned whole.
                         return leaf();
                     };
                     children.0.insert(pe, added_element(name, m));

@@ -189,3 +189,5 @@ mod template_tests;
 mod tests;
 #[cfg(test)]
 mod unkept_tests;
+#[cfg(test)]
+mod written_fields_tests;
