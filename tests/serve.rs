@@ -19,6 +19,8 @@ mod field_validation;
 #[path = "serve/kubectl.rs"]
 mod kubectl;
 mod live_support;
+#[path = "serve/managed_fields.rs"]
+mod managed_fields;
 #[path = "serve/process.rs"]
 mod process;
 #[path = "serve/ui.rs"]

@@ -140,7 +140,7 @@ fn ready(pod: &Object, g: &OwnershipGraph) -> bool {
 fn pod(v: &mut Value, o: &Object, g: &OwnershipGraph) {
     let spec = section(v, "spec");
     match controller_ref(o).filter(|r| r.group() == "apps") {
-        Some(r) if r.kind == "DaemonSet" => pod_defaults::daemon_tolerations(spec),
+        Some(r) if r.kind == "DaemonSet" => crate::sim::controllers::daemon::tolerations(spec),
         // `initIdentity`: a StatefulSet's pod is its own host in the
         // set's service's domain.
         Some(r) if r.kind == "StatefulSet" => {

@@ -204,3 +204,59 @@ fn offline_the_controllers_record_nothing() {
         assert!(o["metadata"].get("managedFields").is_none(), "{o}");
     }
 }
+
+/// What a DaemonSet's and a StatefulSet's controller write into the pods
+/// they create is theirs, as on 1.20: `generateName` (`<ds>-`, and a
+/// StatefulSet's `<set>-` beside its fixed name), the daemon pod's node
+/// affinity and tolerations, the set pod's `hostname` and `subdomain`.
+#[test]
+fn what_a_controller_writes_into_its_pods_is_its_own() {
+    let mut s = served(true);
+    let template = json!({"metadata": {"labels": {"app": "x"}},
+                          "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"},
+        "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": template}});
+    let st = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "st"},
+        "spec": {"serviceName": "st", "replicas": 1, "selector": {"matchLabels": {"app": "x"}},
+                 "template": template}});
+    for (path, body) in [("daemonsets", &ds), ("statefulsets", &st)] {
+        let r = send(
+            &mut s,
+            &post(&format!("/apis/apps/v1/namespaces/shop/{path}"), body),
+        );
+        assert_eq!(r.code, 201, "{:?}", r.value());
+    }
+    s.sim.advance(3_000);
+    let pods = items(&mut s, "/api/v1/namespaces/shop/pods");
+    let of = |owner: &str| -> Vec<&Value> {
+        pods.iter()
+            .filter(|p| p["metadata"]["ownerReferences"][0]["name"] == owner)
+            .collect()
+    };
+    let (daemon, set) = (of("ds"), of("st"));
+    assert!(!daemon.is_empty() && set.len() == 1, "{pods:?}");
+    for p in daemon {
+        assert_eq!(p["metadata"]["generateName"], "ds-");
+        let f = &p["metadata"]["managedFields"][0]["fieldsV1"];
+        assert_eq!(f["f:metadata"]["f:generateName"], json!({}), "{f}");
+        assert_eq!(f["f:spec"]["f:tolerations"], json!({}), "{f}");
+        assert_eq!(
+            f["f:spec"]["f:affinity"],
+            json!({".": {}, "f:nodeAffinity": {".": {},
+                   "f:requiredDuringSchedulingIgnoredDuringExecution": {".": {}, "f:nodeSelectorTerms": {}}}})
+        );
+        assert_eq!(p["spec"]["tolerations"].as_array().map(Vec::len), Some(6));
+    }
+    let p = set[0];
+    assert_eq!(p["metadata"]["name"], "st-0");
+    assert_eq!(p["metadata"]["generateName"], "st-");
+    assert_eq!(
+        (&p["spec"]["hostname"], &p["spec"]["subdomain"]),
+        (&json!("st-0"), &json!("st"))
+    );
+    let f = &p["metadata"]["managedFields"][0]["fieldsV1"];
+    for field in ["f:hostname", "f:subdomain"] {
+        assert_eq!(f["f:spec"][field], json!({}), "{f}");
+    }
+    assert_eq!(f["f:metadata"]["f:generateName"], json!({}), "{f}");
+}

@@ -222,36 +222,6 @@ pub fn pod_admitted(spec: &mut Map<String, Value>) {
     }
 }
 
-/// What the DaemonSet controller adds to its pods' spec before it
-/// creates them (`AddOrUpdateDaemonPodTolerations`, 1.20's
-/// `daemonset_util.go`): tolerations, without end, of the node problems
-/// it must run through, each added unless the same is there; so
-/// `DefaultTolerationSeconds` then adds none.
-pub fn daemon_tolerations(spec: &mut Map<String, Value>) {
-    let host_network = spec.get("hostNetwork") == Some(&Value::Bool(true));
-    let mut wanted = vec![
-        ("node.kubernetes.io/not-ready", "NoExecute"),
-        ("node.kubernetes.io/unreachable", "NoExecute"),
-        ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-        ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-        ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-        ("node.kubernetes.io/unschedulable", "NoSchedule"),
-    ];
-    if host_network {
-        wanted.push(("node.kubernetes.io/network-unavailable", "NoSchedule"));
-    }
-    let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
-    let Some(list) = tolerations.as_array_mut() else {
-        return;
-    };
-    for (key, effect) in wanted {
-        let t = json!({"key": key, "operator": "Exists", "effect": effect});
-        if !list.contains(&t) {
-            list.push(t);
-        }
-    }
-}
-
 /// A limit without a request: the request is the limit.
 fn requests_from_limits(c: &mut Map<String, Value>) {
     let Some(r) = c.get_mut("resources").and_then(Value::as_object_mut) else {
@@ -440,7 +410,7 @@ mod tests {
     fn a_daemon_pod_tolerates_node_problems_without_end() {
         let mut spec = json!({"hostNetwork": true});
         let m = spec.as_object_mut().expect("map");
-        daemon_tolerations(m);
+        crate::sim::controllers::daemon::tolerations(m);
         pod_admitted(m);
         let list = spec["tolerations"].as_array().expect("list");
         assert_eq!(list.len(), 7, "{list:?}");
