@@ -222,6 +222,18 @@ fn rt() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
+/// A name for one test's namespace on the shared control plane, unique
+/// across runs (the clock).
+fn unique_name(prefix: &str) -> String {
+    format!(
+        "{prefix}-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() % 1_000_000)
+            .unwrap_or(0)
+    )
+}
+
 /// kubectl against a kubeconfig: (success, stdout, stderr).
 fn kubectl_at(
     kubeconfig: &std::path::Path,

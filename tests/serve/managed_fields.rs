@@ -116,13 +116,7 @@ fn managed_fields_are_the_real_control_planes_field_set_by_field_set() {
     let _g = live_support::shared();
     let real = live_support::env().admin.clone();
     let s = Server::start("deployment", &[]);
-    let ns = format!(
-        "serve-mf-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() % 1_000_000)
-            .unwrap_or(0)
-    );
+    let ns = unique_name("serve-mf");
     // One step on both; the outputs must read the same. Validation is not
     // what is compared here (kubectl validates a List on the client
     // against `/openapi/v2` in protobuf, which serve does not encode).
