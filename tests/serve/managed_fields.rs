@@ -111,6 +111,16 @@ fn generate_name(p: &Value) -> String {
     }
 }
 
+/// The test's namespace on the control plane, deleted when the test
+/// ends, passed or failed.
+struct Namespace<'a>(&'a Path, &'a str);
+
+impl Drop for Namespace<'_> {
+    fn drop(&mut self) {
+        let _ = kubectl_at(self.0, &["delete", "ns", self.1, "--wait=false"], None);
+    }
+}
+
 #[test]
 fn managed_fields_are_the_real_control_planes_field_set_by_field_set() {
     let _g = live_support::shared();
@@ -146,6 +156,7 @@ fn managed_fields_are_the_real_control_planes_field_set_by_field_set() {
         let (ok, _, err) = kubectl_at(kc, &["create", "ns", &ns], None);
         assert!(ok, "{err}");
     }
+    let _cleanup = Namespace(&real, &ns);
     both(&["create", "-f", "-"], Some(&manifests("create")));
     both(&["apply", "-f", "-"], Some(&manifests("csa")));
     both(
@@ -182,7 +193,6 @@ fn managed_fields_are_the_real_control_planes_field_set_by_field_set() {
         );
         objects.push((format!("pod of {name}"), r, v));
     }
-    let _ = kubectl_at(&real, &["delete", "ns", &ns, "--wait=false"], None);
     for (what, r, v) in &objects {
         assert_eq!(
             entries(r),
