@@ -21,6 +21,8 @@ mod field_validation;
 #[path = "serve/kubectl.rs"]
 mod kubectl;
 mod live_support;
+#[path = "serve/managed_fields.rs"]
+mod managed_fields;
 #[path = "serve/openapi_v2.rs"]
 mod openapi_v2;
 #[path = "serve/process.rs"]
@@ -249,6 +251,18 @@ fn wait_kubectl(kubeconfig: &std::path::Path, args: &[&str], ok: bool, what: &st
         );
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// A name for one test's namespace on the shared control plane, unique
+/// across runs (the clock).
+fn unique_name(prefix: &str) -> String {
+    format!(
+        "{prefix}-{}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() % 1_000_000)
+            .unwrap_or(0)
+    )
 }
 
 /// kubectl against a kubeconfig: (success, stdout, stderr).

@@ -229,6 +229,24 @@ pub fn set(o: &mut Object, rest: Option<&Value>) {
     fill_slot(o, managed_fields(o), text);
 }
 
+/// The object `o` whole (its unkept fields with the rest), changed by
+/// `f`, and split again as the store keeps it: a controller writes a
+/// field the simulator does not keep (a StatefulSet pod's `hostname`).
+#[must_use]
+pub fn rewritten(o: Object, f: impl FnOnce(&mut Value)) -> Object {
+    let Ok(mut v) = serde_json::to_value(&o) else {
+        return o;
+    };
+    if let Some(m) = v.as_object_mut() {
+        m.remove("managedFields");
+    }
+    if let Some(rest) = of(&o) {
+        merge(&mut v, &rest);
+    }
+    f(&mut v);
+    object_of(&v).unwrap_or(o)
+}
+
 /// The object `v` as the store keeps it: the simulator's fields, and
 /// the others beside them.
 ///

@@ -92,6 +92,14 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
     if let Err(r) = super::field_validation::check_applied(sim, target.kind, &applied) {
         return r;
     }
+    if let Some(message) = managed::untyped(&applied) {
+        // kube-apiserver 1.20's answer has no reason.
+        return Response::json(
+            500,
+            &serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+                "status": "Failure", "message": message, "code": 500}),
+        );
+    }
     // The applied object, as a create's body (`force` is the apply's).
     let as_json = || Request {
         content_type: "application/json".into(),
@@ -124,7 +132,9 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
         );
     };
     let force = req.param("force") == Some("true");
-    let live = ownership::compared(&current);
+    // The live object as the API server holds it, its defaults set: a
+    // configuration naming one with the same value changes nothing.
+    let live = ownership::written(&current);
     let entries = ownership::entries_of(&current);
     let applied = ownership::with_writer(sim, req, target.kind, |w| {
         managed::apply(&entries, &live, &config, w, force)

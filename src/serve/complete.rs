@@ -1,8 +1,9 @@
 //! What a real cluster would have written into an object the simulator
 //! keeps only in part ([`crate::model::kept`]), added as the object is
-//! sent: kube-apiserver's defaults for a pod spec ([`super::pod_defaults`]; a container, from the
-//! pod's or its controller's template, or one named after its workload),
-//! the kubelet's status for a pod on a Node that exists, and the workload
+//! sent: kube-apiserver's defaults of its decoding ([`super::decoded`]:
+//! a pod spec's, a container from the pod's or its controller's template
+//! or one named after its workload), what admission and allocation add
+//! (a pod's priority and tolerations, a Service's cluster IP), the kubelet's status for a pod on a Node that exists, and the workload
 //! controllers' status (replicas, ready, available, observedGeneration,
 //! conditions) counted from the pods in the store. So `kubectl logs`,
 //! `describe` and `rollout status` read as on a real cluster. A field the
@@ -53,6 +54,7 @@ fn zero_times(v: &mut Value, o: &Object) {
 
 /// Adds to `v`, the object `o` as sent, what a real cluster would show.
 pub fn complete(v: &mut Value, o: &Object, g: &OwnershipGraph) {
+    super::decoded::defaults(v, o);
     match (o.group(), o.kind.as_str()) {
         ("", "Pod") => pod(v, o, g),
         ("apps", "Deployment") => deployment(v, o, g),
@@ -60,20 +62,7 @@ pub fn complete(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         ("apps", "StatefulSet") => stateful_set(v, o, g),
         ("apps", "DaemonSet") => daemon_set(v, o, g),
         ("", "Service") => service(v, o),
-        // `SetDefaults_PersistentVolumeClaim`.
-        ("", "PersistentVolumeClaim") => {
-            fill(section(v, "spec"), "volumeMode", json!("Filesystem"))
-        }
         ("batch", "Job") => {
-            template(v, o);
-            // `SetDefaults_Job`: neither count set, both 1; parallelism
-            // 1; six retries.
-            let spec = section(v, "spec");
-            if !spec.contains_key("completions") && !spec.contains_key("parallelism") {
-                spec.insert("completions".into(), json!(1));
-            }
-            fill(spec, "parallelism", json!(1));
-            fill(spec, "backoffLimit", json!(6));
             if let Some(t) = created(o) {
                 fill(section(v, "status"), "startTime", json!(t));
             }
@@ -109,7 +98,7 @@ pub fn status_on_create(o: &Object, stored: &Value) -> Option<Value> {
 }
 
 /// `v[key]` as a map, made one if it was absent or null.
-fn section<'v>(v: &'v mut Value, key: &str) -> &'v mut Map<String, Value> {
+pub(super) fn section<'v>(v: &'v mut Value, key: &str) -> &'v mut Map<String, Value> {
     if !v[key].is_object() {
         v[key] = json!({});
     }
@@ -120,7 +109,7 @@ fn section<'v>(v: &'v mut Value, key: &str) -> &'v mut Map<String, Value> {
 }
 
 /// Sets `key` unless the map has it.
-fn fill(map: &mut Map<String, Value>, key: &str, value: Value) {
+pub(super) fn fill(map: &mut Map<String, Value>, key: &str, value: Value) {
     map.entry(key).or_insert(value);
 }
 
@@ -136,45 +125,6 @@ fn created(o: &Object) -> Option<String> {
     o.metadata.creation_timestamp.map(|t| t.to_string())
 }
 
-/// The name of the workload a pod or template belongs to: a ReplicaSet's
-/// `-<pod-template-hash>` taken off (`web-7d9f8c6b5` -> `web`).
-fn workload_name(name: &str, o: &Object) -> String {
-    o.metadata
-        .labels
-        .get("pod-template-hash")
-        .and_then(|h| name.strip_suffix(&format!("-{h}")))
-        .unwrap_or(name)
-        .to_string()
-}
-
-/// The container a pod runs when nothing names one: named after its
-/// workload (its controller's name), or itself.
-fn default_container(o: &Object) -> Value {
-    let name = match o.kind.as_str() {
-        "Pod" => {
-            controller_ref(o).map_or_else(|| o.name().to_string(), |r| workload_name(&r.name, o))
-        }
-        _ => workload_name(o.name(), o),
-    };
-    json!({"name": name, "image": DEFAULT_IMAGE})
-}
-
-/// A workload's pod template, with a pod spec's defaults.
-fn template(v: &mut Value, o: &Object) {
-    let restart = if o.kind == "Job" { "Never" } else { "Always" };
-    let spec = section(v, "spec");
-    let t = spec.entry("template").or_insert_with(|| json!({}));
-    if !t.is_object() {
-        *t = json!({});
-    }
-    let Some(t) = t.as_object_mut() else { return };
-    fill(t, "metadata", json!({}));
-    let s = t.entry("spec").or_insert_with(|| json!({}));
-    if let Some(s) = s.as_object_mut() {
-        pod_defaults::pod_spec(s, || default_container(o), DEFAULT_IMAGE, restart);
-    }
-}
-
 /// The Node a pod is bound to, if it exists.
 fn node<'g>(pod: &Object, g: &'g OwnershipGraph) -> Option<&'g Object> {
     let name = pod.str_at(&["spec", "nodeName"])?;
@@ -188,16 +138,9 @@ fn ready(pod: &Object, g: &OwnershipGraph) -> bool {
 }
 
 fn pod(v: &mut Value, o: &Object, g: &OwnershipGraph) {
-    let owned_by_job = controller_ref(o).is_some_and(|r| r.kind == "Job");
     let spec = section(v, "spec");
-    pod_defaults::pod_spec(
-        spec,
-        || default_container(o),
-        DEFAULT_IMAGE,
-        if owned_by_job { "Never" } else { "Always" },
-    );
     match controller_ref(o).filter(|r| r.group() == "apps") {
-        Some(r) if r.kind == "DaemonSet" => pod_defaults::daemon_tolerations(spec),
+        Some(r) if r.kind == "DaemonSet" => crate::sim::controllers::daemon::tolerations(spec),
         // `initIdentity`: a StatefulSet's pod is its own host in the
         // set's service's domain.
         Some(r) if r.kind == "StatefulSet" => {
@@ -211,7 +154,7 @@ fn pod(v: &mut Value, o: &Object, g: &OwnershipGraph) {
         }
         _ => {}
     }
-    pod_defaults::pod_only(spec);
+    pod_defaults::pod_admitted(spec);
     let qos = pod_defaults::qos_class(&v["spec"]);
     let containers: Vec<(String, String)> = v["spec"]["containers"]
         .as_array()
@@ -300,14 +243,6 @@ fn observed(status: &mut Map<String, Value>, o: &Object) {
     );
 }
 
-/// `spec.replicas` defaulted, the template completed; the selector as the
-/// scale subresource reads it.
-fn replicated(v: &mut Value, o: &Object) -> u64 {
-    fill(section(v, "spec"), "replicas", json!(1));
-    template(v, o);
-    spec_replicas(v)
-}
-
 /// What `SetNewReplicaSetAnnotations` copies from a Deployment to its
 /// ReplicaSets: every annotation but these (`deployment_util.go`,
 /// `annotationsToSkip`).
@@ -384,7 +319,6 @@ fn scaled(v: &Value, of: u64) -> u64 {
 }
 
 fn replica_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
-    replicated(v, o);
     rollout_annotations(v, o, g);
     let c = counts(&pods_of(o, g), g);
     let status = section(v, "status");
@@ -396,17 +330,7 @@ fn replica_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
 }
 
 fn deployment(v: &mut Value, o: &Object, g: &OwnershipGraph) {
-    let want = replicated(v, o);
-    let spec = section(v, "spec");
-    fill(
-        spec,
-        "strategy",
-        json!({"type": "RollingUpdate",
-               "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}),
-    );
-    // apps/v1's `SetDefaults_Deployment`.
-    fill(spec, "revisionHistoryLimit", json!(10));
-    fill(spec, "progressDeadlineSeconds", json!(600));
+    let want = spec_replicas(v);
     let sets: Vec<&Object> = g
         .referrer_objects(o.uid())
         .filter(|r| r.kind == "ReplicaSet" && r.group() == "apps")
@@ -495,15 +419,6 @@ fn revision(o: &Object) -> String {
 }
 
 fn stateful_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
-    replicated(v, o);
-    let spec = section(v, "spec");
-    fill(
-        spec,
-        "updateStrategy",
-        json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}),
-    );
-    fill(spec, "podManagementPolicy", json!("OrderedReady"));
-    fill(spec, "revisionHistoryLimit", json!(10));
     let c = counts(&pods_of(o, g), g);
     let rev = revision(o);
     let status = section(v, "status");
@@ -518,12 +433,6 @@ fn stateful_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
 }
 
 fn daemon_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
-    template(v, o);
-    fill(
-        section(v, "spec"),
-        "updateStrategy",
-        json!({"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1}}),
-    );
     let c = counts(&pods_of(o, g), g);
     // The graph's own index of Nodes: a DaemonSet read costs its pods and
     // the Nodes, not a look at every object in the store.
@@ -545,9 +454,8 @@ fn daemon_set(v: &mut Value, o: &Object, g: &OwnershipGraph) {
     count(status, "numberUnavailable", unavailable);
 }
 
-/// A Service as kube-apiserver defaults and allocates it: `type:
-/// ClusterIP`, `sessionAffinity: None`, a port's protocol `TCP` and its
-/// `targetPort` its port; a cluster IP of the service range
+/// A Service as kube-apiserver allocates it, its defaults set
+/// ([`super::decoded`]): a cluster IP of the service range
 /// (10.96.0.0/12) and a node port (30000-32767) where one is due and the
 /// object names none, each drawn from the uid, so an object keeps them;
 /// `clusterIPs` as 1.20 fills it.
@@ -562,8 +470,6 @@ fn service(v: &mut Value, o: &Object) {
             (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
         });
     let spec = section(v, "spec");
-    fill(spec, "type", json!("ClusterIP"));
-    fill(spec, "sessionAffinity", json!("None"));
     let kind = spec["type"].as_str().unwrap_or_default().to_string();
     if kind != "ExternalName" {
         // Not .0, nor .1 (the `kubernetes` Service).
@@ -577,10 +483,6 @@ fn service(v: &mut Value, o: &Object) {
     if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
         for (i, p) in ports.iter_mut().enumerate() {
             let Some(p) = p.as_object_mut() else { continue };
-            fill(p, "protocol", json!("TCP"));
-            if let Some(port) = p.get("port").cloned() {
-                fill(p, "targetPort", port);
-            }
             if node_ports {
                 let i = u64::try_from(i).unwrap_or_default();
                 fill(p, "nodePort", json!(30000 + (seed / 7 + i) % 2768));

@@ -7,14 +7,16 @@
 //! at a whole second, with no `subresource` (1.22 and later add it, and
 //! keep a status update apart); the fields it set are its own.
 //!
+//! The defaults kube-apiserver sets as it decodes a write are the
+//! writer's (a Pod's `dnsPolicy`, `restartPolicy`, a container's
+//! `imagePullPolicy`, ...), and so is the `generateName` the controller
+//! sets on its Pods; a pod spec's `containers`, there in the Go zero
+//! value, carries no `.` of its own.
+//!
 //! Differences from 1.20 that stay, by rule (see
-//! [`super::ownership::record_component`]): the defaults kube-apiserver
-//! adds on decoding are no one's (1.20 gives a Pod's `dnsPolicy`,
-//! `restartPolicy`, a container's `imagePullPolicy`, ... to its writer);
-//! a Pod's `generateName` is not kept, so not owned; the fields serve
-//! adds as it sends an object (a Deployment's and a ReplicaSet's status
-//! and rollout annotations) were never written, so no entry names them;
-//! and a keyed list carries its own `.` as in a client's write.
+//! [`super::ownership::record_component`]): the fields serve adds as it
+//! sends an object (a Deployment's and a ReplicaSet's status and rollout
+//! annotations) were never written, so no entry names them.
 
 use serde_json::{Value, json};
 
@@ -115,15 +117,30 @@ fn a_controllers_writes_name_the_controller_manager() {
         // A create's status is the strategy's (a Pod Pending): no one's.
         assert!(f.get("f:status").is_none(), "{f}");
     }
-    assert_eq!(
-        pods[0]["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]["f:containers"]["k:{\"name\":\"c\"}"],
-        json!({".": {}, "f:image": {}, "f:name": {}})
-    );
-    assert!(
-        rs["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]
-            .get("f:replicas")
-            .is_some()
-    );
+    // The pod spec as 1.20's controller manager owns it: what it sent
+    // and what decoding defaulted, on the Pods and the ReplicaSet's
+    // template alike (a Pod's `enableServiceLinks` is the Pod's only).
+    let container = json!({"k:{\"name\":\"c\"}": {".": {}, "f:image": {}, "f:imagePullPolicy": {},
+        "f:name": {}, "f:resources": {}, "f:terminationMessagePath": {},
+        "f:terminationMessagePolicy": {}}});
+    let spec = json!({"f:containers": container, "f:dnsPolicy": {}, "f:enableServiceLinks": {},
+        "f:restartPolicy": {}, "f:schedulerName": {}, "f:securityContext": {},
+        "f:terminationGracePeriodSeconds": {}});
+    for p in &pods {
+        let f = &p["metadata"]["managedFields"][0]["fieldsV1"];
+        assert_eq!(f["f:spec"], spec, "{p}");
+        assert_eq!(f["f:metadata"]["f:generateName"], json!({}), "{f}");
+        let rs_name = rs["metadata"]["name"].as_str().expect("name");
+        assert_eq!(p["metadata"]["generateName"], format!("{rs_name}-"));
+    }
+    let mut template = spec;
+    template
+        .as_object_mut()
+        .expect("map")
+        .remove("f:enableServiceLinks");
+    let rs_spec = &rs["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"];
+    assert_eq!(rs_spec["f:template"]["f:spec"], template, "{rs_spec}");
+    assert_eq!(rs_spec["f:replicas"], json!({}));
     // The Deployment is kubectl's alone.
     let d = send(
         &mut s,
@@ -186,4 +203,60 @@ fn offline_the_controllers_record_nothing() {
     for o in of_d2(items(&mut s, "/api/v1/namespaces/shop/pods")) {
         assert!(o["metadata"].get("managedFields").is_none(), "{o}");
     }
+}
+
+/// What a DaemonSet's and a StatefulSet's controller write into the pods
+/// they create is theirs, as on 1.20: `generateName` (`<ds>-`, and a
+/// StatefulSet's `<set>-` beside its fixed name), the daemon pod's node
+/// affinity and tolerations, the set pod's `hostname` and `subdomain`.
+#[test]
+fn what_a_controller_writes_into_its_pods_is_its_own() {
+    let mut s = served(true);
+    let template = json!({"metadata": {"labels": {"app": "x"}},
+                          "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"},
+        "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": template}});
+    let st = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "st"},
+        "spec": {"serviceName": "st", "replicas": 1, "selector": {"matchLabels": {"app": "x"}},
+                 "template": template}});
+    for (path, body) in [("daemonsets", &ds), ("statefulsets", &st)] {
+        let r = send(
+            &mut s,
+            &post(&format!("/apis/apps/v1/namespaces/shop/{path}"), body),
+        );
+        assert_eq!(r.code, 201, "{:?}", r.value());
+    }
+    s.sim.advance(3_000);
+    let pods = items(&mut s, "/api/v1/namespaces/shop/pods");
+    let of = |owner: &str| -> Vec<&Value> {
+        pods.iter()
+            .filter(|p| p["metadata"]["ownerReferences"][0]["name"] == owner)
+            .collect()
+    };
+    let (daemon, set) = (of("ds"), of("st"));
+    assert!(!daemon.is_empty() && set.len() == 1, "{pods:?}");
+    for p in daemon {
+        assert_eq!(p["metadata"]["generateName"], "ds-");
+        let f = &p["metadata"]["managedFields"][0]["fieldsV1"];
+        assert_eq!(f["f:metadata"]["f:generateName"], json!({}), "{f}");
+        assert_eq!(f["f:spec"]["f:tolerations"], json!({}), "{f}");
+        assert_eq!(
+            f["f:spec"]["f:affinity"],
+            json!({".": {}, "f:nodeAffinity": {".": {},
+                   "f:requiredDuringSchedulingIgnoredDuringExecution": {".": {}, "f:nodeSelectorTerms": {}}}})
+        );
+        assert_eq!(p["spec"]["tolerations"].as_array().map(Vec::len), Some(6));
+    }
+    let p = set[0];
+    assert_eq!(p["metadata"]["name"], "st-0");
+    assert_eq!(p["metadata"]["generateName"], "st-");
+    assert_eq!(
+        (&p["spec"]["hostname"], &p["spec"]["subdomain"]),
+        (&json!("st-0"), &json!("st"))
+    );
+    let f = &p["metadata"]["managedFields"][0]["fieldsV1"];
+    for field in ["f:hostname", "f:subdomain"] {
+        assert_eq!(f["f:spec"][field], json!({}), "{f}");
+    }
+    assert_eq!(f["f:metadata"]["f:generateName"], json!({}), "{f}");
 }

@@ -6,19 +6,24 @@
 //! The sets are `FieldsV1` as the API server writes them: `f:name` for a
 //! field, `k:{"name":"c"}` for an element of a list keyed by a merge key,
 //! `v:"x"` for an element of a list that is a set, `.` for the node itself.
-//! What the schema says is modelled by field name ([`list_kind`],
-//! [`is_map`]): the maps (labels, annotations, data, ...), the keyed lists
-//! (owner references by uid, containers and volumes by name, conditions by
-//! type) and `finalizers` as a set; every other list is atomic. An apply
-//! owns what its configuration names ([`applied_set`]); an update what it
-//! changed ([`changed_set`]). Not modelled: unions, a type's defaults (an
-//! update of a Deployment owns the fields it sent, not the ones the API
-//! server defaulted), the `.` of a struct a real server's Go zero value
-//! leaves out, and versions (a set is kept in the version it was written).
+//! What the schema says is modelled by field name and the field holding
+//! it ([`super::field_schema`]): the maps (labels, annotations, data, a
+//! Service's selector, ...), the keyed lists (owner references by uid,
+//! containers and volumes by name, ports by port and protocol, conditions
+//! by type), `finalizers` as a set, and what a Go zero value has; every
+//! other list is atomic. An apply owns what its configuration names
+//! ([`applied_set`]); an update what it changed ([`changed_set`]), the
+//! decoding's defaults included where the caller compares the objects as
+//! decoded ([`super::ownership`]). Not modelled: unions and versions (a set
+//! is kept in the version it was written).
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
+
+use super::field_schema::{
+    ListKind, in_zero_value, is_atomic_struct, is_map, key_default, key_element, list_kind, qualify,
+};
 
 /// A set of field paths.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -196,62 +201,6 @@ pub fn display(path: &[String]) -> String {
     s
 }
 
-/// What a list is, by its field's name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ListKind {
-    /// Replaced whole, owned as one field.
-    Atomic,
-    /// Scalars, each owned (`v:"x"`).
-    Set,
-    /// Maps keyed by these fields (`k:{"name":"c"}`).
-    Keyed(&'static [&'static str]),
-}
-
-/// The list `name` holds, as the built-in kinds' schemas say.
-#[must_use]
-pub fn list_kind(name: &str) -> ListKind {
-    match name {
-        "finalizers" => ListKind::Set,
-        "ownerReferences" => ListKind::Keyed(&["uid"]),
-        "containers" | "initContainers" | "ephemeralContainers" | "volumes" | "env" => {
-            ListKind::Keyed(&["name"])
-        }
-        "conditions" => ListKind::Keyed(&["type"]),
-        "volumeMounts" => ListKind::Keyed(&["mountPath"]),
-        _ => ListKind::Atomic,
-    }
-}
-
-/// Whether the field `name` is a map of its own keys (each key a field
-/// owned on its own), not a struct.
-#[must_use]
-pub fn is_map(name: &str) -> bool {
-    matches!(
-        name,
-        "labels"
-            | "annotations"
-            | "data"
-            | "binaryData"
-            | "stringData"
-            | "matchLabels"
-            | "nodeSelector"
-    )
-}
-
-/// Whether the field `name` is owned whole (a struct of the atomic kind).
-fn is_atomic_struct(name: &str) -> bool {
-    matches!(name, "selector" | "roleRef")
-}
-
-/// The path element of a keyed list's element: `k:{"name":"c"}`.
-fn key_element(item: &Value, keys: &[&str]) -> Option<String> {
-    let mut m = Map::new();
-    for k in keys {
-        m.insert((*k).to_string(), item.get(*k)?.clone());
-    }
-    Some(format!("k:{}", Value::Object(m)))
-}
-
 /// Fields the API server never records an owner for (1.20's
 /// `stripMetaManager`): identity and what the server itself sets.
 const STRIPPED: &[&[&str]] = &[
@@ -286,15 +235,16 @@ fn strip(set: &mut FieldSet) {
 pub fn applied_set(config: &Value) -> FieldSet {
     let mut set = FieldSet::default();
     if let Value::Object(m) = config {
-        fields_of(m, false, &mut set);
+        fields_of(m, false, "", &mut set);
     }
     strip(&mut set);
     set
 }
 
-fn fields_of(m: &Map<String, Value>, map_typed: bool, out: &mut FieldSet) {
+/// The fields of the map `m`, the value of the field `parent`.
+fn fields_of(m: &Map<String, Value>, map_typed: bool, parent: &str, out: &mut FieldSet) {
     for (k, v) in m {
-        let mut node = value_node(k, v);
+        let mut node = value_node(qualify(parent, k), v);
         if map_typed || v.is_null() || v.as_object().is_some_and(Map::is_empty) {
             node.member = true;
         }
@@ -304,12 +254,57 @@ fn fields_of(m: &Map<String, Value>, map_typed: bool, out: &mut FieldSet) {
     }
 }
 
+/// What stops structured-merge-diff making a typed value of an applied
+/// configuration: an element of a keyed list without one of its keys,
+/// which has no default (1.20: a Service port without its `protocol`).
+/// kube-apiserver answers 500 with this message.
+#[must_use]
+pub fn untyped(config: &Value) -> Option<String> {
+    keyless(config, "", &mut String::new())
+}
+
+fn keyless(v: &Value, name: &str, at: &mut String) -> Option<String> {
+    match v {
+        Value::Object(m) if !is_atomic_struct(name, v) && !is_map(name, v) => {
+            m.iter().find_map(|(k, child)| {
+                let len = at.len();
+                at.push('.');
+                at.push_str(k);
+                let found = keyless(child, qualify(name, k), at);
+                at.truncate(len);
+                found
+            })
+        }
+        Value::Array(items) => {
+            let ListKind::Keyed(keys) = list_kind(name) else {
+                return None;
+            };
+            items.iter().enumerate().find_map(|(n, i)| {
+                if let Some(k) = keys
+                    .iter()
+                    .find(|k| i.get(**k).is_none() && key_default(name, k).is_none())
+                {
+                    return Some(format!(
+                        "failed to create typed patch object: {at}: element {n}: associative list with keys has an element that omits key field \"{k}\" (and doesn't have default value)"
+                    ));
+                }
+                let len = at.len();
+                at.push_str(&display(&[key_element(i, name, keys)?]));
+                let found = keyless(i, name, at);
+                at.truncate(len);
+                found
+            })
+        }
+        _ => None,
+    }
+}
+
 /// The node of field `name` holding `v`.
 fn value_node(name: &str, v: &Value) -> Node {
     match v {
-        Value::Object(m) if !is_atomic_struct(name) => {
+        Value::Object(m) if !is_atomic_struct(name, v) => {
             let mut children = FieldSet::default();
-            fields_of(m, is_map(name), &mut children);
+            fields_of(m, is_map(name, v), name, &mut children);
             Node {
                 member: false,
                 children,
@@ -330,12 +325,13 @@ fn value_node(name: &str, v: &Value) -> Node {
             ListKind::Keyed(keys) => {
                 let mut children = FieldSet::default();
                 for i in items {
-                    let (Some(pe), Value::Object(m)) = (key_element(i, keys), i) else {
-                        // An element without its key: the list is owned whole.
+                    let (Some(pe), Value::Object(m)) = (key_element(i, name, keys), i) else {
+                        // An element without a key (a Service port without its
+                        // protocol, which an apply is refused): owned whole.
                         return leaf();
                     };
                     let mut inner = FieldSet::default();
-                    fields_of(m, false, &mut inner);
+                    fields_of(m, false, name, &mut inner);
                     children.0.insert(
                         pe,
                         Node {
@@ -354,28 +350,65 @@ fn value_node(name: &str, v: &Value) -> Node {
     }
 }
 
-/// The node of a field an update added: as an applied one, but a map
-/// (not a struct) or a list added is a member itself (`.`).
-fn added_node(name: &str, v: &Value) -> Node {
+/// The node of a field an update added, where the Go zero value of the
+/// struct holding it had it (`parent_in_zero`) or not: as an applied one,
+/// but everything added is a member itself (`.`), a map, a list, a
+/// struct that is a pointer (a `rollingUpdate`), and all that an added
+/// field holds; a field the zero value has ([`in_zero_value`]: a spec, a
+/// pod spec's `containers`) was there, so is no member.
+fn added_node(name: &str, v: &Value, parent_in_zero: bool) -> Node {
+    let in_zero = parent_in_zero && in_zero_value(name);
     match v {
-        Value::Object(m) if !is_atomic_struct(name) => {
-            let mut children = FieldSet::default();
-            for (k, cv) in m {
-                let mut node = added_node(k, cv);
-                node.member |= is_map(name);
-                children.0.insert(format!("f:{k}"), node);
+        Value::Object(m) if !is_atomic_struct(name, v) => Node {
+            member: !in_zero,
+            children: added_fields(m, is_map(name, v), name, in_zero),
+        },
+        Value::Array(items) => match list_kind(name) {
+            ListKind::Atomic => leaf(),
+            ListKind::Set => Node {
+                member: !in_zero,
+                ..value_node(name, v)
+            },
+            ListKind::Keyed(keys) => {
+                let mut children = FieldSet::default();
+                for i in items {
+                    let (Some(pe), Value::Object(m)) = (key_element(i, name, keys), i) else {
+                        // An element without a key (a Service port without its
+                        // protocol, which an apply is refused): owned whole.
+                        return leaf();
+                    };
+                    children.0.insert(pe, added_element(name, m));
+                }
+                Node {
+                    member: !in_zero,
+                    children,
+                }
             }
-            Node {
-                member: is_map(name) || m.is_empty(),
-                children,
-            }
-        }
-        Value::Array(_) if list_kind(name) != ListKind::Atomic => Node {
-            member: true,
-            ..value_node(name, v)
         },
         _ => leaf(),
     }
+}
+
+/// An element of the keyed list `list` an update added: itself and all
+/// it holds.
+fn added_element(list: &str, m: &Map<String, Value>) -> Node {
+    Node {
+        member: true,
+        children: added_fields(m, false, list, false),
+    }
+}
+
+/// The fields of the added map `m`, the value of the field `parent`.
+fn added_fields(m: &Map<String, Value>, map_typed: bool, parent: &str, in_zero: bool) -> FieldSet {
+    let mut children = FieldSet::default();
+    for (k, cv) in m {
+        let mut node = added_node(qualify(parent, k), cv, in_zero);
+        node.member |= map_typed;
+        if node.member || !node.children.is_empty() {
+            children.0.insert(format!("f:{k}"), node);
+        }
+    }
+    children
 }
 
 fn leaf() -> Node {
@@ -396,6 +429,7 @@ pub fn changed_set(old: &Value, new: &Value) -> (FieldSet, FieldSet) {
         old.as_object(),
         new.as_object(),
         false,
+        "",
         &mut changed,
         &mut removed,
     );
@@ -408,6 +442,7 @@ fn compare_maps(
     old: Option<&Map<String, Value>>,
     new: Option<&Map<String, Value>>,
     map_typed: bool,
+    parent: &str,
     changed: &mut FieldSet,
     removed: &mut FieldSet,
 ) {
@@ -417,7 +452,14 @@ fn compare_maps(
         let pe = format!("f:{k}");
         let mut c = FieldSet::default();
         let mut r = FieldSet::default();
-        let member = compare_values(k, old.get(k), nv, map_typed, &mut c, &mut r);
+        let member = compare_values(
+            qualify(parent, k),
+            old.get(k),
+            nv,
+            map_typed,
+            &mut c,
+            &mut r,
+        );
         if member || !c.is_empty() {
             changed.0.insert(
                 pe.clone(),
@@ -445,7 +487,7 @@ fn compare_maps(
             format!("f:{k}"),
             Node {
                 member: true,
-                ..value_node(k, ov)
+                ..value_node(qualify(parent, k), ov)
             },
         );
     }
@@ -465,12 +507,12 @@ fn compare_values(
         return false;
     }
     match (old, new) {
-        (Some(Value::Object(o)), Value::Object(n)) if !is_atomic_struct(name) => {
-            compare_maps(Some(o), Some(n), is_map(name), changed, removed);
+        (Some(Value::Object(o)), Value::Object(n)) if !is_atomic_struct(name, new) => {
+            compare_maps(Some(o), Some(n), is_map(name, new), name, changed, removed);
             false
         }
-        (None, Value::Object(_)) if !is_atomic_struct(name) => {
-            let node = added_node(name, new);
+        (None | Some(Value::Null), Value::Object(_)) if !is_atomic_struct(name, new) => {
+            let node = added_node(name, new, true);
             *changed = node.children;
             map_typed || node.member
         }
@@ -484,13 +526,13 @@ fn compare_values(
                     (ListKind::Keyed(keys), Some(_)) => {
                         let find = |list: &[Value]| {
                             list.iter()
-                                .find(|i| key_element(i, keys).as_deref() == Some(pe))
+                                .find(|i| key_element(i, name, keys).as_deref() == Some(pe))
                                 .cloned()
                         };
                         let (o, n) = (find(&olds), find(items));
                         if let (Some(o), Some(n)) = (o, n) {
                             let (mut c, mut r) = (FieldSet::default(), FieldSet::default());
-                            compare_maps(o.as_object(), n.as_object(), false, &mut c, &mut r);
+                            compare_maps(o.as_object(), n.as_object(), false, name, &mut c, &mut r);
                             if !c.is_empty() {
                                 changed.0.insert(
                                     pe.clone(),
@@ -512,6 +554,14 @@ fn compare_values(
                         }
                     }
                     (_, Some(_)) => {}
+                    (ListKind::Keyed(keys), None) => {
+                        let added = items
+                            .iter()
+                            .find(|i| key_element(i, name, keys).as_deref() == Some(pe))
+                            .and_then(Value::as_object)
+                            .map_or_else(|| n.clone(), |m| added_element(name, m));
+                        changed.0.insert(pe.clone(), added);
+                    }
                     (_, None) => {
                         changed.0.insert(pe.clone(), n.clone());
                     }
@@ -528,7 +578,9 @@ fn compare_values(
                     );
                 }
             }
-            old.is_none()
+            // A list the zero value has (a pod spec's `containers`) was
+            // there.
+            old.is_none_or(Value::is_null) && !in_zero_value(name)
         }
         _ => true,
     }
@@ -716,7 +768,7 @@ pub fn apply(
     // A field the applier had and dropped goes, unless another owns it.
     for p in previous.difference(&applied).paths() {
         if !out.iter().any(|e| e.set.contains(&p)) {
-            remove_path(&mut merged, &p);
+            remove_path(&mut merged, &p, "");
         }
     }
     if !applied.is_empty() {
@@ -736,10 +788,10 @@ pub fn apply(
 /// replaced.
 fn merge(live: &mut Value, config: &Value, name: &str) {
     match (live, config) {
-        (Value::Object(l), Value::Object(c)) if !is_atomic_struct(name) => {
+        (Value::Object(l), Value::Object(c)) if !is_atomic_struct(name, config) => {
             for (k, cv) in c {
                 match l.get_mut(k) {
-                    Some(lv) => merge(lv, cv, k),
+                    Some(lv) => merge(lv, cv, qualify(name, k)),
                     None => {
                         l.insert(k.clone(), cv.clone());
                     }
@@ -757,12 +809,12 @@ fn merge(live: &mut Value, config: &Value, name: &str) {
             }
             ListKind::Keyed(keys) => {
                 for ci in c {
-                    let key = key_element(ci, keys);
+                    let key = key_element(ci, name, keys);
                     match l
                         .iter_mut()
-                        .find(|li| key.is_some() && key_element(li, keys) == key)
+                        .find(|li| key.is_some() && key_element(li, name, keys) == key)
                     {
-                        Some(li) => merge(li, ci, ""),
+                        Some(li) => merge(li, ci, name),
                         None => l.push(ci.clone()),
                     }
                 }
@@ -772,8 +824,8 @@ fn merge(live: &mut Value, config: &Value, name: &str) {
     }
 }
 
-/// Takes the field at `path` out of `v`.
-fn remove_path(v: &mut Value, path: &[String]) {
+/// Takes the field at `path` out of `v`, the value of the field `name`.
+fn remove_path(v: &mut Value, path: &[String], name: &str) {
     let Some((pe, rest)) = path.split_first() else {
         return;
     };
@@ -784,7 +836,7 @@ fn remove_path(v: &mut Value, path: &[String]) {
         if rest.is_empty() {
             m.remove(f);
         } else if let Some(child) = m.get_mut(f) {
-            remove_path(child, rest);
+            remove_path(child, rest, qualify(name, f));
         }
         return;
     }
@@ -794,9 +846,8 @@ fn remove_path(v: &mut Value, path: &[String]) {
     let matches = |i: &Value| {
         if let Some(val) = pe.strip_prefix("v:") {
             serde_json::from_str::<Value>(val).is_ok_and(|x| x == *i)
-        } else if let Some(k) = pe.strip_prefix("k:") {
-            let keys: Map<String, Value> = serde_json::from_str(k).unwrap_or_default();
-            !keys.is_empty() && keys.iter().all(|(k, kv)| i.get(k) == Some(kv))
+        } else if let ListKind::Keyed(keys) = list_kind(name) {
+            key_element(i, name, keys).as_deref() == Some(pe.as_str())
         } else {
             false
         }
@@ -804,7 +855,7 @@ fn remove_path(v: &mut Value, path: &[String]) {
     if rest.is_empty() {
         items.retain(|i| !matches(i));
     } else if let Some(i) = items.iter_mut().find(|i| matches(i)) {
-        remove_path(i, rest);
+        remove_path(i, rest, name);
     }
 }
 

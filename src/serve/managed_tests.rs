@@ -250,3 +250,76 @@ fn a_write_that_only_removes_takes_the_subtree_and_keeps_the_time() {
     assert!(refs.get("k:{\"uid\":\"u1\"}").is_none(), "{refs}");
     assert!(refs.get("k:{\"uid\":\"u2\"}").is_some(), "{refs}");
 }
+
+// A Deployment's create on 1.20: `strategy` and the template are in the
+// Go zero value (no `.`), `rollingUpdate` is a pointer (its `.`), a pod
+// spec's `containers` is there as null (no `.`), a container added owns
+// all it holds, its `ports` with their `.`, keyed by port and protocol.
+#[test]
+fn what_the_zero_value_has_is_no_member_what_a_write_adds_is() {
+    let d = json!({"spec": {
+        "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%"}},
+        "template": {"metadata": {"labels": {"app": "d"}},
+                     "spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": "1"}},
+                                              "ports": [{"containerPort": 80, "protocol": "TCP"}]}]}}}});
+    let (changed, _) = changed_set(&json!({}), &d);
+    assert_eq!(
+        changed.to_v1(),
+        json!({"f:spec": {
+            "f:strategy": {"f:rollingUpdate": {".": {}, "f:maxSurge": {}}, "f:type": {}},
+            "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                "f:spec": {"f:containers": {"k:{\"name\":\"c\"}": {".": {}, "f:name": {},
+                    "f:ports": {".": {}, "k:{\"containerPort\":80,\"protocol\":\"TCP\"}":
+                        {".": {}, "f:containerPort": {}, "f:protocol": {}}},
+                    "f:resources": {".": {}, "f:limits": {".": {}, "f:cpu": {}}}}}}}}})
+    );
+    // A container added by an update (a PUT adding a sidecar) owns all
+    // it holds as well.
+    let mut two = d.clone();
+    two["spec"]["template"]["spec"]["containers"]
+        .as_array_mut()
+        .expect("list")
+        .push(json!({"name": "s", "env": [{"name": "A", "value": "1"}]}));
+    let (changed, _) = changed_set(&d, &two);
+    assert_eq!(
+        changed.to_v1(),
+        json!({"f:spec": {"f:template": {"f:spec": {"f:containers": {"k:{\"name\":\"s\"}": {
+            ".": {}, "f:env": {".": {}, "k:{\"name\":\"A\"}": {".": {}, "f:name": {}, "f:value": {}}},
+            "f:name": {}}}}}}})
+    );
+}
+
+#[test]
+fn a_services_selector_is_owned_key_by_key_a_workloads_whole() {
+    let svc = json!({"spec": {"selector": {"app": "p"}}});
+    assert_eq!(
+        changed_set(&json!({}), &svc).0.to_v1(),
+        json!({"f:spec": {"f:selector": {".": {}, "f:app": {}}}})
+    );
+    assert_eq!(
+        applied_set(&svc).to_v1(),
+        json!({"f:spec": {"f:selector": {"f:app": {}}}})
+    );
+    let rs = json!({"spec": {"selector": {"matchLabels": {"app": "p"}}}});
+    assert_eq!(
+        changed_set(&json!({}), &rs).0.to_v1(),
+        json!({"f:spec": {"f:selector": {}}})
+    );
+}
+
+#[test]
+fn an_element_without_a_key_that_has_no_default_cannot_be_typed() {
+    let svc = json!({"spec": {"ports": [{"port": 80, "protocol": "TCP"}, {"port": 81}]}});
+    assert_eq!(
+        untyped(&svc).as_deref(),
+        Some(
+            "failed to create typed patch object: .spec.ports: element 1: associative list with keys has an element that omits key field \"protocol\" (and doesn't have default value)"
+        )
+    );
+    let pod = json!({"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80}]}]}});
+    assert_eq!(untyped(&pod), None, "a container port's protocol defaults");
+    // A container without a name is typed (keyed `""`), and refused by
+    // validation, as on 1.20.
+    let nameless = json!({"spec": {"containers": [{"image": "i"}]}});
+    assert_eq!(untyped(&nameless), None);
+}

@@ -14,10 +14,12 @@ pub mod backend;
 pub mod collection;
 pub mod complete;
 pub mod custom_scale;
+pub mod decoded;
 pub mod discovery;
 pub mod echo;
 pub mod escalation;
 pub mod events;
+pub mod field_schema;
 pub mod field_validation;
 pub mod handler;
 pub mod http;
@@ -189,3 +191,5 @@ mod template_tests;
 mod tests;
 #[cfg(test)]
 mod unkept_tests;
+#[cfg(test)]
+mod written_fields_tests;

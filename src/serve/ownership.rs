@@ -47,6 +47,20 @@ pub fn compared(o: &Object) -> Value {
     v
 }
 
+/// The object as its writer's fields are found in it: as compared, with
+/// the defaults kube-apiserver sets as it decodes a write
+/// ([`super::decoded`]), which 1.20's field manager, running after the
+/// decoding, gives to the writer (a Pod's `dnsPolicy`, a container's
+/// `imagePullPolicy`, a Deployment's `strategy`, a Service's `type`). The
+/// object before the write has them too, so a later write owns them only
+/// where it changes them.
+#[must_use]
+pub fn written(o: &Object) -> Value {
+    let mut v = compared(o);
+    super::decoded::defaults(&mut v, o);
+    v
+}
+
 /// Sets `o`'s `managedFields` to `entries` (none: no field).
 pub fn set(o: &mut Object, entries: &[Entry]) {
     unkept::set_entries(o, entries);
@@ -62,9 +76,9 @@ pub fn record_update(
     new: &mut Object,
 ) {
     let entries = old.map(entries_of).unwrap_or_default();
-    let old_v = old.map_or_else(|| json!({}), compared);
+    let old_v = old.map_or_else(|| json!({}), written);
     set(new, &[]);
-    let new_v = compared(new);
+    let new_v = written(new);
     let manager = manager_of(req);
     let api_version = kind.api_version();
     let now = time(sim);
@@ -85,10 +99,10 @@ pub fn record_update(
 /// `apiVersion`, at `now` to the second, in one entry per manager (1.20's
 /// entries have no `subresource`; from 1.22 a status update is an entry
 /// of its own). A create's `status` is no one's (the kind's strategy sets
-/// it after the field manager ran). The fields are those of the stored
-/// object, as for a client's write: the defaults kube-apiserver adds on
-/// decoding (a pod's `dnsPolicy`, a container's `imagePullPolicy`, ...)
-/// are no one's here, where 1.20 gives them to the writer.
+/// it after the field manager ran). The fields are those of the object as
+/// written ([`written`]), as for a client's write: the defaults
+/// kube-apiserver adds on decoding (a pod's `dnsPolicy`, a container's
+/// `imagePullPolicy`, ...) are the controller's, as on 1.20.
 pub fn record_component(
     manager: &str,
     now: jiff::Timestamp,
@@ -96,8 +110,8 @@ pub fn record_component(
     new: &mut Object,
 ) {
     let entries = old.map(entries_of).unwrap_or_default();
-    let old_v = old.map_or_else(|| json!({}), compared);
-    let mut new_v = compared(new);
+    let old_v = old.map_or_else(|| json!({}), written);
+    let mut new_v = written(new);
     if old.is_none()
         && let Some(m) = new_v.as_object_mut()
     {

@@ -4,8 +4,8 @@
 //! `_Container`, `_ContainerPort`, `_Probe`, `_HTTPGetAction`,
 //! `_ObjectFieldSelector`, `_Volume` and the volume sources'), and what it
 //! adds to a pod only: `SetDefaults_Pod` (`enableServiceLinks`, requests
-//! from limits), the `Priority` admission plugin (`priority`,
-//! `preemptionPolicy`) and `DefaultTolerationSeconds`; and the pod's QoS
+//! from limits) as it decodes it, then admission: the `Priority` plugin
+//! (`priority`, `preemptionPolicy`) and `DefaultTolerationSeconds`; and the pod's QoS
 //! class as `GetPodQOS` computes it. Checked field by field against the
 //! test control plane (1.20.2) with the same Deployment created on both
 //! (`serve::template_tests` lists what stays different). A field the
@@ -183,18 +183,23 @@ fn field_refs(d: &mut Map<String, Value>) {
     }
 }
 
-/// What a pod gets that a template does not: `SetDefaults_Pod`
-/// (`enableServiceLinks`; a container's requests default to its limits),
-/// the `Priority` admission plugin (`priority` 0 without a class,
-/// `preemptionPolicy`), `DefaultTolerationSeconds` (300 s on the
-/// not-ready and unreachable taints, unless tolerated already).
-pub fn pod_only(spec: &mut Map<String, Value>) {
+/// What a pod gets that a template does not as it is decoded:
+/// `SetDefaults_Pod` (`enableServiceLinks`; a container's requests
+/// default to its limits).
+pub fn pod_decoded(spec: &mut Map<String, Value>) {
     for list in ["containers", "initContainers"] {
         for c in maps_in(spec, list) {
             requests_from_limits(c);
         }
     }
     fill(spec, "enableServiceLinks", json!(true));
+}
+
+/// What admission adds to a pod after the field manager ran (so no
+/// manager owns it): the `Priority` plugin (`priority` 0 without a
+/// class, `preemptionPolicy`), `DefaultTolerationSeconds` (300 s on the
+/// not-ready and unreachable taints, unless tolerated already).
+pub fn pod_admitted(spec: &mut Map<String, Value>) {
     fill(spec, "priority", json!(0));
     fill(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
     let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
@@ -213,36 +218,6 @@ pub fn pod_only(spec: &mut Map<String, Value>) {
         if !tolerated && let Some(list) = tolerations.as_array_mut() {
             list.push(json!({"key": taint, "operator": "Exists",
                              "effect": "NoExecute", "tolerationSeconds": 300}));
-        }
-    }
-}
-
-/// What the DaemonSet controller adds to its pods' spec before it
-/// creates them (`AddOrUpdateDaemonPodTolerations`, 1.20's
-/// `daemonset_util.go`): tolerations, without end, of the node problems
-/// it must run through, each added unless the same is there; so
-/// `DefaultTolerationSeconds` then adds none.
-pub fn daemon_tolerations(spec: &mut Map<String, Value>) {
-    let host_network = spec.get("hostNetwork") == Some(&Value::Bool(true));
-    let mut wanted = vec![
-        ("node.kubernetes.io/not-ready", "NoExecute"),
-        ("node.kubernetes.io/unreachable", "NoExecute"),
-        ("node.kubernetes.io/disk-pressure", "NoSchedule"),
-        ("node.kubernetes.io/memory-pressure", "NoSchedule"),
-        ("node.kubernetes.io/pid-pressure", "NoSchedule"),
-        ("node.kubernetes.io/unschedulable", "NoSchedule"),
-    ];
-    if host_network {
-        wanted.push(("node.kubernetes.io/network-unavailable", "NoSchedule"));
-    }
-    let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
-    let Some(list) = tolerations.as_array_mut() else {
-        return;
-    };
-    for (key, effect) in wanted {
-        let t = json!({"key": key, "operator": "Exists", "effect": effect});
-        if !list.contains(&t) {
-            list.push(t);
         }
     }
 }
@@ -388,7 +363,8 @@ mod tests {
         let mut spec = json!({"containers": containers});
         if let Some(m) = spec.as_object_mut() {
             pod_spec(m, || json!({}), "i", "Always");
-            pod_only(m);
+            pod_decoded(m);
+            pod_admitted(m);
         }
         qos_class(&spec)
     }
@@ -434,8 +410,8 @@ mod tests {
     fn a_daemon_pod_tolerates_node_problems_without_end() {
         let mut spec = json!({"hostNetwork": true});
         let m = spec.as_object_mut().expect("map");
-        daemon_tolerations(m);
-        pod_only(m);
+        crate::sim::controllers::daemon::tolerations(m);
+        pod_admitted(m);
         let list = spec["tolerations"].as_array().expect("list");
         assert_eq!(list.len(), 7, "{list:?}");
         assert_eq!(
@@ -451,7 +427,7 @@ mod tests {
     #[test]
     fn a_toleration_of_the_taint_already_there_is_not_added_again() {
         let mut spec = json!({"tolerations": [{"key": "node.kubernetes.io/unreachable", "operator": "Exists"}]});
-        pod_only(spec.as_object_mut().expect("map"));
+        pod_admitted(spec.as_object_mut().expect("map"));
         let keys: Vec<&str> = spec["tolerations"]
             .as_array()
             .expect("list")
@@ -466,7 +442,7 @@ mod tests {
             ]
         );
         let mut all = json!({"tolerations": [{"operator": "Exists"}]});
-        pod_only(all.as_object_mut().expect("map"));
+        pod_admitted(all.as_object_mut().expect("map"));
         assert_eq!(all["tolerations"].as_array().map(Vec::len), Some(1));
     }
 }

@@ -13,13 +13,7 @@ fn kubectl_reads_the_same_from_serve_as_from_a_real_control_plane() {
     let _g = live_support::shared();
     let real = live_support::env().admin.clone();
     let s = Server::start("deployment", &[]);
-    let ns = format!(
-        "serve-cmp-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() % 1_000_000)
-            .unwrap_or(0)
-    );
+    let ns = unique_name("serve-cmp");
     let validate = validate_flag();
     // One step, run on both; `fix` takes out what may differ (none here
     // unless said).

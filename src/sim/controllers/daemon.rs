@@ -13,10 +13,10 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
-use crate::model::Object;
 use crate::model::workload::{Controller, is_active_pod, is_managed, node_of};
+use crate::model::{Object, unkept};
 
 use super::controller_ref_manager::claim;
 use super::history;
@@ -68,6 +68,11 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, ds: &Object, c: &Controller)
                     ds.metadata.generation.unwrap_or(1).to_string(),
                 );
                 pod.spec["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}});
+                let pod = unkept::rewritten(pod, |v| {
+                    if let Some(spec) = v["spec"].as_object_mut() {
+                        tolerations(spec);
+                    }
+                });
                 out.push(intent(
                     c.actor,
                     Op::Create {
@@ -86,4 +91,35 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, ds: &Object, c: &Controller)
         }
     }
     out
+}
+
+/// What the DaemonSet controller adds to its pods' spec before it
+/// creates them (`AddOrUpdateDaemonPodTolerations`, 1.20's
+/// `daemonset_util.go`): tolerations, without end, of the node problems
+/// it must run through, each added unless the same is there; so
+/// `DefaultTolerationSeconds` then adds none. Written with the pod, so its
+/// create owns them.
+pub fn tolerations(spec: &mut Map<String, Value>) {
+    let host_network = spec.get("hostNetwork") == Some(&Value::Bool(true));
+    let mut wanted = vec![
+        ("node.kubernetes.io/not-ready", "NoExecute"),
+        ("node.kubernetes.io/unreachable", "NoExecute"),
+        ("node.kubernetes.io/disk-pressure", "NoSchedule"),
+        ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+        ("node.kubernetes.io/pid-pressure", "NoSchedule"),
+        ("node.kubernetes.io/unschedulable", "NoSchedule"),
+    ];
+    if host_network {
+        wanted.push(("node.kubernetes.io/network-unavailable", "NoSchedule"));
+    }
+    let tolerations = spec.entry("tolerations").or_insert_with(|| json!([]));
+    let Some(list) = tolerations.as_array_mut() else {
+        return;
+    };
+    for (key, effect) in wanted {
+        let t = json!({"key": key, "operator": "Exists", "effect": effect});
+        if !list.contains(&t) {
+            list.push(t);
+        }
+    }
 }

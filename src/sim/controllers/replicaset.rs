@@ -76,6 +76,11 @@ pub fn pod_from_template(owner: &Object, name: Option<&str>) -> Object {
         .unwrap_or_else(|| json!({}))
         .into();
     pod.status = json!({"phase": "Pending"}).into();
+    // `generateName`, which the model does not keep, beside it.
+    unkept::set(
+        &mut pod,
+        Some(&json!({"metadata": {"generateName": format!("{}-", owner.name())}})),
+    );
     pod
 }
 

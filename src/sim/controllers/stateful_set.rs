@@ -54,7 +54,8 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, set: &Object, c: &Controller
         match api.get(&pod_key(&name)) {
             None => {
                 out.extend(claims_for(api, set, i, c.actor));
-                let mut pod = with_claim_volumes(set, pod_from_template(set, Some(&name)), i);
+                let pod = with_claim_volumes(set, pod_from_template(set, Some(&name)), i);
+                let mut pod = with_identity(set, pod);
                 pod.metadata
                     .labels
                     .insert(POD_NAME_LABEL.into(), name.clone());
@@ -124,33 +125,46 @@ fn with_claim_volumes(set: &Object, pod: Object, i: u64) -> Object {
     if names.is_empty() {
         return pod;
     }
-    let Ok(mut v) = serde_json::to_value(&pod) else {
-        return pod;
-    };
-    if let Some(m) = v.as_object_mut() {
-        m.remove("managedFields");
-    }
-    if let Some(rest) = unkept::of(&pod) {
-        unkept::merge(&mut v, &rest);
-    }
-    let own: Vec<Value> = v
-        .pointer("/spec/volumes")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let mut volumes: Vec<Value> = names
-        .iter()
-        .map(|t| {
-            json!({"name": t,
+    unkept::rewritten(pod, |v| {
+        let own: Vec<Value> = v
+            .pointer("/spec/volumes")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut volumes: Vec<Value> = names
+            .iter()
+            .map(|t| {
+                json!({"name": t,
                    "persistentVolumeClaim": {"claimName": format!("{t}-{}-{i}", set.name())}})
-        })
-        .collect();
-    volumes.extend(
-        own.into_iter()
-            .filter(|o| !names.iter().any(|t| o["name"] == t.as_str())),
-    );
-    v["spec"]["volumes"] = Value::Array(volumes);
-    unkept::object_of(&v).unwrap_or(pod)
+            })
+            .collect();
+        volumes.extend(
+            own.into_iter()
+                .filter(|o| !names.iter().any(|t| o["name"] == t.as_str())),
+        );
+        v["spec"]["volumes"] = Value::Array(volumes);
+    })
+}
+
+/// The pod's identity as upstream's `initIdentity` writes it in the pod
+/// it creates: its own host (`hostname`, its name) in the domain of the
+/// set's service (`subdomain`). Kept beside the simulator's fields, so
+/// the create that writes them owns them.
+fn with_identity(set: &Object, pod: Object) -> Object {
+    let name = pod.name().to_string();
+    let service = set
+        .str_at(&["spec", "serviceName"])
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
+    unkept::rewritten(pod, |v| {
+        if !v["spec"].is_object() {
+            v["spec"] = json!({});
+        }
+        v["spec"]["hostname"] = json!(name);
+        if let Some(service) = service {
+            v["spec"]["subdomain"] = json!(service);
+        }
+    })
 }
 
 /// The claims of ordinal `i` that do not exist yet.
