@@ -194,13 +194,7 @@ impl Window {
                 let b = bytes[at];
                 at += 1;
                 if in_string {
-                    if escaped {
-                        escaped = false;
-                    } else if b == b'\\' {
-                        escaped = true;
-                    } else if b == b'"' {
-                        in_string = false;
-                    }
+                    in_string = !ends_string(b, &mut escaped);
                     continue;
                 }
                 if depth > 0 {
@@ -258,6 +252,16 @@ impl Window {
             at = kept;
         }
     }
+}
+
+/// Whether a byte inside a JSON string ends it (`escaped`: the byte
+/// before was a backslash that escapes this one).
+fn ends_string(b: u8, escaped: &mut bool) -> bool {
+    if std::mem::take(escaped) {
+        return false;
+    }
+    *escaped = b == b'\\';
+    b == b'"'
 }
 
 /// How many threads parse a list's objects: the cores this process may
@@ -325,11 +329,7 @@ fn streamed(file: &str, path: &Path, size: u64, chunk: usize) -> Option<Scenario
         w.pos += 1;
         skeleton.push(b);
         if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
+            if ends_string(b, &mut escaped) {
                 in_string = false;
                 if let Some(from) = key_from.take() {
                     let name = &skeleton[from..skeleton.len() - 1];
