@@ -21,8 +21,9 @@
 //!   is never mapped, R32).
 //!
 //! A built-in kind is served in its one version, as the kind table says.
-//! The versions served are those the CRD served when it was created (the
-//! kind table's); its storage version is read from the CRD as stored.
+//! The versions served are those the CRD serves now (the kind table's,
+//! declared again at each write of the CRD); its storage version is read
+//! from the CRD as stored.
 
 use std::cmp::Ordering;
 

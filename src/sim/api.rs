@@ -639,6 +639,11 @@ impl ApiServer {
 
     fn store_update(&mut self, old: Arc<Object>, mut new: Object) -> Arc<Object> {
         self.stamp_rv(&mut new.metadata.resource_version);
+        // A definition changed: the versions it serves now are served, as
+        // the apiextensions server follows an update of the CRD.
+        if let Some(info) = KindInfo::of_crd(&new) {
+            self.store.kinds_mut().declare(info);
+        }
         let new = Arc::new(new);
         self.index(Arc::clone(&new));
         self.changes.push(Change::Modified {

@@ -391,4 +391,53 @@ fn kubectl_uses_each_served_version_of_a_crd_as_on_the_control_plane() {
         same(&["get", "cm", "-n", &ns, "-l", "dep", "-o", "name"]),
         "configmap/dep-v2\n"
     );
+
+    // The definition changed: v2 served, v1alpha1 no longer. Each server
+    // serves what it says now: discovery, and the objects in v2.
+    let patch = r#"[{"op":"replace","path":"/spec/versions/2/served","value":true},{"op":"replace","path":"/spec/versions/0/served","value":false}]"#;
+    assert_eq!(
+        same(&[
+            "patch",
+            "crd",
+            &format!("gizmos.{group}"),
+            "--type=json",
+            "-p",
+            patch
+        ]),
+        format!("customresourcedefinition.apiextensions.k8s.io/gizmos.{group} patched\n")
+    );
+    let v2 = format!("/apis/{group}/v2");
+    for kc in [&real, &s.kubeconfig] {
+        wait_kubectl(kc, &["get", "--raw", &v2], true, "v2 served");
+        wait_kubectl(kc, &["get", "--raw", &served], false, "v1alpha1 not served");
+    }
+    let doc = json(&["get", "--raw", &format!("/apis/{group}")]);
+    assert_eq!(doc["preferredVersion"]["version"], "v2");
+    assert_eq!(strings(&doc["versions"], "version"), ["v2", "v1"]);
+    let list = json(&["get", "--raw", &v2]);
+    assert_eq!(
+        strings(&list["resources"], "name"),
+        ["gizmos", "gizmos/status", "gizmos/scale"]
+    );
+    let in_v2 = |kc: &std::path::Path| -> Vec<(String, String)> {
+        let path = format!("{v2}/namespaces/{ns}/gizmos");
+        let (ok, out, err) = kubectl_at(kc, &["get", "--raw", &path], None);
+        assert!(ok, "{err}");
+        let list: Value = serde_json::from_str(&out).expect("a list");
+        list["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|g| {
+                let field = |f: &Value| f.as_str().unwrap_or_default().to_string();
+                (field(&g["apiVersion"]), field(&g["metadata"]["name"]))
+            })
+            .collect()
+    };
+    let (r, v) = on_both(&real, &s.kubeconfig, in_v2);
+    assert_eq!(r, v);
+    assert!(
+        !r.is_empty() && r.iter().all(|(a, _)| *a == format!("{group}/v2")),
+        "{r:?}"
+    );
 }
