@@ -133,7 +133,7 @@ impl Window {
         std::thread::scope(|s| {
             let mut senders = Vec::with_capacity(n);
             let mut workers = Vec::with_capacity(n);
-            for _ in 0..n {
+            for worker in 0..n {
                 let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
                 senders.push(tx);
                 let progress = progress.clone();
@@ -141,7 +141,9 @@ impl Window {
                     let _counted = progress.map(crate::sim::progress::Progress::observe);
                     let mut runs: Vec<Option<Vec<Arc<Object>>>> = Vec::new();
                     for text in rx {
-                        runs.push(parse_run(&text));
+                        // The list's first run is the first worker's first.
+                        let first = worker == 0 && runs.is_empty();
+                        runs.push(parse_run(&text, first));
                     }
                     runs
                 }));
@@ -165,9 +167,73 @@ impl Window {
         })
     }
 
+    /// The spaces a list's objects are written after, when each starts a
+    /// line: those between the first object's comma and the second (read
+    /// byte by byte to there, nothing taken). `None` for a list of fewer
+    /// than two objects, or whose second does not start a line.
+    fn item_indent(&mut self) -> Option<String> {
+        // Offsets from `pos`, which `more` keeps.
+        let mut i = 0;
+        let byte = |w: &mut Window, i: usize| -> Option<u8> {
+            while w.pos + i >= w.buf.len() {
+                if !w.more(0).ok()? {
+                    return None;
+                }
+            }
+            Some(w.buf.as_bytes()[w.pos + i])
+        };
+        let ws = |b: u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        while ws(byte(self, i)?) {
+            i += 1;
+        }
+        if byte(self, i)? != b'{' {
+            return None;
+        }
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        loop {
+            let b = byte(self, i)?;
+            i += 1;
+            if in_string {
+                in_string = !ends_string(b, &mut escaped);
+                continue;
+            }
+            match b {
+                b'"' => in_string = true,
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        while ws(byte(self, i)?) {
+            i += 1;
+        }
+        if byte(self, i)? != b',' {
+            return None;
+        }
+        let from = i + 1;
+        i = from;
+        while ws(byte(self, i)?) {
+            i += 1;
+        }
+        if byte(self, i)? != b'{' {
+            return None;
+        }
+        let between = &self.buf[self.pos + from..self.pos + i];
+        let line = between.rfind('\n')?;
+        Some(between[line + 1..].to_string())
+    }
+
     /// Hands each run of whole objects of the list to `parsers`, in
     /// turn, up to the list's `]`: how many runs, `None` for anything but
-    /// a list of objects.
+    /// a list of objects. A run is cut after an object's `}`: the first
+    /// starts with its object, each other with the comma before its
+    /// first ([`parse_run`] holds every run to that, so a cut that was not
+    /// between two objects fails to parse, and the whole text is read).
     fn runs(&mut self, parsers: &[std::sync::mpsc::SyncSender<String>]) -> Option<usize> {
         let mut runs = 0;
         let mut send = |text: &str| {
@@ -175,13 +241,34 @@ impl Window {
             runs += 1;
             sent
         };
+        // A list written an object a line, or indented (as kubectl, jq and
+        // the APIs' clients write it): cut where a line starts an object,
+        // all but the end of the file, without looking at every byte.
+        let mut after_object = false;
+        if let Some(indent) = self.item_indent() {
+            let run = (self.chunk / 8).max(1);
+            loop {
+                let mut from = self.pos;
+                while let Some(cut) = item_cut(&self.buf, from, from + run, &indent) {
+                    if !send(&self.buf[from..cut]) {
+                        return None;
+                    }
+                    from = cut;
+                    after_object = true;
+                }
+                self.pos = from;
+                if !self.more(0).ok()? {
+                    break;
+                }
+            }
+        }
+        // The rest, or a list written otherwise: every byte looked at.
         // Between objects, or inside one at `depth` braces.
         let mut depth = 0usize;
         let mut in_string = false;
         let mut escaped = false;
         // Between objects: whether the last thing was an object (a comma
         // or the end may come), or a comma (an object must).
-        let mut after_object = false;
         let mut after_comma = false;
         // Where the run being found starts, and where its last whole
         // object ends.
@@ -254,6 +341,34 @@ impl Window {
     }
 }
 
+/// Where a run from `start` that goes on at least to `at` may end in
+/// `text`: just after the `}` of the object before the first line from
+/// `at` on that starts an object at `indent` (a line break, `indent`,
+/// `{`), the object followed by a comma. `None` when the text read has no
+/// such line yet. A line break is never inside a JSON string, so no string
+/// is taken for a line; a list indented otherwise than its first object
+/// may be cut wrong, which its parse finds.
+fn item_cut(text: &str, start: usize, at: usize, indent: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut from = at;
+    loop {
+        let line = from + bytes.get(from..)?.iter().position(|b| *b == b'\n')?;
+        from = line + 1;
+        let rest = &bytes[from..];
+        if !(rest.starts_with(indent.as_bytes()) && rest.get(indent.len()) == Some(&b'{')) {
+            continue;
+        }
+        let before = bytes[..line].trim_ascii_end();
+        let Some(before) = before.strip_suffix(b",") else {
+            continue;
+        };
+        let before = before.trim_ascii_end();
+        if before.ends_with(b"}") && before.len() > start {
+            return Some(before.len());
+        }
+    }
+}
+
 /// Whether a byte inside a JSON string ends it (`escaped`: the byte
 /// before was a backslash that escapes this one).
 fn ends_string(b: u8, escaped: &mut bool) -> bool {
@@ -271,15 +386,19 @@ fn parsers() -> usize {
 }
 
 /// The objects of a run of a list (`{...}, {...}`, as the list has them
-/// between its brackets), read and checked; `None` for anything else.
-fn parse_run(text: &str) -> Option<Vec<Arc<Object>>> {
+/// between its brackets), read and checked; `None` for anything else. A
+/// run after the list's first starts with a comma ([`Window::runs`]), and
+/// its objects have one comma between each two: so a run that parses
+/// ends where an object of the list ends, and the runs together are the
+/// list as written.
+fn parse_run(text: &str, first: bool) -> Option<Vec<Arc<Object>>> {
+    let ws: &[char] = &[' ', '\n', '\t', '\r'];
     let mut out = Vec::new();
-    let mut rest = text;
+    let mut rest = text.trim_start_matches(ws);
+    if !first {
+        rest = rest.strip_prefix(',')?.trim_start_matches(ws);
+    }
     loop {
-        rest = rest.trim_start_matches([' ', '\n', '\t', '\r', ',']);
-        if rest.is_empty() {
-            return Some(out);
-        }
         if !rest.starts_with('{') {
             return None;
         }
@@ -287,7 +406,11 @@ fn parse_run(text: &str) -> Option<Vec<Arc<Object>>> {
         let One(o) = it.next()?.ok()?;
         checked::<serde_json::Error>(&o).ok()?;
         out.push(o);
-        rest = &rest[it.byte_offset()..];
+        rest = rest[it.byte_offset()..].trim_start_matches(ws);
+        if rest.is_empty() {
+            return Some(out);
+        }
+        rest = rest.strip_prefix(',')?.trim_start_matches(ws);
     }
 }
 
@@ -396,6 +519,7 @@ fn streamed(file: &str, path: &Path, size: u64, chunk: usize) -> Option<Scenario
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// The file's scenario read in pieces of `chunk` bytes, and as
     /// [`parse_json_fast`] reads the whole text.
@@ -488,6 +612,124 @@ mod tests {
             let expected: Vec<String> = (0..300).map(|i| format!("c-{i}")).collect();
             assert_eq!(names, expected, "in pieces of {chunk}");
         }
+    }
+
+    /// A List as kubectl writes it (indented, each object's nested lists
+    /// of objects indented deeper) and one written an object a line: cut
+    /// at the lines that start an object, for any piece size, into the
+    /// objects the whole text has.
+    #[test]
+    fn a_list_written_a_line_an_object_or_indented_is_cut_at_its_objects() {
+        let items: Vec<Value> = (0..200)
+            .map(|i| {
+                json!({"apiVersion": "v1", "kind": "Pod", "metadata": {
+                    "name": format!("p-{i}"), "namespace": "n", "uid": format!("u-{i}"),
+                    "annotations": {"note": "},\n{\"x\":["},
+                    "ownerReferences": [
+                        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "r", "uid": "r1"},
+                        {"apiVersion": "v1", "kind": "Node", "name": "node", "uid": "n1"}
+                    ]},
+                    "spec": {"containers": [{"name": "a"}, {"name": "b"}]}})
+            })
+            .collect();
+        let list = json!({"apiVersion": "v1", "items": items, "kind": "List",
+            "metadata": {"resourceVersion": ""}});
+        let pretty = serde_json::to_string_pretty(&list).expect("json");
+        let lines: Vec<String> = items.iter().map(Value::to_string).collect();
+        let per_line = format!(
+            "{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{}\n]}}\n",
+            lines.join(",\n")
+        );
+        let crlf = per_line.replace('\n', "\r\n");
+        // The first object on the list's line, as `ownerscope bench` writes it.
+        let tight = per_line.replacen("[\n", "[", 1);
+        for (name, text) in [
+            ("pretty.json", &pretty),
+            ("lines.json", &per_line),
+            ("crlf.json", &crlf),
+            ("tight.json", &tight),
+        ] {
+            for chunk in [1, 7, 97, 1024, 4096, CHUNK] {
+                let (streamed, whole) = both(name, text, chunk);
+                let streamed = streamed.expect("a List");
+                assert_eq!(streamed.objects.len(), 200, "{name} in pieces of {chunk}");
+                assert_eq!(Some(streamed), whole, "{name} in pieces of {chunk}");
+            }
+        }
+        // A comma missing or doubled between two objects inside a run:
+        // not JSON, refused as the whole text refuses it.
+        let at = per_line.match_indices("},\n{").nth(100).expect("objects").0;
+        for (name, sep) in [("missing.json", "}\n{"), ("doubled.json", "},,\n{")] {
+            let text = format!("{}{sep}{}", &per_line[..at], &per_line[at + 4..]);
+            assert!(parse_json_fast(name, &text).is_none());
+            for chunk in [97, 4096] {
+                assert!(
+                    both(name, &text, chunk).0.is_none(),
+                    "{name} in pieces of {chunk}"
+                );
+            }
+        }
+        // A list whose objects hold lists of objects written at the
+        // objects' own indent: a cut inside an object fails its parse, and
+        // the whole text is read, as it reads everything else.
+        let odd = per_line.replace(
+            r#"{"apiVersion":"v1","kind":"Node","#,
+            "\n{\"apiVersion\":\"v1\",\"kind\":\"Node\",",
+        );
+        assert!(both("odd.json", &odd, 64).0.is_none());
+        let (streamed, whole) = both("odd.json", &odd, CHUNK);
+        assert_eq!(streamed.map(|s| s.objects.len()), Some(200));
+        let dir = std::env::temp_dir().join(format!("ownerscope-stream-o-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("odd.json");
+        std::fs::write(&path, &odd).expect("write");
+        let loaded = load(&path.to_string_lossy()).expect("loads");
+        std::fs::remove_file(&path).ok();
+        assert_eq!(Some(loaded.objects), whole.map(|w| w.objects));
+    }
+
+    /// Where the cut at lines is taken (and the byte-by-byte look spared):
+    /// the indent of a list's second object, for each way of writing it.
+    #[test]
+    fn the_indent_of_a_lists_objects_is_read_from_its_second() {
+        let dir = std::env::temp_dir().join(format!("ownerscope-stream-i-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("list.json");
+        let o = r#"{"a":{"b":"},\n{"},"c":[{},{}]}"#;
+        for (after_bracket, expected) in [
+            (format!("[\n    {o},\n    {o}]"), Some("    ")),
+            (format!("[{o},\n{o},\n{o}]"), Some("")),
+            (format!("[{o},\r\n\t{o}]"), Some("\t")),
+            (format!("[{o}, {o}]"), None),
+            (format!("[\n{o}\n]"), None),
+            ("[\n]".to_string(), None),
+        ] {
+            std::fs::write(&path, &after_bracket).expect("write");
+            let mut w = Window {
+                file: std::fs::File::open(&path).expect("open"),
+                buf: String::new(),
+                raw: Vec::new(),
+                pos: 0,
+                eof: false,
+                failed: false,
+                chunk: 3,
+            };
+            assert_eq!(w.peek(), Some(b'['));
+            w.pos += 1;
+            let at = w.pos;
+            assert_eq!(w.item_indent().as_deref(), expected, "{after_bracket:?}");
+            // Nothing was taken: the objects are read from the start.
+            assert_eq!(
+                w.peek(),
+                Some(if after_bracket.starts_with("[{") {
+                    b'{'
+                } else {
+                    b'\n'
+                })
+            );
+            assert!(w.pos <= at);
+        }
+        std::fs::remove_file(&path).ok();
     }
 
     #[test]
