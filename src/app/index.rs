@@ -138,14 +138,15 @@ impl ForestIndex {
     /// turn was a third of the UI's load of a 300k-object file.
     #[must_use]
     pub fn build(graph: &OwnershipGraph) -> Self {
-        Self::build_with(graph, SelectorIndex::build(graph.shared_objects()))
+        Self::build_with(graph, || SelectorIndex::build(graph.shared_objects()))
     }
 
     /// [`ForestIndex::build`] with the selector index of the same objects,
-    /// built elsewhere (beside the graph, on a thread of its own: it needs
-    /// the objects only).
+    /// built elsewhere (on a thread of its own, beside the graph and this
+    /// index: it needs the objects only) and asked for when the rest is
+    /// done.
     #[must_use]
-    pub fn build_with(graph: &OwnershipGraph, selectors: SelectorIndex) -> Self {
+    pub fn build_with(graph: &OwnershipGraph, selectors: impl FnOnce() -> SelectorIndex) -> Self {
         let mut ix = ForestIndex::default();
         let objects: Vec<&Arc<Object>> = graph.shared_objects().collect();
         ix.reserve(objects.len());
@@ -231,7 +232,7 @@ impl ForestIndex {
             .map(|i| ix.cold[i].uid.to_string())
             .collect();
         ix.check_cycles(graph, unreached.iter().map(String::as_str));
-        ix.selectors = selectors;
+        ix.selectors = selectors();
         ix.label_stamp = next_stamp();
         // Every row is to be built from it.
         ix.dirty = Dirty {

@@ -546,7 +546,12 @@ impl App {
     fn fold(&mut self, u: Update, fold: &mut Fold) {
         match u {
             Update::Reset { objects, kinds } => {
-                self.reset(objects, kinds);
+                self.reset(Built::Not(kinds, objects));
+                self.scope_listed = true;
+                fold.structure = true;
+            }
+            Update::ResetGraph(graph) => {
+                self.reset(Built::Already(graph));
                 self.scope_listed = true;
                 fold.structure = true;
             }
@@ -698,10 +703,9 @@ impl App {
         self.apply_all(vec![update])
     }
 
-    fn reset(&mut self, objects: Vec<Arc<Object>>, kinds: KindTable) {
-        let (graph, selectors) = graph_and_selectors(kinds, &objects);
-        drop(objects);
-        self.index = ForestIndex::build_with(&graph, selectors);
+    fn reset(&mut self, graph: Built) {
+        let (graph, index) = graph_and_index(graph);
+        self.index = index;
         self.graph = graph;
         self.expansion = self.automatic_expansion();
         self.flashes.clear();
@@ -1194,23 +1198,44 @@ pub const CLUSTER_GROUP_OPEN_UP_TO: usize = 20;
 /// the UI's load of a large file, and a second core is there to take one.
 const SELECTORS_APART_FROM: usize = 20_000;
 
-/// The graph of a snapshot and the selector index of its objects, side by
-/// side when the snapshot is large.
-fn graph_and_selectors(
-    kinds: KindTable,
-    objects: &[Arc<Object>],
-) -> (OwnershipGraph, relations::SelectorIndex) {
-    if objects.len() < SELECTORS_APART_FROM {
-        let graph = OwnershipGraph::from_objects(kinds, objects);
-        return (graph, relations::SelectorIndex::of_list(objects));
-    }
+/// The objects of a reset: the graph to build from them, or built.
+enum Built {
+    Not(KindTable, Vec<Arc<Object>>),
+    Already(Box<OwnershipGraph>),
+}
+
+/// The graph of a snapshot (built from its objects unless given) and its
+/// forest index, with the selector index of its objects built beside
+/// them when the snapshot is large.
+fn graph_and_index(built: Built) -> (OwnershipGraph, ForestIndex) {
+    let (graph, objects) = match built {
+        Built::Not(kinds, objects) if objects.len() >= SELECTORS_APART_FROM => {
+            (Err(kinds), objects)
+        }
+        Built::Not(kinds, objects) => {
+            let graph = OwnershipGraph::from_objects(kinds, &objects);
+            let index =
+                ForestIndex::build_with(&graph, || relations::SelectorIndex::of_list(&objects));
+            return (graph, index);
+        }
+        Built::Already(graph) if graph.len() < SELECTORS_APART_FROM => {
+            let index = ForestIndex::build(&graph);
+            return (*graph, index);
+        }
+        Built::Already(graph) => {
+            let objects = graph.shared_objects().cloned().collect();
+            (Ok(*graph), objects)
+        }
+    };
     std::thread::scope(|s| {
-        let selectors = s.spawn(|| relations::SelectorIndex::of_list(objects));
-        let graph = OwnershipGraph::from_objects(kinds, objects);
-        let selectors = selectors
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (graph, selectors)
+        let selectors = s.spawn(|| relations::SelectorIndex::of_list(&objects));
+        let graph = graph.unwrap_or_else(|kinds| OwnershipGraph::from_objects(kinds, &objects));
+        let index = ForestIndex::build_with(&graph, || {
+            selectors
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        });
+        (graph, index)
     })
 }
 

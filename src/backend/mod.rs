@@ -11,7 +11,7 @@ use std::time::Duration;
 use jiff::Timestamp;
 use serde::Serialize;
 
-use crate::model::{KindTable, ObjRef, Object, Policy, Uid, Unlisted};
+use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, Policy, Uid, Unlisted};
 
 /// A mutation the user asked for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -225,6 +225,10 @@ pub enum Update {
         objects: Vec<Arc<Object>>,
         kinds: KindTable,
     },
+    /// Everything, as [`Update::Reset`], with the ownership graph of those
+    /// objects and kinds built already (the simulator's store, copied):
+    /// taken as it is, where a reset builds it again from the objects.
+    ResetGraph(Box<OwnershipGraph>),
     Upsert(Arc<Object>),
     /// An object of a kind whose first list ended after the first tree
     /// went out (a live cluster's large kinds): not a change, only newly

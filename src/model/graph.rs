@@ -121,6 +121,14 @@ pub struct OwnershipGraph {
     few: Few,
 }
 
+/// Two graphs are equal when they hold equal objects of the same kinds:
+/// everything else they keep is found from those.
+impl PartialEq for OwnershipGraph {
+    fn eq(&self, other: &Self) -> bool {
+        self.kinds == other.kinds && self.objects == other.objects
+    }
+}
+
 /// Objects of a few kinds, kept track of as they are stored and removed.
 #[derive(Clone, Debug, Default)]
 struct Few {

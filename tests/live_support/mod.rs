@@ -426,6 +426,14 @@ impl Live {
                         self.graph.upsert(o);
                     }
                 }
+                Update::ResetGraph(g) => {
+                    self.resets += 1;
+                    for o in g.shared_objects() {
+                        self.history
+                            .push((o.metadata.uid.clone(), Some(Object::clone(o))));
+                    }
+                    self.graph = *g;
+                }
                 Update::Upsert(o) | Update::Listed(o) => {
                     self.history
                         .push((o.metadata.uid.clone(), Some(Object::clone(&o))));
