@@ -463,6 +463,32 @@ fn an_unknown_field_set_to_null_is_unknown() {
         r.value()["message"],
         "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: unknown field \"metadata.lables\", unknown field \"extra\""
     );
+    // A patch of a kind without a `spec` finds none in the patched object.
+    let cm = r#"{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "n"}}"#;
+    let cms = "/api/v1/namespaces/shop/configmaps";
+    let r = send(
+        &mut s,
+        &raw_request("POST", cms, "Strict", "application/json", cm),
+    );
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    for media in [
+        "application/merge-patch+json",
+        "application/strategic-merge-patch+json",
+    ] {
+        let r = send(
+            &mut s,
+            &raw_request(
+                "PATCH",
+                &format!("{cms}/n"),
+                "Strict",
+                media,
+                r#"{"data": {"a": "b"}}"#,
+            ),
+        );
+        assert_eq!(r.code, 200, "{media}: {:?}", r.value());
+        assert!(r.warnings.is_empty(), "{media}: {:?}", r.warnings);
+        assert!(r.value().get("spec").is_none(), "{media}: {:?}", r.value());
+    }
     // A JSON patch that adds one: the patched object carries it.
     let patch = r#"[{"op": "add", "path": "/spec/extra", "value": null}]"#;
     let r = send(
