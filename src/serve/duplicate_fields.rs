@@ -100,6 +100,73 @@ pub fn go_path(path: &[Step]) -> String {
     s
 }
 
+/// Each key repeated in a mapping of a YAML (or JSON) `text`, as
+/// yaml.v2's strict decoding words it (sigs.k8s.io/yaml's
+/// `YAMLToJSONStrict`): `line 10: key "paused" already set in map`, the
+/// line of the repeat, the key as Go's `%#v` prints it (`"a"`, `1`,
+/// `true`); a key `1` and a key `"1"` are two keys. Read as far as `text`
+/// parses.
+#[must_use]
+pub fn yaml_repeats(text: &str) -> Vec<String> {
+    use saphyr_parser::{Event, Parser, ScalarStyle};
+    /// An open mapping: the keys it has, and whether its next node is a
+    /// key. A sequence holds no keys.
+    struct Mapping {
+        keys: HashSet<String>,
+        key_next: bool,
+    }
+    let mut open: Vec<Option<Mapping>> = Vec::new();
+    let mut out = Vec::new();
+    let mut parser = Parser::new_from_str(text);
+    // A node of the innermost collection is done: a mapping's next node
+    // is a value after a key, a key after a value.
+    let done = |open: &mut Vec<Option<Mapping>>| {
+        if let Some(Some(m)) = open.last_mut() {
+            m.key_next = !m.key_next;
+        }
+    };
+    while let Some(Ok((event, span))) = parser.next_event() {
+        match event {
+            Event::Scalar(s, style, _, tag) => {
+                if let Some(Some(m)) = open.last_mut()
+                    && m.key_next
+                {
+                    let forced_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                    let key = if style == ScalarStyle::Plain && !forced_str {
+                        crate::sim::yaml::resolve_plain(&s)
+                    } else {
+                        serde_json::Value::String(s.to_string())
+                    };
+                    if !m.keys.insert(key.to_string()) {
+                        let shown = match &key {
+                            serde_json::Value::String(k) => super::escalation::go_quote(k),
+                            serde_json::Value::Null => "<nil>".to_string(),
+                            other => other.to_string(),
+                        };
+                        out.push(format!(
+                            "line {}: key {shown} already set in map",
+                            span.start.line()
+                        ));
+                    }
+                }
+                done(&mut open);
+            }
+            Event::Alias(_) => done(&mut open),
+            Event::MappingStart(..) => open.push(Some(Mapping {
+                keys: HashSet::new(),
+                key_next: true,
+            })),
+            Event::SequenceStart(..) => open.push(None),
+            Event::MappingEnd | Event::SequenceEnd => {
+                open.pop();
+                done(&mut open);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// A step as the pass holds it: a key unescaped only when it had escapes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Raw<'a> {

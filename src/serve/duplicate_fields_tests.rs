@@ -100,3 +100,26 @@ fn what_is_not_json_ends_the_pass_without_a_panic() {
     let deep = "[".repeat(100_000);
     assert!(repeats(deep.as_bytes()).is_empty());
 }
+
+#[test]
+fn a_yaml_text_s_repeats_are_worded_as_yaml_v2_words_them() {
+    let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  name: b\ndata:\n  x: \"1\"\n  \"x\": \"2\"\nlist:\n- {k: 1, k: 2}\n- k: 3\n1: a\n\"1\": b\n1: c\n";
+    assert_eq!(
+        yaml_repeats(text),
+        [
+            "line 5: key \"name\" already set in map",
+            "line 8: key \"x\" already set in map",
+            "line 10: key \"k\" already set in map",
+            "line 14: key 1 already set in map",
+        ]
+    );
+    // JSON is YAML: upstream's apply of a JSON body names its lines so.
+    let json = "{\n  \"spec\": {\n    \"paused\": false,\n    \"paused\": true\n  }\n}";
+    assert_eq!(
+        yaml_repeats(json),
+        ["line 4: key \"paused\" already set in map"]
+    );
+    assert!(yaml_repeats("a: [b, {c: d}]\ne: {c: d}\n").is_empty());
+    // What does not parse ends the reading, without a panic.
+    assert!(yaml_repeats("a: 1\n b: [\n").is_empty());
+}

@@ -711,6 +711,34 @@ fn patch_errors(req: &Request) -> Vec<String> {
     errors
 }
 
+/// The keys an apply's YAML (or JSON) `text` repeats, under the
+/// request's directive, as `patch.go`'s `applyPatcher` finds them once
+/// the apply is made (`yaml.UnmarshalStrict` of the patch): `Ok` with the
+/// warnings of `Warn` (one per repeat, `line 10: key "paused" already set
+/// in map`), or the 400 of `Strict`, `error strict decoding YAML: error
+/// converting YAML to JSON: yaml: unmarshal errors:` and a line per
+/// repeat.
+///
+/// # Errors
+/// As said.
+pub fn check_applied_text(req: &Request, text: &str) -> Result<Vec<String>, Response> {
+    let directive = directive(req, "PatchOptions")?;
+    if directive == Directive::Ignore {
+        return Ok(Vec::new());
+    }
+    let repeats = duplicate_fields::yaml_repeats(text);
+    if repeats.is_empty() || directive == Directive::Warn {
+        return Ok(repeats);
+    }
+    Err(status::error(
+        400,
+        &format!(
+            "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  {}",
+            repeats.join("\n  ")
+        ),
+    ))
+}
+
 /// An apply's configuration `applied` of `kind` checked as the structured
 /// merge types it: a field its schema does not declare is refused,
 /// whatever the directive (a list item named by its merge key, as there).

@@ -702,3 +702,81 @@ fn a_custom_resource_s_repeats_come_first_at_any_depth() {
         "Database in version \"v1\" cannot be handled as a Database: strict decoding error: duplicate field \"metadata.name\", duplicate field \"spec.unknownDupe\", duplicate field \"spec.knownField1\", duplicate field \"spec.free.x\", duplicate field \"spec.ports[0].hostPort\", unknown field \"metadata.unknownMeta\", unknown field \"spec.ports[0].unknownNested\", unknown field \"spec.unknown1\", unknown field \"spec.unknownDupe\""
     );
 }
+
+/// Upstream's `applyInvalidBody`: JSON, read as YAML, two keys repeated
+/// (on its lines 10 and 27).
+const APPLY_INVALID: &str = r#"{
+    "apiVersion": "apps/v1",
+    "kind": "Deployment",
+    "metadata": {
+        "name": "applied",
+        "labels": {"app": "nginx"}
+    },
+    "spec": {
+        "paused": false,
+        "paused": true,
+        "selector": {
+            "matchLabels": {
+                "app": "nginx"
+            }
+        },
+        "template": {
+            "metadata": {
+                "labels": {
+                    "app": "nginx"
+                }
+            },
+            "spec": {
+                "containers": [{
+                    "name":  "nginx",
+                    "image": "nginx:latest",
+                    "imagePullPolicy": "Never",
+                    "imagePullPolicy": "Always"
+                }]
+            }
+        }
+    }
+}"#;
+
+#[test]
+fn an_apply_names_the_keys_its_yaml_repeats_by_line() {
+    let mut s = served();
+    let path = format!("{DEPLOYMENTS}/applied?fieldManager=mgr&");
+    let apply = |directive: &str| Request {
+        content_type: "application/apply-patch+yaml".into(),
+        body: APPLY_INVALID.as_bytes().to_vec(),
+        ..Request::new("PATCH", &format!("{path}fieldValidation={directive}"))
+    };
+    let lines = [
+        r#"line 10: key "paused" already set in map"#,
+        r#"line 27: key "imagePullPolicy" already set in map"#,
+    ];
+    let refused = |r: &Response| {
+        assert_eq!(r.code, 400, "{:?}", r.value());
+        assert_eq!(
+            r.value()["message"],
+            format!(
+                "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  {}",
+                lines.join("\n  ")
+            )
+        );
+    };
+    // Create, then update: refused under Strict, warned under Warn.
+    refused(&send(&mut s, &apply("Strict")));
+    assert_eq!(
+        send(
+            &mut s,
+            &Request::new("GET", &format!("{DEPLOYMENTS}/applied"))
+        )
+        .code,
+        404
+    );
+    let r = send(&mut s, &apply("Warn"));
+    assert_eq!(r.code, 201, "{:?}", r.value());
+    assert_eq!(r.warnings, lines);
+    assert_eq!(r.value()["spec"]["paused"], true);
+    refused(&send(&mut s, &apply("Strict")));
+    let r = send(&mut s, &apply("Ignore"));
+    assert_eq!(r.code, 200, "{:?}", r.value());
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+}
