@@ -1,19 +1,22 @@
 //! Server-side field validation: what becomes of the fields of a written
-//! object that its kind's schema does not declare, as kube-apiserver 1.25
-//! and later decide it (`apiserver/pkg/endpoints/handlers`: `create.go`,
-//! `update.go`, `patch.go`, and `rest.go`'s `fieldValidation`), by the
-//! write's `fieldValidation` query parameter:
+//! object that its kind's schema does not declare, and of the keys its body
+//! repeats, as kube-apiserver 1.25 and later decide it
+//! (`apiserver/pkg/endpoints/handlers`: `create.go`, `update.go`,
+//! `patch.go`, and `rest.go`'s `fieldValidation`), by the write's
+//! `fieldValidation` query parameter:
 //!
 //! - `Strict`: the write is refused. A create or an update answers 400,
 //!   `Deployment in version "v1" cannot be handled as a Deployment: strict
-//!   decoding error: unknown field "spec.replica"` (`transformDecodeError`);
-//!   a merge, strategic or JSON patch 422, `"" is invalid: patch: Invalid
-//!   value: "{...}": strict decoding error: ...`, the patched object shown
-//!   (of a strategic merge patch, the patch). A patch is checked for the
-//!   fields it brings: what the stored object held unchanged is not its.
+//!   decoding error: unknown field "spec.replica", duplicate field
+//!   "spec.paused"` (`transformDecodeError`); a merge, strategic or JSON
+//!   patch 422, `"" is invalid: patch: Invalid value: "{...}": strict
+//!   decoding error: ...`, the patched object shown (of a strategic merge
+//!   patch, the patch). A patch is checked for the fields it brings: what
+//!   the stored object held unchanged is not its.
 //! - `Warn`: the write is taken, with a warning per field (`Warning: 299 -
 //!   "unknown field \"spec.replica\""`), which kubectl prints.
-//! - `Ignore`: the write is taken and the fields dropped, silently.
+//! - `Ignore`: the write is taken and the fields dropped, silently; of a
+//!   repeated key, the last value is kept.
 //!
 //! Absent, it is `Warn`, as upstream's `fieldValidation("")` resolves it
 //! since the feature's beta (1.25): a client that says nothing is warned,
@@ -26,8 +29,8 @@
 //!
 //! The fields are found by walking only the written object against its
 //! kind's schema, each unknown one named by its path (`spec.template.spec.
-//! containers[0].imagePullPolicyy`, a map's entry as `[key]`), all of them
-//! sorted:
+//! containers[0].imagePullPolicyy`, a map's entry as `[key]`), whatever its
+//! value (`null` too):
 //!
 //! - a kind 1.20 has in the version served: 1.20's schema, embedded
 //!   ([`super::openapi::definitions`]): `properties`, `additionalProperties`
@@ -43,16 +46,48 @@
 //!   ServiceCIDR): its top-level fields only (`apiVersion`, `kind`,
 //!   `metadata`, `spec`, `status`), as `/openapi/v3` describes it.
 //!
+//! The repeated keys are found in a pass over the body's bytes
+//! ([`super::duplicate_fields`]; the body read as a JSON tree keeps only a
+//! repeated key's last value), each named as sigs.k8s.io/json's strict
+//! decoding names it (`duplicate field "spec.template.spec.containers[0].
+//! name"`, a map's entry as `.key`), each once, and in its order:
+//!
+//! - a create or an update of a typed kind: decoded in one pass into its
+//!   type, the repeats of declared fields and of map entries in the body's
+//!   order with the unknown fields (a field both unknown and repeated is
+//!   named once, unknown; nothing inside an unknown or free-form field is
+//!   looked into);
+//! - a custom resource: decoded as a map, a repeat named wherever it is,
+//!   all before the unknown fields (sorted, as pruning finds them);
+//! - a merge or strategic merge patch: decoded as a map, its repeats before
+//!   the patched object's unknown fields (sorted: upstream decodes the
+//!   patched object from JSON it wrote, its keys sorted);
+//! - a JSON patch: decoded as a list of operations, `json patch unknown
+//!   field "[0].foo"` for a field an operation does not have, `json patch
+//!   duplicate field "[1].path"` for one it repeats or a key its `value`
+//!   repeats, then the patched object's unknown fields;
+//! - an apply: its YAML (JSON is YAML) strict-decoded once the apply is
+//!   made, its conflicts first: `error strict decoding YAML: error
+//!   converting YAML to JSON: yaml: unmarshal errors:` and `line 10: key
+//!   "paused" already set in map` per repeat (400 under `Strict`, a
+//!   warning each under `Warn`). serve reads no other YAML body.
+//!
 //! `metadata` is always walked as 1.20's `ObjectMeta`. Server-side apply
 //! refuses an unknown field whatever the parameter, as 1.20 does already
 //! (500, `failed to create typed patch object: .spec.replica: field not
 //! declared in schema`, the structured-merge typing's words; several listed
 //! sorted, where 1.20 lists them in its walk's order).
 //!
-//! Not modelled: a duplicate field (`duplicate field "metadata.name"`), since
-//! the body is read as a JSON tree that keeps a repeated key's last value;
-//! an unknown field set to `null` is not reported (serve's patched objects
-//! hold nulls for fields absent).
+//! kubectl reads a manifest into a map and sends it again: `kubectl create
+//! -f` sends no repeat (the last value taken); `kubectl create --raw` and
+//! `kubectl patch` send theirs as written.
+//!
+//! Not modelled: where a typed kind's body repeats an object or a list,
+//! Go's decoding reads the second into the first (`"data": {"x": "1"},
+//! "data": {"y": "2"}` stores both keys, a list's items merged index by
+//! index), where serve keeps the last whole; a custom resource's keeps the
+//! last, as serve does. A kind known by its top level only has every
+//! repeat under `spec` and `status` named.
 
 use std::collections::HashMap;
 
