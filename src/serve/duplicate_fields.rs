@@ -273,25 +273,36 @@ impl<'a> Scan<'a> {
         (self.depth <= MAX_DEPTH).then_some(())
     }
 
+    /// Past the separators before an open collection's next item:
+    /// `Some(true)` at its end (`close`, read past), `Some(false)` at an
+    /// item.
+    fn next_item(&mut self, close: u8) -> Option<bool> {
+        loop {
+            self.ws();
+            let c = *self.b.get(self.i)?;
+            if c == close {
+                self.i += 1;
+                self.depth -= 1;
+                return Some(true);
+            }
+            if c != b',' {
+                return Some(false);
+            }
+            self.i += 1;
+        }
+    }
+
     fn object(&mut self, visit: &mut dyn FnMut(&[Raw<'a>], usize, bool)) -> Option<()> {
         self.enter()?;
         self.i += 1;
         let mut few: Vec<Cow<'a, [u8]>> = Vec::new();
         let mut many: Option<HashSet<Cow<'a, [u8]>>> = None;
         loop {
-            self.ws();
-            match *self.b.get(self.i)? {
-                b'}' => {
-                    self.i += 1;
-                    self.depth -= 1;
-                    return Some(());
-                }
-                b',' => {
-                    self.i += 1;
-                    continue;
-                }
-                b'"' => {}
-                _ => return None,
+            if self.next_item(b'}')? {
+                return Some(());
+            }
+            if self.b.get(self.i) != Some(&b'"') {
+                return None;
             }
             let offset = self.i;
             let key = self.string()?;
@@ -323,18 +334,8 @@ impl<'a> Scan<'a> {
         self.i += 1;
         let mut n = 0;
         loop {
-            self.ws();
-            match *self.b.get(self.i)? {
-                b']' => {
-                    self.i += 1;
-                    self.depth -= 1;
-                    return Some(());
-                }
-                b',' => {
-                    self.i += 1;
-                    continue;
-                }
-                _ => {}
+            if self.next_item(b']')? {
+                return Some(());
             }
             self.path.push(Raw::Index(n));
             self.value(visit)?;

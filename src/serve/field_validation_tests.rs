@@ -274,6 +274,20 @@ fn raw_request(
     }
 }
 
+/// The message of the 400 of a create of `body` at `path` under
+/// `Strict`.
+fn refused_create(s: &mut crate::serve::state::Served, path: &str, body: &str) -> String {
+    let r = send(
+        s,
+        &raw_request("POST", path, "Strict", "application/json", body),
+    );
+    assert_eq!(r.code, 400, "{:?}", r.value());
+    r.value()["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// Upstream's `invalidBodyJSON` (test/integration/apiserver/
 /// field_validation_test.go): unknown fields, repeated ones, one both.
 fn invalid_deployment(name: &str) -> String {
@@ -448,19 +462,8 @@ fn an_unknown_field_set_to_null_is_unknown() {
     let mut s = served();
     let body = r#"{"apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "n", "lables": null}, "data": {"a": "b"}, "extra": null}"#;
-    let r = send(
-        &mut s,
-        &raw_request(
-            "POST",
-            "/api/v1/namespaces/shop/configmaps",
-            "Strict",
-            "application/json",
-            body,
-        ),
-    );
-    assert_eq!(r.code, 400, "{:?}", r.value());
     assert_eq!(
-        r.value()["message"],
+        refused_create(&mut s, "/api/v1/namespaces/shop/configmaps", body),
         "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: strict decoding error: unknown field \"metadata.lables\", unknown field \"extra\""
     );
     // A patch of a kind without a `spec` finds none in the patched object.
@@ -686,19 +689,12 @@ fn a_custom_resource_s_repeats_come_first_at_any_depth() {
                  "knownField1": "a", "knownField1": "b",
                  "free": {"x": 1, "x": 2},
                  "ports": [{"name": "p", "hostPort": 1, "hostPort": 2, "unknownNested": 1}]}}"#;
-    let r = send(
-        &mut s,
-        &raw_request(
-            "POST",
-            "/apis/fv.example.com/v1/namespaces/shop/databases",
-            "Strict",
-            "application/json",
-            body,
-        ),
-    );
-    assert_eq!(r.code, 400, "{:?}", r.value());
     assert_eq!(
-        r.value()["message"],
+        refused_create(
+            &mut s,
+            "/apis/fv.example.com/v1/namespaces/shop/databases",
+            body
+        ),
         "Database in version \"v1\" cannot be handled as a Database: strict decoding error: duplicate field \"metadata.name\", duplicate field \"spec.unknownDupe\", duplicate field \"spec.knownField1\", duplicate field \"spec.free.x\", duplicate field \"spec.ports[0].hostPort\", unknown field \"metadata.unknownMeta\", unknown field \"spec.ports[0].unknownNested\", unknown field \"spec.unknown1\", unknown field \"spec.unknownDupe\""
     );
 }

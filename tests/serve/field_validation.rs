@@ -97,11 +97,7 @@ const DIFFERENCES: &[(&str, &str)] = &[
 ];
 
 fn rule(what: &str) -> &'static str {
-    DIFFERENCES
-        .iter()
-        .find(|(w, _)| *w == what)
-        .map(|(_, why)| *why)
-        .unwrap_or_else(|| panic!("{what:?} is not listed"))
+    rule_in(DIFFERENCES, what)
 }
 
 /// Takes the test's namespace off the control plane, however the test
