@@ -288,6 +288,22 @@ fn refused_create(s: &mut crate::serve::state::Served, path: &str, body: &str) -
         .to_string()
 }
 
+/// The message of the 422 of a patch of `body` (`media`) at `path`
+/// under `Strict`.
+fn refused_patch(
+    s: &mut crate::serve::state::Served,
+    path: &str,
+    media: &str,
+    body: &str,
+) -> String {
+    let r = send(s, &raw_request("PATCH", path, "Strict", media, body));
+    assert_eq!(r.code, 422, "{media}: {:?}", r.value());
+    r.value()["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 /// Upstream's `invalidBodyJSON` (test/integration/apiserver/
 /// field_validation_test.go): unknown fields, repeated ones, one both.
 fn invalid_deployment(name: &str) -> String {
@@ -560,15 +576,7 @@ fn a_merge_patch_names_every_key_it_repeats_before_the_unknown_fields() {
     ] {
         let mut s = served();
         let path = format!("{DEPLOYMENTS}/web");
-        let r = send(
-            &mut s,
-            &raw_request("PATCH", &path, "Strict", media, MERGE_PATCH),
-        );
-        assert_eq!(r.code, 422, "{media}: {:?}", r.value());
-        let message = r.value()["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
+        let message = refused_patch(&mut s, &path, media, MERGE_PATCH);
         assert!(
             message.ends_with(&format!("strict decoding error: {}", expected.join(", "))),
             "{media}: {message}"
@@ -581,23 +589,11 @@ fn a_merge_patch_names_every_key_it_repeats_before_the_unknown_fields() {
         assert_eq!(r.warnings, expected, "{media}");
         assert_eq!(r.value()["spec"]["paused"], false, "{media}");
         // A patch that only repeats a field is refused for that alone.
-        let r = send(
-            &mut s,
-            &raw_request(
-                "PATCH",
-                &path,
-                "Strict",
-                media,
-                r#"{"spec": {"paused": true, "paused": false}}"#,
-            ),
-        );
-        assert_eq!(r.code, 422, "{media}: {:?}", r.value());
+        let only = r#"{"spec": {"paused": true, "paused": false}}"#;
+        let message = refused_patch(&mut s, &path, media, only);
         assert!(
-            r.value()["message"].as_str().is_some_and(
-                |m| m.ends_with(r#"strict decoding error: duplicate field "spec.paused""#)
-            ),
-            "{media}: {:?}",
-            r.value()
+            message.ends_with(r#"strict decoding error: duplicate field "spec.paused""#),
+            "{media}: {message}"
         );
         let r = send(
             &mut s,
@@ -634,12 +630,7 @@ fn a_json_patch_names_its_operations_fields_and_the_patched_object_s() {
     let mut s = served();
     let path = format!("{DEPLOYMENTS}/web");
     let media = "application/json-patch+json";
-    let r = send(&mut s, &raw_request("PATCH", &path, "Strict", media, patch));
-    assert_eq!(r.code, 422, "{:?}", r.value());
-    let message = r.value()["message"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
+    let message = refused_patch(&mut s, &path, media, patch);
     assert!(
         message.ends_with(&format!("strict decoding error: {}", expected.join(", "))),
         "{message}"
