@@ -240,6 +240,16 @@ fn on_both<T: Send>(
     })
 }
 
+/// The rule of the difference `what` in a test's list of differences
+/// between the 1.20 control plane and serve (`(what, why)` pairs).
+fn rule_in(differences: &[(&str, &'static str)], what: &str) -> &'static str {
+    differences
+        .iter()
+        .find(|(w, _)| *w == what)
+        .map(|(_, why)| *why)
+        .unwrap_or_else(|| panic!("{what:?} is not listed"))
+}
+
 /// Polls kubectl against `kubeconfig` until it succeeds (`ok`) or fails
 /// (`!ok`); `what` says what is waited for.
 fn wait_kubectl(kubeconfig: &std::path::Path, args: &[&str], ok: bool, what: &str) {

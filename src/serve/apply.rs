@@ -100,6 +100,9 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
                 "status": "Failure", "message": message, "code": 500}),
         );
     }
+    // What the text repeats, checked once the apply is made (its conflicts
+    // first), as upstream checks it.
+    let repeats = super::field_validation::check_applied_text(req, &text);
     // The applied object, as a create's body (`force` is the apply's).
     let as_json = || Request {
         content_type: "application/json".into(),
@@ -121,14 +124,21 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
         if part == Part::Status {
             return target.not_found();
         }
+        let warnings = match repeats {
+            Ok(w) => w,
+            Err(r) => return r,
+        };
         let set = managed::applied_set(&config);
-        return write::create_as(
-            sim,
-            &as_json(),
-            user,
-            target.kind,
-            target.namespace.as_deref(),
-            Some(set),
+        return write::warned(
+            write::create_as(
+                sim,
+                &as_json(),
+                user,
+                target.kind,
+                target.namespace.as_deref(),
+                Some(set),
+            ),
+            warnings,
         );
     };
     let force = req.param("force") == Some("true");
@@ -141,9 +151,13 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
     });
     match applied {
         Err(conflicts) => Response::json(409, &managed::conflict_status(&conflicts)),
-        Ok((merged, owned)) => {
-            write::write_patched(sim, req, user, target, part, &current, merged, Some(owned))
-        }
+        Ok((merged, owned)) => match repeats {
+            Ok(warnings) => write::warned(
+                write::write_patched(sim, req, user, target, part, &current, merged, Some(owned)),
+                warnings,
+            ),
+            Err(r) => r,
+        },
     }
 }
 

@@ -16,7 +16,11 @@ use serde_json::Value;
 /// where `stored` (as it is stored) lacks it, in `spec` and in
 /// `metadata.annotations`. Whether anything was taken out.
 pub fn strip(body: &mut Value, sent: &Value, stored: &Value) -> bool {
-    let spec = strip_in(&mut body["spec"], &sent["spec"], &stored["spec"]);
+    // `get_mut`, not an index: indexing an object adds the key, as null.
+    let spec = match body.get_mut("spec") {
+        Some(b) => strip_in(b, &sent["spec"], &stored["spec"]),
+        None => false,
+    };
     let annotations = match body.pointer_mut("/metadata/annotations") {
         Some(a) => strip_in(
             a,

@@ -16,6 +16,7 @@ pub mod complete;
 pub mod custom_scale;
 pub mod decoded;
 pub mod discovery;
+pub mod duplicate_fields;
 pub mod echo;
 pub mod escalation;
 pub mod events;

@@ -497,8 +497,9 @@ pub fn update_part(
     warned(target.answer(&resp, false, sim.graph()), warnings)
 }
 
-/// `r` with the warnings of the written object's unknown fields first.
-fn warned(mut r: Response, mut warnings: Vec<String>) -> Response {
+/// `r` with `warnings` (of fieldValidation: the written object's unknown
+/// and repeated fields) first.
+pub fn warned(mut r: Response, mut warnings: Vec<String>) -> Response {
     if !warnings.is_empty() {
         warnings.append(&mut r.warnings);
         r.warnings = warnings;

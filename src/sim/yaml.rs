@@ -88,7 +88,7 @@ enum Frame {
     },
 }
 
-fn resolve_plain(s: &str) -> Value {
+pub(crate) fn resolve_plain(s: &str) -> Value {
     match s {
         "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
         "true" | "True" | "TRUE" => return Value::Bool(true),

@@ -67,11 +67,7 @@ impl Drop for Cleanup<'_> {
 
 /// The rule of a difference listed in [`DIFFERENCES`].
 fn rule(what: &str) -> &'static str {
-    DIFFERENCES
-        .iter()
-        .find(|(w, _)| *w == what)
-        .map(|(_, why)| *why)
-        .unwrap_or_else(|| panic!("{what:?} is not listed"))
+    rule_in(DIFFERENCES, what)
 }
 
 /// The strings at `field` of each element of the list `v`.
