@@ -141,9 +141,17 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
     });
     match applied {
         Err(conflicts) => Response::json(409, &managed::conflict_status(&conflicts)),
-        Ok((merged, owned)) => {
-            write::write_patched(sim, req, user, target, part, &current, merged, Some(owned))
-        }
+        Ok((merged, owned)) => write::write_patched(
+            sim,
+            req,
+            user,
+            target,
+            part,
+            &current,
+            merged,
+            Some(owned),
+            None,
+        ),
     }
 }
 

@@ -1,0 +1,416 @@
+//! A JSON spec read as the Go value kube-apiserver 1.20 validates: the
+//! internal types of `pkg/apis/core` (`core.PodSpec`, `core.Container`,
+//! ...), their fields in Go's order, so that a diff or a `%#v` of it reads
+//! as upstream prints it. The types below are written out field by field
+//! from 1.20's `pkg/apis/core/types.go`; an object of a type not written
+//! out (a volume's source, a probe) is one value, compared whole and
+//! printed as its JSON.
+
+use serde_json::Value;
+
+/// A Go value, as go-cmp and `fmt` see it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Go {
+    /// A nil pointer, slice or map.
+    Nil,
+    Bool(bool),
+    Int(i64),
+    Str(String),
+    /// A non-nil pointer.
+    Ptr(Box<Go>),
+    /// A struct: its type (`core.Container`) and its fields in Go's order.
+    Struct(&'static str, Vec<(&'static str, Go)>),
+    /// A non-nil slice: its type (`[]core.Container`) and elements.
+    Slice(String, Vec<Go>),
+    /// A non-nil map: its type and its entries by key.
+    Map(String, Vec<(String, Go)>),
+    /// A value of a type not written out here, as its JSON.
+    Opaque(String),
+}
+
+impl Go {
+    /// Go's zero value (go-cmp's `value.IsZero`): nil, false, 0, "", or a
+    /// struct of zeros; a slice or map that is not nil is not zero.
+    #[must_use]
+    pub fn is_zero(&self) -> bool {
+        match self {
+            Go::Nil => true,
+            Go::Bool(b) => !b,
+            Go::Int(i) => *i == 0,
+            Go::Str(s) => s.is_empty(),
+            Go::Struct(_, fields) => fields.iter().all(|(_, v)| v.is_zero()),
+            Go::Ptr(_) | Go::Slice(..) | Go::Map(..) | Go::Opaque(_) => false,
+        }
+    }
+}
+
+/// A field: Go name, JSON name (empty: the Go name with its first letter
+/// lowered), Go type.
+type Field = (&'static str, &'static str, &'static str);
+
+/// The internal types written out, from 1.20's `pkg/apis/core/types.go`.
+const STRUCTS: &[(&str, &[Field])] = &[
+    (
+        "core.PodSpec",
+        &[
+            ("Volumes", "", "[]core.Volume"),
+            ("InitContainers", "", "[]core.Container"),
+            ("Containers", "", "[]core.Container"),
+            ("EphemeralContainers", "", "[]core.EphemeralContainer"),
+            ("RestartPolicy", "", "string"),
+            ("TerminationGracePeriodSeconds", "", "*int64"),
+            ("ActiveDeadlineSeconds", "", "*int64"),
+            ("DNSPolicy", "dnsPolicy", "string"),
+            ("NodeSelector", "", "map[string]string"),
+            ("ServiceAccountName", "", "string"),
+            ("AutomountServiceAccountToken", "", "*bool"),
+            ("NodeName", "", "string"),
+            ("SecurityContext", "", "*core.PodSecurityContext"),
+            ("ImagePullSecrets", "", "[]core.LocalObjectReference"),
+            ("Hostname", "", "string"),
+            ("Subdomain", "", "string"),
+            ("SetHostnameAsFQDN", "setHostnameAsFQDN", "*bool"),
+            ("Affinity", "", "*core.Affinity"),
+            ("SchedulerName", "", "string"),
+            ("Tolerations", "", "[]core.Toleration"),
+            ("HostAliases", "", "[]core.HostAlias"),
+            ("PriorityClassName", "", "string"),
+            ("Priority", "", "*int32"),
+            ("PreemptionPolicy", "", "*core.PreemptionPolicy"),
+            ("DNSConfig", "dnsConfig", "*core.PodDNSConfig"),
+            ("ReadinessGates", "", "[]core.PodReadinessGate"),
+            ("RuntimeClassName", "", "*string"),
+            ("Overhead", "", "core.ResourceList"),
+            ("EnableServiceLinks", "", "*bool"),
+            (
+                "TopologySpreadConstraints",
+                "",
+                "[]core.TopologySpreadConstraint",
+            ),
+        ],
+    ),
+    (
+        "core.Container",
+        &[
+            ("Name", "", "string"),
+            ("Image", "", "string"),
+            ("Command", "", "[]string"),
+            ("Args", "", "[]string"),
+            ("WorkingDir", "", "string"),
+            ("Ports", "", "[]core.ContainerPort"),
+            ("EnvFrom", "", "[]core.EnvFromSource"),
+            ("Env", "", "[]core.EnvVar"),
+            ("Resources", "", "core.ResourceRequirements"),
+            ("VolumeMounts", "", "[]core.VolumeMount"),
+            ("VolumeDevices", "", "[]core.VolumeDevice"),
+            ("LivenessProbe", "", "*core.Probe"),
+            ("ReadinessProbe", "", "*core.Probe"),
+            ("StartupProbe", "", "*core.Probe"),
+            ("Lifecycle", "", "*core.Lifecycle"),
+            ("TerminationMessagePath", "", "string"),
+            ("TerminationMessagePolicy", "", "string"),
+            ("ImagePullPolicy", "", "string"),
+            ("SecurityContext", "", "*core.SecurityContext"),
+            ("Stdin", "", "bool"),
+            ("StdinOnce", "", "bool"),
+            ("TTY", "tty", "bool"),
+        ],
+    ),
+    (
+        "core.Toleration",
+        &[
+            ("Key", "", "string"),
+            ("Operator", "", "string"),
+            ("Value", "", "string"),
+            ("Effect", "", "string"),
+            ("TolerationSeconds", "", "*int64"),
+        ],
+    ),
+    (
+        "core.ContainerPort",
+        &[
+            ("Name", "", "string"),
+            ("HostPort", "", "int32"),
+            ("ContainerPort", "", "int32"),
+            ("Protocol", "", "string"),
+            ("HostIP", "hostIP", "string"),
+        ],
+    ),
+    (
+        "core.EnvVar",
+        &[
+            ("Name", "", "string"),
+            ("Value", "", "string"),
+            ("ValueFrom", "", "*core.EnvVarSource"),
+        ],
+    ),
+    (
+        "core.VolumeMount",
+        &[
+            ("Name", "", "string"),
+            ("ReadOnly", "", "bool"),
+            ("MountPath", "", "string"),
+            ("SubPath", "", "string"),
+            ("MountPropagation", "", "*core.MountPropagationMode"),
+            ("SubPathExpr", "", "string"),
+        ],
+    ),
+    (
+        "core.ResourceRequirements",
+        &[
+            ("Limits", "", "core.ResourceList"),
+            ("Requests", "", "core.ResourceList"),
+        ],
+    ),
+    ("core.LocalObjectReference", &[("Name", "", "string")]),
+    (
+        "core.PodSecurityContext",
+        &[
+            ("HostNetwork", "", "bool"),
+            ("HostPID", "hostPID", "bool"),
+            ("HostIPC", "hostIPC", "bool"),
+            ("ShareProcessNamespace", "", "*bool"),
+            ("SELinuxOptions", "seLinuxOptions", "*core.SELinuxOptions"),
+            ("WindowsOptions", "", "*core.WindowsSecurityContextOptions"),
+            ("RunAsUser", "", "*int64"),
+            ("RunAsGroup", "", "*int64"),
+            ("RunAsNonRoot", "", "*bool"),
+            ("SupplementalGroups", "", "[]int64"),
+            ("FSGroup", "fsGroup", "*int64"),
+            (
+                "FSGroupChangePolicy",
+                "fsGroupChangePolicy",
+                "*core.PodFSGroupChangePolicy",
+            ),
+            ("Sysctls", "", "[]core.Sysctl"),
+            ("SeccompProfile", "", "*core.SeccompProfile"),
+        ],
+    ),
+    (
+        "core.PersistentVolumeClaimSpec",
+        &[
+            ("AccessModes", "", "[]core.PersistentVolumeAccessMode"),
+            ("Selector", "", "*v1.LabelSelector"),
+            ("Resources", "", "core.ResourceRequirements"),
+            ("VolumeName", "", "string"),
+            ("StorageClassName", "", "*string"),
+            ("VolumeMode", "", "*core.PersistentVolumeMode"),
+            ("DataSource", "", "*core.TypedLocalObjectReference"),
+        ],
+    ),
+];
+
+fn fields_of(ty: &str) -> Option<(&'static str, &'static [Field])> {
+    STRUCTS
+        .iter()
+        .find(|(name, _)| *name == ty)
+        .map(|(name, fields)| (*name, *fields))
+}
+
+fn json_name(go: &str, json: &'static str) -> String {
+    if !json.is_empty() {
+        return json.to_string();
+    }
+    let mut c = go.chars();
+    c.next()
+        .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// `v`, the JSON of a value of Go type `ty`, as that Go value (absent or
+/// null: its zero).
+#[must_use]
+pub fn of(ty: &str, v: Option<&Value>) -> Go {
+    let v = v.filter(|v| !v.is_null());
+    if let Some(elem) = ty.strip_prefix('*') {
+        return v.map_or(Go::Nil, |v| Go::Ptr(Box::new(of(elem, Some(v)))));
+    }
+    if let Some(elem) = ty.strip_prefix("[]") {
+        return match v {
+            None => Go::Nil,
+            Some(Value::Array(items)) => Go::Slice(
+                ty.to_string(),
+                items.iter().map(|i| of(elem, Some(i))).collect(),
+            ),
+            Some(other) => Go::Opaque(other.to_string()),
+        };
+    }
+    if ty.starts_with("map[") || ty == "core.ResourceList" {
+        let value_ty = if ty == "core.ResourceList" {
+            "resource.Quantity"
+        } else {
+            ty.rsplit(']').next().unwrap_or("string")
+        };
+        return match v {
+            None => Go::Nil,
+            Some(Value::Object(m)) => {
+                let mut entries: Vec<(String, Go)> = m
+                    .iter()
+                    .map(|(k, v)| (k.clone(), of(value_ty, Some(v))))
+                    .collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                Go::Map(ty.to_string(), entries)
+            }
+            Some(other) => Go::Opaque(other.to_string()),
+        };
+    }
+    if let Some((name, fields)) = fields_of(ty) {
+        return Go::Struct(
+            name,
+            fields
+                .iter()
+                .map(|(go, json, fty)| (*go, of(fty, v.and_then(|v| v.get(json_name(go, json))))))
+                .collect(),
+        );
+    }
+    match (ty, v) {
+        ("bool", v) => Go::Bool(v.and_then(Value::as_bool).unwrap_or_default()),
+        ("int32" | "int64", v) => Go::Int(v.and_then(Value::as_i64).unwrap_or_default()),
+        (_, None) if !ty.contains('.') || is_string_type(ty) => Go::Str(String::new()),
+        (_, None) => Go::Opaque(String::new()),
+        // A quantity, an enum: a string.
+        (_, Some(Value::String(s))) => Go::Str(s.clone()),
+        (_, Some(other)) => Go::Opaque(other.to_string()),
+    }
+}
+
+/// The named string types the written-out fields point at.
+fn is_string_type(ty: &str) -> bool {
+    matches!(
+        ty,
+        "core.PreemptionPolicy"
+            | "core.MountPropagationMode"
+            | "core.PersistentVolumeMode"
+            | "core.PodFSGroupChangePolicy"
+            | "core.PersistentVolumeAccessMode"
+            | "resource.Quantity"
+    )
+}
+
+/// A v1 pod spec as the internal `core.PodSpec`: `hostNetwork`,
+/// `hostPID` and `hostIPC` live in its security context there.
+#[must_use]
+pub fn pod_spec(spec: &Value) -> Go {
+    let mut spec = spec.clone();
+    if let Some(m) = spec.as_object_mut() {
+        let mut moved = serde_json::Map::new();
+        for k in ["hostNetwork", "hostPID", "hostIPC"] {
+            if let Some(v) = m.remove(k) {
+                moved.insert(k.to_string(), v);
+            }
+        }
+        if !moved.is_empty() {
+            let sc = m
+                .entry("securityContext")
+                .or_insert_with(|| Value::Object(serde_json::Map::new()));
+            if let Some(sc) = sc.as_object_mut() {
+                sc.extend(moved);
+            }
+        }
+    }
+    of("core.PodSpec", Some(&spec))
+}
+
+/// `fmt.Sprintf("%#v", ...)` of a `metav1.LabelSelector` (upstream's
+/// `field.Invalid` prints a struct so).
+#[must_use]
+pub fn label_selector_gosyntax(sel: &Value) -> String {
+    use super::super::escalation::go_quote;
+    let labels = match sel.get("matchLabels").and_then(Value::as_object) {
+        None => "map[string]string(nil)".to_string(),
+        Some(m) => {
+            let mut kv: Vec<(&String, &str)> = m
+                .iter()
+                .map(|(k, v)| (k, v.as_str().unwrap_or_default()))
+                .collect();
+            kv.sort();
+            let inner: Vec<String> = kv
+                .iter()
+                .map(|(k, v)| format!("{}:{}", go_quote(k), go_quote(v)))
+                .collect();
+            format!("map[string]string{{{}}}", inner.join(", "))
+        }
+    };
+    let exprs = match sel.get("matchExpressions").and_then(Value::as_array) {
+        None => "[]v1.LabelSelectorRequirement(nil)".to_string(),
+        Some(list) => {
+            let inner: Vec<String> = list
+                .iter()
+                .map(|e| {
+                    let s = |k: &str| go_quote(e[k].as_str().unwrap_or_default());
+                    let values = strings_gosyntax(e.get("values"));
+                    format!(
+                        "v1.LabelSelectorRequirement{{Key:{}, Operator:{}, Values:{values}}}",
+                        s("key"),
+                        s("operator")
+                    )
+                })
+                .collect();
+            format!("[]v1.LabelSelectorRequirement{{{}}}", inner.join(", "))
+        }
+    };
+    format!("v1.LabelSelector{{MatchLabels:{labels}, MatchExpressions:{exprs}}}")
+}
+
+/// `%#v` of a `[]string` (`[]string(nil)` when absent).
+#[must_use]
+pub fn strings_gosyntax(v: Option<&Value>) -> String {
+    use super::super::escalation::go_quote;
+    match v.and_then(Value::as_array) {
+        None => "[]string(nil)".to_string(),
+        Some(list) => {
+            let inner: Vec<String> = list
+                .iter()
+                .map(|s| go_quote(s.as_str().unwrap_or_default()))
+                .collect();
+            format!("[]string{{{}}}", inner.join(", "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_pod_spec_reads_as_core_pod_spec_in_go_order() {
+        let g = pod_spec(&json!({"containers": [{"name": "c", "image": "i"}],
+                                 "hostNetwork": true, "terminationGracePeriodSeconds": 30}));
+        let Go::Struct(name, fields) = g else {
+            panic!("a struct")
+        };
+        assert_eq!(name, "core.PodSpec");
+        assert_eq!(fields.len(), 30);
+        assert_eq!(fields[0], ("Volumes", Go::Nil));
+        assert_eq!(
+            fields[5],
+            (
+                "TerminationGracePeriodSeconds",
+                Go::Ptr(Box::new(Go::Int(30)))
+            )
+        );
+        // hostNetwork is the security context's in the internal type.
+        let Go::Ptr(sc) = &fields[12].1 else {
+            panic!("a security context")
+        };
+        assert!(matches!(&**sc, Go::Struct(_, f) if f[0] == ("HostNetwork", Go::Bool(true))));
+        assert!(!fields[2].1.is_zero());
+        assert!(Go::Struct("x", vec![("A", Go::Str(String::new()))]).is_zero());
+    }
+
+    #[test]
+    fn a_selector_prints_as_go_prints_it() {
+        assert_eq!(
+            label_selector_gosyntax(&json!({"matchLabels": {"x": "y", "app": "d"}})),
+            r#"v1.LabelSelector{MatchLabels:map[string]string{"app":"d", "x":"y"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}"#
+        );
+        assert_eq!(
+            label_selector_gosyntax(
+                &json!({"matchExpressions": [{"key": "a", "operator": "In", "values": ["b"]}]})
+            ),
+            r#"v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"a", Operator:"In", Values:[]string{"b"}}}}"#
+        );
+        assert_eq!(strings_gosyntax(None), "[]string(nil)");
+    }
+}
