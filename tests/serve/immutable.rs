@@ -1,0 +1,312 @@
+//! Updates kube-apiserver 1.20 refuses as changes of what may not change,
+//! sent alike to the real control plane (Kubernetes 1.20.2,
+//! `.ci/test-cluster.sh`) and to `serve`: code, reason and message must
+//! read the same, diff of a pod spec included, for a PUT, each kind of
+//! patch and a server-side apply.
+//!
+//! What may differ, by rule:
+//! - go-cmp indents its diff with non-breaking spaces (U+00A0) in half of
+//!   the processes it runs in, chosen at random as the API server starts,
+//!   to discourage reading it; serve writes plain spaces, and the
+//!   comparison reads both alike;
+//! - from 1.21 on, the diff is printed the other way round (`-` the old
+//!   spec) and later versions name more fields; later Services also take
+//!   an unset `clusterIP` on update as kept.
+
+use std::path::Path;
+
+use http_body_util::BodyExt as _;
+use serde_json::{Value, json};
+
+use super::*;
+
+/// The test's namespace on the control plane, deleted when the test
+/// ends, passed or failed.
+struct Namespace<'a>(&'a Path, &'a str);
+
+impl Drop for Namespace<'_> {
+    fn drop(&mut self) {
+        let _ = kubectl_at(self.0, &["delete", "ns", self.1, "--wait=false"], None);
+    }
+}
+
+fn objects(ns: &str) -> String {
+    format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[
+{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"{ns}"}},
+  "spec":{{"containers":[{{"name":"c","image":"busybox:1"}}],
+   "tolerations":[{{"key":"a","operator":"Exists","effect":"NoExecute","tolerationSeconds":30}}]}}}},
+{{"apiVersion":"apps/v1","kind":"Deployment","metadata":{{"name":"d","namespace":"{ns}"}},
+  "spec":{{"replicas":0,"selector":{{"matchLabels":{{"app":"d"}}}},
+   "template":{{"metadata":{{"labels":{{"app":"d"}}}},"spec":{{"containers":[{{"name":"c","image":"busybox:1"}}]}}}}}}}},
+{{"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{{"name":"ss","namespace":"{ns}"}},
+  "spec":{{"replicas":0,"serviceName":"s","selector":{{"matchLabels":{{"app":"ss"}}}},
+   "template":{{"metadata":{{"labels":{{"app":"ss"}}}},"spec":{{"containers":[{{"name":"c","image":"busybox:1"}}]}}}}}}}},
+{{"apiVersion":"v1","kind":"Service","metadata":{{"name":"s","namespace":"{ns}"}},
+  "spec":{{"selector":{{"app":"s"}},"ports":[{{"port":80}}]}}}},
+{{"apiVersion":"batch/v1","kind":"Job","metadata":{{"name":"j","namespace":"{ns}"}},
+  "spec":{{"template":{{"spec":{{"restartPolicy":"Never","containers":[{{"name":"c","image":"busybox:1"}}]}}}}}}}}]}}"#
+    )
+}
+
+/// One request: (code, reason, message), the message's non-breaking
+/// spaces read as spaces (see the module's rules).
+async fn answer(
+    client: &Client,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    body: &Value,
+) -> (u16, String, String) {
+    let req = http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header(http::header::CONTENT_TYPE, content_type)
+        .header(http::header::ACCEPT, "application/json")
+        .body(kube::client::Body::from(
+            serde_json::to_vec(body).expect("json"),
+        ))
+        .expect("request");
+    let resp = client.send(req).await.expect("an answer");
+    let code = resp.status().as_u16();
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes().to_vec())
+        .unwrap_or_default();
+    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let s = |k: &str| v[k].as_str().unwrap_or_default().replace('\u{a0}', " ");
+    (code, s("reason"), s("message"))
+}
+
+async fn get(client: &Client, path: &str) -> Value {
+    let req = http::Request::builder()
+        .uri(path)
+        .body(kube::client::Body::empty())
+        .expect("request");
+    let resp = client.send(req).await.expect("an answer");
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes().to_vec())
+        .unwrap_or_default();
+    serde_json::from_slice(&bytes).expect("an object")
+}
+
+const MERGE: &str = "application/merge-patch+json";
+const STRATEGIC: &str = "application/strategic-merge-patch+json";
+const JSON_PATCH: &str = "application/json-patch+json";
+const APPLY: &str = "application/apply-patch+yaml";
+
+#[test]
+fn updates_of_what_may_not_change_are_refused_as_by_a_real_control_plane() {
+    let _g = live_support::shared();
+    let real = live_support::env().admin.clone();
+    let s = Server::start("deployment", &[]);
+    let ns = unique_name("serve-imm");
+    for kc in [real.as_path(), s.kubeconfig.as_path()] {
+        let (ok, _, err) = kubectl_at(kc, &["create", "ns", &ns], None);
+        assert!(ok, "{err}");
+    }
+    let _cleanup = Namespace(&real, &ns);
+    for kc in [real.as_path(), s.kubeconfig.as_path()] {
+        let (ok, _, err) = kubectl_at(
+            kc,
+            &["create", "-f", "-", "--validate=false"],
+            Some(&objects(&ns)),
+        );
+        assert!(ok, "{err}");
+    }
+    let pod = format!("/api/v1/namespaces/{ns}/pods/p");
+    let deploy = format!("/apis/apps/v1/namespaces/{ns}/deployments/d");
+    let set = format!("/apis/apps/v1/namespaces/{ns}/statefulsets/ss");
+    let service = format!("/api/v1/namespaces/{ns}/services/s");
+    let job = format!("/apis/batch/v1/namespaces/{ns}/jobs/j");
+    let rt = rt();
+    let (rc, sc) = rt.block_on(async {
+        let connect = |kc: &Path| {
+            let o = live_support::options(kc, "default");
+            async move {
+                ownerscope::cluster::connect(&o)
+                    .await
+                    .expect("kube client")
+                    .client
+            }
+        };
+        (connect(&real).await, connect(&s.kubeconfig).await)
+    });
+    // The same request to both; (what, code expected).
+    let same = |what: &str, method: &str, path: &str, ct: &str, body: Value, code: u16| {
+        let (r, v) = rt.block_on(async {
+            (
+                answer(&rc, method, path, ct, &body).await,
+                answer(&sc, method, path, ct, &body).await,
+            )
+        });
+        assert_eq!(r.0, code, "{what}: the real control plane answered {r:?}");
+        assert_eq!(
+            r, v,
+            "{what}: the real control plane (left) and serve (right) differ"
+        );
+    };
+    // A pod: the diff under the refusal, each way of writing.
+    same(
+        "grace period",
+        "PATCH",
+        &pod,
+        MERGE,
+        json!({"spec": {"terminationGracePeriodSeconds": 10}}),
+        422,
+    );
+    same(
+        "restart policy and pull policy",
+        "PATCH",
+        &pod,
+        STRATEGIC,
+        json!({"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "imagePullPolicy": "Always"}]}}),
+        422,
+    );
+    same(
+        "a toleration taken away",
+        "PATCH",
+        &pod,
+        JSON_PATCH,
+        json!([{"op": "remove", "path": "/spec/tolerations/0"}]),
+        422,
+    );
+    same(
+        "a node name applied",
+        "PATCH",
+        &format!("{pod}?fieldManager=imm&force=true"),
+        APPLY,
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": ns},
+               "spec": {"containers": [{"name": "c", "image": "busybox:1"}], "nodeName": "elsewhere"}}),
+        422,
+    );
+    // What it may change, and metadata.
+    same(
+        "image, deadline, labels",
+        "PATCH",
+        &pod,
+        STRATEGIC,
+        json!({"metadata": {"labels": {"x": "y"}},
+               "spec": {"containers": [{"name": "c", "image": "busybox:2"}], "activeDeadlineSeconds": 100}}),
+        200,
+    );
+    same(
+        "a toleration added",
+        "PATCH",
+        &pod,
+        JSON_PATCH,
+        json!([{"op": "add", "path": "/spec/tolerations/-", "value": {"key": "b", "operator": "Exists"}}]),
+        200,
+    );
+    // A strategic merge patch replaces the list: the old ones are gone.
+    same(
+        "tolerations replaced",
+        "PATCH",
+        &pod,
+        STRATEGIC,
+        json!({"spec": {"tolerations": [{"key": "b", "operator": "Exists"}]}}),
+        422,
+    );
+    same(
+        "a raised deadline",
+        "PATCH",
+        &pod,
+        MERGE,
+        json!({"spec": {"activeDeadlineSeconds": 200}}),
+        422,
+    );
+    same(
+        "an unset deadline",
+        "PATCH",
+        &pod,
+        JSON_PATCH,
+        json!([{"op": "remove", "path": "/spec/activeDeadlineSeconds"}]),
+        422,
+    );
+    // A PUT of the pod as each server holds it, a container added.
+    let put = |c: &Client| {
+        let pod = pod.clone();
+        rt.block_on(async {
+            let mut p = get(c, &pod).await;
+            p["spec"]["containers"]
+                .as_array_mut()
+                .expect("containers")
+                .push(json!({"name": "d", "image": "busybox:1"}));
+            answer(c, "PUT", &pod, "application/json", &p).await
+        })
+    };
+    let (r, v) = (put(&rc), put(&sc));
+    assert_eq!(r.0, 422, "{r:?}");
+    assert_eq!(r, v, "a container added by PUT");
+    // Workloads.
+    same(
+        "a Deployment's selector",
+        "PATCH",
+        &deploy,
+        MERGE,
+        json!({"spec": {"selector": {"matchLabels": {"app": "d", "x": "y"}},
+                        "template": {"metadata": {"labels": {"x": "y"}}}}}),
+        422,
+    );
+    same(
+        "a Deployment's selector alone",
+        "PATCH",
+        &deploy,
+        MERGE,
+        json!({"spec": {"selector": {"matchLabels": {"app": "e"}}}}),
+        422,
+    );
+    same(
+        "a Deployment scaled",
+        "PATCH",
+        &deploy,
+        MERGE,
+        json!({"spec": {"replicas": 1}}),
+        200,
+    );
+    same(
+        "a StatefulSet's service",
+        "PATCH",
+        &set,
+        MERGE,
+        json!({"spec": {"serviceName": "other"}}),
+        422,
+    );
+    same(
+        "a StatefulSet's template",
+        "PATCH",
+        &set,
+        STRATEGIC,
+        json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "busybox:2"}]}}}}),
+        200,
+    );
+    same(
+        "a Service's cluster IP",
+        "PATCH",
+        &service,
+        MERGE,
+        json!({"spec": {"clusterIP": "10.0.0.99"}}),
+        422,
+    );
+    same(
+        "a Service's cluster IP unset",
+        "PATCH",
+        &service,
+        MERGE,
+        json!({"spec": {"clusterIP": ""}}),
+        422,
+    );
+    same(
+        "a Job's completions",
+        "PATCH",
+        &job,
+        MERGE,
+        json!({"spec": {"completions": 2}}),
+        422,
+    );
+}
