@@ -44,6 +44,8 @@ fn objects(ns: &str) -> String {
    "template":{{"metadata":{{"labels":{{"app":"ss"}}}},"spec":{{"containers":[{{"name":"c","image":"busybox:1"}}]}}}}}}}},
 {{"apiVersion":"v1","kind":"Service","metadata":{{"name":"s","namespace":"{ns}"}},
   "spec":{{"selector":{{"app":"s"}},"ports":[{{"port":80}}]}}}},
+{{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{{"name":"pvc","namespace":"{ns}"}},
+  "spec":{{"accessModes":["ReadWriteOnce"],"resources":{{"requests":{{"storage":"1Gi"}}}}}}}},
 {{"apiVersion":"batch/v1","kind":"Job","metadata":{{"name":"j","namespace":"{ns}"}},
   "spec":{{"template":{{"spec":{{"restartPolicy":"Never","containers":[{{"name":"c","image":"busybox:1"}}]}}}}}}}}]}}"#
     )
@@ -124,6 +126,7 @@ fn updates_of_what_may_not_change_are_refused_as_by_a_real_control_plane() {
     let set = format!("/apis/apps/v1/namespaces/{ns}/statefulsets/ss");
     let service = format!("/api/v1/namespaces/{ns}/services/s");
     let job = format!("/apis/batch/v1/namespaces/{ns}/jobs/j");
+    let claim = format!("/api/v1/namespaces/{ns}/persistentvolumeclaims/pvc");
     let rt = rt();
     let (rc, sc) = rt.block_on(async {
         let connect = |kc: &Path| {
@@ -308,5 +311,38 @@ fn updates_of_what_may_not_change_are_refused_as_by_a_real_control_plane() {
         MERGE,
         json!({"spec": {"completions": 2}}),
         422,
+    );
+    // A claim no volume is bound to: nothing of its spec changes.
+    same(
+        "a claim's access modes",
+        "PATCH",
+        &claim,
+        MERGE,
+        json!({"spec": {"accessModes": ["ReadWriteMany"]}}),
+        422,
+    );
+    same(
+        "a claim's size",
+        "PATCH",
+        &claim,
+        MERGE,
+        json!({"spec": {"resources": {"requests": {"storage": "2Gi"}}}}),
+        422,
+    );
+    same(
+        "a claim's class",
+        "PATCH",
+        &claim,
+        MERGE,
+        json!({"spec": {"storageClassName": "x"}}),
+        422,
+    );
+    same(
+        "a claim's labels",
+        "PATCH",
+        &claim,
+        MERGE,
+        json!({"metadata": {"labels": {"x": "y"}}}),
+        200,
     );
 }

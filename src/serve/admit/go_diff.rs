@@ -44,8 +44,16 @@ enum Kind {
     Ptr,
 }
 
+/// Equal as go-cmp finds two leaves: a [`Go::Whole`] by its `Equal`.
+fn same_leaf(x: Option<&Go>, y: Option<&Go>) -> bool {
+    match (x, y) {
+        (Some(Go::Whole(_, a)), Some(Go::Whole(_, b))) => a == b,
+        _ => x == y,
+    }
+}
+
 fn leaf<'a>(x: Option<&'a Go>, y: Option<&'a Go>) -> Node<'a> {
-    let same = x.is_some() == y.is_some() && x == y;
+    let same = same_leaf(x, y);
     Node {
         x,
         y,
@@ -126,11 +134,21 @@ fn compare<'a>(x: Option<&'a Go>, y: Option<&'a Go>) -> Node<'a> {
                 |m: &'a [(String, Go)], k: &str| m.iter().find(|(mk, _)| mk == k).map(|(_, v)| v);
             let recs = keys
                 .into_iter()
-                .map(|k| (go_quote(k), compare(get(a, k), get(b, k))))
+                .map(|k| (map_key(t, k), compare(get(a, k), get(b, k))))
                 .collect();
             parent(gx, gy, Kind::Map, t.clone(), recs)
         }
         _ => leaf(x, y),
+    }
+}
+
+/// A map's key as go-cmp prints it: a `core.ResourceList`'s keys are
+/// `ResourceName`s, a `fmt.Stringer` (`s"storage"`).
+fn map_key(ty: &str, k: &str) -> String {
+    if ty == "core.ResourceList" {
+        format!("s{}", go_quote(k))
+    } else {
+        go_quote(k)
     }
 }
 
@@ -321,6 +339,7 @@ fn format_value(mut o: Opts, g: &Go) -> Text {
         Go::Int(i) => line(i.to_string()),
         Go::Str(s) => format_string(o, s),
         Go::Opaque(s) => line(s.clone()),
+        Go::Whole(inner, _) => return format_value(o, inner),
         Go::Ptr(inner) => {
             let v = format_value(o, inner);
             return Text::Wrap("&".into(), Box::new(v), String::new());
@@ -360,7 +379,7 @@ fn format_value(mut o: Opts, g: &Go) -> Text {
             }
             braces(list)
         }
-        Go::Map(_, entries) => {
+        Go::Map(ty, entries) => {
             let max = limit(&mut o);
             let mut list = Vec::new();
             for (k, v) in entries {
@@ -372,7 +391,7 @@ fn format_value(mut o: Opts, g: &Go) -> Text {
                     types: TypeMode::Elide,
                     ..o
                 };
-                list.push(rec(&go_quote(k), format_value(inner, v)));
+                list.push(rec(&map_key(ty, k), format_value(inner, v)));
             }
             braces(list)
         }

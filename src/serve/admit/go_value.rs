@@ -26,6 +26,9 @@ pub enum Go {
     Map(String, Vec<(String, Go)>),
     /// A value of a type not written out here, as its JSON.
     Opaque(String),
+    /// A value go-cmp compares with its `Equal` method, as one (a
+    /// `resource.Quantity`): what it prints, and what it is equal by.
+    Whole(Box<Go>, String),
 }
 
 impl Go {
@@ -39,6 +42,7 @@ impl Go {
             Go::Int(i) => *i == 0,
             Go::Str(s) => s.is_empty(),
             Go::Struct(_, fields) => fields.iter().all(|(_, v)| v.is_zero()),
+            Go::Whole(inner, _) => inner.is_zero(),
             Go::Ptr(_) | Go::Slice(..) | Go::Map(..) | Go::Opaque(_) => false,
         }
     }
@@ -263,6 +267,9 @@ pub fn of(ty: &str, v: Option<&Value>) -> Go {
                 .collect(),
         );
     }
+    if ty == "resource.Quantity" {
+        return quantity(v.and_then(Value::as_str).unwrap_or_default());
+    }
     match (ty, v) {
         ("bool", v) => Go::Bool(v.and_then(Value::as_bool).unwrap_or_default()),
         ("int32" | "int64", v) => Go::Int(v.and_then(Value::as_i64).unwrap_or_default()),
@@ -283,8 +290,83 @@ fn is_string_type(ty: &str) -> bool {
             | "core.PersistentVolumeMode"
             | "core.PodFSGroupChangePolicy"
             | "core.PersistentVolumeAccessMode"
-            | "resource.Quantity"
     )
+}
+
+/// A `resource.Quantity` as `ParseQuantity` makes it (apimachinery's
+/// `quantity.go`, its fast path): `i` an `int64Amount` of value and
+/// scale, `s` the string kept when it is in canonical form, `Format`.
+/// Equal by its amount (`Quantity.Equal`). A value the fast path does not
+/// take (`1.5Gi`) is kept as its string.
+fn quantity(text: &str) -> Go {
+    let key =
+        super::super::pod_defaults::nanos(text).map_or_else(|| text.to_string(), |n| n.to_string());
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(split);
+    let (format, exponent): (&str, i64) = match suffix {
+        "" => ("DecimalSI", 0),
+        "n" => ("DecimalSI", -9),
+        "u" => ("DecimalSI", -6),
+        "m" => ("DecimalSI", -3),
+        "k" => ("DecimalSI", 3),
+        "M" => ("DecimalSI", 6),
+        "G" => ("DecimalSI", 9),
+        "T" => ("DecimalSI", 12),
+        "P" => ("DecimalSI", 15),
+        "E" => ("DecimalSI", 18),
+        "Ki" => ("BinarySI", 10),
+        "Mi" => ("BinarySI", 20),
+        "Gi" => ("BinarySI", 30),
+        "Ti" => ("BinarySI", 40),
+        "Pi" => ("BinarySI", 50),
+        "Ei" => ("BinarySI", 60),
+        e => match e.strip_prefix(['e', 'E']).and_then(|x| x.parse().ok()) {
+            Some(x) => ("DecimalExponent", x),
+            None => return Go::Whole(Box::new(Go::Str(text.to_string())), key),
+        },
+    };
+    let digits = number.trim_start_matches('+');
+    let Ok(value) = digits.parse::<i64>() else {
+        return Go::Whole(Box::new(Go::Str(text.to_string())), key);
+    };
+    let (amount, scale, canonical) = if format == "BinarySI" {
+        let amount = value
+            .checked_shl(u32::try_from(exponent).unwrap_or(0))
+            .unwrap_or(value);
+        (amount, 0, exponent % 10 == 0 && value & 0x07 != 0)
+    } else {
+        let shifted = digits.trim_start_matches('-');
+        let canonical = exponent % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0');
+        (value, exponent, canonical)
+    };
+    let inner = Go::Struct(
+        "resource.Quantity",
+        vec![
+            (
+                "i",
+                Go::Struct(
+                    "resource.int64Amount",
+                    vec![("value", Go::Int(amount)), ("scale", Go::Int(scale))],
+                ),
+            ),
+            (
+                "d",
+                Go::Struct("resource.infDecAmount", vec![("Dec", Go::Nil)]),
+            ),
+            (
+                "s",
+                Go::Str(if canonical {
+                    text.to_string()
+                } else {
+                    String::new()
+                }),
+            ),
+            ("Format", Go::Str(format.to_string())),
+        ],
+    );
+    Go::Whole(Box::new(inner), key)
 }
 
 /// A v1 pod spec as the internal `core.PodSpec`: `hostNetwork`,

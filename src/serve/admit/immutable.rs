@@ -5,7 +5,8 @@
 //! `ValidateUpdate`), a StatefulSet's spec but for its replicas, template
 //! and update strategy (`ValidateStatefulSetUpdate`), a Job's completions
 //! (`ValidateJobSpecUpdate`), a Service's cluster IPs
-//! (`validateUpgradeDowngradeClusterIPs`). Both objects are as the API
+//! (`validateUpgradeDowngradeClusterIPs`), a claim's spec but for the
+//! size of a bound one (`ValidatePersistentVolumeClaimUpdate`). Both objects are as the API
 //! server holds them, defaults set: the stored one as serve sends it, the
 //! written one with the defaults its decoding and admission add.
 //!
@@ -49,7 +50,7 @@ fn invalid_printed(field: &str, printed: &str, detail: &str) -> Cause {
 pub fn checks(kind: &KindInfo) -> bool {
     matches!(
         (kind.group.as_str(), kind.kind.as_str()),
-        ("", "Pod" | "Service")
+        ("", "Pod" | "Service" | "PersistentVolumeClaim")
             | (
                 "apps",
                 "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet"
@@ -64,6 +65,7 @@ pub(super) fn causes(kind: &KindInfo, new: &Value, old: &Value) -> Vec<Cause> {
     match (kind.group.as_str(), kind.kind.as_str()) {
         ("", "Pod") => pod(&new["spec"], &old["spec"], &mut out),
         ("", "Service") => service(&new["spec"], &old["spec"], &mut out),
+        ("", "PersistentVolumeClaim") => claim(new, old, &mut out),
         ("apps", "Deployment" | "ReplicaSet" | "DaemonSet") => {
             template_selected(&new["spec"], &old["spec"], &mut out);
             selector_kept(&new["spec"], &old["spec"], &mut out);
@@ -247,6 +249,7 @@ fn semantic_eq(a: &Go, b: &Go) -> bool {
                     .zip(y)
                     .all(|((k, p), (l, q))| k == l && semantic_eq(p, q))
         }
+        (Go::Whole(_, x), Go::Whole(_, y)) => x == y,
         _ if empty(a) && empty(b) => true,
         _ => a == b,
     }
@@ -332,6 +335,58 @@ fn stateful_set(new: &Value, old: &Value, out: &mut Vec<Cause>) {
     };
     if rest(new) != rest(old) {
         out.push(forbidden("spec", STATEFULSET_FORBIDDEN));
+    }
+}
+
+/// `ValidatePersistentVolumeClaimUpdate` (1.20, `ExpandPersistentVolumes`
+/// on): the spec is the old one, but for `volumeName` once set and a
+/// bound claim's requested storage, which may only grow. (The status is
+/// the stored one: the strategy keeps it.) Not followed: the move from
+/// the beta storage-class annotation to `storageClassName`.
+fn claim(new: &Value, old: &Value, out: &mut Vec<Cause>) {
+    let mut new_spec = new["spec"].clone();
+    let mut old_spec = old["spec"].clone();
+    if old_spec["volumeName"].as_str().is_none_or(str::is_empty)
+        && let Some(m) = old_spec.as_object_mut()
+    {
+        match new_spec.get("volumeName") {
+            Some(v) => m.insert("volumeName".into(), v.clone()),
+            None => m.remove("volumeName"),
+        };
+    }
+    let storage = |spec: &Value| spec["resources"]["requests"]["storage"].clone();
+    if old["status"]["phase"] == "Bound"
+        && let Some(requests) = new_spec
+            .pointer_mut("/resources/requests")
+            .and_then(Value::as_object_mut)
+    {
+        requests.insert("storage".into(), storage(&old["spec"]));
+    }
+    let ty = "core.PersistentVolumeClaimSpec";
+    let (n, o) = (
+        go_value::of(ty, Some(&new_spec)),
+        go_value::of(ty, Some(&old_spec)),
+    );
+    if !semantic_eq(&n, &o) {
+        out.push(forbidden(
+            "spec",
+            &format!(
+                "spec is immutable after creation except resources.requests for bound claims\n{}",
+                diff(&n, &o)
+            ),
+        ));
+    }
+    let size = |spec: &Value| {
+        storage(spec)
+            .as_str()
+            .and_then(super::super::pod_defaults::nanos)
+            .unwrap_or_default()
+    };
+    if size(&new["spec"]) < size(&old["spec"]) {
+        out.push(forbidden(
+            "spec.resources.requests.storage",
+            "field can not be less than previous value",
+        ));
     }
 }
 
@@ -559,6 +614,63 @@ mod tests {
         assert_eq!(
             messages(&causes(&kind("apps", "StatefulSet"), &renamed, &d("a"))),
             [format!("spec: Forbidden: {STATEFULSET_FORBIDDEN}")]
+        );
+    }
+
+    /// What 1.20.2 answered on the test control plane for the same
+    /// changes of a claim it had not bound.
+    #[test]
+    fn a_claim_keeps_its_spec_as_on_a_real_control_plane() {
+        let pvc = |modes: Value, storage: &str, class: Option<&str>| {
+            json!({"spec": {"accessModes": modes, "resources": {"requests": {"storage": storage}},
+                            "volumeMode": "Filesystem", "storageClassName": class},
+                   "status": {"phase": "Pending"}})
+        };
+        let old = pvc(json!(["ReadWriteOnce"]), "1Gi", None);
+        let k = kind("", "PersistentVolumeClaim");
+        assert!(causes(&k, &old, &old).is_empty());
+        let head = "spec: Forbidden: spec is immutable after creation except resources.requests for bound claims\n";
+        assert_eq!(
+            messages(&causes(
+                &k,
+                &pvc(json!(["ReadWriteMany"]), "1Gi", None),
+                &old
+            )),
+            [format!(
+                "{head}  core.PersistentVolumeClaimSpec{{\n- \tAccessModes: []core.PersistentVolumeAccessMode{{\"ReadWriteMany\"}},\n+ \tAccessModes: []core.PersistentVolumeAccessMode{{\"ReadWriteOnce\"}},\n  \tSelector:    nil,\n  \tResources:   {{Requests: {{s\"storage\": {{i: {{...}}, s: \"1Gi\", Format: \"BinarySI\"}}}}}},\n  \t... // 4 identical fields\n  }}\n"
+            )]
+        );
+        assert_eq!(
+            messages(&causes(
+                &k,
+                &pvc(json!(["ReadWriteOnce"]), "2Gi", None),
+                &old
+            )),
+            [format!(
+                "{head}  core.PersistentVolumeClaimSpec{{\n  \tAccessModes: {{\"ReadWriteOnce\"}},\n  \tSelector:    nil,\n  \tResources: core.ResourceRequirements{{\n  \t\tLimits: nil,\n- \t\tRequests: core.ResourceList{{\n- \t\t\ts\"storage\": {{i: resource.int64Amount{{value: 2147483648}}, s: \"2Gi\", Format: \"BinarySI\"}},\n- \t\t}},\n+ \t\tRequests: core.ResourceList{{\n+ \t\t\ts\"storage\": {{i: resource.int64Amount{{value: 1073741824}}, s: \"1Gi\", Format: \"BinarySI\"}},\n+ \t\t}},\n  \t}},\n  \tVolumeName:       \"\",\n  \tStorageClassName: nil,\n  \t... // 2 identical fields\n  }}\n"
+            )]
+        );
+        assert_eq!(
+            messages(&causes(
+                &k,
+                &pvc(json!(["ReadWriteOnce"]), "1Gi", Some("x")),
+                &old
+            )),
+            [format!(
+                "{head}  core.PersistentVolumeClaimSpec{{\n  \t... // 2 identical fields\n  \tResources:        {{Requests: {{s\"storage\": {{i: {{...}}, s: \"1Gi\", Format: \"BinarySI\"}}}}}},\n  \tVolumeName:       \"\",\n- \tStorageClassName: &\"x\",\n+ \tStorageClassName: nil,\n  \tVolumeMode:       &\"Filesystem\",\n  \tDataSource:       nil,\n  }}\n"
+            )]
+        );
+        // Bound: the size may grow, never shrink.
+        let mut bound = old.clone();
+        bound["status"]["phase"] = json!("Bound");
+        let mut grown = pvc(json!(["ReadWriteOnce"]), "2Gi", None);
+        grown["status"]["phase"] = json!("Bound");
+        assert!(causes(&k, &grown, &bound).is_empty());
+        assert_eq!(
+            messages(&causes(&k, &bound, &grown)),
+            [
+                "spec.resources.requests.storage: Forbidden: field can not be less than previous value"
+            ]
         );
     }
 
