@@ -374,6 +374,13 @@ fn quantity(text: &str) -> Go {
 #[must_use]
 pub fn pod_spec(spec: &Value) -> Go {
     let mut spec = spec.clone();
+    internal_security_context(&mut spec);
+    of("core.PodSpec", Some(&spec))
+}
+
+/// `hostNetwork`, `hostPID` and `hostIPC` moved into the security context,
+/// where the internal type has them.
+fn internal_security_context(spec: &mut Value) {
     if let Some(m) = spec.as_object_mut() {
         let mut moved = serde_json::Map::new();
         for k in ["hostNetwork", "hostPID", "hostIPC"] {
@@ -390,7 +397,6 @@ pub fn pod_spec(spec: &Value) -> Go {
             }
         }
     }
-    of("core.PodSpec", Some(&spec))
 }
 
 /// `fmt.Sprintf("%#v", ...)` of a `metav1.LabelSelector` (upstream's
@@ -432,6 +438,113 @@ pub fn label_selector_gosyntax(sel: &Value) -> String {
         }
     };
     format!("v1.LabelSelector{{MatchLabels:{labels}, MatchExpressions:{exprs}}}")
+}
+
+/// The address `%#v` prints for a pointer inside a value: a Go heap
+/// address, which differs from one API server process (and request) to
+/// the next; any is as true as another.
+const ADDRESS: &str = "0xc000a1e000";
+
+/// `fmt.Sprintf("%#v", ...)` of a `core.PodTemplateSpec` as written in
+/// JSON (1.20's `ValidateImmutableField` of a Job's template prints it
+/// so): its metadata as a template holds it (labels and annotations),
+/// its spec the internal `core.PodSpec`. A pointer inside prints as its
+/// address (see [`ADDRESS`]); a type not written out here prints as its
+/// JSON.
+#[must_use]
+pub fn pod_template_gosyntax(template: &Value) -> String {
+    let meta = &template["metadata"];
+    let map = |v: &Value| gosyntax("map[string]string", Some(v).filter(|v| !v.is_null()));
+    let meta = format!(
+        "v1.ObjectMeta{{Name:\"\", GenerateName:\"\", Namespace:\"\", SelfLink:\"\", UID:\"\", ResourceVersion:\"\", Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), Labels:{}, Annotations:{}, OwnerReferences:[]v1.OwnerReference(nil), Finalizers:[]string(nil), ClusterName:\"\", ManagedFields:[]v1.ManagedFieldsEntry(nil)}}",
+        map(&meta["labels"]),
+        map(&meta["annotations"]),
+    );
+    let mut spec = template["spec"].clone();
+    internal_security_context(&mut spec);
+    format!(
+        "core.PodTemplateSpec{{ObjectMeta:{meta}, Spec:{}}}",
+        gosyntax("core.PodSpec", Some(&spec))
+    )
+}
+
+/// `%#v` of `v` as Go type `ty`, inside a value (pointers as addresses).
+fn gosyntax(ty: &str, v: Option<&Value>) -> String {
+    use super::super::escalation::go_quote;
+    let v = v.filter(|v| !v.is_null());
+    if ty.starts_with('*') {
+        return match v {
+            None => format!("({ty})(nil)"),
+            Some(_) => format!("({ty})({ADDRESS})"),
+        };
+    }
+    if let Some(elem) = ty.strip_prefix("[]") {
+        return match v.and_then(Value::as_array) {
+            None => format!("{ty}(nil)"),
+            Some(items) => {
+                let inner: Vec<String> = items.iter().map(|i| gosyntax(elem, Some(i))).collect();
+                format!("{ty}{{{}}}", inner.join(", "))
+            }
+        };
+    }
+    if ty.starts_with("map[") || ty == "core.ResourceList" {
+        let value_ty = if ty == "core.ResourceList" {
+            "resource.Quantity"
+        } else {
+            "string"
+        };
+        return match v.and_then(Value::as_object) {
+            None => format!("{ty}(nil)"),
+            Some(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                let inner: Vec<String> = keys
+                    .iter()
+                    .map(|k| format!("{}:{}", go_quote(k), gosyntax(value_ty, m.get(*k))))
+                    .collect();
+                format!("{ty}{{{}}}", inner.join(", "))
+            }
+        };
+    }
+    if ty == "resource.Quantity" {
+        let q = quantity(v.and_then(Value::as_str).unwrap_or_default());
+        if let Go::Whole(inner, _) = &q
+            && let Go::Struct(_, f) = &**inner
+            && let [
+                (_, Go::Struct(_, amount)),
+                _,
+                (_, Go::Str(text)),
+                (_, Go::Str(format)),
+            ] = f.as_slice()
+            && let [(_, Go::Int(value)), (_, Go::Int(scale))] = amount.as_slice()
+        {
+            return format!(
+                "resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:{}, Format:{}}}",
+                go_quote(text),
+                go_quote(format)
+            );
+        }
+        return v.map_or_else(String::new, Value::to_string);
+    }
+    if let Some((name, fields)) = fields_of(ty) {
+        let inner: Vec<String> = fields
+            .iter()
+            .map(|(go, json, fty)| {
+                format!(
+                    "{go}:{}",
+                    gosyntax(fty, v.and_then(|v| v.get(json_name(go, json))))
+                )
+            })
+            .collect();
+        return format!("{name}{{{}}}", inner.join(", "));
+    }
+    match (ty, v) {
+        ("bool", v) => v.and_then(Value::as_bool).unwrap_or_default().to_string(),
+        ("int32" | "int64", v) => v.and_then(Value::as_i64).unwrap_or_default().to_string(),
+        (_, Some(Value::String(s))) => go_quote(s),
+        (_, None) if !ty.contains('.') || is_string_type(ty) => go_quote(""),
+        (_, v) => v.map_or_else(String::new, Value::to_string),
+    }
 }
 
 /// `%#v` of a `[]string` (`[]string(nil)` when absent).

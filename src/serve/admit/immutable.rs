@@ -4,7 +4,7 @@
 //! (`ValidatePodUpdate`), a workload's selector (the apps strategies'
 //! `ValidateUpdate`), a StatefulSet's spec but for its replicas, template
 //! and update strategy (`ValidateStatefulSetUpdate`), a Job's completions
-//! (`ValidateJobSpecUpdate`), a Service's cluster IPs
+//! and template (`ValidateJobSpecUpdate`), a Service's cluster IPs
 //! (`validateUpgradeDowngradeClusterIPs`), a claim's spec but for the
 //! size of a bound one (`ValidatePersistentVolumeClaimUpdate`). Both objects are as the API
 //! server holds them, defaults set: the stored one as serve sends it, the
@@ -88,6 +88,7 @@ pub(super) fn causes(kind: &KindInfo, new: &Value, old: &Value) -> Vec<Cause> {
                     "field is immutable",
                 ));
             }
+            job_template(&new["spec"]["template"], &old["spec"]["template"], &mut out);
         }
         _ => {}
     }
@@ -96,6 +97,33 @@ pub(super) fn causes(kind: &KindInfo, new: &Value, old: &Value) -> Vec<Cause> {
 
 fn array(v: &Value) -> &[Value] {
     v.as_array().map_or(&[], Vec::as_slice)
+}
+
+/// `ValidateJobSpecUpdate`'s `ValidateImmutableField` of the template,
+/// printed as `%#v` prints a `core.PodTemplateSpec`.
+fn job_template(new: &Value, old: &Value, out: &mut Vec<Cause>) {
+    let meta = |t: &Value, k: &str| {
+        let m = &t["metadata"][k];
+        if m.as_object().is_none_or(serde_json::Map::is_empty) {
+            Value::Null
+        } else {
+            m.clone()
+        }
+    };
+    let same = ["labels", "annotations"]
+        .iter()
+        .all(|k| meta(new, k) == meta(old, k))
+        && semantic_eq(
+            &go_value::pod_spec(&new["spec"]),
+            &go_value::pod_spec(&old["spec"]),
+        );
+    if !same {
+        out.push(invalid_printed(
+            "spec.template",
+            &go_value::pod_template_gosyntax(new),
+            "field is immutable",
+        ));
+    }
 }
 
 /// `ValidateContainerUpdates`: `true` when validation stops here.
@@ -674,6 +702,43 @@ mod tests {
         );
     }
 
+    fn template(image: &str) -> Value {
+        json!({"metadata": {"creationTimestamp": null,
+                            "labels": {"controller-uid": "b4703c5a-bf28-485e-a340-199be5840bb4", "job-name": "j"}},
+               "spec": {"containers": [{"name": "j", "image": image, "resources": {},
+                                        "terminationMessagePath": "/dev/termination-log",
+                                        "terminationMessagePolicy": "File", "imagePullPolicy": "IfNotPresent"}],
+                        "restartPolicy": "Never", "terminationGracePeriodSeconds": 30,
+                        "dnsPolicy": "ClusterFirst", "securityContext": {}, "schedulerName": "default-scheduler"}})
+    }
+
+    /// `s` with each pointer's address taken out.
+    fn unaddressed(s: &str) -> String {
+        s.split("(0x")
+            .enumerate()
+            .map(|(i, part)| {
+                if i == 0 {
+                    part.to_string()
+                } else {
+                    format!("(0x?{}", &part[part.find(')').unwrap_or(0)..])
+                }
+            })
+            .collect()
+    }
+
+    /// What 1.20.2 answered on the test control plane for a Job's image
+    /// changed, the pointers' addresses aside (any address is as true).
+    #[test]
+    fn a_job_keeps_its_template_as_on_a_real_control_plane() {
+        let j = |image: &str| json!({"spec": {"completions": 1, "template": template(image)}});
+        let k = kind("batch", "Job");
+        assert!(causes(&k, &j("busybox:1"), &j("busybox:1")).is_empty());
+        let real = "spec.template: Invalid value: core.PodTemplateSpec{ObjectMeta:v1.ObjectMeta{Name:\"\", GenerateName:\"\", Namespace:\"\", SelfLink:\"\", UID:\"\", ResourceVersion:\"\", Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), Labels:map[string]string{\"controller-uid\":\"b4703c5a-bf28-485e-a340-199be5840bb4\", \"job-name\":\"j\"}, Annotations:map[string]string(nil), OwnerReferences:[]v1.OwnerReference(nil), Finalizers:[]string(nil), ClusterName:\"\", ManagedFields:[]v1.ManagedFieldsEntry(nil)}, Spec:core.PodSpec{Volumes:[]core.Volume(nil), InitContainers:[]core.Container(nil), Containers:[]core.Container{core.Container{Name:\"j\", Image:\"busybox:2\", Command:[]string(nil), Args:[]string(nil), WorkingDir:\"\", Ports:[]core.ContainerPort(nil), EnvFrom:[]core.EnvFromSource(nil), Env:[]core.EnvVar(nil), Resources:core.ResourceRequirements{Limits:core.ResourceList(nil), Requests:core.ResourceList(nil)}, VolumeMounts:[]core.VolumeMount(nil), VolumeDevices:[]core.VolumeDevice(nil), LivenessProbe:(*core.Probe)(nil), ReadinessProbe:(*core.Probe)(nil), StartupProbe:(*core.Probe)(nil), Lifecycle:(*core.Lifecycle)(nil), TerminationMessagePath:\"/dev/termination-log\", TerminationMessagePolicy:\"File\", ImagePullPolicy:\"IfNotPresent\", SecurityContext:(*core.SecurityContext)(nil), Stdin:false, StdinOnce:false, TTY:false}}, EphemeralContainers:[]core.EphemeralContainer(nil), RestartPolicy:\"Never\", TerminationGracePeriodSeconds:(*int64)(0xc00db117a0), ActiveDeadlineSeconds:(*int64)(nil), DNSPolicy:\"ClusterFirst\", NodeSelector:map[string]string(nil), ServiceAccountName:\"\", AutomountServiceAccountToken:(*bool)(nil), NodeName:\"\", SecurityContext:(*core.PodSecurityContext)(0xc0054d8200), ImagePullSecrets:[]core.LocalObjectReference(nil), Hostname:\"\", Subdomain:\"\", SetHostnameAsFQDN:(*bool)(nil), Affinity:(*core.Affinity)(nil), SchedulerName:\"default-scheduler\", Tolerations:[]core.Toleration(nil), HostAliases:[]core.HostAlias(nil), PriorityClassName:\"\", Priority:(*int32)(nil), PreemptionPolicy:(*core.PreemptionPolicy)(nil), DNSConfig:(*core.PodDNSConfig)(nil), ReadinessGates:[]core.PodReadinessGate(nil), RuntimeClassName:(*string)(nil), Overhead:core.ResourceList(nil), EnableServiceLinks:(*bool)(nil), TopologySpreadConstraints:[]core.TopologySpreadConstraint(nil)}}: field is immutable";
+        let got = messages(&causes(&k, &j("busybox:2"), &j("busybox:1")));
+        assert_eq!(got.len(), 1);
+        assert_eq!(unaddressed(&got[0]), unaddressed(real));
+    }
+
     #[test]
     fn a_service_keeps_its_cluster_ip_and_a_job_its_completions() {
         let s = |ip: Value, ips: Value| json!({"spec": {"type": "ClusterIP", "clusterIP": ip, "clusterIPs": ips}});
@@ -698,7 +763,7 @@ mod tests {
                 "spec.clusterIPs[0]: Invalid value: []string(nil): primary clusterIP can not be unset"
             ]
         );
-        let j = |n: i64| json!({"spec": {"completions": n}});
+        let j = |n: i64| json!({"spec": {"completions": n, "template": template("busybox:1")}});
         assert!(causes(&kind("batch", "Job"), &j(1), &j(1)).is_empty());
         assert_eq!(
             messages(&causes(&kind("batch", "Job"), &j(2), &j(1))),
