@@ -449,6 +449,20 @@ pub fn validate_immutable(kind: &KindInfo, new: &Value, old: &Value) -> Result<(
     Err(invalid(kind, name, &found))
 }
 
+/// Checks what a write of the object's `status` subresource may not
+/// change ([`immutable`]): `new` and `old` whole.
+///
+/// # Errors
+/// The 422 kube-apiserver answers.
+pub fn validate_status_update(kind: &KindInfo, new: &Value, old: &Value) -> Result<(), Response> {
+    let found = immutable::status_causes(kind, new, old);
+    if found.is_empty() {
+        return Ok(());
+    }
+    let name = new["metadata"]["name"].as_str().unwrap_or_default();
+    Err(invalid(kind, name, &found))
+}
+
 /// `dryRun` values other than `All` (upstream's options validation):
 /// `options` is `CreateOptions`, `UpdateOptions`, `PatchOptions` or
 /// `DeleteOptions`.

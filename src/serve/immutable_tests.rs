@@ -169,6 +169,28 @@ fn a_deployment_keeps_its_selector_and_still_scales_and_goes() {
     );
     assert_eq!(code, 200, "{v:?}");
     assert_eq!(get(&mut s, DEPLOY)["spec"]["replicas"], 1);
+    // Its status: the collision count may go up, not down.
+    let status = format!("{DEPLOY}/status");
+    let (code, v) = write(
+        &mut s,
+        "PATCH",
+        &status,
+        MERGE,
+        &json!({"status": {"collisionCount": 5}}),
+    );
+    assert_eq!(code, 200, "{v:?}");
+    let (code, v) = write(
+        &mut s,
+        "PATCH",
+        &status,
+        MERGE,
+        &json!({"status": {"collisionCount": 2}}),
+    );
+    assert_eq!(code, 422, "{v:?}");
+    assert_eq!(
+        message(&v),
+        "Deployment.apps \"web\" is invalid: status.collisionCount: Invalid value: 2: cannot be decremented"
+    );
     // A foreground delete: the simulator sets the deletion timestamp and
     // finalizer, the garbage collector takes the dependents, none of it
     // refused.

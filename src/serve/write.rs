@@ -481,6 +481,16 @@ pub fn update_part(
             return refused;
         }
     }
+    if part == Part::Status
+        && let Some(old) = &old
+        && let Err(refused) = admit::validate_status_update(
+            target.kind,
+            &body,
+            &read::completed_value(old, sim.graph()),
+        )
+    {
+        return refused;
+    }
     if obj.metadata.resource_version.is_none()
         && !status_subresource::unconditional_update(target.kind)
     {
@@ -687,6 +697,12 @@ pub fn write_patched(
         if let Err(refused) = unchanged_fields(sim, target.kind, &held, current) {
             return refused;
         }
+    } else if let Err(refused) = admit::validate_status_update(
+        target.kind,
+        &doc,
+        &read::completed_value(current, sim.graph()),
+    ) {
+        return refused;
     }
     let mut new = match unkept::object_of(&doc) {
         Ok(o) => o,

@@ -330,6 +330,33 @@ fn updates_of_what_may_not_change_are_refused_as_by_a_real_control_plane() {
         json!({"spec": {"completions": 2}}),
         422,
     );
+    // The status subresource: a collision count goes up, never down.
+    let set_status = format!("{set}/status");
+    same(
+        "a StatefulSet's collision count raised",
+        "PATCH",
+        &set_status,
+        MERGE,
+        json!({"status": {"collisionCount": 5}}),
+        200,
+    );
+    same(
+        "a StatefulSet's collision count lowered",
+        "PATCH",
+        &set_status,
+        MERGE,
+        json!({"status": {"collisionCount": 2}}),
+        422,
+    );
+    // A pod's status write keeps its spec: a change of it is no change.
+    same(
+        "a pod's spec through its status",
+        "PATCH",
+        &format!("{pod}/status"),
+        MERGE,
+        json!({"spec": {"restartPolicy": "Never"}}),
+        200,
+    );
     // A Job's template, printed whole with Go's `%#v`: each side's uid
     // (in its generated labels) and the pointers' addresses taken out.
     let template = |c: &Client| {

@@ -45,6 +45,36 @@ fn invalid_printed(field: &str, printed: &str, detail: &str) -> Cause {
     }
 }
 
+/// What a write of the `status` subresource may not change: the
+/// `collisionCount` of a Deployment, StatefulSet or DaemonSet goes down
+/// or away (`ValidateDeploymentStatusUpdate`,
+/// `ValidateStatefulSetStatusUpdate`, `ValidateDaemonSetStatusUpdate`:
+/// `IsDecremented`).
+pub(super) fn status_causes(kind: &KindInfo, new: &Value, old: &Value) -> Vec<Cause> {
+    let mut out = Vec::new();
+    if kind.group == "apps"
+        && matches!(
+            kind.kind.as_str(),
+            "Deployment" | "StatefulSet" | "DaemonSet"
+        )
+    {
+        let count = |v: &Value| v["status"]["collisionCount"].as_i64();
+        let decremented = match (count(new), count(old)) {
+            (None, Some(_)) => true,
+            (Some(n), Some(o)) => n < o,
+            _ => false,
+        };
+        if decremented {
+            out.push(invalid_printed(
+                "status.collisionCount",
+                &count(new).unwrap_or_default().to_string(),
+                "cannot be decremented",
+            ));
+        }
+    }
+    out
+}
+
 /// Whether `kind` has rules here.
 #[must_use]
 pub fn checks(kind: &KindInfo) -> bool {
@@ -737,6 +767,24 @@ mod tests {
         let got = messages(&causes(&k, &j("busybox:2"), &j("busybox:1")));
         assert_eq!(got.len(), 1);
         assert_eq!(unaddressed(&got[0]), unaddressed(real));
+    }
+
+    #[test]
+    fn a_status_write_may_not_lower_the_collision_count() {
+        let st = |n: Value| json!({"status": {"collisionCount": n}});
+        for k in ["Deployment", "StatefulSet", "DaemonSet"] {
+            let k = kind("apps", k);
+            assert!(status_causes(&k, &st(json!(6)), &st(json!(5))).is_empty());
+            assert!(status_causes(&k, &st(json!(1)), &st(Value::Null)).is_empty());
+            assert_eq!(
+                messages(&status_causes(&k, &st(json!(2)), &st(json!(5)))),
+                ["status.collisionCount: Invalid value: 2: cannot be decremented"]
+            );
+            assert_eq!(
+                messages(&status_causes(&k, &st(Value::Null), &st(json!(5)))),
+                ["status.collisionCount: Invalid value: 0: cannot be decremented"]
+            );
+        }
     }
 
     #[test]
