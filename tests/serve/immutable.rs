@@ -373,6 +373,28 @@ fn updates_of_what_may_not_change_are_refused_as_by_a_real_control_plane() {
     let (r, v) = (template(&rc), template(&sc));
     assert_eq!(r.0, 422, "{r:?}");
     assert_eq!(r, v, "a Job's template");
+    // A PUT as read is no change; one that leaves the allocated cluster
+    // IP out unsets it.
+    let replace = |c: &Client, path: &str, drop: &[&str]| {
+        rt.block_on(async {
+            let mut o = get(c, path).await;
+            for k in drop {
+                if let Some(spec) = o["spec"].as_object_mut() {
+                    spec.remove(*k);
+                }
+            }
+            answer(c, "PUT", path, "application/json", &o).await
+        })
+    };
+    for (path, drop, code) in [
+        (&pod, &[][..], 200),
+        (&service, &[][..], 200),
+        (&service, &["clusterIP", "clusterIPs"][..], 422),
+    ] {
+        let (r, v) = (replace(&rc, path, drop), replace(&sc, path, drop));
+        assert_eq!(r.0, code, "PUT {path} without {drop:?}: {r:?}");
+        assert_eq!(r, v, "PUT {path} without {drop:?}");
+    }
     // A claim no volume is bound to: nothing of its spec changes.
     same(
         "a claim's access modes",
