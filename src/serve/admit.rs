@@ -574,7 +574,7 @@ mod tests {
     use super::*;
     use crate::model::KindTable;
 
-    fn kind(group: &str, k: &str) -> KindInfo {
+    pub(super) fn kind(group: &str, k: &str) -> KindInfo {
         KindTable::builtin()
             .iter()
             .find(|x| x.group == group && x.kind == k)

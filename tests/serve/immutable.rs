@@ -18,7 +18,6 @@
 
 use std::path::Path;
 
-use http_body_util::BodyExt as _;
 use serde_json::{Value, json};
 
 use super::*;
@@ -63,24 +62,15 @@ async fn answer(
     content_type: &str,
     body: &Value,
 ) -> (u16, String, String) {
-    let req = http::Request::builder()
-        .method(method)
-        .uri(path)
-        .header(http::header::CONTENT_TYPE, content_type)
-        .header(http::header::ACCEPT, "application/json")
-        .body(kube::client::Body::from(
-            serde_json::to_vec(body).expect("json"),
-        ))
-        .expect("request");
-    let resp = client.send(req).await.expect("an answer");
-    let code = resp.status().as_u16();
-    let bytes = resp
-        .into_body()
-        .collect()
-        .await
-        .map(|b| b.to_bytes().to_vec())
-        .unwrap_or_default();
-    let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let (code, v) = live_support::send_json(
+        client,
+        method,
+        path,
+        content_type,
+        "application/json",
+        Some(body),
+    )
+    .await;
     let s = |k: &str| v[k].as_str().unwrap_or_default().replace('\u{a0}', " ");
     (code, s("reason"), s("message"))
 }
@@ -101,18 +91,17 @@ fn unaddressed(s: &str) -> String {
 }
 
 async fn get(client: &Client, path: &str) -> Value {
-    let req = http::Request::builder()
-        .uri(path)
-        .body(kube::client::Body::empty())
-        .expect("request");
-    let resp = client.send(req).await.expect("an answer");
-    let bytes = resp
-        .into_body()
-        .collect()
-        .await
-        .map(|b| b.to_bytes().to_vec())
-        .unwrap_or_default();
-    serde_json::from_slice(&bytes).expect("an object")
+    let (code, v) = live_support::send_json(
+        client,
+        "GET",
+        path,
+        "application/json",
+        "application/json",
+        None,
+    )
+    .await;
+    assert_eq!(code, 200, "GET {path}: {v}");
+    v
 }
 
 const MERGE: &str = "application/merge-patch+json";

@@ -404,21 +404,7 @@ fn internal_security_context(spec: &mut Value) {
 #[must_use]
 pub fn label_selector_gosyntax(sel: &Value) -> String {
     use super::super::escalation::go_quote;
-    let labels = match sel.get("matchLabels").and_then(Value::as_object) {
-        None => "map[string]string(nil)".to_string(),
-        Some(m) => {
-            let mut kv: Vec<(&String, &str)> = m
-                .iter()
-                .map(|(k, v)| (k, v.as_str().unwrap_or_default()))
-                .collect();
-            kv.sort();
-            let inner: Vec<String> = kv
-                .iter()
-                .map(|(k, v)| format!("{}:{}", go_quote(k), go_quote(v)))
-                .collect();
-            format!("map[string]string{{{}}}", inner.join(", "))
-        }
-    };
+    let labels = string_map_gosyntax(sel.get("matchLabels"));
     let exprs = match sel.get("matchExpressions").and_then(Value::as_array) {
         None => "[]v1.LabelSelectorRequirement(nil)".to_string(),
         Some(list) => {
@@ -443,7 +429,7 @@ pub fn label_selector_gosyntax(sel: &Value) -> String {
 /// The address `%#v` prints for a pointer inside a value: a Go heap
 /// address, which differs from one API server process (and request) to
 /// the next; any is as true as another.
-const ADDRESS: &str = "0xc000a1e000";
+pub(super) const ADDRESS: &str = "0xc000a1e000";
 
 /// `fmt.Sprintf("%#v", ...)` of a `core.PodTemplateSpec` as written in
 /// JSON (1.20's `ValidateImmutableField` of a Job's template prints it
@@ -454,7 +440,7 @@ const ADDRESS: &str = "0xc000a1e000";
 #[must_use]
 pub fn pod_template_gosyntax(template: &Value) -> String {
     let meta = &template["metadata"];
-    let map = |v: &Value| gosyntax("map[string]string", Some(v).filter(|v| !v.is_null()));
+    let map = |v: &Value| string_map_gosyntax(Some(v));
     let meta = format!(
         "v1.ObjectMeta{{Name:\"\", GenerateName:\"\", Namespace:\"\", SelfLink:\"\", UID:\"\", ResourceVersion:\"\", Generation:0, CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), Labels:{}, Annotations:{}, OwnerReferences:[]v1.OwnerReference(nil), Finalizers:[]string(nil), ClusterName:\"\", ManagedFields:[]v1.ManagedFieldsEntry(nil)}}",
         map(&meta["labels"]),
@@ -545,6 +531,12 @@ fn gosyntax(ty: &str, v: Option<&Value>) -> String {
         (_, None) if !ty.contains('.') || is_string_type(ty) => go_quote(""),
         (_, v) => v.map_or_else(String::new, Value::to_string),
     }
+}
+
+/// `%#v` of a `map[string]string` (`map[string]string(nil)` when absent).
+#[must_use]
+pub fn string_map_gosyntax(v: Option<&Value>) -> String {
+    gosyntax("map[string]string", v)
 }
 
 /// `%#v` of a `[]string` (`[]string(nil)` when absent).
