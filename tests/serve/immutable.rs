@@ -195,6 +195,23 @@ fn updates_of_what_may_not_change_are_refused_as_by_a_real_control_plane() {
                "spec": {"containers": [{"name": "c", "image": "busybox:1"}], "nodeName": "elsewhere"}}),
         422,
     );
+    same(
+        "an env var and a limit",
+        "PATCH",
+        &pod,
+        STRATEGIC,
+        json!({"spec": {"containers": [{"name": "c", "env": [{"name": "A", "value": "1"}],
+                                         "resources": {"limits": {"cpu": "500m", "memory": "64Mi"}}}]}}),
+        422,
+    );
+    same(
+        "a port",
+        "PATCH",
+        &pod,
+        STRATEGIC,
+        json!({"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80}]}]}}),
+        422,
+    );
     // What it may change, and metadata.
     same(
         "image, deadline, labels",
