@@ -212,6 +212,14 @@ fn updates_of_what_may_not_change_are_refused_as_by_a_real_control_plane() {
         json!({"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 80}]}]}}),
         422,
     );
+    same(
+        "a volume",
+        "PATCH",
+        &pod,
+        STRATEGIC,
+        json!({"spec": {"volumes": [{"name": "v", "emptyDir": {}}, {"name": "w", "configMap": {"name": "cm"}}]}}),
+        422,
+    );
     // What it may change, and metadata.
     same(
         "image, deadline, labels",

@@ -3,8 +3,8 @@
 //! ...), their fields in Go's order, so that a diff or a `%#v` of it reads
 //! as upstream prints it. The types below are written out field by field
 //! from 1.20's `pkg/apis/core/types.go`; an object of a type not written
-//! out (a volume's source, a probe) is one value, compared whole and
-//! printed as its JSON.
+//! out (a probe, an affinity, most volume sources) is one value, compared
+//! whole and printed as its JSON.
 
 use serde_json::Value;
 
@@ -167,6 +167,118 @@ const STRUCTS: &[(&str, &[Field])] = &[
         ],
     ),
     ("core.LocalObjectReference", &[("Name", "", "string")]),
+    // A field whose JSON name is `*` is embedded: its fields are the
+    // object's own.
+    (
+        "core.Volume",
+        &[
+            ("Name", "", "string"),
+            ("VolumeSource", "*", "core.VolumeSource"),
+        ],
+    ),
+    (
+        "core.VolumeSource",
+        &[
+            ("HostPath", "hostPath", "*core.HostPathVolumeSource"),
+            ("EmptyDir", "emptyDir", "*core.EmptyDirVolumeSource"),
+            (
+                "GCEPersistentDisk",
+                "gcePersistentDisk",
+                "*core.GCEPersistentDiskVolumeSource",
+            ),
+            (
+                "AWSElasticBlockStore",
+                "awsElasticBlockStore",
+                "*core.AWSElasticBlockStoreVolumeSource",
+            ),
+            ("GitRepo", "gitRepo", "*core.GitRepoVolumeSource"),
+            ("Secret", "secret", "*core.SecretVolumeSource"),
+            ("NFS", "nfs", "*core.NFSVolumeSource"),
+            ("ISCSI", "iscsi", "*core.ISCSIVolumeSource"),
+            ("Glusterfs", "glusterfs", "*core.GlusterfsVolumeSource"),
+            (
+                "PersistentVolumeClaim",
+                "persistentVolumeClaim",
+                "*core.PersistentVolumeClaimVolumeSource",
+            ),
+            ("RBD", "rbd", "*core.RBDVolumeSource"),
+            ("Quobyte", "quobyte", "*core.QuobyteVolumeSource"),
+            ("FlexVolume", "flexVolume", "*core.FlexVolumeSource"),
+            ("Cinder", "cinder", "*core.CinderVolumeSource"),
+            ("CephFS", "cephfs", "*core.CephFSVolumeSource"),
+            ("Flocker", "flocker", "*core.FlockerVolumeSource"),
+            (
+                "DownwardAPI",
+                "downwardAPI",
+                "*core.DownwardAPIVolumeSource",
+            ),
+            ("FC", "fc", "*core.FCVolumeSource"),
+            ("AzureFile", "azureFile", "*core.AzureFileVolumeSource"),
+            ("ConfigMap", "configMap", "*core.ConfigMapVolumeSource"),
+            (
+                "VsphereVolume",
+                "vsphereVolume",
+                "*core.VsphereVirtualDiskVolumeSource",
+            ),
+            ("AzureDisk", "azureDisk", "*core.AzureDiskVolumeSource"),
+            (
+                "PhotonPersistentDisk",
+                "photonPersistentDisk",
+                "*core.PhotonPersistentDiskVolumeSource",
+            ),
+            ("Projected", "projected", "*core.ProjectedVolumeSource"),
+            (
+                "PortworxVolume",
+                "portworxVolume",
+                "*core.PortworxVolumeSource",
+            ),
+            ("ScaleIO", "scaleIO", "*core.ScaleIOVolumeSource"),
+            ("StorageOS", "storageos", "*core.StorageOSVolumeSource"),
+            ("CSI", "csi", "*core.CSIVolumeSource"),
+            ("Ephemeral", "ephemeral", "*core.EphemeralVolumeSource"),
+        ],
+    ),
+    (
+        "core.EmptyDirVolumeSource",
+        &[
+            ("Medium", "", "string"),
+            ("SizeLimit", "", "*resource.Quantity"),
+        ],
+    ),
+    (
+        "core.ConfigMapVolumeSource",
+        &[
+            ("LocalObjectReference", "*", "core.LocalObjectReference"),
+            ("Items", "", "[]core.KeyToPath"),
+            ("DefaultMode", "", "*int32"),
+            ("Optional", "", "*bool"),
+        ],
+    ),
+    (
+        "core.SecretVolumeSource",
+        &[
+            ("SecretName", "", "string"),
+            ("Items", "", "[]core.KeyToPath"),
+            ("DefaultMode", "", "*int32"),
+            ("Optional", "", "*bool"),
+        ],
+    ),
+    (
+        "core.HostPathVolumeSource",
+        &[("Path", "", "string"), ("Type", "", "*core.HostPathType")],
+    ),
+    (
+        "core.PersistentVolumeClaimVolumeSource",
+        &[("ClaimName", "", "string"), ("ReadOnly", "", "bool")],
+    ),
+    (
+        "core.KeyToPath",
+        &[
+            ("Key", "", "string"),
+            ("Path", "", "string"),
+            ("Mode", "", "*int32"),
+        ],
+    ),
     (
         "core.PodSecurityContext",
         &[
@@ -221,6 +333,15 @@ fn json_name(go: &str, json: &'static str) -> String {
         .unwrap_or_default()
 }
 
+/// The JSON of field `go` of the object `v` (`json` `*`: embedded, the
+/// object itself).
+fn field<'v>(v: Option<&'v Value>, go: &str, json: &'static str) -> Option<&'v Value> {
+    if json == "*" {
+        return v;
+    }
+    v.and_then(|v| v.get(json_name(go, json)))
+}
+
 /// `v`, the JSON of a value of Go type `ty`, as that Go value (absent or
 /// null: its zero).
 #[must_use]
@@ -263,7 +384,7 @@ pub fn of(ty: &str, v: Option<&Value>) -> Go {
             name,
             fields
                 .iter()
-                .map(|(go, json, fty)| (*go, of(fty, v.and_then(|v| v.get(json_name(go, json))))))
+                .map(|(go, json, fty)| (*go, of(fty, field(v, go, json))))
                 .collect(),
         );
     }
@@ -290,6 +411,7 @@ fn is_string_type(ty: &str) -> bool {
             | "core.PersistentVolumeMode"
             | "core.PodFSGroupChangePolicy"
             | "core.PersistentVolumeAccessMode"
+            | "core.HostPathType"
     )
 }
 
@@ -515,12 +637,7 @@ fn gosyntax(ty: &str, v: Option<&Value>) -> String {
     if let Some((name, fields)) = fields_of(ty) {
         let inner: Vec<String> = fields
             .iter()
-            .map(|(go, json, fty)| {
-                format!(
-                    "{go}:{}",
-                    gosyntax(fty, v.and_then(|v| v.get(json_name(go, json))))
-                )
-            })
+            .map(|(go, json, fty)| format!("{go}:{}", gosyntax(fty, field(v, go, json))))
             .collect();
         return format!("{name}{{{}}}", inner.join(", "));
     }
