@@ -409,6 +409,40 @@ fn updates_of_what_may_not_change_are_refused_as_by_a_real_control_plane() {
         assert_eq!(r.0, code, "PUT {path} without {drop:?}: {r:?}");
         assert_eq!(r, v, "PUT {path} without {drop:?}");
     }
+    // A binding's role.
+    for kc in [real.as_path(), s.kubeconfig.as_path()] {
+        let (ok, _, err) = kubectl_at(
+            kc,
+            &[
+                "create",
+                "rolebinding",
+                "rb",
+                "-n",
+                &ns,
+                "--clusterrole=view",
+                "--user=u",
+            ],
+            None,
+        );
+        assert!(ok, "{err}");
+    }
+    let binding = format!("/apis/rbac.authorization.k8s.io/v1/namespaces/{ns}/rolebindings/rb");
+    same(
+        "a binding's role",
+        "PATCH",
+        &binding,
+        MERGE,
+        json!({"roleRef": {"name": "edit"}}),
+        422,
+    );
+    same(
+        "a binding's subjects",
+        "PATCH",
+        &binding,
+        MERGE,
+        json!({"subjects": [{"kind": "User", "name": "w", "apiGroup": "rbac.authorization.k8s.io"}]}),
+        200,
+    );
     // A claim no volume is bound to: nothing of its spec changes.
     same(
         "a claim's access modes",

@@ -6,7 +6,8 @@
 //! and update strategy (`ValidateStatefulSetUpdate`), a Job's completions
 //! and template (`ValidateJobSpecUpdate`), a Service's cluster IPs
 //! (`validateUpgradeDowngradeClusterIPs`), a claim's spec but for the
-//! size of a bound one (`ValidatePersistentVolumeClaimUpdate`). Both objects are as the API
+//! size of a bound one (`ValidatePersistentVolumeClaimUpdate`), a
+//! binding's `roleRef` (`ValidateRoleBindingUpdate`). Both objects are as the API
 //! server holds them, defaults set: the stored one as serve sends it, the
 //! written one with the defaults its decoding and admission add.
 //!
@@ -86,6 +87,10 @@ pub fn checks(kind: &KindInfo) -> bool {
                 "Deployment" | "ReplicaSet" | "DaemonSet" | "StatefulSet"
             )
             | ("batch", "Job")
+            | (
+                "rbac.authorization.k8s.io",
+                "RoleBinding" | "ClusterRoleBinding"
+            )
     )
 }
 
@@ -96,6 +101,7 @@ pub(super) fn causes(kind: &KindInfo, new: &Value, old: &Value) -> Vec<Cause> {
         ("", "Pod") => pod(&new["spec"], &old["spec"], &mut out),
         ("", "Service") => service(&new["spec"], &old["spec"], &mut out),
         ("", "PersistentVolumeClaim") => claim(new, old, &mut out),
+        ("rbac.authorization.k8s.io", _) => role_ref(new, old, &mut out),
         ("apps", "Deployment" | "ReplicaSet" | "DaemonSet") => {
             template_selected(&new["spec"], &old["spec"], &mut out);
             selector_kept(&new["spec"], &old["spec"], &mut out);
@@ -429,6 +435,28 @@ fn claim(new: &Value, old: &Value, out: &mut Vec<Cause>) {
     }
 }
 
+/// `ValidateRoleBindingUpdate`, `ValidateClusterRoleBindingUpdate`: a
+/// binding's `roleRef` is its for life.
+fn role_ref(new: &Value, old: &Value, out: &mut Vec<Cause>) {
+    let parts = |v: &Value| {
+        ["apiGroup", "kind", "name"]
+            .map(|k| v["roleRef"][k].as_str().unwrap_or_default().to_string())
+    };
+    let [group, kind, name] = parts(new);
+    if [&group, &kind, &name] != parts(old).each_ref() {
+        out.push(invalid_printed(
+            "roleRef",
+            &format!(
+                "rbac.RoleRef{{APIGroup:{}, Kind:{}, Name:{}}}",
+                go_quote(&group),
+                go_quote(&kind),
+                go_quote(&name)
+            ),
+            "cannot change roleRef",
+        ));
+    }
+}
+
 /// 1.20's Service strategy (`NormalizeClusterIPs` on update) and
 /// `validateUpgradeDowngradeClusterIPs`: the primary cluster IP may be
 /// neither changed nor unset.
@@ -729,6 +757,24 @@ mod tests {
             .replace("0xc00db117a0", go_value::ADDRESS)
             .replace("0xc0054d8200", go_value::ADDRESS);
         assert_eq!(got, [real]);
+    }
+
+    #[test]
+    fn a_binding_keeps_its_role() {
+        let b = |name: &str| {
+            json!({"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+                   "subjects": [{"kind": "User", "name": "u"}]})
+        };
+        let k = kind("rbac.authorization.k8s.io", "RoleBinding");
+        let mut more = b("view");
+        more["subjects"] = json!([{"kind": "User", "name": "v"}]);
+        assert!(causes(&k, &more, &b("view")).is_empty());
+        assert_eq!(
+            messages(&causes(&k, &b("edit"), &b("view"))),
+            [
+                "roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"ClusterRole\", Name:\"edit\"}: cannot change roleRef"
+            ]
+        );
     }
 
     #[test]
