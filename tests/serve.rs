@@ -18,6 +18,8 @@ mod durability;
 mod explain;
 #[path = "serve/field_validation.rs"]
 mod field_validation;
+#[path = "serve/immutable.rs"]
+mod immutable;
 #[path = "serve/kubectl.rs"]
 mod kubectl;
 mod live_support;

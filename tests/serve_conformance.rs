@@ -18,7 +18,6 @@ mod tables;
 #[path = "serve_conformance/templates.rs"]
 mod templates;
 
-use http_body_util::BodyExt as _;
 use live_support::{Env, Target, env_of, options};
 use serde_json::{Value, json};
 
@@ -1136,13 +1135,7 @@ async fn send(env: &Env, who: Who, r: &Row, ns: &str) -> Answer {
         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
     };
     let code = resp.status().as_u16();
-    let bytes = resp
-        .into_body()
-        .collect()
-        .await
-        .map(|b| b.to_bytes())
-        .unwrap_or_default();
-    let mut v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let mut v: Value = live_support::json_body(resp).await;
     // When a manager wrote is not compared, and neither is the order that
     // time gives: both servers sort entries by operation, then by the
     // second they were written, then by manager (`sortEncodedManagedFields`),

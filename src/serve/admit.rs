@@ -10,6 +10,9 @@
 
 use serde_json::{Value, json};
 
+mod go_diff;
+mod go_value;
+mod immutable;
 mod secret;
 
 use super::escalation::go_quote;
@@ -428,6 +431,38 @@ pub fn validate_update(kind: &KindInfo, obj: &Value, old: Option<&Value>) -> Res
     Err(invalid(kind, name, &found))
 }
 
+/// Checks what a client's update of the object (not of its status) may
+/// not change ([`immutable`]): `new` and `old` whole, as the API server
+/// holds them, defaults set.
+///
+/// # Errors
+/// The 422 kube-apiserver answers.
+pub fn validate_immutable(kind: &KindInfo, new: &Value, old: &Value) -> Result<(), Response> {
+    if !immutable::checks(kind) {
+        return Ok(());
+    }
+    let found = immutable::causes(kind, new, old);
+    if found.is_empty() {
+        return Ok(());
+    }
+    let name = new["metadata"]["name"].as_str().unwrap_or_default();
+    Err(invalid(kind, name, &found))
+}
+
+/// Checks what a write of the object's `status` subresource may not
+/// change ([`immutable`]): `new` and `old` whole.
+///
+/// # Errors
+/// The 422 kube-apiserver answers.
+pub fn validate_status_update(kind: &KindInfo, new: &Value, old: &Value) -> Result<(), Response> {
+    let found = immutable::status_causes(kind, new, old);
+    if found.is_empty() {
+        return Ok(());
+    }
+    let name = new["metadata"]["name"].as_str().unwrap_or_default();
+    Err(invalid(kind, name, &found))
+}
+
 /// `dryRun` values other than `All` (upstream's options validation):
 /// `options` is `CreateOptions`, `UpdateOptions`, `PatchOptions` or
 /// `DeleteOptions`.
@@ -539,7 +574,7 @@ mod tests {
     use super::*;
     use crate::model::KindTable;
 
-    fn kind(group: &str, k: &str) -> KindInfo {
+    pub(super) fn kind(group: &str, k: &str) -> KindInfo {
         KindTable::builtin()
             .iter()
             .find(|x| x.group == group && x.kind == k)

@@ -153,7 +153,17 @@ pub fn apply(sim: &mut Sim, req: &Request, user: &User, target: &Named, part: Pa
         Err(conflicts) => Response::json(409, &managed::conflict_status(&conflicts)),
         Ok((merged, owned)) => match repeats {
             Ok(warnings) => write::warned(
-                write::write_patched(sim, req, user, target, part, &current, merged, Some(owned)),
+                write::write_patched(
+                    sim,
+                    req,
+                    user,
+                    target,
+                    part,
+                    &current,
+                    merged,
+                    Some(owned),
+                    None,
+                ),
                 warnings,
             ),
             Err(r) => r,

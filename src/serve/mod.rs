@@ -185,6 +185,8 @@ mod generation_tests;
 #[cfg(test)]
 mod hostile_props;
 #[cfg(test)]
+mod immutable_tests;
+#[cfg(test)]
 mod objects_tests;
 #[cfg(test)]
 mod template_tests;

@@ -291,7 +291,7 @@ pub fn qos_class(spec: &Value) -> &'static str {
 
 /// A resource quantity (`100m`, `1.5Gi`, `2e3`) in billionths, `None`
 /// when it is not one.
-fn nanos(q: &str) -> Option<i128> {
+pub(crate) fn nanos(q: &str) -> Option<i128> {
     let q = q.trim();
     let split = q
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))

@@ -11,7 +11,8 @@ use super::status::{self, object_error};
 pub use super::status_subresource::Part;
 use super::{Request, Response, patch, read};
 use super::{
-    admit, apply, escalation, field_validation, ownership, status_subresource, unkept, versions,
+    admit, apply, escalation, field_validation, ownership, pod_defaults, status_subresource,
+    unkept, versions,
 };
 use crate::model::{KindInfo, Object, OwnershipGraph};
 use crate::sim::{ApiResponse, DeleteOptions, Key, Preconditions, Sim};
@@ -465,6 +466,31 @@ pub fn update_part(
     if let Err(refused) = admit::validate_update(target.kind, &body, stored.as_ref()) {
         return refused;
     }
+    if part == Part::Object
+        && let Some(old) = &old
+    {
+        // As written: what the client left out is not taken from the
+        // stored object (a Service's cluster IP, a pod's tolerations a
+        // controller added), as 1.20 takes it not.
+        let mut held = body.clone();
+        super::decoded::defaults(&mut held, &obj);
+        if obj.group().is_empty() && obj.kind == "Pod" {
+            pod_defaults::pod_admitted(super::complete::section(&mut held, "spec"));
+        }
+        if let Err(refused) = unchanged_fields(sim, target.kind, &held, old) {
+            return refused;
+        }
+    }
+    if part == Part::Status
+        && let Some(old) = &old
+        && let Err(refused) = admit::validate_status_update(
+            target.kind,
+            &body,
+            &read::completed_value(old, sim.graph()),
+        )
+    {
+        return refused;
+    }
     if obj.metadata.resource_version.is_none()
         && !status_subresource::unconditional_update(target.kind)
     {
@@ -495,6 +521,18 @@ pub fn update_part(
     }
     let resp = sim.update(obj);
     warned(target.answer(&resp, false, sim.graph()), warnings)
+}
+
+/// What a client's update may not change ([`admit::validate_immutable`]):
+/// `held`, the object written as the API server would hold it, against
+/// the stored `old` as it is sent.
+fn unchanged_fields(
+    sim: &Sim,
+    kind: &KindInfo,
+    held: &Value,
+    old: &Object,
+) -> Result<(), Response> {
+    admit::validate_immutable(kind, held, &read::completed_value(old, sim.graph()))
 }
 
 /// `r` with `warnings` (of fieldValidation: the written object's unknown
@@ -603,6 +641,9 @@ pub fn patch_part(
         }
         return target.error(f.code, &f.message);
     }
+    // The patched object whole, before what came back unchanged is
+    // taken out: what 1.20 validates an update on.
+    let held = (part == Part::Object).then(|| doc.clone());
     if let Some(sent) = &sent {
         super::echo::strip(&mut doc, sent, &stored);
     }
@@ -611,7 +652,7 @@ pub fn patch_part(
         Ok(w) => w,
         Err(r) => return r,
     };
-    let r = write_patched(sim, req, user, target, part, &current, doc, None);
+    let r = write_patched(sim, req, user, target, part, &current, doc, None, held);
     warned(r, warnings)
 }
 
@@ -628,6 +669,7 @@ pub fn write_patched(
     current: &Object,
     doc: Value,
     owned: Option<Vec<managed::Entry>>,
+    held: Option<Value>,
 ) -> Response {
     let key = target.key();
     let mut doc = doc;
@@ -646,6 +688,21 @@ pub fn write_patched(
     }
     let stored = admit::checks_update(target.kind).then(|| read::object_value(current));
     if let Err(refused) = admit::validate_update(target.kind, &doc, stored.as_ref()) {
+        return refused;
+    }
+    if part == Part::Object {
+        // A patch's object whole, or an apply's merge, with what the API
+        // server holds of the stored object where it says nothing.
+        let mut held = held.unwrap_or_else(|| doc.clone());
+        super::complete::complete(&mut held, current, sim.graph());
+        if let Err(refused) = unchanged_fields(sim, target.kind, &held, current) {
+            return refused;
+        }
+    } else if let Err(refused) = admit::validate_status_update(
+        target.kind,
+        &doc,
+        &read::completed_value(current, sim.graph()),
+    ) {
         return refused;
     }
     let mut new = match unkept::object_of(&doc) {

@@ -298,6 +298,41 @@ pub fn made_namespaces() -> Vec<String> {
         .clone()
 }
 
+/// One request, with a JSON body or none: the answer's status code and
+/// JSON (`null` when it is not JSON).
+pub async fn send_json(
+    client: &Client,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    accept: &str,
+    body: Option<&serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    let req = http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header(http::header::CONTENT_TYPE, content_type)
+        .header(http::header::ACCEPT, accept)
+        .body(kube::client::Body::from(
+            body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
+        ))
+        .expect("request");
+    let resp = client.send(req).await.expect("an answer");
+    (resp.status().as_u16(), json_body(resp).await)
+}
+
+/// An answer's body as JSON (`null` when it is not JSON).
+pub async fn json_body(resp: http::Response<kube::client::Body>) -> serde_json::Value {
+    use http_body_util::BodyExt as _;
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
+}
+
 /// A fresh namespace for one test.
 pub async fn namespace(client: &Client, prefix: &str) -> String {
     // Unique across concurrent tests of one process (a counter) and across

@@ -55,24 +55,7 @@ pub(super) async fn request(
         .await
         .expect("client")
         .client;
-    let req = http::Request::builder()
-        .method(method)
-        .uri(path)
-        .header(http::header::CONTENT_TYPE, JSON)
-        .header(http::header::ACCEPT, accept)
-        .body(kube::client::Body::from(
-            body.map(|b| b.to_string().into_bytes()).unwrap_or_default(),
-        ))
-        .expect("request");
-    let resp = client.send(req).await.expect("an answer");
-    let code = resp.status().as_u16();
-    let bytes = resp
-        .into_body()
-        .collect()
-        .await
-        .map(|b| b.to_bytes())
-        .unwrap_or_default();
-    (code, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    live_support::send_json(&client, method, path, JSON, accept, body).await
 }
 
 /// `Name`, `Ready`, `IP*`: the columns, `*` for those only `-o wide` shows.
