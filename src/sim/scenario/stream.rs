@@ -189,24 +189,12 @@ impl Window {
         if byte(self, i)? != b'{' {
             return None;
         }
-        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        let mut braces = Braces::default();
         loop {
             let b = byte(self, i)?;
             i += 1;
-            if in_string {
-                in_string = !ends_string(b, &mut escaped);
-                continue;
-            }
-            match b {
-                b'"' => in_string = true,
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                _ => {}
+            if braces.closes(b) {
+                break;
             }
         }
         while ws(byte(self, i)?) {
@@ -263,10 +251,8 @@ impl Window {
             }
         }
         // The rest, or a list written otherwise: every byte looked at.
-        // Between objects, or inside one at `depth` braces.
-        let mut depth = 0usize;
-        let mut in_string = false;
-        let mut escaped = false;
+        // Between objects, or inside one.
+        let mut braces = Braces::default();
         // Between objects: whether the last thing was an object (a comma
         // or the end may come), or a comma (an object must).
         let mut after_comma = false;
@@ -280,29 +266,17 @@ impl Window {
             while at < bytes.len() {
                 let b = bytes[at];
                 at += 1;
-                if in_string {
-                    in_string = !ends_string(b, &mut escaped);
-                    continue;
-                }
-                if depth > 0 {
-                    match b {
-                        b'"' => in_string = true,
-                        b'{' => depth += 1,
-                        b'}' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                end = at;
-                                after_object = true;
-                            }
-                        }
-                        _ => {}
+                if braces.inside() {
+                    if braces.closes(b) {
+                        end = at;
+                        after_object = true;
                     }
                     continue;
                 }
                 // Between objects: objects, one comma between two, spaces.
                 match b {
                     b'{' if !after_object => {
-                        depth = 1;
+                        braces.closes(b);
                         after_comma = false;
                     }
                     b',' if after_object => {
@@ -366,6 +340,40 @@ fn item_cut(text: &str, start: usize, at: usize, indent: &str) -> Option<usize> 
         if before.ends_with(b"}") && before.len() > start {
             return Some(before.len());
         }
+    }
+}
+
+/// Where the text of an object is, read a byte at a time from its `{`:
+/// how many braces deep, and whether inside a string.
+#[derive(Default)]
+struct Braces {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Braces {
+    /// Takes the object's next byte: whether it is the `}` that closes it.
+    fn closes(&mut self, b: u8) -> bool {
+        if self.in_string {
+            self.in_string = !ends_string(b, &mut self.escaped);
+            return false;
+        }
+        match b {
+            b'"' => self.in_string = true,
+            b'{' => self.depth += 1,
+            b'}' => {
+                self.depth = self.depth.saturating_sub(1);
+                return self.depth == 0;
+            }
+            _ => {}
+        }
+        false
+    }
+
+    /// Inside an object (after its `{`, up to its `}`).
+    fn inside(&self) -> bool {
+        self.depth > 0
     }
 }
 
