@@ -126,13 +126,15 @@ pub fn object_badges(graph: &OwnershipGraph, obj: &Object, now: Timestamp) -> Ve
     let mut resolving: Vec<&str> = Vec::new();
     let mut problems = Vec::new();
     for r in &obj.metadata.owner_references {
-        match graph.classify(obj, r) {
-            RefStatus::Resolves { .. } => {
+        // Resolved, not classified: a reference that resolves is not
+        // given a copy of its owner's uid.
+        match graph.resolve(obj, r) {
+            Ok(_) => {
                 if !resolving.contains(&r.uid.as_str()) {
                     resolving.push(&r.uid);
                 }
             }
-            status => problems.push(Badge::Problem {
+            Err(status) => problems.push(Badge::Problem {
                 status,
                 owner: format!("{}/{}", r.kind, r.name),
             }),

@@ -94,11 +94,15 @@ impl<'g> Forest<'g> {
     /// The whole forest.
     #[must_use]
     pub fn of(graph: &'g OwnershipGraph, now: Timestamp) -> Self {
-        let mut walk = Walk::new(graph);
+        let links = Links::of(graph);
+        let mut walk = Walk::new(graph, Some(&links));
         let mut groups: BTreeMap<Option<&str>, Vec<Row>> = BTreeMap::new();
-        for root in roots(graph) {
-            if !walk.seen(root) {
-                walk.node(groups.entry(root.namespace()).or_default(), root, None);
+        for (ns, roots) in &links.roots {
+            let rows = groups.entry(*ns).or_default();
+            for root in roots {
+                if !walk.seen(root) {
+                    walk.node(rows, root, None);
+                }
             }
         }
         // Objects that only own each other have no root: start from the
@@ -135,7 +139,7 @@ impl<'g> Forest<'g> {
             tops.extend(graph.get(uid));
         }
         tops.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
-        let mut walk = Walk::new(graph);
+        let mut walk = Walk::new(graph, None);
         let mut groups: BTreeMap<Option<&str>, Vec<Row>> = BTreeMap::new();
         for top in tops {
             let rows = groups.entry(top.namespace()).or_default();
@@ -326,7 +330,9 @@ fn sort_key(o: &Object) -> (&str, &str, &str, &str) {
 
 /// Every object with no resolving owner, in display order: what
 /// [`OwnershipGraph::roots`] answers, read from the objects themselves
-/// rather than looked up again by uid.
+/// rather than looked up again by uid. (The forest's own walk finds them
+/// with [`Links`]; this is what that is checked against.)
+#[cfg(test)]
 fn roots(graph: &OwnershipGraph) -> Vec<&Object> {
     let mut out: Vec<&Object> = graph
         .objects()
@@ -339,6 +345,91 @@ fn roots(graph: &OwnershipGraph) -> Vec<&Object> {
         .collect();
     out.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
     out
+}
+
+/// A dependent shown under an owner, with the reference it is shown by.
+type Dependent<'g> = (&'g Object, &'g OwnerReference);
+
+/// Every reference of the graph that resolves, each resolved once: the
+/// roots (objects with no owner that resolves) by namespace, and each
+/// owner's dependents, both in display order. The whole forest's walk
+/// reads these instead of asking the graph, per object, which of its
+/// references resolve and, per owner, which referrers resolve to it (each
+/// reference resolved twice: a look-up of its kind, of its owner by name
+/// and namespace, and of the owner's referrers by uid, all of them
+/// objects gone cold in a large graph).
+struct Links<'g> {
+    /// By namespace, in namespace order (cluster-scoped first, as `None`
+    /// sorts): the order of [`roots`] cut where the namespace changes.
+    roots: Vec<(Option<&'g str>, Vec<&'g Object>)>,
+    /// Each owner's dependents, by the owner's address: a run of `edges`.
+    by_owner: std::collections::HashMap<usize, (usize, usize), foldhash::fast::RandomState>,
+    /// Every (owner's address, dependent, reference), by owner, each
+    /// owner's dependents in display order.
+    edges: Vec<(usize, &'g Object, &'g OwnerReference)>,
+}
+
+impl<'g> Links<'g> {
+    fn of(graph: &'g OwnershipGraph) -> Self {
+        let mut edges: Vec<(usize, &Object, &OwnerReference)> = Vec::new();
+        let mut roots: std::collections::HashMap<
+            Option<&str>,
+            Vec<&Object>,
+            foldhash::fast::RandomState,
+        > = std::collections::HashMap::default();
+        for o in graph.objects() {
+            let before = edges.len();
+            for r in &o.metadata.owner_references {
+                // The first reference to each owner that resolves, as
+                // [`dependents`] takes it.
+                if let Ok(owner) = graph.resolve(o, r) {
+                    let owner = address(owner);
+                    if !edges[before..].iter().any(|e| e.0 == owner) {
+                        edges.push((owner, o, r));
+                    }
+                }
+            }
+            if edges.len() == before {
+                roots.entry(o.namespace()).or_default().push(o);
+            }
+        }
+        // By owner: the owners' addresses compared first, so the names
+        // are compared only between dependents of one owner.
+        edges.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| sort_key(a.1).cmp(&sort_key(b.1)))
+        });
+        let mut by_owner = std::collections::HashMap::default();
+        let mut from = 0;
+        for (i, e) in edges.iter().enumerate() {
+            if edges.get(i + 1).is_none_or(|next| next.0 != e.0) {
+                by_owner.insert(e.0, (from, i + 1));
+                from = i + 1;
+            }
+        }
+        // One sort per namespace: the namespace, the first of the display
+        // order's keys, is not compared again for every pair of roots.
+        let mut roots: Vec<(Option<&str>, Vec<&Object>)> = roots.into_iter().collect();
+        roots.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (_, objects) in &mut roots {
+            objects.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+        }
+        Links {
+            roots,
+            by_owner,
+            edges,
+        }
+    }
+
+    /// The dependents of `owner`, in display order.
+    fn dependents(&self, owner: &Object) -> impl ExactSizeIterator<Item = Dependent<'g>> + '_ {
+        let (from, to) = self
+            .by_owner
+            .get(&address(owner))
+            .copied()
+            .unwrap_or_default();
+        self.edges[from..to].iter().map(|&(_, d, r)| (d, r))
+    }
 }
 
 /// The objects holding a reference that resolves to `owner`, each with
@@ -367,17 +458,21 @@ fn dependents<'g>(
 /// object's address: each is stored once, in its `Arc`), the chain above
 /// the node being laid out, and the nodes left before anything drawn
 /// already is drawn again.
-struct Walk<'g> {
+struct Walk<'g, 'l> {
     graph: &'g OwnershipGraph,
+    /// The whole graph's links, when the whole forest is walked; else
+    /// each owner's dependents are asked of the graph.
+    links: Option<&'l Links<'g>>,
     seen: HashSet<usize, foldhash::fast::RandomState>,
     path: Vec<&'g Object>,
     budget: usize,
 }
 
-impl<'g> Walk<'g> {
-    fn new(graph: &'g OwnershipGraph) -> Self {
+impl<'g, 'l> Walk<'g, 'l> {
+    fn new(graph: &'g OwnershipGraph, links: Option<&'l Links<'g>>) -> Self {
         Walk {
             graph,
+            links,
             seen: HashSet::default(),
             path: Vec::new(),
             budget: node_budget(graph.len()),
@@ -446,7 +541,10 @@ impl<'g> Walk<'g> {
             self.push(rows, obj, edge, Some(Badge::Cycle));
             return;
         }
-        let dependents = dependents(self.graph, obj);
+        let dependents: Vec<Dependent<'g>> = match self.links {
+            Some(links) => links.dependents(obj).collect(),
+            None => dependents(self.graph, obj),
+        };
         let stop = if dependents.is_empty() {
             None
         } else if self.path.len() >= MAX_TREE_DEPTH {
@@ -720,6 +818,84 @@ mod tests {
             text.contains("\ncluster-scoped\n  Namespace/shop\n"),
             "{text}"
         );
+    }
+
+    /// The whole forest as it was walked before [`Links`]: the roots and
+    /// each owner's dependents asked of the graph, object by object.
+    fn of_scanning(graph: &OwnershipGraph, now: Timestamp) -> Forest<'_> {
+        let mut walk = Walk::new(graph, None);
+        let mut groups: BTreeMap<Option<&str>, Vec<Row>> = BTreeMap::new();
+        for root in roots(graph) {
+            if !walk.seen(root) {
+                walk.node(groups.entry(root.namespace()).or_default(), root, None);
+            }
+        }
+        let mut rest: Vec<&Object> = graph.objects().filter(|o| !walk.seen(o)).collect();
+        rest.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+        for start in rest {
+            if !walk.seen(start) {
+                walk.node(groups.entry(start.namespace()).or_default(), start, None);
+            }
+        }
+        Forest::in_order(graph, now, groups)
+    }
+
+    fn text_of(forest: &Forest) -> String {
+        let mut text = String::new();
+        forest
+            .write_text(|s| {
+                text.push_str(s);
+                Ok::<(), ()>(())
+            })
+            .expect("writes");
+        text
+    }
+
+    proptest::proptest! {
+        /// The forest walked from its links is the forest walked by asking
+        /// the graph: the same rows in the same order, on graphs with
+        /// shared dependents, cycles, several references to one owner,
+        /// references to an owner of another name, kind or namespace,
+        /// dangling ones, and cluster-scoped owners.
+        #[test]
+        fn the_forest_from_its_links_is_the_forest_asked_of_the_graph(
+            objects in proptest::collection::vec(
+                (0usize..4, 0usize..3, 0usize..3, proptest::collection::vec((0usize..12, 0usize..4), 0..4)),
+                1..12,
+            )
+        ) {
+            const KINDS: [(&str, &str); 4] = [
+                ("apps/v1", "Deployment"),
+                ("apps/v1", "ReplicaSet"),
+                ("v1", "Pod"),
+                ("v1", "Node"),
+            ];
+            let mut g = OwnershipGraph::new(KindTable::builtin());
+            let n = objects.len();
+            for (i, (kind, ns, name, refs)) in objects.iter().enumerate() {
+                let (api, kind) = KINDS[*kind];
+                let ns = (kind != "Node").then(|| ["a", "b", "c"][*ns]);
+                let mut o = Object::new(api, kind, ns, &format!("o{name}-{i}"));
+                o.metadata.uid = format!("u{i}");
+                for (to, how) in refs {
+                    // An owner by its own identity, or one piece of it
+                    // changed: the name, the uid (dangling), the kind.
+                    let (oi, (okind, _, oname, _)) = (to % n, &objects[to % n]);
+                    let (oapi, okind_name) = KINDS[if *how == 3 { (okind + 1) % 4 } else { *okind }];
+                    o.metadata.owner_references.push(OwnerReference {
+                        api_version: oapi.into(),
+                        kind: okind_name.into(),
+                        name: if *how == 1 { "gone".into() } else { format!("o{oname}-{oi}") },
+                        uid: if *how == 2 { format!("x{oi}") } else { format!("u{oi}") },
+                        controller: Some(*how == 0),
+                        block_owner_deletion: None,
+                    });
+                }
+                g.upsert(o);
+            }
+            let now = Timestamp::UNIX_EPOCH;
+            proptest::prop_assert_eq!(text_of(&Forest::of(&g, now)), text_of(&of_scanning(&g, now)));
+        }
     }
 
     #[test]
