@@ -229,6 +229,17 @@ impl Raw {
     /// without building the object.
     #[must_use]
     pub fn member(&self, key: &str) -> Option<String> {
+        // An Event's `involvedObject` is a flat object of plain strings:
+        // read by hand (the index of Events by the object they are about
+        // reads one per Event as a List is loaded); anything else by serde.
+        match flat_member(self.0.get(), key) {
+            Some(found) => found,
+            None => self.member_read(key),
+        }
+    }
+
+    /// [`Raw::member`] by serde, for any text.
+    fn member_read(&self, key: &str) -> Option<String> {
         struct Member<'k>(&'k str);
         impl<'de> serde::de::DeserializeSeed<'de> for Member<'_> {
             type Value = Option<String>;
@@ -289,6 +300,100 @@ impl Raw {
             .ok()
             .flatten()
     }
+}
+
+/// The string member `key` of a JSON object written flat (`{"k": "v",
+/// "n": 1}`: members whose keys and string values hold no escape, and no
+/// value an object or an array), as [`Raw::member`] reads it: the first
+/// string value of the key, else `None`. `None` (the outer one)
+/// for any text that is not that: serde reads it.
+fn flat_member(text: &str, key: &str) -> Option<Option<String>> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let ws = |i: &mut usize| {
+        while b
+            .get(*i)
+            .is_some_and(|c| matches!(c, b' ' | b'\n' | b'\t' | b'\r'))
+        {
+            *i += 1;
+        }
+    };
+    // A string with no escape, from its opening quote: its text.
+    let string = |i: &mut usize| -> Option<&str> {
+        let from = *i + 1;
+        let len = b
+            .get(from..)?
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        if b[from + len] != b'"' {
+            return None;
+        }
+        *i = from + len + 1;
+        text.get(from..from + len)
+    };
+    ws(&mut i);
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    ws(&mut i);
+    // As serde's reading keeps it: the first string value of the key.
+    let mut found: Option<String> = None;
+    if b.get(i) == Some(&b'}') {
+        i += 1;
+    } else {
+        loop {
+            if b.get(i) != Some(&b'"') {
+                return None;
+            }
+            let k = string(&mut i)?;
+            ws(&mut i);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i += 1;
+            ws(&mut i);
+            let value = match b.get(i)? {
+                b'"' => Some(string(&mut i)?),
+                // A number, true, false or null: up to what ends it, read
+                // by serde if it is not one of those.
+                b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                    let from = i;
+                    while b
+                        .get(i)
+                        .is_some_and(|c| !matches!(c, b',' | b'}' | b' ' | b'\n' | b'\t' | b'\r'))
+                    {
+                        i += 1;
+                    }
+                    let scalar = &text[from..i];
+                    if !matches!(scalar, "true" | "false" | "null")
+                        && serde_json::from_str::<serde_json::Number>(scalar).is_err()
+                    {
+                        return None;
+                    }
+                    None
+                }
+                _ => return None,
+            };
+            if k == key && found.is_none() {
+                found = value.map(str::to_string);
+            }
+            ws(&mut i);
+            match b.get(i)? {
+                b',' => {
+                    i += 1;
+                    ws(&mut i);
+                }
+                b'}' => {
+                    i += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    ws(&mut i);
+    (i == b.len()).then_some(found)
 }
 
 impl From<Value> for Raw {
@@ -881,6 +986,54 @@ impl fmt::Display for Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The hand reading of a flat object answers what serde's does, or
+        /// leaves the text to it: on objects of plain and escaped strings,
+        /// numbers, literals, nested values, repeated keys, odd spacing,
+        /// and texts cut short or run on.
+        #[test]
+        fn a_flat_members_reading_is_serdes(
+            members in proptest::collection::vec(
+                (0usize..3, 0usize..9),
+                0..6,
+            ),
+            spacing in 0usize..3,
+            cut in proptest::option::of(0usize..80),
+        ) {
+            const KEYS: [&str; 3] = ["uid", "kind", "n\\u0061me"];
+            const VALUES: [&str; 9] = [
+                r#""u-1""#, r#""""#, r#""a\"b""#, "12", "-1.5e3", "true", "null",
+                r#"{"uid":"inner"}"#, r#"["uid"]"#,
+            ];
+            let sp = [" ", "", "\n  "][spacing];
+            let body: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("\"{}\"{sp}:{sp}{}", KEYS[*k], VALUES[*v]))
+                .collect();
+            let mut text = format!("{{{sp}{}{sp}}}", body.join(&format!(",{sp}")));
+            if let Some(cut) = cut {
+                if cut < text.len() {
+                    text.truncate(cut);
+                } else {
+                    text.push_str(" x");
+                }
+            }
+            let raw = Raw(serde_json::value::RawValue::from_string(text.clone())
+                .unwrap_or_else(|_| serde_json::value::RawValue::NULL.to_owned()));
+            for key in ["uid", "kind", "name", "absent"] {
+                let flat = flat_member(&text, key);
+                if let Some(found) = flat {
+                    proptest::prop_assert_eq!(&found, &raw.member_read(key), "{} in {}", key, text);
+                }
+                proptest::prop_assert_eq!(raw.member(key), raw.member_read(key));
+            }
+            // What it is written for: read by hand, not left to serde.
+            if members.iter().all(|(k, v)| *k != 2 && !matches!(v, 2 | 7 | 8)) && cut.is_none() {
+                proptest::prop_assert!(flat_member(&text, "uid").is_some(), "{}", text);
+            }
+        }
+    }
 
     /// An Event's fields kept as text read back as the values they were:
     /// a member with escapes decoded, the same value in other spacing
