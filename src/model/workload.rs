@@ -129,15 +129,31 @@ pub fn selector(owner: &Object) -> Selector {
 /// not; one loaded anyway would create pods it can never count).
 #[must_use]
 pub fn is_managed(owner: &Object) -> bool {
-    if controller_of_kind(owner.group(), &owner.kind).is_none() {
+    controller_of_kind(owner.group(), &owner.kind).is_some()
+        && selects_template(owner, &selector(owner))
+}
+
+/// [`is_managed`], given the owner's selector as already read (the
+/// controllers' index keeps each workload's).
+#[must_use]
+pub fn is_managed_by(owner: &Object, selector: &Selector) -> bool {
+    controller_of_kind(owner.group(), &owner.kind).is_some() && selects_template(owner, selector)
+}
+
+/// Whether the owner has a template and `selector` selects its labels.
+/// The labels are read from the kept text alone: the whole template (a
+/// pod's spec) was made a value for them at every sync of every workload.
+fn selects_template(owner: &Object, selector: &Selector) -> bool {
+    let labels = owner.peek_at(&["spec", "template", "metadata", "labels"]);
+    // With labels, the template is an object; without, it must be one.
+    if labels.is_none()
+        && !owner
+            .peek_at(&["spec", "template"])
+            .is_some_and(|t| t.is_object())
+    {
         return false;
     }
-    // The template read once from the kept text, its labels from it.
-    let template = owner.peek_at(&["spec", "template"]);
-    let Some(template) = template.filter(Value::is_object) else {
-        return false;
-    };
-    selector(owner).matches(&labels_of(template.pointer("/metadata/labels").cloned()))
+    selector.matches(&labels_of(labels))
 }
 
 /// `spec.replicas`, defaulting to 1 as the API server does.
@@ -473,6 +489,62 @@ pub fn template_hash(template: Option<&Value>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A workload is managed when it has a template whose labels its
+    /// selector selects: labels read alone, from the kept text or from a
+    /// spec already made a value, and a template with no labels at all
+    /// still a template.
+    #[test]
+    fn a_workload_is_managed_when_its_selector_selects_its_templates_labels() {
+        let rs = |spec: serde_json::Value| {
+            let mut o = Object::new("apps/v1", "ReplicaSet", Some("shop"), "web");
+            o.spec = spec.into();
+            o
+        };
+        let selects = serde_json::json!({"matchLabels": {"app": "web"}});
+        let cases = [
+            (
+                serde_json::json!({"selector": selects, "template": {"metadata": {"labels": {"app": "web", "x": "1"}}, "spec": {"containers": []}}}),
+                true,
+            ),
+            (
+                serde_json::json!({"selector": selects, "template": {"metadata": {"labels": {"app": "db"}}}}),
+                false,
+            ),
+            (serde_json::json!({"selector": selects}), false),
+            (
+                serde_json::json!({"selector": selects, "template": "web"}),
+                false,
+            ),
+            (
+                serde_json::json!({"selector": {}, "template": {"spec": {}}}),
+                true,
+            ),
+            (serde_json::json!({"selector": {}}), false),
+            (
+                serde_json::json!({"selector": {}, "template": "web"}),
+                false,
+            ),
+            (
+                serde_json::json!({"selector": selects, "template": {"spec": {}}}),
+                false,
+            ),
+        ];
+        for (spec, managed) in cases {
+            let text = rs(spec.clone());
+            // As read from a file: the spec kept as text.
+            let read: Object = serde_json::from_value(serde_json::to_value(&text).expect("JSON"))
+                .expect("an object");
+            for o in [&text, &read] {
+                assert_eq!(is_managed(o), managed, "{spec}");
+                assert_eq!(is_managed_by(o, &selector(o)), managed, "{spec}");
+            }
+        }
+        let mut pod = rs(serde_json::json!({"selector": {}, "template": {}}));
+        pod.kind = "Pod".into();
+        pod.api_version = "v1".into();
+        assert!(!is_managed(&pod), "not a workload");
+    }
 
     #[test]
     fn name_suffixes_are_five_characters_of_the_alphabet() {

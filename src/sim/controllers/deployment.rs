@@ -10,7 +10,7 @@
 
 use crate::model::Object;
 use crate::model::workload::{
-    Controller, POD_TEMPLATE_HASH, is_managed, new_replicaset, replicas, template_hash,
+    Controller, POD_TEMPLATE_HASH, is_managed_by, new_replicaset, replicas, template_hash,
 };
 
 use super::controller_ref_manager::claim;
@@ -25,7 +25,7 @@ pub fn sync(api: &ApiServer, index: &WorkloadIndex, owner: &Object, c: &Controll
     let mut out = claimed.intents;
     // Any ReplicaSet it controls, Terminating ones included (upstream keeps
     // them in its list; a new one by the same name would be refused).
-    if owner.is_terminating() || !is_managed(owner) {
+    if owner.is_terminating() || !is_managed_by(owner, index.selector(owner.uid())) {
         return out;
     }
     if !claimed.children.is_empty() {

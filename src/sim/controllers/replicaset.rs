@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use crate::model::workload::{
-    Controller, deletion_order, is_active_pod, is_managed, replicas, template_labels,
+    Controller, deletion_order, is_active_pod, is_managed_by, replicas, template_labels,
 };
 use crate::model::{Object, unkept};
 
@@ -23,7 +23,7 @@ use crate::sim::api::{ApiServer, DeleteOptions, Key};
 pub fn sync(api: &ApiServer, index: &WorkloadIndex, owner: &Object, c: &Controller) -> Vec<Intent> {
     let claimed = claim(api, index, owner, c);
     let mut out = claimed.intents;
-    if owner.is_terminating() || !is_managed(owner) {
+    if owner.is_terminating() || !is_managed_by(owner, index.selector(owner.uid())) {
         return out;
     }
     let active: Vec<&Object> = claimed
