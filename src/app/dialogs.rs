@@ -310,7 +310,7 @@ impl App {
             .index
             .roots()
             .filter(|k| !k.namespace.is_empty())
-            .map(|k| k.namespace.clone())
+            .map(|k| k.namespace.to_string())
             .collect();
         namespaces.dedup();
         choices.extend(

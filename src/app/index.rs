@@ -22,11 +22,42 @@ pub type NodeId = u32;
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RootKey {
     pub cluster_scoped: bool,
-    pub namespace: String,
-    pub kind: String,
-    pub name: String,
+    /// The namespace and the kind shared by every root of them
+    /// ([`Names`]): a root's key was three strings copied twice, and the
+    /// roots of a 1M snapshot are hundreds of thousands.
+    pub namespace: Arc<str>,
+    pub kind: Arc<str>,
+    pub name: Arc<str>,
     pub uid: Arc<str>,
     pub id: NodeId,
+}
+
+impl RootKey {
+    fn of(obj: &Object, uid: Arc<str>, id: NodeId, names: &mut Names) -> RootKey {
+        RootKey {
+            cluster_scoped: obj.namespace().is_none(),
+            namespace: names.get(obj.namespace().unwrap_or_default()),
+            kind: names.get(&obj.kind),
+            name: Arc::from(obj.name()),
+            uid,
+            id,
+        }
+    }
+}
+
+/// Namespaces and kinds, one copy of each, for the roots' keys.
+#[derive(Clone, Debug, Default)]
+struct Names(HashSet<Arc<str>, foldhash::fast::RandomState>);
+
+impl Names {
+    fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(s) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.0.insert(Arc::clone(&a));
+        a
+    }
 }
 
 /// What a walk of the forest needs, small and contiguous.
@@ -59,6 +90,8 @@ pub struct ForestIndex {
     cold: Vec<Cold>,
     free: Vec<NodeId>,
     roots: BTreeSet<RootKey>,
+    /// The namespaces and kinds the roots' keys share.
+    names: Names,
     /// Objects that only own each other (a cycle no root reaches): the
     /// first of each cycle is drawn as if it were a root.
     cycle_starts: BTreeSet<RootKey>,
@@ -189,14 +222,7 @@ impl ForestIndex {
             ix.problems += usize::from(problem);
             ix.terminating += usize::from(n.terminating);
             if !resolving {
-                let key = RootKey {
-                    cluster_scoped: obj.namespace().is_none(),
-                    namespace: obj.namespace().unwrap_or_default().to_string(),
-                    kind: obj.kind.clone(),
-                    name: obj.name().to_string(),
-                    uid: ix.cold[i].uid.clone(),
-                    id: id_of(i),
-                };
+                let key = RootKey::of(obj, ix.cold[i].uid.clone(), id_of(i), &mut ix.names);
                 ix.cold[i].root_key = Some(Box::new(key.clone()));
                 roots.push(key);
             }
@@ -366,7 +392,7 @@ impl ForestIndex {
             for k in [was_root.as_ref(), is_root].into_iter().flatten() {
                 self.dirty
                     .groups
-                    .insert((k.cluster_scoped, k.namespace.clone()));
+                    .insert((k.cluster_scoped, k.namespace.to_string()));
             }
         }
     }
@@ -395,14 +421,8 @@ impl ForestIndex {
         }
         let id = self.alloc(uid);
         self.forget(id);
-        let key = (!resolving).then(|| RootKey {
-            cluster_scoped: obj.namespace().is_none(),
-            namespace: obj.namespace().unwrap_or_default().to_string(),
-            kind: obj.kind.clone(),
-            name: obj.name().to_string(),
-            uid: self.cold[idx(id)].uid.clone(),
-            id,
-        });
+        let key = (!resolving)
+            .then(|| RootKey::of(obj, self.cold[idx(id)].uid.clone(), id, &mut self.names));
         if let Some(k) = &key {
             self.roots.insert(k.clone());
         }
@@ -514,17 +534,15 @@ impl ForestIndex {
         }
     }
 
-    fn root_key_of(&self, graph: &OwnershipGraph, uid: &str) -> Option<RootKey> {
+    fn root_key_of(&mut self, graph: &OwnershipGraph, uid: &str) -> Option<RootKey> {
         let o = graph.get(uid)?;
         let id = *self.ids.get(uid)?;
-        Some(RootKey {
-            cluster_scoped: o.namespace().is_none(),
-            namespace: o.namespace().unwrap_or_default().to_string(),
-            kind: o.kind.clone(),
-            name: o.name().to_string(),
-            uid: self.cold[idx(id)].uid.clone(),
+        Some(RootKey::of(
+            o,
+            self.cold[idx(id)].uid.clone(),
             id,
-        })
+            &mut self.names,
+        ))
     }
 
     /// Finds objects no root reaches (owned, through any chain, only by a
@@ -625,14 +643,15 @@ impl ForestIndex {
     ) -> impl Iterator<Item = &RootKey> + '_ {
         let from = RootKey {
             cluster_scoped,
-            namespace: namespace.to_string(),
-            kind: String::new(),
-            name: String::new(),
+            namespace: Arc::from(namespace),
+            kind: Arc::from(""),
+            name: Arc::from(""),
             uid: Arc::from(""),
             id: 0,
         };
         let ns = namespace.to_string();
-        let in_group = move |k: &&RootKey| k.cluster_scoped == cluster_scoped && k.namespace == ns;
+        let in_group =
+            move |k: &&RootKey| k.cluster_scoped == cluster_scoped && *k.namespace == *ns;
         let roots = self
             .roots
             .range(from.clone()..)

@@ -340,11 +340,11 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
         if !filters.scope.admits(&rk.namespace) || !shows(rk.id) {
             continue;
         }
-        let ns = (!rk.namespace.is_empty()).then_some(rk.namespace.as_str());
-        if group.is_none_or(|(g, _)| g != rk.namespace) {
+        let ns = (!rk.namespace.is_empty()).then_some(&*rk.namespace);
+        if group.is_none_or(|(g, _)| *g != *rk.namespace) {
             let key = RowKey::group(ns);
             group_open = keep.is_some() || expansion.is_open(key, true);
-            group = Some((rk.namespace.as_str(), rows.len()));
+            group = Some((&*rk.namespace, rows.len()));
             rows.push(Row {
                 key,
                 depth: 0,
@@ -699,7 +699,7 @@ pub fn walk(index: &ForestIndex, scope: &Scope, mut f: impl FnMut(&Visit<'_>) ->
         if !scope.admits(&rk.namespace) {
             continue;
         }
-        let ns = (!rk.namespace.is_empty()).then_some(rk.namespace.as_str());
+        let ns = (!rk.namespace.is_empty()).then_some(&*rk.namespace);
         let gkey = RowKey::group(ns);
         ancestors.clear();
         ancestors.push(gkey);

@@ -132,9 +132,9 @@ fn widget_items(
     let mut open = Vec::new();
     let mut groups: BTreeMap<String, Vec<TreeItem<'static, String>>> = BTreeMap::new();
     for rk in ix.roots() {
-        let mut path = vec![rk.namespace.clone()];
+        let mut path = vec![rk.namespace.to_string()];
         let it = item(ix, graph, &rk.uid, &mut path, &mut open, 0);
-        groups.entry(rk.namespace.clone()).or_default().push(it);
+        groups.entry(rk.namespace.to_string()).or_default().push(it);
     }
     let items = groups
         .into_iter()
@@ -709,7 +709,7 @@ fn widget(objects: usize, runs: usize, report: &mut Report) -> CmdResult {
     );
     state.close_all();
     for rk in ix.roots() {
-        state.open(vec![rk.namespace.clone()]);
+        state.open(vec![rk.namespace.to_string()]);
     }
     report.add(
         "tui-tree-widget: frame, collapsed (namespaces open)",
