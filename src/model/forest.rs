@@ -109,15 +109,7 @@ impl<'g> Forest<'g> {
                 }
             }
         }
-        // Objects that only own each other have no root: start from the
-        // first of each such cycle so that nothing is hidden.
-        let mut rest: Vec<&Object> = graph.objects().filter(|o| !walk.seen(o)).collect();
-        rest.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
-        for start in rest {
-            if !walk.seen(start) {
-                walk.node(groups.entry(start.namespace()).or_default(), start, None);
-            }
-        }
+        walk.cycles(&mut groups);
         Forest::in_order(graph, now, groups)
     }
 
@@ -599,6 +591,20 @@ impl<'g, 'l> Walk<'g, 'l> {
         self.path.pop();
     }
 
+    /// Objects that only own each other have no root: each such cycle is
+    /// started from its first object not drawn yet, so that nothing is
+    /// hidden.
+    fn cycles(&mut self, groups: &mut BTreeMap<Option<&'g str>, Vec<Row<'g>>>) {
+        let graph = self.graph;
+        let mut rest: Vec<&Object> = graph.objects().filter(|o| !self.seen(o)).collect();
+        rest.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+        for start in rest {
+            if !self.seen(start) {
+                self.node(groups.entry(start.namespace()).or_default(), start, None);
+            }
+        }
+    }
+
     fn node(&mut self, rows: &mut Vec<Row<'g>>, obj: &'g Object, edge: Option<&'g OwnerReference>) {
         self.budget = self.budget.saturating_sub(1);
         let drawn_before = !self.seen.insert(address(obj));
@@ -859,14 +865,7 @@ mod tests {
         let now = Timestamp::UNIX_EPOCH;
         for forest in [Forest::of(&g, now), Forest::focus(&g, "2", now)] {
             let groups = forest.groups();
-            let mut text = String::new();
-            forest
-                .write_text(|s| {
-                    text.push_str(s);
-                    Ok::<(), ()>(())
-                })
-                .expect("writes");
-            assert_eq!(text, to_text(&groups));
+            assert_eq!(text_of(&forest), to_text(&groups));
             let partial = crate::model::Partial::default();
             let mut json = Vec::new();
             forest.write_json(&mut json, &partial).expect("writes");
@@ -895,13 +894,7 @@ mod tests {
                 walk.node(groups.entry(root.namespace()).or_default(), root, None);
             }
         }
-        let mut rest: Vec<&Object> = graph.objects().filter(|o| !walk.seen(o)).collect();
-        rest.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
-        for start in rest {
-            if !walk.seen(start) {
-                walk.node(groups.entry(start.namespace()).or_default(), start, None);
-            }
-        }
+        walk.cycles(&mut groups);
         Forest::in_order(graph, now, groups)
     }
 
