@@ -94,12 +94,8 @@ impl<'g> Forest<'g> {
     /// The whole forest.
     #[must_use]
     pub fn of(graph: &'g OwnershipGraph, now: Timestamp) -> Self {
-        Self::from_links(graph, now, &Links::of(graph))
-    }
-
-    /// The whole forest, walked from the graph's links.
-    fn from_links(graph: &'g OwnershipGraph, now: Timestamp, links: &Links<'g>) -> Self {
-        let mut walk = Walk::new(graph, Some(links));
+        let links = Links::of(graph);
+        let mut walk = Walk::new(graph, Some(&links));
         let mut groups: BTreeMap<Option<&str>, Vec<Row>> = BTreeMap::new();
         for (ns, roots) in &links.roots {
             let rows = groups.entry(*ns).or_default();
@@ -362,52 +358,39 @@ struct Links<'g> {
     by_owner: std::collections::HashMap<usize, (usize, usize), foldhash::fast::RandomState>,
     /// Every (owner's address, dependent, reference), by owner, each
     /// owner's dependents in display order.
-    edges: Vec<Edge<'g>>,
+    edges: Vec<(usize, &'g Object, &'g OwnerReference)>,
 }
 
 impl<'g> Links<'g> {
     fn of(graph: &'g OwnershipGraph) -> Self {
-        let threads = if graph.len() < 20_000 {
-            1
-        } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-        };
-        Self::shared(graph, threads)
-    }
-
-    /// Each reference is resolved on its own, from the graph as it is:
-    /// the objects are shared out among `threads`, each share's links
-    /// sorted where they were found, then merged.
-    fn shared(graph: &'g OwnershipGraph, threads: usize) -> Self {
-        let objects: Vec<&Object> = graph.objects().collect();
-        let share = objects.len().div_ceil(threads).max(1);
-        let found: Vec<Found> = std::thread::scope(|s| {
-            let parts: Vec<_> = objects
-                .chunks(share)
-                .map(|part| s.spawn(move || Found::of(graph, part)))
-                .collect();
-            parts
-                .into_iter()
-                .map(|p| {
-                    p.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        });
-        let mut edges = Vec::with_capacity(found.iter().map(|f| f.edges.len()).sum());
+        let mut edges: Vec<(usize, &Object, &OwnerReference)> = Vec::new();
         let mut roots: std::collections::HashMap<
             Option<&str>,
             Vec<&Object>,
             foldhash::fast::RandomState,
         > = std::collections::HashMap::default();
-        for f in found {
-            edges.extend(f.edges);
-            for (ns, objects) in f.roots {
-                roots.entry(ns).or_default().extend(objects);
+        for o in graph.objects() {
+            let before = edges.len();
+            for r in &o.metadata.owner_references {
+                // The first reference to each owner that resolves, as
+                // [`dependents`] takes it.
+                if let Ok(owner) = graph.resolve(o, r) {
+                    let owner = address(owner);
+                    if !edges[before..].iter().any(|e| e.0 == owner) {
+                        edges.push((owner, o, r));
+                    }
+                }
+            }
+            if edges.len() == before {
+                roots.entry(o.namespace()).or_default().push(o);
             }
         }
-        // Each share's runs in order: the stable sort merges them.
-        edges.sort_by(by_owner);
+        // By owner: the owners' addresses compared first, so the names
+        // are compared only between dependents of one owner.
+        edges.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| sort_key(a.1).cmp(&sort_key(b.1)))
+        });
         let mut by_owner = std::collections::HashMap::default();
         let mut from = 0;
         for (i, e) in edges.iter().enumerate() {
@@ -416,10 +399,12 @@ impl<'g> Links<'g> {
                 from = i + 1;
             }
         }
+        // One sort per namespace: the namespace, the first of the display
+        // order's keys, is not compared again for every pair of roots.
         let mut roots: Vec<(Option<&str>, Vec<&Object>)> = roots.into_iter().collect();
         roots.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (_, objects) in &mut roots {
-            objects.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+            objects.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
         }
         Links {
             roots,
@@ -436,56 +421,6 @@ impl<'g> Links<'g> {
             .copied()
             .unwrap_or_default();
         self.edges[from..to].iter().map(|&(_, d, r)| (d, r))
-    }
-}
-
-/// An edge of [`Links`]: (owner's address, dependent, reference).
-type Edge<'g> = (usize, &'g Object, &'g OwnerReference);
-
-/// By owner: the owners' addresses compared first, so the names are
-/// compared only between dependents of one owner.
-fn by_owner(a: &Edge, b: &Edge) -> std::cmp::Ordering {
-    a.0.cmp(&b.0)
-        .then_with(|| sort_key(a.1).cmp(&sort_key(b.1)))
-}
-
-/// What one share of the objects holds of [`Links`], each part sorted.
-struct Found<'g> {
-    edges: Vec<Edge<'g>>,
-    roots: std::collections::HashMap<Option<&'g str>, Vec<&'g Object>, foldhash::fast::RandomState>,
-}
-
-impl<'g> Found<'g> {
-    fn of(graph: &'g OwnershipGraph, objects: &[&'g Object]) -> Self {
-        let mut edges: Vec<Edge> = Vec::new();
-        let mut roots: std::collections::HashMap<
-            Option<&str>,
-            Vec<&Object>,
-            foldhash::fast::RandomState,
-        > = std::collections::HashMap::default();
-        for &o in objects {
-            let before = edges.len();
-            for r in &o.metadata.owner_references {
-                // The first reference to each owner that resolves, as
-                // [`dependents`] takes it.
-                if let Ok(owner) = graph.resolve(o, r) {
-                    let owner = address(owner);
-                    if !edges[before..].iter().any(|e| e.0 == owner) {
-                        edges.push((owner, o, r));
-                    }
-                }
-            }
-            if edges.len() == before {
-                roots.entry(o.namespace()).or_default().push(o);
-            }
-        }
-        edges.sort_unstable_by(by_owner);
-        // One sort per namespace: the namespace, the first of the display
-        // order's keys, is not compared again for every pair of roots.
-        for objects in roots.values_mut() {
-            objects.sort_unstable_by(|a, b| sort_key(a).cmp(&sort_key(b)));
-        }
-        Found { edges, roots }
     }
 }
 
@@ -952,11 +887,7 @@ mod tests {
                 g.upsert(o);
             }
             let now = Timestamp::UNIX_EPOCH;
-            let scanned = text_of(&of_scanning(&g, now));
-            proptest::prop_assert_eq!(&text_of(&Forest::of(&g, now)), &scanned);
-            // Found by three threads, each a share of the objects.
-            let links = Links::shared(&g, 3);
-            proptest::prop_assert_eq!(&text_of(&Forest::from_links(&g, now, &links)), &scanned);
+            proptest::prop_assert_eq!(text_of(&Forest::of(&g, now)), text_of(&of_scanning(&g, now)));
         }
     }
 
