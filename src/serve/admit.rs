@@ -115,14 +115,14 @@ fn path_segment(s: &str) -> Vec<String> {
 /// whether it is a `generateName` prefix (a trailing `-` is allowed).
 fn name_errors(kind: &KindInfo, name: &str, prefix: bool) -> Vec<String> {
     let masked = if prefix {
-        name.strip_suffix('-').unwrap_or(name)
+        mask_trailing_dash(name)
     } else {
-        name
+        std::borrow::Cow::Borrowed(name)
     };
     let masked = if masked.is_empty() && prefix {
         "a"
     } else {
-        masked
+        &masked
     };
     match (kind.group.as_str(), kind.kind.as_str()) {
         ("", "Namespace") => dns_label(masked),
@@ -131,6 +131,22 @@ fn name_errors(kind: &KindInfo, name: &str, prefix: bool) -> Vec<String> {
             path_segment(masked)
         }
         _ => subdomain(masked),
+    }
+}
+
+/// Upstream `maskTrailingDash`: a prefix ending in `-` is checked with its
+/// last two bytes replaced by an `a` (`name[:len(name)-2] + "a"`), so
+/// `a--` is checked as `aa` and taken. A byte left of a character cut in
+/// two reads as a character no name may hold, as Go's would. A lone `-`
+/// (which 1.20's mask cannot cut) is checked as nothing.
+fn mask_trailing_dash(name: &str) -> std::borrow::Cow<'_, str> {
+    match name.len() {
+        2.. if name.ends_with('-') => {
+            let mut bytes = name.as_bytes()[..name.len() - 2].to_vec();
+            bytes.push(b'a');
+            std::borrow::Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())
+        }
+        _ => std::borrow::Cow::Borrowed(name.strip_suffix('-').unwrap_or(name)),
     }
 }
 
@@ -659,6 +675,25 @@ mod tests {
             message(&role, json!({"metadata": {"name": "a/b"}})).ends_with("may not contain '/'")
         );
         assert!(validate(&cm, &json!({"metadata": {"generateName": "web-", "name": "web-x2b4c", "labels": {"app.kubernetes.io/name": "web", "e": ""}}})).is_ok());
+        // maskTrailingDash: the last two bytes of a prefix ending in `-`
+        // become an `a`: `a--` is checked as `aa` and taken, `a-` as `a`,
+        // `a.-` as `aa` (1.20 then refuses only the name made of it,
+        // `a.-9rnj6`); `-a-` as `-a`, refused; `é-` as half of `é` then
+        // `a`, refused. As the test control plane answered each.
+        for (prefix, taken) in [
+            ("a--", true),
+            ("a-", true),
+            ("ab-", true),
+            ("a.-", true),
+            ("-a-", false),
+            ("é-", false),
+        ] {
+            let got = validate(
+                &cm,
+                &json!({"metadata": {"generateName": prefix, "name": "x"}}),
+            );
+            assert_eq!(got.is_ok(), taken, "{prefix}: {got:?}");
+        }
     }
 
     /// As the test control plane answered the same ConfigMap and Secret.
