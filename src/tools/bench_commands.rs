@@ -453,6 +453,12 @@ pub fn run_one(args: &[String]) -> CmdResult {
 /// CPU time of this process's children that have ended, user and system
 /// (`/proc/self/stat`'s `cutime` and `cstime`, in the kernel's 10 ms ticks).
 pub(super) fn children_cpu() -> Duration {
+    let (user, system) = children_times();
+    user + system
+}
+
+/// [`children_cpu`] as (user, system).
+fn children_times() -> (Duration, Duration) {
     std::fs::read_to_string("/proc/self/stat")
         .ok()
         .and_then(|s| {
@@ -460,13 +466,19 @@ pub(super) fn children_cpu() -> Duration {
             let mut f = rest.split_whitespace().skip(13);
             let user: u64 = f.next()?.parse().ok()?;
             let system: u64 = f.next()?.parse().ok()?;
-            Some(Duration::from_millis((user + system) * 10))
+            Some((
+                Duration::from_millis(user * 10),
+                Duration::from_millis(system * 10),
+            ))
         })
         .unwrap_or_default()
 }
 
 #[derive(Clone, Copy)]
 struct Sample {
+    /// User time alone: the kernel's time (fresh pages, the page cache)
+    /// moves with the machine, by seconds from one run to the next.
+    user: Duration,
     cpu: Duration,
     wall: Duration,
     peak_kib: u64,
@@ -475,13 +487,15 @@ struct Sample {
 /// One child: `ownerscope bench --command-one ARGS...`, stdout thrown away.
 fn child(args: &[String]) -> Result<Sample, CmdError> {
     let exe = std::env::current_exe().map_err(err)?;
-    let cpu0 = children_cpu();
+    let (user0, system0) = children_times();
     let t = Instant::now();
     let mut all = vec!["bench".to_string(), "--command-one".to_string()];
     all.extend_from_slice(args);
     let out = super::bench_live::quiet_child(&exe, &all)?;
     let wall = t.elapsed();
-    let cpu = children_cpu().saturating_sub(cpu0);
+    let (user1, system1) = children_times();
+    let user = user1.saturating_sub(user0);
+    let cpu = user + system1.saturating_sub(system0);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let peak = stderr
         .lines()
@@ -489,6 +503,7 @@ fn child(args: &[String]) -> Result<Sample, CmdError> {
         .and_then(|v| v.trim().parse().ok());
     match peak {
         Some(peak_kib) if out.status.success() => Ok(Sample {
+            user,
             cpu,
             wall,
             peak_kib,
@@ -504,7 +519,7 @@ fn median_of<T: Copy + PartialOrd>(mut v: Vec<T>) -> T {
 
 /// The medians of one command's runs, and of its ratios to the bare parse
 /// of the same round.
-fn summary(bare: &[Sample], ours: &[Sample]) -> [f64; 6] {
+fn summary(bare: &[Sample], ours: &[Sample]) -> [f64; 8] {
     let ratio = |f: fn(&Sample) -> f64| {
         median_of(
             bare.iter()
@@ -516,6 +531,8 @@ fn summary(bare: &[Sample], ours: &[Sample]) -> [f64; 6] {
     #[allow(clippy::cast_precision_loss)]
     let peak = |s: &Sample| s.peak_kib as f64 / 1024.0;
     [
+        median_of(ours.iter().map(|s| s.user.as_secs_f64()).collect()),
+        ratio(|s| s.user.as_secs_f64()),
         median_of(ours.iter().map(|s| s.cpu.as_secs_f64()).collect()),
         ratio(|s| s.cpu.as_secs_f64()),
         median_of(ours.iter().map(|s| s.wall.as_secs_f64()).collect()),
@@ -540,7 +557,7 @@ pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
     };
     std::fs::create_dir_all(&dir).map_err(err)?;
     println!(
-        "ownerscope bench --commands: {runs} interleaved runs, each in its own process; CPU (user + system), wall time, peak resident memory: medians, and the medians of each run's ratio to the bare parse of its round{}",
+        "ownerscope bench --commands: {runs} interleaved runs, each in its own process; user CPU (the steadier: the kernel's time moves with the machine), CPU (user + system), wall time, peak resident memory: medians, and the medians of each run's ratio to the bare parse of its round{}",
         if cfg!(debug_assertions) {
             " (DEBUG BUILD: use --release for real figures)"
         } else {
@@ -571,12 +588,14 @@ pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
             }
             println!();
             println!("{n} objects, {mb} MB of JSON List ({})", targets.ns);
-            println!("| command | CPU | CPU ratio | wall | wall ratio | peak | memory ratio |");
-            println!("|---|---:|---:|---:|---:|---:|---:|");
-            let row = |name: &str, s: [f64; 6]| {
+            println!(
+                "| command | user CPU | user ratio | CPU | CPU ratio | wall | wall ratio | peak | memory ratio |"
+            );
+            println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+            let row = |name: &str, s: [f64; 8]| {
                 println!(
-                    "| {name} | {:.2} s | {:.2}x | {:.2} s | {:.2}x | {:.0} MiB | {:.2}x |",
-                    s[0], s[1], s[2], s[3], s[4], s[5]
+                    "| {name} | {:.2} s | {:.2}x | {:.2} s | {:.2}x | {:.2} s | {:.2}x | {:.0} MiB | {:.2}x |",
+                    s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
                 );
             };
             row("bare parse + index", summary(&bare, &bare));
@@ -599,6 +618,54 @@ pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each column is the median of its own figure, and each ratio that
+    /// of the same figure in the bare parse of the round: a round whose
+    /// kernel time jumped moves the CPU columns, not the user ones.
+    #[test]
+    fn the_summary_keeps_user_time_apart_from_the_kernels() {
+        let s = |user: u64, system: u64, wall: u64, peak_kib: u64| Sample {
+            user: Duration::from_millis(user),
+            cpu: Duration::from_millis(user + system),
+            wall: Duration::from_millis(wall),
+            peak_kib,
+        };
+        let bare = [
+            s(1000, 100, 1100, 1024),
+            s(1000, 2000, 3000, 1024),
+            s(1200, 100, 1300, 1024),
+        ];
+        let ours = [
+            s(2000, 100, 2000, 2048),
+            s(2000, 100, 2100, 2048),
+            s(2400, 2000, 4400, 2048),
+        ];
+        let [
+            user,
+            user_ratio,
+            cpu,
+            cpu_ratio,
+            wall,
+            wall_ratio,
+            peak,
+            memory,
+        ] = summary(&bare, &ours);
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(
+            close(user, 2.0) && close(user_ratio, 2.0),
+            "{user} {user_ratio}"
+        );
+        // CPU ratios by round: 2.1/1.1, 2.1/3.0, 4.4/1.3.
+        assert!(
+            close(cpu, 2.1) && close(cpu_ratio, 2.1 / 1.1),
+            "{cpu} {cpu_ratio}"
+        );
+        assert!(
+            close(wall, 2.1) && close(wall_ratio, 2.0 / 1.1),
+            "{wall} {wall_ratio}"
+        );
+        assert!(close(peak, 2.0) && close(memory, 2.0), "{peak} {memory}");
+    }
 
     fn generated(n: usize) -> (String, Targets) {
         let dir = std::env::temp_dir().join(format!(
