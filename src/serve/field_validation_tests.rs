@@ -358,33 +358,32 @@ const DEPLOYMENTS: &str = "/apis/apps/v1/namespaces/shop/deployments";
 #[test]
 fn a_create_or_update_names_repeated_fields_with_unknown_ones_in_body_order() {
     let mut s = served();
+    // The invalid Deployment `name`, sent with a fieldValidation directive.
+    let send_invalid = |s: &mut crate::serve::state::Served,
+                        method: &str,
+                        path: &str,
+                        directive: &str,
+                        name: &str| {
+        send(
+            s,
+            &raw_request(
+                method,
+                path,
+                directive,
+                "application/json",
+                &invalid_deployment(name),
+            ),
+        )
+    };
     // The Deployment updated: made first with the same selector, which an
     // update may not change (as upstream's test updates the one it made).
-    let made = send(
-        &mut s,
-        &raw_request(
-            "POST",
-            DEPLOYMENTS,
-            "Ignore",
-            "application/json",
-            &invalid_deployment("kept"),
-        ),
-    );
+    let made = send_invalid(&mut s, "POST", DEPLOYMENTS, "Ignore", "kept");
     assert_eq!(made.code, 201, "{:?}", made.value());
     for (method, path, name) in [
         ("POST", DEPLOYMENTS.to_string(), "dup"),
         ("PUT", format!("{DEPLOYMENTS}/kept"), "kept"),
     ] {
-        let r = send(
-            &mut s,
-            &raw_request(
-                method,
-                &path,
-                "Strict",
-                "application/json",
-                &invalid_deployment(name),
-            ),
-        );
+        let r = send_invalid(&mut s, method, &path, "Strict", name);
         assert_eq!(r.code, 400, "{method}: {:?}", r.value());
         assert_eq!(
             r.value()["message"],
@@ -396,16 +395,7 @@ fn a_create_or_update_names_repeated_fields_with_unknown_ones_in_body_order() {
         );
         // Warn, and a client that says nothing: taken, each one warned.
         for directive in ["Warn", ""] {
-            let r = send(
-                &mut s,
-                &raw_request(
-                    method,
-                    &path,
-                    directive,
-                    "application/json",
-                    &invalid_deployment(name),
-                ),
-            );
+            let r = send_invalid(&mut s, method, &path, directive, name);
             assert!(
                 r.code == 200 || r.code == 201,
                 "{method} {directive}: {:?}",
@@ -423,16 +413,7 @@ fn a_create_or_update_names_repeated_fields_with_unknown_ones_in_body_order() {
     }
     // Ignore: taken silently, the last of each repeated value kept, as
     // Go's decoding keeps it.
-    let r = send(
-        &mut s,
-        &raw_request(
-            "POST",
-            DEPLOYMENTS,
-            "Ignore",
-            "application/json",
-            &invalid_deployment("dup"),
-        ),
-    );
+    let r = send_invalid(&mut s, "POST", DEPLOYMENTS, "Ignore", "dup");
     assert_eq!(r.code, 201, "{:?}", r.value());
     assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     let v = r.value();
