@@ -60,19 +60,20 @@ impl WorkloadIndex {
         let obj = ch.object();
         let deleted = matches!(ch, Change::Deleted(_));
         let workload_kind = workload::controller_of_kind(obj.group(), &obj.kind).is_some();
+        let child_kind = workload::is_child_kind(obj.group(), &obj.kind);
+        let node = obj.kind == "Node" && obj.group().is_empty();
         // Neither a workload, a child kind, a node nor controlled, now or
         // before (an Event, most ConfigMaps): nothing of it is indexed.
         let indexed = workload_kind
-            || workload::is_child_kind(obj.group(), &obj.kind)
-            || (obj.kind == "Node" && obj.group().is_empty())
+            || child_kind
+            || node
             || controller_ref(obj).is_some()
             || self.controller_of.contains_key(obj.uid());
         if !indexed {
             return None;
         }
-        let uid = obj.uid().to_string();
-        let nk = ns_kind(obj);
-        if obj.kind == "Node" && obj.group().is_empty() {
+        let uid = obj.uid();
+        if node {
             if deleted {
                 self.nodes.remove(obj.name());
             } else {
@@ -80,53 +81,63 @@ impl WorkloadIndex {
             }
         }
         if workload_kind {
-            let set = self.workloads.entry(nk.clone()).or_default();
+            let set = self.workloads.entry(ns_kind(obj)).or_default();
             if deleted {
-                set.remove(&uid);
-                self.selectors.remove(&uid);
+                set.remove(uid);
+                self.selectors.remove(uid);
             } else {
-                set.insert(uid.clone());
-                self.selectors.insert(uid.clone(), workload::selector(obj));
+                set.insert(uid.to_string());
+                self.selectors
+                    .insert(uid.to_string(), workload::selector(obj));
             }
         }
-        let before = self.controller_of.remove(&uid);
+        let before = self.controller_of.remove(uid);
         if let Some(c) = &before
             && let Some(set) = self.controlled.get_mut(c)
         {
-            set.remove(&uid);
+            set.remove(uid);
             if set.is_empty() {
                 self.controlled.remove(c);
             }
         }
-        if let Some(set) = self.orphans.get_mut(&nk) {
-            set.remove(&uid);
+        // An object is among its kind's orphans only while it has no
+        // controller, and an added one is new (a uid is never used
+        // again): only then is its namespace and kind looked up (three
+        // strings copied for the key, per pod of a load).
+        let was_orphan = before.is_none() && child_kind && !matches!(ch, Change::Added(_));
+        if was_orphan && let Some(set) = self.orphans.get_mut(&ns_kind(obj)) {
+            set.remove(uid);
         }
-        let now = if deleted {
-            None
-        } else {
-            controller_ref(obj).map(|r| r.uid.clone())
-        };
-        match &now {
+        let now = if deleted { None } else { controller_ref(obj) };
+        match now {
             Some(c) => {
-                self.controlled
-                    .entry(c.clone())
-                    .or_default()
-                    .insert(uid.clone());
-                self.controller_of.insert(uid.clone(), c.clone());
+                match self.controlled.get_mut(c.uid.as_str()) {
+                    Some(set) => {
+                        set.insert(uid.to_string());
+                    }
+                    None => {
+                        let set = BTreeSet::from([uid.to_string()]);
+                        self.controlled.insert(c.uid.clone(), set);
+                    }
+                }
+                self.controller_of.insert(uid.to_string(), c.uid.clone());
                 if obj.kind == "ReplicaSet" && obj.group() == "apps" {
                     self.last_replicaset
-                        .insert(c.clone(), Arc::clone(ch.shared()));
+                        .insert(c.uid.clone(), Arc::clone(ch.shared()));
                 }
             }
-            None if !deleted && workload::is_child_kind(obj.group(), &obj.kind) => {
-                self.orphans.entry(nk).or_default().insert(uid.clone());
+            None if !deleted && child_kind => {
+                self.orphans
+                    .entry(ns_kind(obj))
+                    .or_default()
+                    .insert(uid.to_string());
             }
             None => {}
         }
         if deleted && workload_kind {
-            self.last_replicaset.remove(&uid);
+            self.last_replicaset.remove(uid);
         }
-        before.filter(|b| now.as_ref() != Some(b))
+        before.filter(|b| now.is_none_or(|c| &c.uid != b))
     }
 
     /// The objects controlled by `owner`.
@@ -179,5 +190,70 @@ impl WorkloadIndex {
     #[must_use]
     pub fn last_replicaset(&self, deployment: &str) -> Option<&Object> {
         self.last_replicaset.get(deployment).map(|o| &**o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pod(uid: &str, controller: Option<&str>) -> Arc<Object> {
+        let mut o = Object::new("v1", "Pod", Some("shop"), &format!("pod-{uid}"));
+        o.metadata.uid = uid.into();
+        if let Some(c) = controller {
+            let mut rs = Object::new("apps/v1", "ReplicaSet", Some("shop"), &format!("rs-{c}"));
+            rs.metadata.uid = c.into();
+            o.metadata
+                .owner_references
+                .push(rs.reference(Some(true), Some(true)));
+        }
+        Arc::new(o)
+    }
+
+    fn orphans(ix: &WorkloadIndex) -> Vec<&str> {
+        ix.orphans("shop", "", "Pod").map(String::as_str).collect()
+    }
+
+    fn controlled<'i>(ix: &'i WorkloadIndex, owner: &str) -> Vec<&'i str> {
+        ix.controlled(owner).map(String::as_str).collect()
+    }
+
+    /// A pod is among its namespace's orphans exactly while it has no
+    /// controller, through release, adoption and deletion; the controller
+    /// it left is answered when it changes.
+    #[test]
+    fn a_pod_is_an_orphan_exactly_while_it_has_no_controller() {
+        let mut ix = WorkloadIndex::default();
+        let (owned, loose) = (pod("p1", Some("rs1")), pod("p2", None));
+        assert_eq!(ix.observe(&Change::Added(Arc::clone(&owned))), None);
+        assert_eq!(ix.observe(&Change::Added(Arc::clone(&loose))), None);
+        assert_eq!(orphans(&ix), ["p2"]);
+        assert_eq!(controlled(&ix, "rs1"), ["p1"]);
+
+        // Released: an orphan, and its controller looks again.
+        let released = pod("p1", None);
+        let change = Change::Modified {
+            old: owned,
+            new: Arc::clone(&released),
+        };
+        assert_eq!(ix.observe(&change), Some("rs1".to_string()));
+        assert_eq!(orphans(&ix), ["p1", "p2"]);
+        assert!(controlled(&ix, "rs1").is_empty());
+
+        // Adopted: no longer an orphan.
+        let adopted = pod("p1", Some("rs2"));
+        let change = Change::Modified {
+            old: released,
+            new: Arc::clone(&adopted),
+        };
+        assert_eq!(ix.observe(&change), None);
+        assert_eq!(orphans(&ix), ["p2"]);
+        assert_eq!(controlled(&ix, "rs2"), ["p1"]);
+
+        // Deleted, owned or not: nowhere.
+        ix.observe(&Change::Deleted(adopted));
+        ix.observe(&Change::Deleted(loose));
+        assert!(orphans(&ix).is_empty());
+        assert!(controlled(&ix, "rs2").is_empty());
     }
 }
