@@ -101,8 +101,16 @@ fn a_bulk_addition_joins_in_uid_order_or_refuses_a_uid_stored_before() {
     g.begin_bulk(2);
     g.insert_new(Arc::new(obj("v1", "Pod", Some("a"), "z", "u-7")))
         .expect("kept aside");
-    g.insert_new(Arc::new(obj("v1", "Pod", Some("a"), "w", "u-9")))
-        .expect("kept aside");
+    // The uid of `x`, with the same owner: refused, and `x` is still
+    // found by its owner.
+    let again = owned_by(
+        obj("v1", "Pod", Some("a"), "w", "u-9"),
+        "v1",
+        "ConfigMap",
+        "m",
+        "u-5",
+    );
+    g.insert_new(Arc::new(again)).expect("kept aside");
     let (at, refused) = g.end_bulk().expect_err("u-9 is stored");
     assert_eq!((at, refused.name()), (1, "w"));
     assert!(g.get("u-7").is_none());
@@ -113,6 +121,8 @@ fn a_bulk_addition_joins_in_uid_order_or_refuses_a_uid_stored_before() {
         Some("u-9")
     );
     assert_eq!(g.len(), 3);
+    let owned: Vec<&str> = g.shared_referrers("u-5").map(|o| o.name()).collect();
+    assert_eq!(owned, ["y", "x"]);
 }
 
 /// Uids alike in their first 16 bytes (what a bulk addition sorts by
