@@ -16,7 +16,7 @@ pub mod why;
 
 use std::fmt;
 
-use crate::sim::scenario::Target;
+use crate::sim::scenario::{self, Target};
 use crate::sim::{LoadError, Sim};
 
 /// A command's failure, printed as `error: ...` with exit code 1.
@@ -51,10 +51,11 @@ pub fn leave_to_exit(sim: Sim) {
 /// # Errors
 /// The scenario's load error.
 pub fn load_sim(name_or_path: &str, seed: Option<u64>) -> Result<Sim, CmdError> {
+    let sc = scenario::load(name_or_path)?;
     // Deferred: `tree`, `why` and `plan` read what was loaded; whatever
-    // runs the simulator gives its controllers their first look first. A
-    // List is restored into the store while it is read.
-    let sim = Sim::load_file_deferred(name_or_path, seed)?;
+    // runs the simulator gives its controllers their first look first.
+    let seed = seed.unwrap_or(sc.settings.seed);
+    let sim = Sim::load_deferred(sc, seed)?;
     // Headless: nothing outside the simulator reads its changes.
     let sim = sim.unwatched();
     Ok(sim)

@@ -24,7 +24,6 @@ mod finalizer_workloads;
 mod requests;
 #[cfg(test)]
 mod reset_tests;
-mod restore;
 mod resume;
 mod tasks;
 #[cfg(test)]
@@ -383,15 +382,12 @@ impl Sim {
     /// A simulator with the scenario's settings, kinds and controllers and
     /// an empty store, at time zero.
     fn shell(scenario: &Arc<Scenario>, seed: u64) -> Sim {
-        let api = Self::api_of(&scenario.settings, scenario.kind_table(), seed);
-        Self::shell_with(scenario, seed, api)
-    }
-
-    /// The simulated API server a scenario of these settings and kinds
-    /// starts with, empty.
-    fn api_of(settings: &Settings, kinds: KindTable, seed: u64) -> ApiServer {
-        let epoch = settings.epoch.unwrap_or_else(epoch);
-        let mut api = ApiServer::new(kinds, seed, epoch);
+        let epoch = scenario.settings.epoch.unwrap_or_else(epoch);
+        let settings = Settings {
+            seed,
+            ..scenario.settings.clone()
+        };
+        let mut api = ApiServer::new(scenario.kind_table(), seed, epoch);
         for gv in &settings.unavailable_apis {
             api.kinds_mut().set_discovery_failing(gv, true);
         }
@@ -400,16 +396,6 @@ impl Sim {
             settings.owner_references_permission_enforcement;
         api.config.whole_second_stamps = settings.whole_second_stamps;
         api.recorder = settings.field_recorder;
-        api
-    }
-
-    /// A simulator of `scenario` around `api`, its store as it is.
-    fn shell_with(scenario: &Arc<Scenario>, seed: u64, api: ApiServer) -> Sim {
-        let epoch = scenario.settings.epoch.unwrap_or_else(epoch);
-        let settings = Settings {
-            seed,
-            ..scenario.settings.clone()
-        };
         let controllers = scenario
             .controllers
             .iter()

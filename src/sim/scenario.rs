@@ -26,7 +26,6 @@ mod tests;
 use checks::*;
 pub use read::*;
 use steps::*;
-pub use stream::Take;
 
 /// A load error: file, line, field, message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -505,16 +504,23 @@ impl Scenario {
     /// or a finished Job's TTL. A deletion timestamp counts from when the
     /// delete was asked (it is that plus the grace period).
     pub(super) fn clock_of_recorded(&mut self) {
-        let latest = self.objects.iter().filter_map(|o| recorded_time(o)).max();
-        self.clock_at_latest(latest);
-    }
-
-    /// Starts the clock at `latest`, the latest of the objects'
-    /// [`recorded_time`]s, when that is after the usual start.
-    pub(crate) fn clock_at_latest(&mut self, latest: Option<jiff::Timestamp>) {
         let base: jiff::Timestamp = super::engine::EPOCH
             .parse()
             .unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        let latest = self
+            .objects
+            .iter()
+            .flat_map(|o| {
+                let m = &o.metadata;
+                let asked = m.deletion_timestamp.map(|t| {
+                    let grace = m.deletion_grace_period_seconds.unwrap_or(0).max(0);
+                    t.checked_sub(jiff::SignedDuration::from_secs(grace))
+                        .unwrap_or(t)
+                });
+                [m.creation_timestamp, asked]
+            })
+            .flatten()
+            .max();
         if let Some(t) = latest.filter(|t| *t > base) {
             self.settings.epoch = Some(t);
         }
@@ -567,18 +573,6 @@ impl Scenario {
             message: message.into(),
         }
     }
-}
-
-/// The latest time an object records: its creation, or when its deletion
-/// was asked (its deletion time less its grace period).
-pub(crate) fn recorded_time(o: &Object) -> Option<jiff::Timestamp> {
-    let m = &o.metadata;
-    let asked = m.deletion_timestamp.map(|t| {
-        let grace = m.deletion_grace_period_seconds.unwrap_or(0).max(0);
-        t.checked_sub(jiff::SignedDuration::from_secs(grace))
-            .unwrap_or(t)
-    });
-    [m.creation_timestamp, asked].into_iter().flatten().max()
 }
 
 macro_rules! scenario_files {

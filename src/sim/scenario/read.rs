@@ -12,23 +12,8 @@ pub(super) const MAX_FILE_BYTES: u64 = 4 << 30;
 /// # Errors
 /// Unknown name and no such file, unreadable file, or a load error.
 pub fn load(name_or_path: &str) -> Result<Scenario, LoadError> {
-    load_into(name_or_path, None).map(|(s, _)| s)
-}
-
-/// As [`load`]; a JSON List's objects go to `sink` as they are parsed,
-/// while the rest of the file is read, instead of into the scenario.
-/// Answers whether they went there (the scenario's objects are then
-/// empty): not for anything else, nor when the sink gave up (the file is
-/// then read again, its objects into the scenario).
-///
-/// # Errors
-/// As [`load`].
-pub fn load_into(
-    name_or_path: &str,
-    sink: Option<&mut dyn super::stream::Take>,
-) -> Result<(Scenario, bool), LoadError> {
     if BUNDLED.iter().any(|(n, _)| *n == name_or_path) {
-        return bundled(name_or_path).map(|s| (s, false));
+        return bundled(name_or_path);
     }
     let path = Path::new(name_or_path);
     if !path.exists() {
@@ -64,8 +49,8 @@ pub fn load_into(
             MAX_FILE_BYTES
         )));
     }
-    if let Some(read) = super::stream::parse_json_streamed(name_or_path, path, meta.len(), sink) {
-        return Ok(read);
+    if let Some(s) = super::stream::parse_json_streamed(name_or_path, path, meta.len()) {
+        return Ok(s);
     }
     // Read again whole, for YAML and for every error.
     crate::sim::progress::again();
@@ -86,7 +71,7 @@ pub fn load_into(
     if text.trim().is_empty() {
         return Err(refuse("the file is empty".into()));
     }
-    parse(name_or_path, &text).map(|s| (s, false))
+    parse(name_or_path, &text)
 }
 
 /// Reads a file in chunks, counting them for a loading screen.

@@ -22,14 +22,6 @@ use super::*;
 /// How much of the file is read at a time.
 const CHUNK: usize = 8 << 20;
 
-/// What takes a List's objects one by one, in their order, as they are
-/// parsed (on a thread of its own, while the rest of the file is still
-/// being read): the simulator's store, restoring them meanwhile.
-/// `false`: it gives up, and the file is read again without it.
-pub trait Take: Send {
-    fn take(&mut self, object: Arc<Object>) -> bool;
-}
-
 /// An object read by [`crate::model::object::Shared`], as a
 /// `Deserialize` for [`serde_json::StreamDeserializer`].
 struct One(Arc<Object>);
@@ -135,79 +127,43 @@ impl Window {
     /// object ends (its braces, outside strings); each run of whole objects
     /// read is parsed by one of [`parsers`] threads meanwhile, in turn, and
     /// the objects are put back in their order.
-    fn objects(&mut self, sink: Option<&mut dyn Take>) -> Option<Vec<Arc<Object>>> {
+    fn objects(&mut self) -> Option<Vec<Arc<Object>>> {
         let n = parsers();
         let progress = crate::sim::progress::Progress::current();
         std::thread::scope(|s| {
             let mut senders = Vec::with_capacity(n);
-            let mut parsed = Vec::with_capacity(n);
-            for _ in 0..n {
+            let mut workers = Vec::with_capacity(n);
+            for worker in 0..n {
                 let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
-                let (done, runs) = std::sync::mpsc::channel::<Option<Vec<Arc<Object>>>>();
                 senders.push(tx);
-                parsed.push(runs);
                 let progress = progress.clone();
-                let first = senders.len() == 1;
-                s.spawn(move || {
+                workers.push(s.spawn(move || {
                     let _counted = progress.map(crate::sim::progress::Progress::observe);
-                    // The list's first run is the first worker's first.
-                    let mut first = first;
+                    let mut runs: Vec<Option<Vec<Arc<Object>>>> = Vec::new();
                     for text in rx {
-                        if done.send(parse_run(&text, first)).is_err() {
-                            break;
-                        }
-                        first = false;
+                        // The list's first run is the first worker's first.
+                        let first = worker == 0 && runs.is_empty();
+                        runs.push(parse_run(&text, first));
                     }
-                });
+                    runs
+                }));
             }
-            // The runs in their order: the `i`th from worker `i % n`,
-            // until the worker of the next one has no more.
-            let in_order = move || {
-                let mut i = 0;
-                std::iter::from_fn(move || {
-                    let run = parsed[i % n].recv().ok()?;
-                    i += 1;
-                    Some(run)
-                })
-            };
-            // Each object to the sink as its run is parsed, on a thread of
-            // its own; or all of them here, once the list is read.
-            let (taking, here) = match sink {
-                Some(sink) => {
-                    let taking = s.spawn(move || {
-                        let mut whole = true;
-                        for run in in_order() {
-                            match run {
-                                Some(objects) if whole => {
-                                    whole = objects.into_iter().all(|o| sink.take(o));
-                                }
-                                Some(_) => {}
-                                None => whole = false,
-                            }
-                        }
-                        whole
-                    });
-                    (Some(taking), None)
-                }
-                None => (None, Some(in_order)),
-            };
             let found = self.runs(&senders);
             drop(senders);
+            let mut parsed: Vec<std::vec::IntoIter<Option<Vec<Arc<Object>>>>> = workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                        .into_iter()
+                })
+                .collect();
             let runs = found?;
-            match (taking, here) {
-                (Some(taking), _) => taking
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                    .then(Vec::new),
-                (None, Some(in_order)) => {
-                    let mut out = Vec::new();
-                    for (_, run) in (0..runs).zip(in_order()) {
-                        out.extend(run?);
-                    }
-                    Some(out)
-                }
-                (None, None) => None,
+            let mut out = Vec::new();
+            for i in 0..runs {
+                out.extend(parsed[i % n].next()??);
             }
+            Some(out)
         })
     }
 
@@ -469,27 +425,12 @@ fn parse_run(text: &str, first: bool) -> Option<Vec<Arc<Object>>> {
 /// Reads `path` (a file of `size` bytes whose text starts with `{`) as a
 /// List or a snapshot; `None` for anything [`parse`] should read from the
 /// whole text.
-///
-/// With a `sink`, a List's objects (`items`, not a snapshot's `objects`)
-/// go to it instead of the scenario, whose objects are then empty; `None`
-/// when the sink gave up.
-pub(super) fn parse_json_streamed(
-    file: &str,
-    path: &Path,
-    size: u64,
-    sink: Option<&mut dyn Take>,
-) -> Option<(Scenario, bool)> {
-    streamed(file, path, size, CHUNK, sink)
+pub(super) fn parse_json_streamed(file: &str, path: &Path, size: u64) -> Option<Scenario> {
+    streamed(file, path, size, CHUNK)
 }
 
 /// As [`parse_json_streamed`], reading `chunk` bytes at a time.
-fn streamed(
-    file: &str,
-    path: &Path,
-    size: u64,
-    chunk: usize,
-    mut sink: Option<&mut dyn Take>,
-) -> Option<(Scenario, bool)> {
+fn streamed(file: &str, path: &Path, size: u64, chunk: usize) -> Option<Scenario> {
     crate::sim::progress::file_size(size);
     let mut w = Window {
         file: std::fs::File::open(path).ok()?,
@@ -515,8 +456,6 @@ fn streamed(
     let mut expect_key = false;
     let mut key_from: Option<usize> = None;
     let mut key: Option<List> = None;
-    // Whether the objects went to the sink.
-    let mut sunk = false;
     while let Some(b) = w.peek() {
         w.pos += 1;
         skeleton.push(b);
@@ -556,12 +495,7 @@ fn streamed(
                     // Two lists: the whole text is read (and refused).
                     return None;
                 }
-                let sink = match which {
-                    List::Items => sink.take(),
-                    List::Objects => None,
-                };
-                sunk = sink.is_some();
-                read = Some((which, w.objects(sink)?));
+                read = Some((which, w.objects()?));
                 skeleton.push(b']');
             }
             b'{' | b'[' => {
@@ -587,7 +521,7 @@ fn streamed(
         Some((List::Objects, objects)) => shape.objects = Some(objects),
         None => {}
     }
-    of_shape(file, shape).map(|s| (s, sunk))
+    of_shape(file, shape)
 }
 
 #[cfg(test)]
@@ -603,7 +537,7 @@ mod tests {
         let path = dir.join(name);
         std::fs::write(&path, text).expect("write");
         let file = path.to_string_lossy().to_string();
-        let streamed = streamed(&file, &path, text.len() as u64, chunk, None).map(|(s, _)| s);
+        let streamed = streamed(&file, &path, text.len() as u64, chunk);
         let whole = parse_json_fast(&file, text);
         std::fs::remove_file(&path).ok();
         (streamed, whole)
@@ -686,83 +620,6 @@ mod tests {
             let expected: Vec<String> = (0..300).map(|i| format!("c-{i}")).collect();
             assert_eq!(names, expected, "in pieces of {chunk}");
         }
-    }
-
-    /// What a sink is given, kept; it gives up at its `limit`th object.
-    struct Kept {
-        objects: Vec<Arc<Object>>,
-        limit: usize,
-    }
-
-    impl Take for Kept {
-        fn take(&mut self, object: Arc<Object>) -> bool {
-            self.objects.push(object);
-            self.objects.len() < self.limit
-        }
-    }
-
-    /// A List's objects go to the sink, in their order, however many runs
-    /// the parsing threads read them in; a snapshot's do not; a sink that
-    /// gives up leaves the file to be read whole.
-    #[test]
-    fn a_lists_objects_go_to_the_sink_in_their_order() {
-        let items: Vec<String> = (0..300)
-            .map(|i| {
-                format!(
-                    r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c-{i}","namespace":"n","uid":"u-{i}"}}}}"#
-                )
-            })
-            .collect();
-        let text = format!(
-            r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
-            items.join(",\n ")
-        );
-        let dir = std::env::temp_dir().join(format!("ownerscope-sink-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let (list, snapshot) = (dir.join("list.json"), dir.join("snapshot.json"));
-        std::fs::write(&list, &text).expect("write");
-        std::fs::write(&snapshot, SNAPSHOT).expect("write");
-        let whole = parse_json_fast("list.json", &text).expect("a List");
-        for chunk in [1, 97, 1024, CHUNK] {
-            let mut kept = Kept {
-                objects: Vec::new(),
-                limit: usize::MAX,
-            };
-            let (sc, sunk) = streamed(
-                "list.json",
-                &list,
-                text.len() as u64,
-                chunk,
-                Some(&mut kept),
-            )
-            .expect("a List");
-            assert!(sunk && sc.objects.is_empty(), "in pieces of {chunk}");
-            assert_eq!(kept.objects, whole.objects, "in pieces of {chunk}");
-            assert_eq!(sc.settings, whole.settings);
-
-            let mut kept = Kept {
-                objects: Vec::new(),
-                limit: 150,
-            };
-            let given_up = streamed(
-                "list.json",
-                &list,
-                text.len() as u64,
-                chunk,
-                Some(&mut kept),
-            );
-            assert!(given_up.is_none(), "in pieces of {chunk}");
-
-            let mut kept = Kept {
-                objects: Vec::new(),
-                limit: usize::MAX,
-            };
-            let size = SNAPSHOT.len() as u64;
-            let (sc, sunk) = streamed("snapshot.json", &snapshot, size, chunk, Some(&mut kept))
-                .expect("a snapshot");
-            assert!(!sunk && kept.objects.is_empty() && sc.objects.len() == 1);
-        }
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     /// A List as kubectl writes it (indented, each object's nested lists
@@ -937,7 +794,7 @@ mod tests {
             let path = dir.join("bad.json");
             std::fs::write(&path, &bytes).expect("write");
             for chunk in [1, 7, CHUNK] {
-                assert!(streamed("bad.json", &path, bytes.len() as u64, chunk, None).is_none());
+                assert!(streamed("bad.json", &path, bytes.len() as u64, chunk).is_none());
             }
             std::fs::remove_file(&path).ok();
         }
