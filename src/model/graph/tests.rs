@@ -82,16 +82,14 @@ fn a_new_object_whose_name_is_taken_is_refused() {
 fn a_bulk_addition_joins_in_uid_order_or_refuses_a_uid_stored_before() {
     let mut g = OwnershipGraph::default();
     g.upsert(obj("v1", "ConfigMap", Some("a"), "m", "u-5"));
+    // A pod owned by the ConfigMap `m`.
+    let pod = |name: &str, uid: &str| {
+        let o = obj("v1", "Pod", Some("a"), name, uid);
+        Arc::new(owned_by(o, "v1", "ConfigMap", "m", "u-5"))
+    };
     g.begin_bulk(3);
     for (name, uid) in [("x", "u-9"), ("y", "u-1")] {
-        let o = owned_by(
-            obj("v1", "Pod", Some("a"), name, uid),
-            "v1",
-            "ConfigMap",
-            "m",
-            "u-5",
-        );
-        g.insert_new(Arc::new(o)).expect("kept aside");
+        g.insert_new(pod(name, uid)).expect("kept aside");
     }
     g.end_bulk().expect("no uid twice");
     let uids: Vec<&str> = g.objects().map(Object::uid).collect();
@@ -103,14 +101,7 @@ fn a_bulk_addition_joins_in_uid_order_or_refuses_a_uid_stored_before() {
         .expect("kept aside");
     // The uid of `x`, with the same owner: refused, and `x` is still
     // found by its owner.
-    let again = owned_by(
-        obj("v1", "Pod", Some("a"), "w", "u-9"),
-        "v1",
-        "ConfigMap",
-        "m",
-        "u-5",
-    );
-    g.insert_new(Arc::new(again)).expect("kept aside");
+    g.insert_new(pod("w", "u-9")).expect("kept aside");
     let (at, refused) = g.end_bulk().expect_err("u-9 is stored");
     assert_eq!((at, refused.name()), (1, "w"));
     assert!(g.get("u-7").is_none());
