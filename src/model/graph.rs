@@ -649,8 +649,9 @@ impl OwnershipGraph {
         }
         // Each uid is new: checked above. Their owners and the few kinds'
         // indexes on another thread meanwhile, when there are many: the
-        // two parts touch nothing in common, and the referrers alone were
-        // a tenth of `tree` at 300k objects, on one core after the parse.
+        // two parts touch nothing in common, and those indexes were a
+        // tenth of `tree`'s user CPU at 300k objects, on one core after
+        // the parse.
         let (hasher, new) = (&self.hasher, &added);
         let (uids, referrers, few) = (&mut self.by_uid, &mut self.referrers, &mut self.few);
         let mut by_owner = move || {
