@@ -442,7 +442,7 @@ fn load_showing_progress<B: ratatui::backend::Backend>(
     events: &mut dyn Events,
     name: &str,
     mut app: App,
-) -> Result<Option<(crate::backend::simulated::SimBackend, App)>, CmdError> {
+) -> Result<Option<(crate::backend::starting::Starting, App)>, CmdError> {
     use crate::sim::progress::Progress;
     use crossterm::event::{KeyCode, KeyModifiers};
     let progress = std::sync::Arc::new(Progress::default());

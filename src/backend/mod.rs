@@ -3,6 +3,7 @@
 //! are values. The UI cannot tell which backend it has.
 
 pub mod simulated;
+pub mod starting;
 pub mod story;
 
 use std::sync::Arc;
@@ -214,6 +215,11 @@ pub struct Clock {
     pub paused: bool,
     /// Virtual seconds per real second.
     pub speed: f64,
+    /// The controllers are still taking their first look at a loaded
+    /// file: the clock starts, and what was asked meanwhile is done, once
+    /// they are ready ([`starting::Starting`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub starting: bool,
 }
 
 /// An update from the backend. Objects are shared with the source (the

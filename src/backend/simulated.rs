@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 
+use super::starting::Starting;
 use super::story::{self, Story};
 use super::{
     Backend, Clock, Command, Connection, ControllerInfo, Happening, Reply, SimCommand,
@@ -69,34 +70,40 @@ impl SimBackend {
     }
 
     /// As [`SimBackend::from_scenario`], with `beside` given the first
-    /// updates (the loaded objects) while the simulator's controllers take
-    /// their first look at them on a second thread (the garbage
-    /// collector's graph, the workload index: a sixth of the UI's load of a
-    /// large file). The objects are the same before that look and after:
-    /// it changes none at time zero, it only schedules. What it records
-    /// (the collector's warnings) comes with the next poll, as after
-    /// [`SimBackend::from_scenario`].
+    /// updates (the loaded objects, a status whose clock is starting) at
+    /// once, while the
+    /// simulator's controllers take their first look at them on a second
+    /// thread (the garbage collector's graph, the workload index: a fifth
+    /// of the UI's load of a large file) that goes on after `beside`
+    /// returns ([`Starting`]: the UI draws its tree meanwhile). The objects
+    /// are the same before that look and after: it changes none at time
+    /// zero, it only schedules. What it records (the collector's warnings)
+    /// and the status it leaves come with the first poll once it is done,
+    /// as after [`SimBackend::from_scenario`].
     ///
     /// # Errors
     /// As [`SimBackend::new`].
     pub fn from_scenario_beside<R>(
         scenario: Scenario,
         beside: impl FnOnce(Vec<Update>) -> R,
-    ) -> Result<(Self, R), crate::sim::LoadError> {
-        let mut b = Self::on(Sim::resettable_deferred(scenario)?);
-        let first = vec![b.reset_update()];
-        let sim = &mut b.sim;
-        let r = std::thread::scope(|s| {
-            let priming = s.spawn(move || sim.prime());
-            let r = beside(first);
-            priming
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            r
+    ) -> Result<(Starting, R), crate::sim::LoadError> {
+        let b = Self::on(Sim::resettable_deferred(scenario)?);
+        // The clock at zero, starting; the controllers are not known
+        // before their look (one whose Deployment has no replicas is
+        // offline).
+        let mut status = b.status();
+        if let Some(c) = &mut status.clock {
+            c.starting = true;
+        }
+        status.controllers.clear();
+        let first = vec![b.reset_update(), Update::Status(status)];
+        let now = b.sim.now();
+        let starting = Starting::spawn(b, now, |b| {
+            b.sim.prime();
+            b.timeline_seen = 0;
+            b.push_status();
         });
-        b.timeline_seen = 0;
-        b.push_status();
-        Ok((b, r))
+        Ok((starting, beside(first)))
     }
 
     /// A backend on a started simulator, with nothing pushed yet.
@@ -166,6 +173,7 @@ impl SimBackend {
                 now_ms: self.sim.now_ms(),
                 paused: self.paused,
                 speed: SPEEDS[self.speed_index],
+                starting: false,
             }),
             missing_kinds: Vec::new(),
             syncing: Vec::new(),
@@ -523,9 +531,17 @@ mod tests {
         for (name, _) in scenario::BUNDLED {
             let sc = scenario::bundled(name).expect("bundled");
             let mut before = SimBackend::new(&sc).expect("loads").unbounded();
-            let (beside, first) =
+            let (beside, mut first) =
                 SimBackend::from_scenario_beside(sc, |first| first).expect("loads");
-            let mut beside = beside.unbounded();
+            let mut beside = beside.into_ready().unbounded();
+            // The status drawn while the controllers look: the clock at
+            // zero, starting; no controller said to be online or not yet.
+            let Update::Status(starting) = first.remove(1) else {
+                panic!("{name}: the status second");
+            };
+            let clock = starting.clock.expect("a clock");
+            assert!(clock.starting && clock.now_ms == 0, "{name}");
+            assert!(starting.controllers.is_empty(), "{name}");
             let mut seen = first;
             let mut expected = Vec::new();
             for elapsed in [Duration::ZERO, Duration::from_secs(30)] {

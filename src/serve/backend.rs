@@ -94,6 +94,7 @@ impl ServedBackend {
                 now_ms: served.sim.now_ms(),
                 paused: served.paused,
                 speed: served.speed,
+                starting: false,
             }),
             missing_kinds: Vec::new(),
             syncing: Vec::new(),

@@ -298,7 +298,8 @@ fn ownerscope(path: &Path) -> Result<usize, CmdError> {
 }
 
 /// `ui FILE` up to its first frame of the tree, as the UI's loading thread
-/// takes it (the simulator's first look beside the App's), without the
+/// takes it (the simulator's first look beside the App's, and on after the
+/// frame when it is not done by then), without the
 /// loading screen the real UI draws meanwhile on another.
 fn ui(path: &Path) -> Result<usize, CmdError> {
     use ratatui::Terminal;
@@ -318,7 +319,7 @@ fn ui(path: &Path) -> Result<usize, CmdError> {
     crate::runtime::pump(&mut app, &mut backend, Duration::ZERO);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).map_err(err)?;
     terminal.draw(|f| crate::ui::render(&app, f)).map_err(err)?;
-    let n = backend.sim().graph().len();
+    let n = app.graph().len();
     // As the UI does on quitting: the process ends next.
     std::mem::forget(backend);
     std::mem::forget(app);

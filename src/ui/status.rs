@@ -69,14 +69,21 @@ pub fn first_line(app: &App, width: u16) -> Line<'_> {
         if let Some(c) = &s.clock {
             #[allow(clippy::cast_precision_loss)]
             let t = c.now_ms as f64 / 1000.0;
-            let state = if c.paused {
+            let state = if c.starting {
+                style = theme::STATUS_PAUSED;
+                "STARTING"
+            } else if c.paused {
                 style = theme::STATUS_PAUSED;
                 "PAUSED"
             } else {
                 "RUNNING"
             };
             let clock = format!("t={t:.1}s x{} {state}", speed(c.speed));
-            kept.push((clock.clone(), clock));
+            if c.starting {
+                kept.push((format!("{clock} (controllers' first look)"), clock));
+            } else {
+                kept.push((clock.clone(), clock));
+            }
         }
         match &s.connection {
             Connection::Lost(why) => {
@@ -559,7 +566,7 @@ mod wording_tests {
             objects: vec![Arc::new(cm)],
             kinds: KindTable::builtin(),
         });
-        let status = |paused| SourceStatus {
+        let status = |paused, starting| SourceStatus {
             kind: "SIMULATOR".into(),
             name: "s".into(),
             scope: "all namespaces".into(),
@@ -568,19 +575,55 @@ mod wording_tests {
                 now_ms: 0,
                 paused,
                 speed: 1.0,
+                starting,
             }),
             missing_kinds: Vec::new(),
             syncing: Vec::new(),
             controllers: Vec::new(),
         };
-        app.apply(Update::Status(status(false)));
+        app.apply(Update::Status(status(false, false)));
         let first = text(&first_line(&app, 160));
         assert!(first.contains("1 object ·"), "{first}");
         assert!(first.contains("0 problems"), "{first}");
+        assert!(first.contains("t=0.0s x1 RUNNING"), "{first}");
         assert!(text(&second_line(&app)).contains("Space pause"));
-        app.apply(Update::Status(status(true)));
+        app.apply(Update::Status(status(true, false)));
         let hints = text(&second_line(&app));
         assert!(hints.contains("Space resume"), "{hints}");
         assert!(!hints.contains("pause"), "{hints}");
+    }
+
+    /// A large file's tree is drawn while the simulator's controllers
+    /// take their first look: the clock says it has not started, not that
+    /// it runs.
+    #[test]
+    fn a_clock_waiting_for_the_controllers_first_look_says_so() {
+        let mut app = App::new(Options {
+            is_simulator: true,
+            ..Options::default()
+        });
+        app.apply(Update::Status(SourceStatus {
+            kind: "SIMULATOR".into(),
+            name: "big.json".into(),
+            scope: "all namespaces".into(),
+            connection: Connection::Connected,
+            clock: Some(Clock {
+                now_ms: 0,
+                paused: false,
+                speed: 1.0,
+                starting: true,
+            }),
+            missing_kinds: Vec::new(),
+            syncing: Vec::new(),
+            controllers: Vec::new(),
+        }));
+        let first = text(&first_line(&app, 160));
+        assert!(
+            first.contains("t=0.0s x1 STARTING (controllers' first look)"),
+            "{first}"
+        );
+        assert!(!first.contains("RUNNING"), "{first}");
+        let narrow = text(&first_line(&app, 60));
+        assert!(narrow.contains("STARTING"), "{narrow}");
     }
 }

@@ -1,0 +1,222 @@
+//! The simulator while its controllers take their first look at a loaded
+//! file, on a thread of their own: the UI draws the tree meanwhile instead
+//! of waiting for them (their look was a fifth of the time from `ui FILE`
+//! to its first tree at 300k objects, on a machine of two cores shared by
+//! three threads).
+//!
+//! Nothing runs at time zero before that look is done: the clock stays at
+//! zero, and what the user asks for meanwhile (a delete, a pause) is kept,
+//! in its order, and sent when the simulator is ready; its answer comes as
+//! any answer does. The updates the UI gets are those of a simulator
+//! started before the UI ([`super::simulated::SimBackend::from_scenario`]).
+
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use jiff::Timestamp;
+
+use super::simulated::SimBackend;
+use super::{Backend, Command, Update};
+
+/// A [`SimBackend`] ready, or still priming on its thread.
+#[derive(Debug)]
+pub struct Starting {
+    state: State,
+}
+
+#[derive(Debug)]
+enum State {
+    Priming {
+        thread: JoinHandle<SimBackend>,
+        /// The simulator's time, at zero.
+        now: Timestamp,
+        /// Commands sent meanwhile, to be sent in order once it is ready.
+        kept: Vec<Command>,
+    },
+    Ready(Box<SimBackend>),
+    /// Only while one state becomes the other.
+    Taken,
+}
+
+impl Starting {
+    /// `backend` primed by `prime` on a thread of its own. `now` is the
+    /// simulator's time while it primes (its start).
+    pub(super) fn spawn(
+        backend: SimBackend,
+        now: Timestamp,
+        prime: impl FnOnce(&mut SimBackend) + Send + 'static,
+    ) -> Self {
+        // As the scoped threads of the load: a machine that cannot start
+        // one more thread cannot load a file either.
+        let thread = std::thread::spawn(move || {
+            yield_the_cores();
+            let mut b = backend;
+            prime(&mut b);
+            b
+        });
+        Starting {
+            state: State::Priming {
+                thread,
+                now,
+                kept: Vec::new(),
+            },
+        }
+    }
+
+    /// Whether the controllers are still taking their first look.
+    #[must_use]
+    pub fn priming(&self) -> bool {
+        matches!(self.state, State::Priming { .. })
+    }
+
+    /// The simulator, waiting for its first look if it is not done.
+    pub fn ready(&mut self) -> &mut SimBackend {
+        if let State::Priming { .. } = self.state {
+            let State::Priming { thread, kept, .. } =
+                std::mem::replace(&mut self.state, State::Taken)
+            else {
+                unreachable!("matched above");
+            };
+            let mut b = thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for cmd in kept {
+                b.send(cmd);
+            }
+            self.state = State::Ready(Box::new(b));
+        }
+        match &mut self.state {
+            State::Ready(b) => b,
+            State::Priming { .. } | State::Taken => unreachable!("made ready above"),
+        }
+    }
+
+    /// The ready simulator, waiting for it.
+    #[must_use]
+    pub fn into_ready(mut self) -> SimBackend {
+        self.ready();
+        match self.state {
+            State::Ready(b) => *b,
+            State::Priming { .. } | State::Taken => unreachable!("made ready above"),
+        }
+    }
+}
+
+/// The calling thread runs only when the others leave a core free: the
+/// UI's tree is built on the two cores of a small machine, and the look
+/// fills what they leave (on Linux, where a thread has a nice value of its
+/// own; elsewhere this does nothing).
+fn yield_the_cores() {
+    #[cfg(target_os = "linux")]
+    {
+        // Lowering a priority is always allowed; failing, it only runs
+        // as before.
+        let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19);
+    }
+}
+
+impl Backend for Starting {
+    fn send(&mut self, cmd: Command) {
+        match &mut self.state {
+            State::Priming { kept, .. } => kept.push(cmd),
+            State::Ready(b) => b.send(cmd),
+            State::Taken => unreachable!("never left taken"),
+        }
+    }
+
+    /// Nothing while the controllers look (the clock stays at zero: the
+    /// real time that passes is not owed to it); then what the simulator
+    /// has, the answers to what was kept first.
+    fn poll(&mut self, elapsed: Duration) -> Vec<Update> {
+        if let State::Priming { thread, .. } = &self.state {
+            if !thread.is_finished() {
+                return Vec::new();
+            }
+            self.ready();
+            return self.ready().poll(Duration::ZERO);
+        }
+        self.ready().poll(elapsed)
+    }
+
+    fn now(&self) -> Timestamp {
+        match &self.state {
+            State::Priming { now, .. } => *now,
+            State::Ready(b) => b.now(),
+            State::Taken => unreachable!("never left taken"),
+        }
+    }
+
+    fn is_simulator(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::SimCommand;
+    use crate::model::Policy;
+    use crate::sim::scenario;
+
+    /// While the controllers look, a poll gives nothing and the clock
+    /// stays at its start, however much time passes; what was asked
+    /// meanwhile is kept, in its order, and done once they are ready: the
+    /// updates are then those of a simulator that was ready from the
+    /// start and was asked the same at once.
+    #[test]
+    fn what_is_asked_while_the_controllers_look_is_done_once_they_are_ready() {
+        let sc = scenario::bundled("deployment").expect("bundled");
+        let mut ready = SimBackend::new(&sc).expect("loads").unbounded();
+        let start = ready.now();
+        let target = ready
+            .sim()
+            .objects()
+            .find(|o| o.kind == "Deployment")
+            .expect("a Deployment")
+            .obj_ref();
+        let asked = [
+            Command::Sim(SimCommand::Faster),
+            Command::Delete {
+                target,
+                policy: Policy::Foreground,
+            },
+        ];
+        // The look is held until the gate opens (or 5 s pass: a poll that
+        // waited for it would then get the updates, and fail below).
+        let (open, gate) = std::sync::mpsc::channel::<()>();
+        let held = SimBackend::new(&sc).expect("loads").unbounded();
+        let mut s = Starting::spawn(held, start, move |_| {
+            let _ = gate.recv_timeout(Duration::from_secs(5));
+        });
+        for cmd in &asked {
+            s.send(cmd.clone());
+        }
+        for _ in 0..3 {
+            assert!(s.priming());
+            assert!(s.poll(Duration::from_secs(10)).is_empty());
+            assert_eq!(s.now(), start);
+        }
+        open.send(()).expect("the look waits");
+        let mut seen = Vec::new();
+        for _ in 0..5_000 {
+            seen = s.poll(Duration::ZERO);
+            if !seen.is_empty() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(!s.priming());
+        for cmd in asked {
+            ready.send(cmd);
+        }
+        let expected = ready.poll(Duration::ZERO);
+        assert!(
+            expected
+                .iter()
+                .any(|u| matches!(u, Update::Replied(r) if r.code == 200)),
+            "the delete is answered"
+        );
+        assert_eq!(seen, expected);
+        assert_eq!(s.now(), start, "the time spent looking is not run");
+    }
+}
