@@ -71,11 +71,11 @@ impl SimBackend {
 
     /// As [`SimBackend::from_scenario`], with `beside` given the first
     /// updates (the loaded objects, a status whose clock is starting) at
-    /// once, while the
-    /// simulator's controllers take their first look at them on a second
-    /// thread (the garbage collector's graph, the workload index: a fifth
-    /// of the UI's load of a large file) that goes on after `beside`
-    /// returns ([`Starting`]: the UI draws its tree meanwhile). The objects
+    /// once, while the simulator's controllers take their first look at
+    /// them on a second thread (the garbage collector's graph, the
+    /// workload index: a fifth of the UI's load of a large file) that goes
+    /// on after `beside` returns ([`Starting`]: the UI draws its tree
+    /// meanwhile). The objects
     /// are the same before that look and after: it changes none at time
     /// zero, it only schedules. What it records (the collector's warnings)
     /// and the status it leaves come with the first poll once it is done,
