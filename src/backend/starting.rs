@@ -71,20 +71,20 @@ impl Starting {
 
     /// The simulator, waiting for its first look if it is not done.
     pub fn ready(&mut self) -> &mut SimBackend {
-        if let State::Priming { .. } = self.state {
-            let State::Priming { thread, kept, .. } =
-                std::mem::replace(&mut self.state, State::Taken)
-            else {
-                unreachable!("matched above");
-            };
-            let mut b = thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            for cmd in kept {
-                b.send(cmd);
+        let b = match std::mem::replace(&mut self.state, State::Taken) {
+            State::Priming { thread, kept, .. } => {
+                let mut b = thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                for cmd in kept {
+                    b.send(cmd);
+                }
+                Box::new(b)
             }
-            self.state = State::Ready(Box::new(b));
-        }
+            State::Ready(b) => b,
+            State::Taken => unreachable!("never left taken"),
+        };
+        self.state = State::Ready(b);
         match &mut self.state {
             State::Ready(b) => b,
             State::Priming { .. } | State::Taken => unreachable!("made ready above"),
@@ -132,7 +132,6 @@ impl Backend for Starting {
             if !thread.is_finished() {
                 return Vec::new();
             }
-            self.ready();
             return self.ready().poll(Duration::ZERO);
         }
         self.ready().poll(elapsed)

@@ -554,19 +554,9 @@ mod wording_tests {
         line.spans.iter().map(|s| s.content.as_ref()).collect()
     }
 
-    #[test]
-    fn one_object_is_singular_and_a_paused_clock_offers_resume() {
-        let mut app = App::new(Options {
-            is_simulator: true,
-            ..Options::default()
-        });
-        let mut cm = Object::new("v1", "ConfigMap", Some("shop"), "c");
-        cm.metadata.uid = "u1".into();
-        app.apply(Update::Reset {
-            objects: vec![Arc::new(cm)],
-            kinds: KindTable::builtin(),
-        });
-        let status = |paused, starting| SourceStatus {
+    /// The simulator's status, its clock at zero.
+    fn status(paused: bool, starting: bool) -> SourceStatus {
+        SourceStatus {
             kind: "SIMULATOR".into(),
             name: "s".into(),
             scope: "all namespaces".into(),
@@ -580,7 +570,21 @@ mod wording_tests {
             missing_kinds: Vec::new(),
             syncing: Vec::new(),
             controllers: Vec::new(),
-        };
+        }
+    }
+
+    #[test]
+    fn one_object_is_singular_and_a_paused_clock_offers_resume() {
+        let mut app = App::new(Options {
+            is_simulator: true,
+            ..Options::default()
+        });
+        let mut cm = Object::new("v1", "ConfigMap", Some("shop"), "c");
+        cm.metadata.uid = "u1".into();
+        app.apply(Update::Reset {
+            objects: vec![Arc::new(cm)],
+            kinds: KindTable::builtin(),
+        });
         app.apply(Update::Status(status(false, false)));
         let first = text(&first_line(&app, 160));
         assert!(first.contains("1 object ·"), "{first}");
@@ -602,21 +606,7 @@ mod wording_tests {
             is_simulator: true,
             ..Options::default()
         });
-        app.apply(Update::Status(SourceStatus {
-            kind: "SIMULATOR".into(),
-            name: "big.json".into(),
-            scope: "all namespaces".into(),
-            connection: Connection::Connected,
-            clock: Some(Clock {
-                now_ms: 0,
-                paused: false,
-                speed: 1.0,
-                starting: true,
-            }),
-            missing_kinds: Vec::new(),
-            syncing: Vec::new(),
-            controllers: Vec::new(),
-        }));
+        app.apply(Update::Status(status(false, true)));
         let first = text(&first_line(&app, 160));
         assert!(
             first.contains("t=0.0s x1 STARTING (controllers' first look)"),
