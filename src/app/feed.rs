@@ -37,7 +37,7 @@ impl App {
         if matches!(queue.front(), Some(Update::Listed(_))) && queue.len() >= RESERVE_FROM {
             // A kind's first list, folded in over many rounds: the indexes
             // grow once to hold it (a no-op once they can).
-            self.graph.reserve(queue.len());
+            Arc::make_mut(&mut self.graph).reserve(queue.len());
             self.index.reserve(queue.len());
         }
         let mut fold = Fold::default();
@@ -107,7 +107,7 @@ impl App {
             Update::Listed(obj) => self.fold_upsert(obj, false, fold),
             Update::Remove(uid) => {
                 let id = self.index.id(&uid);
-                if let Some(old) = self.graph.remove(&uid) {
+                if let Some(old) = Arc::make_mut(&mut self.graph).remove(&uid) {
                     self.flashes.forget(&uid);
                     if let Some(id) = id {
                         fold.removed.push((id, old.obj_ref()));
@@ -160,7 +160,7 @@ impl App {
         if flash {
             self.flashes.on_upsert(old.as_ref(), &obj, self.clock);
         }
-        self.graph.upsert(obj);
+        Arc::make_mut(&mut self.graph).upsert(obj);
         let old_owners = owner_uids(old.as_ref());
         let kept = old.as_ref().is_some_and(|o| {
             self.graph.get(&uid).is_some_and(|now| {
@@ -190,7 +190,9 @@ impl App {
         };
         let before = kinds(self.graph.kinds().unlisted());
         let after = kinds(&unlisted);
-        self.graph.kinds_mut().set_unlisted(unlisted);
+        Arc::make_mut(&mut self.graph)
+            .kinds_mut()
+            .set_unlisted(unlisted);
         let moved: Vec<(String, String)> = before.symmetric_difference(&after).cloned().collect();
         if moved.is_empty() {
             return false;
@@ -366,13 +368,13 @@ const SELECTORS_APART_FROM: usize = 20_000;
 /// The objects of a reset: the graph to build from them, or built.
 enum Built {
     Not(KindTable, Vec<Arc<Object>>),
-    Already(Box<OwnershipGraph>),
+    Already(Arc<OwnershipGraph>),
 }
 
 /// The graph of a snapshot (built from its objects unless given) and its
 /// forest index, with the selector index of its objects built beside
 /// them when the snapshot is large.
-fn graph_and_index(built: Built) -> (OwnershipGraph, ForestIndex) {
+fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex) {
     let (graph, objects) = match built {
         Built::Not(kinds, objects) if objects.len() >= SELECTORS_APART_FROM => {
             (Err(kinds), objects)
@@ -381,20 +383,21 @@ fn graph_and_index(built: Built) -> (OwnershipGraph, ForestIndex) {
             let graph = OwnershipGraph::from_objects(kinds, &objects);
             let index =
                 ForestIndex::build_with(&graph, || relations::SelectorIndex::of_list(&objects));
-            return (graph, index);
+            return (Arc::new(graph), index);
         }
         Built::Already(graph) if graph.len() < SELECTORS_APART_FROM => {
             let index = ForestIndex::build(&graph);
-            return (*graph, index);
+            return (graph, index);
         }
         Built::Already(graph) => {
             let objects = graph.shared_objects().cloned().collect();
-            (Ok(*graph), objects)
+            (Ok(graph), objects)
         }
     };
     std::thread::scope(|s| {
         let selectors = s.spawn(|| relations::SelectorIndex::of_list(&objects));
-        let graph = graph.unwrap_or_else(|kinds| OwnershipGraph::from_objects(kinds, &objects));
+        let graph =
+            graph.unwrap_or_else(|kinds| Arc::new(OwnershipGraph::from_objects(kinds, &objects)));
         let index = ForestIndex::build_with(&graph, || {
             selectors
                 .join()

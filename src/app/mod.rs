@@ -93,7 +93,7 @@ pub struct Message {
 #[derive(Clone, Debug)]
 pub struct App {
     opts: Options,
-    graph: OwnershipGraph,
+    graph: Arc<OwnershipGraph>,
     index: ForestIndex,
     now: Timestamp,
     status: Option<SourceStatus>,
@@ -193,7 +193,7 @@ impl App {
         App {
             opts,
             index: ForestIndex::build(&graph),
-            graph,
+            graph: Arc::new(graph),
             now: Timestamp::UNIX_EPOCH,
             status: None,
             controllers: BTreeMap::new(),

@@ -232,9 +232,10 @@ pub enum Update {
         kinds: KindTable,
     },
     /// Everything, as [`Update::Reset`], with the ownership graph of those
-    /// objects and kinds built already (the simulator's store, copied):
-    /// taken as it is, where a reset builds it again from the objects.
-    ResetGraph(Box<OwnershipGraph>),
+    /// objects and kinds built already (the simulator's store, shared
+    /// until one of them changes it): taken as it is, where a reset builds
+    /// it again from the objects.
+    ResetGraph(Arc<OwnershipGraph>),
     Upsert(Arc<Object>),
     /// An object of a kind whose first list ended after the first tree
     /// went out (a live cluster's large kinds): not a change, only newly

@@ -99,6 +99,10 @@ impl SimBackend {
         let first = vec![b.reset_update(), Update::Status(status)];
         let now = b.sim.now();
         let starting = Starting::spawn(b, now, |b| {
+            // The UI shares the store's graph: the simulator's own copy is
+            // made here, on the look's thread, not at its first write (a
+            // user's delete, waited for on the UI's).
+            b.sim.own_store();
             b.sim.prime();
             b.timeline_seen = 0;
             b.push_status();
@@ -150,7 +154,7 @@ impl SimBackend {
     /// anything (the UI's own build of it from the objects was a sixth of
     /// the load of a 300k-object file).
     fn reset_update(&self) -> Update {
-        Update::ResetGraph(Box::new(self.sim.graph().clone()))
+        Update::ResetGraph(self.sim.shared_graph())
     }
 
     fn push_reset(&mut self) {
@@ -554,6 +558,40 @@ mod tests {
             );
             assert_eq!(seen, expected, "{name}");
         }
+    }
+
+    /// The store's graph handed to the UI at a load is shared, not
+    /// copied, and is the UI's alone once the controllers' first look is
+    /// done: the simulator made its own copy on the look's thread. So the
+    /// UI folds the simulator's changes into the graph it was given, with
+    /// no copy of a whole graph on its thread, and what the simulator
+    /// writes reaches the UI only as updates.
+    #[test]
+    fn the_graph_handed_to_the_ui_is_its_own_once_the_look_is_done() {
+        use crate::app::{App, Options};
+        let sc = scenario::bundled("deployment").expect("bundled");
+        let mut reset = SimBackend::new(&sc).expect("loads");
+        let Some(Update::ResetGraph(shared)) = reset.poll(Duration::ZERO).into_iter().next() else {
+            panic!("the store's graph first");
+        };
+        assert!(std::ptr::eq(&*shared, reset.sim().graph()), "not copied");
+        let mut app = App::new(Options::default());
+        let (starting, _) =
+            SimBackend::from_scenario_beside(sc, |first| app.apply_all(first)).expect("loads");
+        let given: *const crate::model::OwnershipGraph = app.graph();
+        let loaded = app.graph().clone();
+        let mut b = starting.into_ready();
+        assert!(!std::ptr::eq(b.sim().graph(), given), "the store is a copy");
+        delete_the_deployment(&mut b, Policy::Background);
+        let updates = b.poll(Duration::from_secs(60));
+        assert_eq!(app.graph(), &loaded, "the simulator's writes are its own");
+        assert!(updates.iter().any(|u| matches!(u, Update::Remove(_))));
+        for u in updates {
+            app.apply_all(vec![u]);
+            assert!(std::ptr::eq(app.graph(), given), "folded in place");
+        }
+        assert_eq!(app.graph(), b.sim().graph());
+        assert_ne!(app.graph(), &loaded);
     }
 
     /// The store's graph handed to the UI at a reset shows what the UI's

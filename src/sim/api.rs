@@ -365,8 +365,10 @@ impl UidGen {
 pub struct ApiServer {
     /// The store: objects by uid (iterated in uid order), by name, and who
     /// refers to whom. The ownership graph is the store's own index, so a
-    /// reader gets it without a copy.
-    store: OwnershipGraph,
+    /// reader gets it without a copy. Shared with the UI handed it
+    /// ([`ApiServer::shared_graph`]) until either changes it: the first
+    /// write then makes this server a copy of its own.
+    store: Arc<OwnershipGraph>,
     rv: u64,
     uids: UidGen,
     now: Timestamp,
@@ -383,7 +385,7 @@ impl ApiServer {
     #[must_use]
     pub fn new(kinds: KindTable, seed: u64, now: Timestamp) -> Self {
         ApiServer {
-            store: OwnershipGraph::new(kinds),
+            store: Arc::new(OwnershipGraph::new(kinds)),
             rv: 1000,
             uids: UidGen::new(seed),
             now,
@@ -426,7 +428,27 @@ impl ApiServer {
     }
 
     pub fn kinds_mut(&mut self) -> &mut KindTable {
-        self.store.kinds_mut()
+        self.store_mut().kinds_mut()
+    }
+
+    /// The store, to change: a copy of its own first if the graph handed
+    /// out by [`ApiServer::shared_graph`] is still held.
+    fn store_mut(&mut self) -> &mut OwnershipGraph {
+        Arc::make_mut(&mut self.store)
+    }
+
+    /// The store's ownership graph, shared: no copy is made until the
+    /// store or the holder changes it.
+    #[must_use]
+    pub fn shared_graph(&self) -> Arc<OwnershipGraph> {
+        Arc::clone(&self.store)
+    }
+
+    /// Makes the store this server's own, copied now if a graph handed
+    /// out by [`ApiServer::shared_graph`] is still held, rather than at
+    /// the next write (which may be a user's request, waited for).
+    pub fn own_store(&mut self) {
+        self.store_mut();
     }
 
     /// Where the uid sequence is (see [`UidGen::state`]).
@@ -579,9 +601,10 @@ impl ApiServer {
     /// by name and by its owners only, and a uid taken twice is found by
     /// `end_restore`.
     pub fn begin_restore(&mut self, expected: usize) {
-        self.store.reserve(expected);
-        self.store.reserve_owners(expected);
-        self.store.begin_bulk(expected);
+        let store = self.store_mut();
+        store.reserve(expected);
+        store.reserve_owners(expected);
+        store.begin_bulk(expected);
     }
 
     /// The load begun by [`ApiServer::begin_restore`] is complete.
@@ -591,7 +614,7 @@ impl ApiServer {
     /// another object has, and the error answer its create would have
     /// had; none of them is then stored.
     pub fn end_restore(&mut self) -> Result<(), (usize, ApiResponse)> {
-        self.store
+        self.store_mut()
             .end_bulk()
             .map_err(|(at, obj)| (at, Self::uid_taken(&obj)))
     }
@@ -607,14 +630,14 @@ impl ApiServer {
     }
 
     fn index(&mut self, obj: impl Into<Arc<Object>>) {
-        self.store.upsert(obj);
+        self.store_mut().upsert(obj);
     }
 
     fn remove_stored(&mut self, uid: &str) -> Option<Arc<Object>> {
-        let obj = self.store.remove(uid)?;
+        let obj = self.store_mut().remove(uid)?;
         // A definition gone: its kind is no longer served.
         if let Some(info) = KindInfo::of_crd(&obj) {
-            self.store.kinds_mut().remove(&info.group, &info.kind);
+            self.store_mut().kinds_mut().remove(&info.group, &info.kind);
         }
         // As on a real server, the deletion has a resource version of its
         // own: a watch's DELETED event carries it.
@@ -642,7 +665,7 @@ impl ApiServer {
         // A definition changed: the versions it serves now are served, as
         // the apiextensions server follows an update of the CRD.
         if let Some(info) = KindInfo::of_crd(&new) {
-            self.store.kinds_mut().declare(info);
+            self.store_mut().kinds_mut().declare(info);
         }
         let new = Arc::new(new);
         self.index(Arc::clone(&new));

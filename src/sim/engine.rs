@@ -517,6 +517,19 @@ impl Sim {
         self.api.graph()
     }
 
+    /// The store's graph, shared with the caller until one of them
+    /// changes it (see [`ApiServer::shared_graph`]).
+    #[must_use]
+    pub fn shared_graph(&self) -> Arc<OwnershipGraph> {
+        self.api.shared_graph()
+    }
+
+    /// Makes the store the simulator's own now (see
+    /// [`ApiServer::own_store`]).
+    pub fn own_store(&mut self) {
+        self.api.own_store();
+    }
+
     #[must_use]
     pub fn get(&self, key: &Key) -> Option<&Object> {
         self.api.get(key)

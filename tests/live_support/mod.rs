@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
-use std::sync::{Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
@@ -467,7 +467,7 @@ impl Live {
                         self.history
                             .push((o.metadata.uid.clone(), Some(Object::clone(o))));
                     }
-                    self.graph = *g;
+                    self.graph = Arc::unwrap_or_clone(g);
                 }
                 Update::Upsert(o) | Update::Listed(o) => {
                     self.history

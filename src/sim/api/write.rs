@@ -40,7 +40,7 @@ impl ApiServer {
             Some(known) => known,
             None => {
                 let guess = obj.namespace().is_some();
-                self.store
+                self.store_mut()
                     .kinds_mut()
                     .learn(&obj.api_version, &obj.kind, guess);
                 guess
@@ -131,7 +131,7 @@ impl ApiServer {
             // shows each restored object to the watchers itself (a change
             // per object would hold a second copy of the whole store at
             // once), from the stored object the answer shares.
-            if let Err(taken) = self.store.insert_new(Arc::clone(&obj)) {
+            if let Err(taken) = self.store_mut().insert_new(Arc::clone(&obj)) {
                 self.rv -= 1;
                 return match taken {
                     Taken::Uid => Self::uid_taken(&obj),
@@ -145,7 +145,7 @@ impl ApiServer {
         // A definition makes its kind served (discovery, REST mapping); a
         // kind a scenario already declares keeps what it declares.
         if let Some(info) = crd {
-            self.store.kinds_mut().declare(info);
+            self.store_mut().kinds_mut().declare(info);
         }
         ApiResponse {
             code: 201,
