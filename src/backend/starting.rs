@@ -2,7 +2,9 @@
 //! file, on a thread of their own: the UI draws the tree meanwhile instead
 //! of waiting for them (their look was a fifth of the time from `ui FILE`
 //! to its first tree at 300k objects, on a machine of two cores shared by
-//! three threads).
+//! three threads). The look begins at the UI's first poll, once its tree
+//! is built: begun beside that build, it slowed it, and the frame's peak
+//! memory held the look's too.
 //!
 //! Nothing runs at time zero before that look is done: the clock stays at
 //! zero, and what the user asks for meanwhile (a delete, a pause) is kept,
@@ -10,6 +12,7 @@
 //! any answer does. The updates the UI gets are those of a simulator
 //! started before the UI ([`super::simulated::SimBackend::from_scenario`]).
 
+use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -28,6 +31,9 @@ pub struct Starting {
 enum State {
     Priming {
         thread: JoinHandle<SimBackend>,
+        /// Held until the first poll: the look starts once the UI has
+        /// its tree (dropped, it lets the thread go).
+        go: Option<Sender<()>>,
         /// The simulator's time, at zero.
         now: Timestamp,
         /// Commands sent meanwhile, to be sent in order once it is ready.
@@ -39,7 +45,11 @@ enum State {
 }
 
 impl Starting {
-    /// `backend` primed by `prime` on a thread of its own. `now` is the
+    /// `backend` primed by `prime` on a thread of its own, from the first
+    /// poll on: the UI polls once it has taken in the first updates and
+    /// built its tree, and the look, begun beside that build, slowed it
+    /// (the two cores' memory and the kernel's clearing of fresh pages
+    /// are shared however low the look's priority). `now` is the
     /// simulator's time while it primes (its start).
     pub(super) fn spawn(
         backend: SimBackend,
@@ -48,7 +58,10 @@ impl Starting {
     ) -> Self {
         // As the scoped threads of the load: a machine that cannot start
         // one more thread cannot load a file either.
+        let (go, wait) = std::sync::mpsc::channel::<()>();
         let thread = std::thread::spawn(move || {
+            // Until the first poll, or until the Starting is dropped.
+            let _ = wait.recv();
             yield_the_cores();
             let mut b = backend;
             prime(&mut b);
@@ -57,6 +70,7 @@ impl Starting {
         Starting {
             state: State::Priming {
                 thread,
+                go: Some(go),
                 now,
                 kept: Vec::new(),
             },
@@ -72,7 +86,10 @@ impl Starting {
     /// The simulator, waiting for its first look if it is not done.
     pub fn ready(&mut self) -> &mut SimBackend {
         let b = match std::mem::replace(&mut self.state, State::Taken) {
-            State::Priming { thread, kept, .. } => {
+            State::Priming {
+                thread, go, kept, ..
+            } => {
+                drop(go);
                 let mut b = thread
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -128,7 +145,8 @@ impl Backend for Starting {
     /// real time that passes is not owed to it); then what the simulator
     /// has, the answers to what was kept first.
     fn poll(&mut self, elapsed: Duration) -> Vec<Update> {
-        if let State::Priming { thread, .. } = &self.state {
+        if let State::Priming { thread, go, .. } = &mut self.state {
+            go.take();
             if !thread.is_finished() {
                 return Vec::new();
             }
@@ -217,5 +235,32 @@ mod tests {
         );
         assert_eq!(seen, expected);
         assert_eq!(s.now(), start, "the time spent looking is not run");
+    }
+
+    /// The look begins at the first poll, once the UI has its tree, not
+    /// beside its build; asked for by a wait for the simulator, it begins
+    /// then.
+    #[test]
+    fn the_look_begins_at_the_first_poll() {
+        let sc = scenario::bundled("deployment").expect("bundled");
+        for first_poll in [true, false] {
+            let b = SimBackend::new(&sc).expect("loads");
+            let now = b.now();
+            let (began, begun) = std::sync::mpsc::channel::<()>();
+            let mut s = Starting::spawn(b, now, move |_| {
+                let _ = began.send(());
+            });
+            assert!(
+                begun.recv_timeout(Duration::from_millis(300)).is_err(),
+                "begun before any poll"
+            );
+            if first_poll {
+                s.poll(Duration::ZERO);
+                begun.recv_timeout(Duration::from_secs(30)).expect("begun");
+            } else {
+                let _ready = s.into_ready();
+                begun.try_recv().expect("begun");
+            }
+        }
     }
 }
