@@ -395,9 +395,18 @@ fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex) {
         }
     };
     std::thread::scope(|s| {
-        let selectors = s.spawn(|| relations::SelectorIndex::of_list(&objects));
+        // A graph's objects are each uid once; a list's may not be.
+        let unique = graph.is_ok();
+        let objects = &objects;
+        let selectors = s.spawn(move || {
+            if unique {
+                relations::SelectorIndex::build(objects.iter())
+            } else {
+                relations::SelectorIndex::of_list(objects)
+            }
+        });
         let graph =
-            graph.unwrap_or_else(|kinds| Arc::new(OwnershipGraph::from_objects(kinds, &objects)));
+            graph.unwrap_or_else(|kinds| Arc::new(OwnershipGraph::from_objects(kinds, objects)));
         let index = ForestIndex::build_with(&graph, || {
             selectors
                 .join()

@@ -166,10 +166,27 @@ pub struct SelectorIndex {
 }
 
 impl SelectorIndex {
-    /// Indexes `objects`.
+    /// Indexes `objects`, each uid once (a graph's objects).
+    ///
+    /// Filed namespace by namespace: a graph gives its objects in uid
+    /// order, each in another namespace than the one before, and filing
+    /// each pod under its labels then found every namespace's label
+    /// tables out of the cache (half of this index's build of a 1M-object
+    /// List with 2,000 namespaces). Where an object is filed does not
+    /// depend on the order it comes in.
     pub fn build<'a>(objects: impl Iterator<Item = &'a Arc<Object>>) -> Self {
-        let mut ix = SelectorIndex::default();
+        let mut by_namespace: HashMap<&str, Vec<&Arc<Object>>, Hasher> = HashMap::default();
+        let mut count = 0;
         for o in objects {
+            count += 1;
+            by_namespace
+                .entry(o.namespace().unwrap_or_default())
+                .or_default()
+                .push(o);
+        }
+        let mut ix = SelectorIndex::default();
+        ix.reserve(count);
+        for o in by_namespace.into_values().flatten() {
             ix.add(o);
         }
         ix
