@@ -452,16 +452,13 @@ fn load_showing_progress<B: ratatui::backend::Backend>(
         .name("load".into())
         .spawn(move || {
             let _observing = Progress::observe(counted);
-            // The App takes the objects in while the simulator's
-            // controllers take their first look at them.
+            // The App takes the objects in; the simulator's controllers
+            // take their first look at them from the first poll on.
             let loaded = crate::sim::scenario::load(&owned)
-                .and_then(|sc| {
-                    crate::backend::simulated::SimBackend::from_scenario_beside(sc, |first| {
-                        crate::sim::progress::viewing();
-                        app.apply_all(first);
-                    })
-                })
-                .map(|(mut backend, ())| {
+                .and_then(crate::backend::simulated::SimBackend::starting)
+                .map(|(mut backend, first)| {
+                    crate::sim::progress::viewing();
+                    app.apply_all(first);
                     pump(&mut app, &mut backend, Duration::ZERO);
                     (backend, app)
                 })

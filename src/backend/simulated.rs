@@ -69,24 +69,20 @@ impl SimBackend {
         Ok(b)
     }
 
-    /// As [`SimBackend::from_scenario`], with `beside` given the first
-    /// updates (the loaded objects, a status whose clock is starting) at
-    /// once, while the simulator's controllers take their first look at
-    /// them on a second thread (the garbage collector's graph, the
-    /// workload index: a fifth of the UI's load of a large file) that goes
-    /// on after `beside` returns ([`Starting`]: the UI draws its tree
-    /// meanwhile). The objects
-    /// are the same before that look and after: it changes none at time
-    /// zero, it only schedules. What it records (the collector's warnings)
-    /// and the status it leaves come with the first poll once it is done,
-    /// as after [`SimBackend::from_scenario`].
+    /// As [`SimBackend::from_scenario`], with the first updates (the
+    /// loaded objects, a status whose clock is starting) given at once,
+    /// before the simulator's controllers take their first look at them
+    /// (the garbage collector's graph, the workload index: a fifth of the
+    /// UI's load of a large file). The look runs on a thread of its own
+    /// from the first poll on ([`Starting`]): the UI builds and draws its
+    /// tree first. The objects are the same before that look and after: it
+    /// changes none at time zero, it only schedules. What it records (the
+    /// collector's warnings) and the status it leaves come with the first
+    /// poll once it is done, as after [`SimBackend::from_scenario`].
     ///
     /// # Errors
     /// As [`SimBackend::new`].
-    pub fn from_scenario_beside<R>(
-        scenario: Scenario,
-        beside: impl FnOnce(Vec<Update>) -> R,
-    ) -> Result<(Starting, R), crate::sim::LoadError> {
+    pub fn starting(scenario: Scenario) -> Result<(Starting, Vec<Update>), crate::sim::LoadError> {
         let b = Self::on(Sim::resettable_deferred(scenario)?);
         // The clock at zero, starting; the controllers are not known
         // before their look (one whose Deployment has no replicas is
@@ -107,7 +103,7 @@ impl SimBackend {
             b.timeline_seen = 0;
             b.push_status();
         });
-        Ok((starting, beside(first)))
+        Ok((starting, first))
     }
 
     /// A backend on a started simulator, with nothing pushed yet.
@@ -535,8 +531,7 @@ mod tests {
         for (name, _) in scenario::BUNDLED {
             let sc = scenario::bundled(name).expect("bundled");
             let mut before = SimBackend::new(&sc).expect("loads").unbounded();
-            let (beside, mut first) =
-                SimBackend::from_scenario_beside(sc, |first| first).expect("loads");
+            let (beside, mut first) = SimBackend::starting(sc).expect("loads");
             let mut beside = beside.into_ready().unbounded();
             // The status drawn while the controllers look: the clock at
             // zero, starting; no controller said to be online or not yet.
@@ -576,8 +571,8 @@ mod tests {
         };
         assert!(std::ptr::eq(&*shared, reset.sim().graph()), "not copied");
         let mut app = App::new(Options::default());
-        let (starting, _) =
-            SimBackend::from_scenario_beside(sc, |first| app.apply_all(first)).expect("loads");
+        let (starting, first) = SimBackend::starting(sc).expect("loads");
+        app.apply_all(first);
         let given: *const crate::model::OwnershipGraph = app.graph();
         let loaded = app.graph().clone();
         let mut b = starting.into_ready();

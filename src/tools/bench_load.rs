@@ -298,9 +298,9 @@ fn ownerscope(path: &Path) -> Result<usize, CmdError> {
 }
 
 /// `ui FILE` up to its first frame of the tree, as the UI's loading thread
-/// takes it (the simulator's first look beside the App's, and on after the
-/// frame when it is not done by then), without the
-/// loading screen the real UI draws meanwhile on another.
+/// takes it (the simulator's first look after the App's, from its first
+/// poll on), without the loading screen the real UI draws meanwhile on
+/// another.
 fn ui(path: &Path) -> Result<usize, CmdError> {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
@@ -312,10 +312,8 @@ fn ui(path: &Path) -> Result<usize, CmdError> {
     });
     crate::runtime::fit(&mut app, Rect::new(0, 0, 160, 48));
     // As the UI's loading thread does.
-    let (mut backend, ()) =
-        crate::backend::simulated::SimBackend::from_scenario_beside(sc, |first| {
-            app.apply_all(first);
-        })?;
+    let (mut backend, first) = crate::backend::simulated::SimBackend::starting(sc)?;
+    app.apply_all(first);
     crate::runtime::pump(&mut app, &mut backend, Duration::ZERO);
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).map_err(err)?;
     terminal.draw(|f| crate::ui::render(&app, f)).map_err(err)?;
