@@ -190,7 +190,10 @@ impl ForestIndex {
         // children too, and a cycle's start is the least of its keys.
         let mut objects: Vec<&Arc<Object>> = graph.shared_objects().collect();
         objects.sort_unstable_by_key(|o| Arc::as_ptr(o) as usize);
-        ix.reserve(objects.len());
+        // Not the selector index's room: it is given whole below.
+        ix.ids.reserve(objects.len());
+        ix.nodes.reserve(objects.len());
+        ix.cold.reserve(objects.len());
         for (i, obj) in objects.iter().enumerate() {
             let uid: Arc<str> = Arc::from(obj.uid());
             ix.ids.insert(uid.clone(), id_of(i));
