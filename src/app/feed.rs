@@ -375,43 +375,39 @@ enum Built {
 /// forest index, with the selector index of its objects built beside
 /// them when the snapshot is large.
 fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex) {
-    let (graph, objects) = match built {
-        Built::Not(kinds, objects) if objects.len() >= SELECTORS_APART_FROM => {
-            (Err(kinds), objects)
-        }
-        Built::Not(kinds, objects) => {
+    match built {
+        Built::Not(kinds, objects) if objects.len() < SELECTORS_APART_FROM => {
             let graph = OwnershipGraph::from_objects(kinds, &objects);
             let index =
                 ForestIndex::build_with(&graph, || relations::SelectorIndex::of_list(&objects));
-            return (Arc::new(graph), index);
+            (Arc::new(graph), index)
         }
+        // A list may give a uid twice: its later copy is the one indexed.
+        Built::Not(kinds, objects) => std::thread::scope(|s| {
+            let selectors = s.spawn(|| relations::SelectorIndex::of_list(&objects));
+            let graph = Arc::new(OwnershipGraph::from_objects(kinds, &objects));
+            let index = ForestIndex::build_with(&graph, || joined(selectors));
+            (graph, index)
+        }),
         Built::Already(graph) if graph.len() < SELECTORS_APART_FROM => {
             let index = ForestIndex::build(&graph);
-            return (graph, index);
+            (graph, index)
         }
+        // Read from the graph itself, each uid once.
         Built::Already(graph) => {
-            let objects = graph.shared_objects().cloned().collect();
-            (Ok(graph), objects)
+            let index = std::thread::scope(|s| {
+                let objects = graph.shared_objects();
+                let selectors = s.spawn(|| relations::SelectorIndex::build(objects));
+                ForestIndex::build_with(&graph, || joined(selectors))
+            });
+            (graph, index)
         }
-    };
-    std::thread::scope(|s| {
-        // A graph's objects are each uid once; a list's may not be.
-        let unique = graph.is_ok();
-        let objects = &objects;
-        let selectors = s.spawn(move || {
-            if unique {
-                relations::SelectorIndex::build(objects.iter())
-            } else {
-                relations::SelectorIndex::of_list(objects)
-            }
-        });
-        let graph =
-            graph.unwrap_or_else(|kinds| Arc::new(OwnershipGraph::from_objects(kinds, objects)));
-        let index = ForestIndex::build_with(&graph, || {
-            selectors
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        });
-        (graph, index)
-    })
+    }
+}
+
+/// What a thread of a scope returned, its panic carried on.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }

@@ -164,11 +164,11 @@ fn idx(id: NodeId) -> usize {
 
 impl ForestIndex {
     /// Indexes every object of `graph`, all at once: ids in the order the
-    /// objects lie in memory, each reference resolved once, each list of children
-    /// sorted once, the roots put in their set in one pass; the same index
-    /// as every object refreshed in turn (`touch`), marked as changed
-    /// wholly (rows are built from it afresh). Refreshing each object in
-    /// turn was a third of the UI's load of a 300k-object file.
+    /// objects lie in memory, each reference resolved once, each list of
+    /// children sorted once, the roots put in their set in one pass; the
+    /// same index as every object refreshed in turn (`touch`), marked as
+    /// changed wholly (rows are built from it afresh). Refreshing each
+    /// object in turn was a third of the UI's load of a 300k-object file.
     #[must_use]
     pub fn build(graph: &OwnershipGraph) -> Self {
         Self::build_with(graph, || SelectorIndex::build(graph.shared_objects()))
