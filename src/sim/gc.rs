@@ -12,7 +12,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::api::{ApiServer, Caller, Change, DeleteOptions, Key, Preconditions};
-use crate::model::{FOREGROUND, ORPHAN, Object, OwnerReference, Policy, Uid, group_of};
+use crate::model::{FOREGROUND, KindTable, ORPHAN, Object, OwnerReference, Policy, Uid, group_of};
 
 /// The GC's maps and sets, keyed by uids and identities: hashed with
 /// foldhash (as the ownership graph's indexes) instead of SipHash, which was
@@ -230,19 +230,21 @@ impl GarbageCollector {
     // ---------------------------------------------------------------
 
     /// Feeds one watch change to the graph builder (R30, R31, R35, R8).
-    pub fn observe(&mut self, change: &Change, api: &ApiServer) {
+    /// It reads nothing of the store but which kinds are namespaced, so
+    /// that it can run beside the controllers' handlers (the initial list).
+    pub fn observe(&mut self, change: &Change, kinds: &KindTable) {
         let obj = change.object();
         if is_event_kind(obj) || self.unobserved.contains(obj.uid()) {
             return;
         }
         match change {
-            Change::Added(o) => self.observe_upsert(None, o, api),
-            Change::Modified { old, new } => self.observe_upsert(Some(&**old), new, api),
+            Change::Added(o) => self.observe_upsert(None, o, kinds),
+            Change::Modified { old, new } => self.observe_upsert(Some(&**old), new, kinds),
             Change::Deleted(o) => self.observe_delete(o, false),
         }
     }
 
-    fn observe_upsert(&mut self, old: Option<&Object>, obj: &Arc<Object>, api: &ApiServer) {
+    fn observe_upsert(&mut self, old: Option<&Object>, obj: &Arc<Object>, kinds: &KindTable) {
         let uid = obj.uid().to_string();
         let Some(existing) = self.nodes.get(&uid).cloned() else {
             let node = Node {
@@ -254,7 +256,7 @@ impl GarbageCollector {
                 observed: true,
             };
             self.nodes.insert(uid.clone(), node);
-            self.add_dependent_to_owners(&uid, &obj.metadata.owner_references, api);
+            self.add_dependent_to_owners(&uid, &obj.metadata.owner_references, kinds);
             self.process_transitions(old, obj, &uid);
             return;
         };
@@ -289,7 +291,7 @@ impl GarbageCollector {
         self.nodes.insert(uid.clone(), node);
         if owners_changed {
             self.add_unblocked_owners_to_delete_queue(&removed, &changed);
-            self.add_dependent_to_owners(&uid, &added, api);
+            self.add_dependent_to_owners(&uid, &added, kinds);
             for r in &removed {
                 if let Some(owner) = self.nodes.get_mut(&r.uid) {
                     Arc::make_mut(&mut owner.dependents).remove(&uid);
@@ -303,7 +305,7 @@ impl GarbageCollector {
         &mut self,
         dep_uid: &str,
         owners: &[OwnerReference],
-        api: &ApiServer,
+        kinds: &KindTable,
     ) {
         // The dependent's namespace, not a copy of its node; each owner's
         // node is read in place (the first look at a large cluster copied
@@ -340,8 +342,7 @@ impl GarbageCollector {
             } else if !potentially_invalid {
                 let owner = &*owner;
                 let owner_namespaced = !owner.identity.namespace.is_empty()
-                    && api
-                        .kinds()
+                    && kinds
                         .namespaced(group_of(&owner.identity.api_version), &owner.identity.kind)
                         != Some(false);
                 if owner_namespaced && owner.identity.namespace != dep_namespace {

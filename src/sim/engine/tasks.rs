@@ -180,7 +180,7 @@ impl Sim {
             return;
         }
         if let Some(obj) = self.api.graph().get_shared(uid).cloned() {
-            self.gc.observe(&Change::Added(obj), &self.api);
+            self.gc.observe(&Change::Added(obj), self.api.kinds());
         }
         self.after_dispatch();
     }

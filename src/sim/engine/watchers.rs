@@ -51,7 +51,13 @@ impl Sim {
     }
 
     pub(super) fn react(&mut self, ch: &Change) {
-        self.gc.observe(ch, &self.api);
+        self.gc.observe(ch, self.api.kinds());
+        self.react_controllers(ch);
+    }
+
+    /// [`Sim::react`] but for the garbage collector: the controllers'
+    /// handlers, which read nothing the collector keeps.
+    pub(super) fn react_controllers(&mut self, ch: &Change) {
         self.follow_controller_workloads(ch.object());
         let obj = ch.object();
         let deleted = matches!(ch, Change::Deleted(_));
