@@ -409,28 +409,27 @@ struct Links<'g> {
 
 impl<'g> Links<'g> {
     fn of(graph: &'g OwnershipGraph) -> Self {
-        let mut edges: Vec<(usize, &Object, &OwnerReference)> = Vec::new();
-        let mut roots: std::collections::HashMap<
-            Option<&str>,
-            Vec<&Object>,
-            foldhash::fast::RandomState,
-        > = std::collections::HashMap::default();
-        for o in graph.objects() {
-            let before = edges.len();
-            for r in &o.metadata.owner_references {
-                // The first reference to each owner that resolves, as
-                // [`dependents`] takes it.
-                if let Ok(owner) = graph.resolve(o, r) {
-                    let owner = address(owner);
-                    if !edges[before..].iter().any(|e| e.0 == owner) {
-                        edges.push((owner, o, r));
-                    }
+        // Each object's references resolved (a look-up of its kind and of
+        // its owner by name, most of this), the second half of the objects
+        // on another thread when there are many: joined in uid order, as
+        // one pass would have them, so that the sorts below see the same.
+        let half = graph.len() / 2;
+        let (mut edges, roots) = if half >= LINKS_APART_FROM {
+            std::thread::scope(|s| {
+                let second = s.spawn(|| resolved(graph.objects().skip(half), graph));
+                let (mut edges, mut roots) = resolved(graph.objects().take(half), graph);
+                let (more_edges, more_roots) = second
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                edges.extend(more_edges);
+                for (ns, objects) in more_roots {
+                    roots.entry(ns).or_default().extend(objects);
                 }
-            }
-            if edges.len() == before {
-                roots.entry(o.namespace()).or_default().push(o);
-            }
-        }
+                (edges, roots)
+            })
+        } else {
+            resolved(graph.objects(), graph)
+        };
         // By owner: the owners' addresses compared first, so the names
         // are compared only between dependents of one owner.
         edges.sort_unstable_by(|a, b| {
@@ -468,6 +467,41 @@ impl<'g> Links<'g> {
             .unwrap_or_default();
         self.edges[from..to].iter().map(|&(_, d, r)| (d, r))
     }
+}
+
+/// A graph of this many objects or more has its references resolved for
+/// the forest on two threads (in tests, every graph of two or more).
+const LINKS_APART_FROM: usize = if cfg!(test) { 1 } else { 20_000 };
+
+/// Every (owner's address, dependent, reference) of `objects` whose
+/// reference resolves (the first to each owner, as [`dependents`] takes
+/// it), and the objects none of whose references resolves (the roots), by
+/// namespace: both in the order of `objects`.
+type Resolved<'g> = (
+    Vec<(usize, &'g Object, &'g OwnerReference)>,
+    std::collections::HashMap<Option<&'g str>, Vec<&'g Object>, foldhash::fast::RandomState>,
+);
+
+fn resolved<'g>(
+    objects: impl Iterator<Item = &'g Object>,
+    graph: &'g OwnershipGraph,
+) -> Resolved<'g> {
+    let (mut edges, mut roots): Resolved<'g> = Default::default();
+    for o in objects {
+        let before = edges.len();
+        for r in &o.metadata.owner_references {
+            if let Ok(owner) = graph.resolve(o, r) {
+                let owner = address(owner);
+                if !edges[before..].iter().any(|e| e.0 == owner) {
+                    edges.push((owner, o, r));
+                }
+            }
+        }
+        if edges.len() == before {
+            roots.entry(o.namespace()).or_default().push(o);
+        }
+    }
+    (edges, roots)
 }
 
 /// The objects holding a reference that resolves to `owner`, each with
