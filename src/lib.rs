@@ -11,6 +11,7 @@ pub mod model;
 pub mod runtime;
 pub mod serve;
 pub mod sim;
+pub mod threads;
 pub mod tools;
 pub mod tui;
 pub mod ui;

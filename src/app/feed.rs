@@ -386,7 +386,7 @@ fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex) {
         Built::Not(kinds, objects) => std::thread::scope(|s| {
             let selectors = s.spawn(|| relations::SelectorIndex::of_list(&objects));
             let graph = Arc::new(OwnershipGraph::from_objects(kinds, &objects));
-            let index = ForestIndex::build_with(&graph, || joined(selectors));
+            let index = ForestIndex::build_with(&graph, || crate::threads::joined(selectors));
             (graph, index)
         }),
         Built::Already(graph) if graph.len() < SELECTORS_APART_FROM => {
@@ -398,16 +398,9 @@ fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex) {
             let index = std::thread::scope(|s| {
                 let objects = graph.shared_objects();
                 let selectors = s.spawn(|| relations::SelectorIndex::build(objects));
-                ForestIndex::build_with(&graph, || joined(selectors))
+                ForestIndex::build_with(&graph, || crate::threads::joined(selectors))
             });
             (graph, index)
         }
     }
-}
-
-/// What a thread of a scope returned, its panic carried on.
-fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
-    thread
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }

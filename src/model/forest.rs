@@ -415,18 +415,15 @@ impl<'g> Links<'g> {
         // one pass would have them, so that the sorts below see the same.
         let half = graph.len() / 2;
         let (mut edges, roots) = if half >= LINKS_APART_FROM {
-            std::thread::scope(|s| {
-                let second = s.spawn(|| resolved(graph.objects().skip(half), graph));
-                let (mut edges, mut roots) = resolved(graph.objects().take(half), graph);
-                let (more_edges, more_roots) = second
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                edges.extend(more_edges);
-                for (ns, objects) in more_roots {
-                    roots.entry(ns).or_default().extend(objects);
-                }
-                (edges, roots)
-            })
+            let ((mut edges, mut roots), (more_edges, more_roots)) = crate::threads::both(
+                || resolved(graph.objects().take(half), graph),
+                || resolved(graph.objects().skip(half), graph),
+            );
+            edges.extend(more_edges);
+            for (ns, objects) in more_roots {
+                roots.entry(ns).or_default().extend(objects);
+            }
+            (edges, roots)
         } else {
             resolved(graph.objects(), graph)
         };

@@ -669,13 +669,7 @@ impl OwnershipGraph {
             }
         };
         if new.len() >= BULK_APART_FROM {
-            std::thread::scope(|s| {
-                let owners = s.spawn(by_owner);
-                by_uid();
-                owners
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            });
+            crate::threads::both(by_uid, by_owner);
         } else {
             by_owner();
             by_uid();

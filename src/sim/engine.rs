@@ -465,20 +465,20 @@ impl Sim {
             let mut gc = std::mem::take(&mut self.gc);
             let kinds = self.api.kinds().clone();
             let changes = &changes;
-            self.gc = std::thread::scope(|s| {
-                let built = s.spawn(move || {
+            let ((), built) = crate::threads::both(
+                || {
+                    for ch in changes {
+                        self.react_controllers(ch);
+                    }
+                },
+                move || {
                     for ch in changes {
                         gc.observe(ch, &kinds);
                     }
                     gc
-                });
-                for ch in changes {
-                    self.react_controllers(ch);
-                }
-                built
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            });
+                },
+            );
+            self.gc = built;
         } else {
             for ch in &changes {
                 self.react(ch);

@@ -152,11 +152,7 @@ impl Window {
             drop(senders);
             let mut parsed: Vec<std::vec::IntoIter<Option<Vec<Arc<Object>>>>> = workers
                 .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                        .into_iter()
-                })
+                .map(|w| crate::threads::joined(w).into_iter())
                 .collect();
             let runs = found?;
             let mut out = Vec::new();

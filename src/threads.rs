@@ -1,0 +1,46 @@
+//! Work shared between the machine's cores: scoped threads whose panic,
+//! if any, goes on in the thread that waits for them.
+
+/// Runs `there` on a scoped thread while `here` runs on this one, and
+/// gives both results once both are done. A panic of `there` is raised
+/// again here.
+pub fn both<A, B: Send>(here: impl FnOnce() -> A, there: impl FnOnce() -> B + Send) -> (A, B) {
+    std::thread::scope(|s| {
+        let there = s.spawn(there);
+        let here = here();
+        (here, joined(there))
+    })
+}
+
+/// What a scoped thread returned, waited for; its panic raised again in
+/// the thread that waits.
+pub fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_gives_each_result_in_its_place() {
+        let mut here = Vec::new();
+        let (a, b) = both(
+            || {
+                here.push(1);
+                "here"
+            },
+            || 2 + 2,
+        );
+        assert_eq!((a, b, here), ("here", 4, vec![1]));
+    }
+
+    #[test]
+    fn a_panic_on_the_other_thread_goes_on_in_this_one() {
+        let caught = std::panic::catch_unwind(|| both(|| 1, || -> u8 { panic!("there") }));
+        let panic = caught.expect_err("the thread's panic");
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"there"));
+    }
+}
