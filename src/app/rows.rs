@@ -414,13 +414,6 @@ fn project(
             };
         let open = has_children && (keep.is_some() || expansion.is_open(key, false));
         path.push(id);
-        if open {
-            for c in children.iter().rev() {
-                if shows(*c) {
-                    stack.push((*c, Some(id), key.child_hash(index.uid_hash(*c)), depth + 1));
-                }
-            }
-        }
         rows.push(Row {
             key,
             depth,
@@ -428,8 +421,35 @@ fn project(
             has_children,
             open,
         });
+        if !open {
+            continue;
+        }
+        if keep.is_none() && children.iter().all(|c| index.children_of(*c).is_empty()) {
+            // Children with none of their own (a ReplicaSet's pods, most
+            // rows of a large tree) are their rows at once, in order: no
+            // round through the stack, no look for a cycle (an object in
+            // its own path has children).
+            rows.extend(children.iter().map(|c| Row {
+                key: key.child_hash(index.uid_hash(*c)),
+                depth: depth + 1,
+                node: RowNode::Object {
+                    id: *c,
+                    parent: Some(id),
+                    cycle: false,
+                },
+                has_children: false,
+                open: false,
+            }));
+            continue;
+        }
+        for c in children.iter().rev() {
+            if shows(*c) {
+                stack.push((*c, Some(id), key.child_hash(index.uid_hash(*c)), depth + 1));
+            }
+        }
     }
 }
+
 
 /// The rows again after the forest changed shape where `dirty` says,
 /// from the rows built before it did: every row outside the changed
