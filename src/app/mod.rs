@@ -13,6 +13,7 @@ pub mod index;
 pub mod modal;
 mod nav;
 mod normal;
+mod room;
 pub mod rows;
 mod search;
 mod timeline;
@@ -107,6 +108,8 @@ pub struct App {
     /// The timeline has the keys (Tab).
     timeline_focus: bool,
     rows: Vec<Row>,
+    /// Room for the next rows, written ahead at ticks.
+    room: room::Room,
     expansion: Expansion,
     filters: Filters,
     selected: usize,
@@ -202,6 +205,7 @@ impl App {
             timeline_cursor: None,
             timeline_focus: false,
             rows: Vec::new(),
+            room: room::Room::default(),
             expansion: Expansion::new(true),
             filters: Filters::default(),
             selected: 0,
@@ -473,6 +477,8 @@ impl App {
     pub fn tick(&mut self, elapsed: Duration) -> bool {
         let was_ready = self.enter_ready();
         self.clock += elapsed;
+        // Room for the rows of the whole tree opened (`E`), ahead of it.
+        self.room.ready(rows::room_for_all(&self.index));
         let (any, ghosts) = self.flashes.expire(self.clock);
         if ghosts {
             self.refresh_rows();
@@ -595,7 +601,8 @@ impl App {
     /// (or where it was, if that row is gone).
     fn rebuild(&mut self) {
         self.index.take_dirty();
-        let built = rows::build(&self.index, &self.expansion, &self.filters);
+        let mut built = self.room.take();
+        rows::build_into(&mut built, &self.index, &self.expansion, &self.filters);
         self.rows_built(built);
     }
 
@@ -604,10 +611,19 @@ impl App {
     /// built again when a patch cannot say.
     fn refresh_rows(&mut self) {
         let dirty = self.index.take_dirty();
-        let old = std::mem::take(&mut self.rows);
-        match rows::patch(old, &self.index, &self.expansion, &self.filters, &dirty) {
-            Some(patched) => self.rows_built(patched),
-            None => self.rebuild(),
+        self.patch_or_rebuild(&dirty);
+    }
+
+    /// The rows patched where `dirty` says ([`rows::patch`]) into the
+    /// spare room, or built again when a patch cannot say.
+    fn patch_or_rebuild(&mut self, dirty: &index::Dirty) {
+        let mut out = self.room.take();
+        let (index, expansion, filters) = (&self.index, &self.expansion, &self.filters);
+        if rows::patch(&mut self.rows, &mut out, index, expansion, filters, dirty) {
+            self.rows_built(out);
+        } else {
+            self.room.keep(out);
+            self.rebuild();
         }
     }
 
@@ -639,11 +655,7 @@ impl App {
             }
             Some(rows::RowNode::Ghost { .. }) | None => dirty.all = true,
         }
-        let old = std::mem::take(&mut self.rows);
-        match rows::patch(old, &self.index, &self.expansion, &self.filters, &dirty) {
-            Some(patched) => self.rows_built(patched),
-            None => self.rebuild(),
-        }
+        self.patch_or_rebuild(&dirty);
     }
 
     /// After the `old` rows from `at` were replaced by `new` ones: the
@@ -672,7 +684,8 @@ impl App {
     /// Takes in the rows made (ghosts not in), and keeps the selection on
     /// the same row (or where it was, if that row is gone).
     fn rows_built(&mut self, built: Vec<Row>) {
-        self.rows = self.flashes.with_ghosts(built);
+        let old = std::mem::replace(&mut self.rows, self.flashes.with_ghosts(built));
+        self.room.keep(old);
         rows::recount_groups(&mut self.rows);
         // The selected row is where it was or near it, unless the rows
         // above it changed much: look there first.

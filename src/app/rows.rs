@@ -330,9 +330,22 @@ type Pending = (NodeId, Option<NodeId>, RowKey, u16);
 /// Rows under the current expansion and filters.
 #[must_use]
 pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> Vec<Row> {
+    let mut rows = Vec::new();
+    build_into(&mut rows, index, expansion, filters);
+    rows
+}
+
+/// [`build`] into `rows`, emptied first: its room kept.
+pub fn build_into(
+    rows: &mut Vec<Row>,
+    index: &ForestIndex,
+    expansion: &Expansion,
+    filters: &Filters,
+) {
     let keep = (filters.only != Only::All).then(|| Keep::compute(index, filters));
     let shows = |id: NodeId| keep.as_ref().is_none_or(|k| k.shows(id));
-    let mut rows: Vec<Row> = Vec::with_capacity(room(index, expansion, filters));
+    rows.clear();
+    rows.reserve(room(index, expansion, filters));
     let mut group: Option<(&str, usize)> = None;
     let mut group_open = false;
     let mut path: Vec<NodeId> = Vec::new();
@@ -370,9 +383,8 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
         let gkey = RowKey::group(ns);
         path.clear();
         let start = (rk.id, None, gkey.child_hash(index.uid_hash(rk.id)), 1);
-        project(&mut rows, index, expansion, keep.as_ref(), &mut path, start);
+        project(rows, index, expansion, keep.as_ref(), &mut path, start);
     }
-    rows
 }
 
 /// Room for the rows [`build`] makes, asked for once when they will be
@@ -383,12 +395,19 @@ pub fn build(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> V
 /// as it goes.
 fn room(index: &ForestIndex, expansion: &Expansion, filters: &Filters) -> usize {
     if expansion.default_open && *filters == Filters::default() {
-        // Groups and objects shown under two owners: a little more.
-        let n = index.len();
-        n + n / 16 + 64
+        room_for_all(index)
     } else {
         0
     }
+}
+
+/// Rows of the whole tree opened, about: groups and objects shown under
+/// two owners make a little more than one per object (and [`patch`] asks
+/// for 64 more than the rows it patches).
+#[must_use]
+pub fn room_for_all(index: &ForestIndex) -> usize {
+    let n = index.len();
+    n + n / 8 + 1024
 }
 
 /// Emits the row `start` and, as far as it is open, everything under it,
@@ -450,28 +469,31 @@ fn project(
     }
 }
 
-
 /// The rows again after the forest changed shape where `dirty` says,
-/// from the rows built before it did: every row outside the changed
-/// places is taken over as it was, the rows of each changed object's
-/// subtree and of each changed group are made again from the index. What
-/// [`build`] gives, at the cost of the changed places and one pass over
-/// the rows (no walk of the forest). Ghost rows are dropped: put them back
-/// after ([`super::flash::Flashes::with_ghosts`]). `None` when only
-/// [`build`] can say: the cycle starts changed, or a filter keeps only
-/// some objects (what it keeps depends on everything below).
+/// from the `old` rows built before it did, into `out` (emptied first, its
+/// room kept; `old` is left empty, its room too): every row outside the
+/// changed places is taken over as it was, the rows of each changed
+/// object's subtree and of each changed group are made again from the
+/// index. What [`build`] gives, at the cost of the changed places and one
+/// pass over the rows (no walk of the forest). Ghost rows are dropped: put
+/// them back after ([`super::flash::Flashes::with_ghosts`]). `false`, and
+/// nothing touched, when only [`build`] can say: the cycle starts changed,
+/// or a filter keeps only some objects (what it keeps depends on
+/// everything below).
 #[must_use]
 pub fn patch(
-    old: Vec<Row>,
+    old: &mut Vec<Row>,
+    out: &mut Vec<Row>,
     index: &ForestIndex,
     expansion: &Expansion,
     filters: &Filters,
     dirty: &Dirty,
-) -> Option<Vec<Row>> {
+) -> bool {
     if dirty.all || filters.only != Only::All {
-        return None;
+        return false;
     }
-    let mut out: Vec<Row> = Vec::with_capacity(old.len() + 64);
+    out.clear();
+    out.reserve(old.len() + 64);
     let mut groups = dirty
         .groups
         .iter()
@@ -479,7 +501,7 @@ pub fn patch(
         .peekable();
     let owners: IdSet = dirty.owners.iter().collect();
     let mut path: Vec<NodeId> = Vec::new();
-    let mut it = old.into_iter().peekable();
+    let mut it = old.drain(..).peekable();
     while let Some(r) = it.next() {
         match &r.node {
             RowNode::Ghost { .. } => {}
@@ -489,12 +511,12 @@ pub fn patch(
                     namespace.as_deref().cloned().unwrap_or_default(),
                 );
                 while let Some((cs, ns)) = groups.next_if(|g| **g < here) {
-                    project_group(&mut out, index, expansion, *cs, ns);
+                    project_group(out, index, expansion, *cs, ns);
                 }
                 path.clear();
                 if groups.next_if(|g| **g == here).is_some() {
                     while it.next_if(|x| x.depth > 0).is_some() {}
-                    project_group(&mut out, index, expansion, here.0, &here.1);
+                    project_group(out, index, expansion, here.0, &here.1);
                 } else {
                     out.push(r);
                 }
@@ -511,7 +533,7 @@ pub fn patch(
                         .is_some()
                     {}
                     let start = (id, parent, r.key, depth);
-                    project(&mut out, index, expansion, None, &mut path, start);
+                    project(out, index, expansion, None, &mut path, start);
                 } else {
                     path.push(id);
                     out.push(r);
@@ -519,10 +541,11 @@ pub fn patch(
             }
         }
     }
+    drop(it);
     for (cs, ns) in groups {
-        project_group(&mut out, index, expansion, *cs, ns);
+        project_group(out, index, expansion, *cs, ns);
     }
-    Some(out)
+    true
 }
 
 /// The rows of the row at `at` made again where they are, after it (or

@@ -1271,6 +1271,41 @@ fn a_scenario_may_start_paused_and_its_steps_and_switches_are_on_the_timeline() 
     );
 }
 
+/// The rows are built and patched in the room the ticks made ready, and
+/// the rows they replace become the room for the next: no fresh memory for
+/// a large tree opened whole at `E` (its pages were most of that key).
+#[test]
+fn rows_are_made_in_the_room_made_ready_for_them() {
+    let (mut app, _b) = demo();
+    app.update(Action::CollapseAll);
+    app.tick(Duration::from_millis(50));
+    let room = app.room.spare_at();
+    let shown = app.rows.as_ptr();
+    app.update(Action::ExpandAll);
+    assert_eq!(app.rows.as_ptr(), room, "built in the room");
+    assert_eq!(
+        app.rows,
+        rows::build(&app.index, &app.expansion, &app.filters)
+    );
+    assert_eq!(app.room.spare_at(), shown, "the rows replaced are the room");
+    // A change of shape: patched into the room made ready since, the
+    // rows before kept.
+    goto(&mut app, "configmap/web-cache");
+    app.tick(Duration::from_millis(50));
+    let (room, before) = (app.room.spare_at(), app.rows.as_ptr());
+    let mut cm = app.selected_object().expect("cm").clone();
+    cm.metadata.uid = "new-uid".into();
+    cm.metadata.name = "web-cache-2".into();
+    app.apply(Update::Upsert(cm.into()));
+    assert_eq!(app.rows.len(), 16, "one row more");
+    assert_eq!(app.rows.as_ptr(), room, "patched into the room");
+    assert_eq!(app.room.spare_at(), before);
+    assert_eq!(
+        app.rows,
+        rows::build(&app.index, &app.expansion, &app.filters)
+    );
+}
+
 /// An update that leaves an object under the same owners changes what its
 /// row shows, not the list of rows: the list is not rebuilt, and it is the
 /// list a rebuild would give. A change of owner moves the row.
