@@ -183,32 +183,40 @@ impl Flashes {
     /// Puts the ghosts back into freshly built rows, each after the row it
     /// followed (or where it was, if that row is gone too).
     #[must_use]
-    pub fn with_ghosts(&self, rows: Vec<Row>) -> Vec<Row> {
+    pub fn with_ghosts(&self, mut rows: Vec<Row>) -> Vec<Row> {
         if self.ghosts.is_empty() {
             return rows;
         }
+        let mut out = Vec::new();
+        self.ghosts_into(&mut rows, &mut out);
+        out
+    }
+
+    /// The same, the rows moved out of `rows` into `out` (emptied first,
+    /// its room kept) with the ghosts among them.
+    pub fn ghosts_into(&self, rows: &mut Vec<Row>, out: &mut Vec<Row>) {
         let mut after = AfterMap::default();
         for g in &self.ghosts {
             after.entry(g.after).or_default().push(g);
         }
         let filter = KeyFilter::new(after.keys().flatten());
         let mut emitted = KeySet::default();
-        let mut out = Vec::with_capacity(rows.len() + self.ghosts.len());
-        emit(&mut out, &mut after, &mut emitted, None);
-        for r in rows {
+        out.clear();
+        out.reserve(rows.len() + self.ghosts.len());
+        emit(out, &mut after, &mut emitted, None);
+        for r in rows.drain(..) {
             let key = r.key;
             out.push(r);
             if filter.may_contain(key) {
-                emit(&mut out, &mut after, &mut emitted, Some(key));
+                emit(out, &mut after, &mut emitted, Some(key));
             }
         }
         // Ghosts whose neighbour vanished without a trace go at the end.
         let mut rest: Vec<Option<RowKey>> = after.keys().copied().collect();
         rest.sort();
         for k in rest {
-            emit(&mut out, &mut after, &mut emitted, k);
+            emit(out, &mut after, &mut emitted, k);
         }
-        out
     }
 }
 

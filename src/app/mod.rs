@@ -603,7 +603,8 @@ impl App {
         self.index.take_dirty();
         let mut built = self.room.take();
         rows::build_into(&mut built, &self.index, &self.expansion, &self.filters);
-        self.rows_built(built);
+        let shown = self.rows.len();
+        self.rows_built(built, shown);
     }
 
     /// After the graph changed: the rows patched where the forest changed
@@ -618,11 +619,12 @@ impl App {
     /// spare room, or built again when a patch cannot say.
     fn patch_or_rebuild(&mut self, dirty: &index::Dirty) {
         let mut out = self.room.take();
+        let shown = self.rows.len();
         let (index, expansion, filters) = (&self.index, &self.expansion, &self.filters);
         if rows::patch(&mut self.rows, &mut out, index, expansion, filters, dirty) {
-            self.rows_built(out);
+            self.rows_built(out, shown);
         } else {
-            self.room.keep(out);
+            self.room.keep(out, 0);
             self.rebuild();
         }
     }
@@ -682,10 +684,22 @@ impl App {
     }
 
     /// Takes in the rows made (ghosts not in), and keeps the selection on
-    /// the same row (or where it was, if that row is gone).
-    fn rows_built(&mut self, built: Vec<Row>) {
-        let old = std::mem::replace(&mut self.rows, self.flashes.with_ghosts(built));
-        self.room.keep(old);
+    /// the same row (or where it was, if that row is gone). The rows they
+    /// replace (`shown` of them, perhaps moved out since) are room for the
+    /// next.
+    fn rows_built(&mut self, mut built: Vec<Row>, shown: usize) {
+        let mut old = std::mem::take(&mut self.rows);
+        if self.flashes.has_ghosts() {
+            // The rows and their ghosts in the old rows' room; the room the
+            // rows were made in is the next.
+            let made = built.len();
+            self.flashes.ghosts_into(&mut built, &mut old);
+            self.rows = old;
+            self.room.keep(built, made);
+        } else {
+            self.rows = built;
+            self.room.keep(old, shown);
+        }
         rows::recount_groups(&mut self.rows);
         // The selected row is where it was or near it, unless the rows
         // above it changed much: look there first.

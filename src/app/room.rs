@@ -71,9 +71,10 @@ impl Room {
 
     /// Rows no longer shown (or a buffer taken and not used), emptied and
     /// kept as the spare if they hold more room than it does. As much of
-    /// their room as they held rows is known written.
-    pub fn keep(&mut self, rows: Vec<Row>) {
-        let written = rows.len();
+    /// their room as they hold rows, or held (`held`: moved out since), is
+    /// known written.
+    pub fn keep(&mut self, rows: Vec<Row>, held: usize) {
+        let written = rows.len().max(held).min(rows.capacity());
         self.keep_written(rows, written);
     }
 
@@ -82,6 +83,12 @@ impl Room {
     #[cfg(test)]
     pub fn spare_at(&self) -> *const Row {
         self.spare.as_ptr()
+    }
+
+    /// Rows of the spare's room written (a test's check).
+    #[cfg(test)]
+    pub fn written(&self) -> usize {
+        self.written
     }
 
     fn keep_written(&mut self, mut rows: Vec<Row>, written: usize) {
@@ -184,16 +191,22 @@ mod tests {
         let mut room = Room::default();
         let mut shown = Vec::with_capacity(100);
         shown.extend(std::iter::repeat_n(FILLER, 40));
-        room.keep(shown);
-        assert_eq!(room.written, 40, "as many rows as they held");
-        room.keep(vec![FILLER; 3]);
+        room.keep(shown, 0);
+        assert_eq!(room.written, 40, "as many rows as they hold");
+        room.keep(vec![FILLER; 3], 0);
         assert_eq!(room.written, 40, "less room: not kept");
         assert!(!room.ready(100), "the rest of its room written");
         assert_eq!(room.written, 100);
         let spare = room.take();
         assert!(spare.is_empty() && spare.capacity() >= 100);
+        // Rows moved out of it before it came back: as many written as it
+        // held.
+        room.keep(spare, 90);
+        assert_eq!(room.written, 90);
+        assert!(!room.ready(100));
+        let spare = room.take();
         // A larger tree: a spare that holds it, written from the start.
-        room.keep(spare);
+        room.keep(spare, 0);
         made(&mut room, INLINE * 2);
         assert_eq!(room.written, INLINE * 2);
         assert!(room.take().capacity() >= INLINE * 2);

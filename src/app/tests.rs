@@ -1301,9 +1301,24 @@ fn rows_are_made_in_the_room_made_ready_for_them() {
     assert_eq!(app.rows.as_ptr(), room, "patched into the room");
     assert_eq!(app.room.spare_at(), before);
     assert_eq!(
-        app.rows,
-        rows::build(&app.index, &app.expansion, &app.filters)
+        app.room.written(),
+        15,
+        "the rows patched from were written: no need to write them again"
     );
+    // A removal leaves a ghost row: the rows and the ghost go in the room
+    // of the rows before, the room the rows were made in is the next.
+    app.tick(Duration::from_millis(50));
+    let (room, before) = (app.room.spare_at(), app.rows.as_ptr());
+    app.apply(Update::Remove("new-uid".into()));
+    assert!(app.flashes.has_ghosts());
+    assert_eq!(app.rows.len(), 16, "the ghost in its row's place");
+    assert_eq!(app.rows.as_ptr(), before, "in the room of the rows before");
+    assert_eq!(app.room.spare_at(), room, "the room made ready is kept");
+    let mut full = app
+        .flashes
+        .with_ghosts(rows::build(&app.index, &app.expansion, &app.filters));
+    rows::recount_groups(&mut full);
+    assert_eq!(app.rows, full);
 }
 
 /// An update that leaves an object under the same owners changes what its
