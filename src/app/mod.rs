@@ -703,7 +703,10 @@ impl App {
         rows::recount_groups(&mut self.rows);
         // The selected row is where it was or near it, unless the rows
         // above it changed much: look there first.
-        let near = self.selected.saturating_sub(64)..(self.selected + 64).min(self.rows.len());
+        // (The old place may be past the end: everything closed from far
+        // down a large tree.)
+        let end = (self.selected + 64).min(self.rows.len());
+        let near = self.selected.saturating_sub(64).min(end)..end;
         let found = self.selected_key.and_then(|k| {
             self.rows[near.clone()]
                 .iter()

@@ -1663,3 +1663,45 @@ fn reset_and_a_scenario_start_on_the_first_object_with_no_search() {
     assert_eq!(app.search_query(), None, "the / search is gone");
     assert!(!app.filters().is_active(), "another scenario: no filter");
 }
+
+/// Collapsing everything from far down a large open tree: the selection's
+/// old place is past the end of the rows left (a panic at 300k objects,
+/// `G` then `Z`); it lands on a row that is there.
+#[test]
+fn collapsing_all_from_the_last_of_many_rows_keeps_a_selection() {
+    let owner = |i: usize| {
+        serde_json::json!([{"apiVersion": "v1", "kind": "ConfigMap",
+            "name": format!("cm-{i}"), "uid": format!("cm-{i}"), "controller": true}])
+    };
+    let mut objects = Vec::new();
+    for i in 0..3 {
+        for j in 0..100 {
+            let o: Object = serde_json::from_value(serde_json::json!({
+                "apiVersion": "v1", "kind": "Secret",
+                "metadata": {"name": format!("s-{i}-{j}"), "namespace": "shop",
+                    "uid": format!("s-{i}-{j}"), "ownerReferences": owner(i)},
+            }))
+            .expect("secret");
+            objects.push(Arc::new(o));
+        }
+        let cm: Object = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": format!("cm-{i}"), "namespace": "shop", "uid": format!("cm-{i}")},
+        }))
+        .expect("configmap");
+        objects.push(Arc::new(cm));
+    }
+    let mut app = App::new(Options::default());
+    app.set_viewport(20);
+    app.apply(Update::Reset {
+        objects,
+        kinds: crate::model::KindTable::builtin(),
+    });
+    app.update(Action::ExpandAll);
+    assert_eq!(app.rows().len(), 1 + 3 + 300);
+    app.update(Action::Bottom);
+    app.update(Action::CollapseAll);
+    assert_eq!(app.rows().len(), 1 + 3);
+    assert!(app.selected_index() < 4);
+    assert!(app.selected_row().is_some());
+}
