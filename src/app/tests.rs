@@ -1278,7 +1278,11 @@ fn a_scenario_may_start_paused_and_its_steps_and_switches_are_on_the_timeline() 
 fn rows_are_made_in_the_room_made_ready_for_them() {
     let (mut app, _b) = demo();
     app.update(Action::CollapseAll);
+    let all = rows::room_for_all(&app.index);
     app.tick(Duration::from_millis(50));
+    assert!(app.room.written() < all, "not while the rows change shape");
+    app.tick(ROOM_WHEN_STILL);
+    assert_eq!(app.room.written(), all, "made once they keep it");
     let room = app.room.spare_at();
     let shown = app.rows.as_ptr();
     app.update(Action::ExpandAll);
@@ -1291,7 +1295,7 @@ fn rows_are_made_in_the_room_made_ready_for_them() {
     // A change of shape: patched into the room made ready since, the
     // rows before kept.
     goto(&mut app, "configmap/web-cache");
-    app.tick(Duration::from_millis(50));
+    app.tick(ROOM_WHEN_STILL);
     let (room, before) = (app.room.spare_at(), app.rows.as_ptr());
     let mut cm = app.selected_object().expect("cm").clone();
     cm.metadata.uid = "new-uid".into();
@@ -1307,7 +1311,7 @@ fn rows_are_made_in_the_room_made_ready_for_them() {
     );
     // A removal leaves a ghost row: the rows and the ghost go in the room
     // of the rows before, the room the rows were made in is the next.
-    app.tick(Duration::from_millis(50));
+    app.tick(ROOM_WHEN_STILL);
     let (room, before) = (app.room.spare_at(), app.rows.as_ptr());
     app.apply(Update::Remove("new-uid".into()));
     assert!(app.flashes.has_ghosts());
