@@ -20,6 +20,13 @@ pub fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
+/// The same for a thread of its own (not scoped).
+pub fn awaited<T>(thread: std::thread::JoinHandle<T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

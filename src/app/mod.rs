@@ -53,8 +53,8 @@ const RESERVE_FROM: usize = 10_000;
 /// The room for the next rows is made once the rows have kept their
 /// shape this long: while a large kind's first list is folded in, the
 /// tree grows at every round, and room made for each size competed with
-/// the fold (`bench --part arrival` at 1M: the longest pause from the
-/// keyboard 365-622 ms, against 202-574 ms with no room made).
+/// the fold (`bench --part arrival` at 1M: longer pauses from the
+/// keyboard, docs/performance.md).
 const ROOM_WHEN_STILL: Duration = Duration::from_millis(300);
 /// Happenings kept for the timeline.
 pub const TIMELINE_CAP: usize = 5_000;
@@ -612,11 +612,16 @@ impl App {
     /// Rebuilds the visible rows and keeps the selection on the same row
     /// (or where it was, if that row is gone).
     fn rebuild(&mut self) {
+        let room = self.room.take();
+        self.rebuild_in(room);
+    }
+
+    /// [`App::rebuild`] in `room`, taken from [`App::room`].
+    fn rebuild_in(&mut self, mut room: Vec<Row>) {
         self.index.take_dirty();
-        let mut built = self.room.take();
-        rows::build_into(&mut built, &self.index, &self.expansion, &self.filters);
+        rows::build_into(&mut room, &self.index, &self.expansion, &self.filters);
         let shown = self.rows.len();
-        self.rows_built(built, shown);
+        self.rows_built(room, shown);
     }
 
     /// After the graph changed: the rows patched where the forest changed
@@ -636,8 +641,7 @@ impl App {
         if rows::patch(&mut self.rows, &mut out, index, expansion, filters, dirty) {
             self.rows_built(out, shown);
         } else {
-            self.room.keep(out, 0);
-            self.rebuild();
+            self.rebuild_in(out);
         }
     }
 

@@ -110,9 +110,7 @@ impl Room {
                 self.writing = Some(thread);
                 return true;
             }
-            let (spare, written) = thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let (spare, written) = crate::threads::awaited(thread);
             self.keep_written(spare, written);
         }
         let from = if self.spare.capacity() >= target {

@@ -90,9 +90,7 @@ impl Starting {
                 thread, go, kept, ..
             } => {
                 drop(go);
-                let mut b = thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                let mut b = crate::threads::awaited(thread);
                 for cmd in kept {
                     b.send(cmd);
                 }
