@@ -290,6 +290,16 @@ fn handle<B: ratatui::backend::Backend>(
     Ok(true)
 }
 
+/// Draws one frame of the App.
+fn draw<B: ratatui::backend::Backend>(terminal: &mut Terminal<B>, app: &App) -> Result<()> {
+    let started = Instant::now();
+    terminal
+        .draw(|f| ui::render(app, f))
+        .map_err(|e| eyre!("drawing: {e}"))?;
+    tracing::trace!(frame_us = started.elapsed().as_micros(), "frame");
+    Ok(())
+}
+
 /// Runs until the user quits.
 ///
 /// # Errors
@@ -334,7 +344,7 @@ pub fn run<B: ratatui::backend::Backend>(
             let now = Instant::now();
             dirty |= app.tick(now - last_tick);
             last_tick = now;
-            dirty |= handle(&ev, app, backend, terminal, &mut inbox)?;
+            let mut answered = handle(&ev, app, backend, terminal, &mut inbox)?;
             while !app.should_quit() && !events.exhausted() {
                 let Some(ev) = events.next(Duration::ZERO)? else {
                     break;
@@ -342,7 +352,15 @@ pub fn run<B: ratatui::backend::Backend>(
                 let now = Instant::now();
                 dirty |= app.tick(now - last_tick);
                 last_tick = now;
-                dirty |= handle(&ev, app, backend, terminal, &mut inbox)?;
+                answered |= handle(&ev, app, backend, terminal, &mut inbox)?;
+            }
+            // What the keys changed is drawn before the next round of
+            // updates is folded in: a round takes 8 ms or more while a
+            // large kind's first list arrives, and a key waited for it.
+            if answered && !app.should_quit() {
+                draw(terminal, app)?;
+                last_draw = Some(Instant::now());
+                dirty = false;
             }
         }
         let now = Instant::now();
@@ -356,11 +374,7 @@ pub fn run<B: ratatui::backend::Backend>(
         dirty |= app.tick(now - last_tick);
         last_tick = now;
         if dirty && last_draw.is_none_or(|t| now - t >= FRAME_MIN) {
-            let started = Instant::now();
-            terminal
-                .draw(|f| ui::render(app, f))
-                .map_err(|e| eyre!("drawing: {e}"))?;
-            tracing::trace!(frame_us = started.elapsed().as_micros(), "frame");
+            draw(terminal, app)?;
             last_draw = Some(now);
             dirty = false;
         }
@@ -607,4 +621,141 @@ pub fn start_with(mut backend: Box<dyn Backend>, args: &UiArgs) -> CmdResult {
     );
     drop(guard);
     result.map_err(|e| CmdError(format!("{e:#}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+    use std::sync::Arc;
+
+    use crossterm::event::KeyCode;
+
+    use super::*;
+    use crate::app::Options;
+    use crate::backend::{Command, Permission, Update};
+    use crate::model::{KindTable, Object};
+    use crate::tools::bench::event_loop::{Marks, Timed, key};
+
+    /// The first tree, then one new object at each of the next polls
+    /// ([`TRICKLE`]): something to fold in whenever the loop asks.
+    const TRICKLE: usize = 20;
+
+    struct Trickle {
+        first: Option<Vec<Arc<Object>>>,
+        n: usize,
+        polled: Marks,
+    }
+
+    impl crate::backend::Backend for Trickle {
+        fn send(&mut self, _cmd: Command) {}
+
+        fn poll(&mut self, _elapsed: Duration) -> Vec<Update> {
+            self.polled.borrow_mut().push(Instant::now());
+            if let Some(objects) = self.first.take() {
+                let kinds = KindTable::builtin();
+                return vec![Update::Reset { objects, kinds }];
+            }
+            if self.n == TRICKLE {
+                return Vec::new();
+            }
+            self.n += 1;
+            let name = format!("late-{}", self.n);
+            let mut cm = Object::new("v1", "ConfigMap", Some("zz-last"), &name);
+            cm.metadata.uid = format!("late-uid-{}", self.n);
+            vec![Update::Upsert(Arc::new(cm))]
+        }
+
+        fn now(&self) -> jiff::Timestamp {
+            jiff::Timestamp::now()
+        }
+
+        fn is_simulator(&self) -> bool {
+            false
+        }
+
+        fn permission(&mut self, _cmd: &Command) -> Permission {
+            Permission::Allowed
+        }
+    }
+
+    /// `j`, one at a time, each once a poll is due (so that the loop polls
+    /// and folds in the round it reads the key in); given up on after
+    /// `until`, so that a loop that never polls fails rather than hangs.
+    struct KeysWhenDue {
+        left: usize,
+        until: Instant,
+        polled: Marks,
+        read: Marks,
+    }
+
+    impl Events for KeysWhenDue {
+        fn next(&mut self, timeout: Duration) -> io::Result<Option<Event>> {
+            let last_poll = self.polled.borrow().last().copied();
+            let last_key = self.read.borrow().last().copied();
+            // A key once the next poll is due, not two between polls.
+            let due = last_poll
+                .filter(|p| last_key.is_none_or(|k| k < *p))
+                .map(|p| p + POLL_EVERY);
+            let wait = due.map_or(timeout, |d| d.saturating_duration_since(Instant::now()));
+            std::thread::sleep(wait.min(timeout));
+            if self.left > 0 && due.is_some_and(|d| Instant::now() >= d) {
+                self.left -= 1;
+                self.read.borrow_mut().push(Instant::now());
+                return Ok(Some(key(KeyCode::Char('j'))));
+            }
+            Ok(None)
+        }
+
+        fn exhausted(&self) -> bool {
+            self.left == 0 || Instant::now() >= self.until
+        }
+    }
+
+    #[test]
+    fn a_key_is_drawn_before_the_next_round_of_updates_is_folded_in() {
+        let first: Vec<Arc<Object>> = crate::tools::generate::cluster(300)
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        // Where the selection starts on the first tree alone.
+        let mut at_first = App::new(Options::default());
+        let first_tree = vec![Update::Reset {
+            objects: first.clone(),
+            kinds: KindTable::builtin(),
+        }];
+        at_first.apply_for(&mut first_tree.into(), None);
+        let polled = Marks::default();
+        let mut backend = Trickle {
+            first: Some(first),
+            n: 0,
+            polled: Rc::clone(&polled),
+        };
+        let flushed = Marks::default();
+        let mut terminal = Timed::terminal(&flushed).expect("terminal");
+        let mut keys = KeysWhenDue {
+            left: 5,
+            until: Instant::now() + Duration::from_secs(20),
+            polled: Rc::clone(&polled),
+            read: Marks::default(),
+        };
+        let mut app = App::new(Options::default());
+        run(&mut terminal, &mut app, &mut backend, &mut keys).expect("runs");
+        let (read, polled, flushed) = (keys.read.borrow(), polled.borrow(), flushed.borrow());
+        assert_eq!(read.len(), 5, "every key was read");
+        let first_after = |marks: &[Instant], t: Instant| marks.iter().copied().find(|m| *m > t);
+        for (i, k) in read.iter().enumerate() {
+            let frame = first_after(&flushed, *k).expect("a frame after the key");
+            let poll = first_after(&polled, *k).expect("a poll after the key");
+            assert!(
+                frame < poll,
+                "key {i}: its frame came {:?} after the next poll",
+                frame - poll
+            );
+        }
+        assert_eq!(
+            app.selected_index(),
+            at_first.selected_index() + 5,
+            "each j moved the selection"
+        );
+    }
 }
