@@ -191,7 +191,7 @@ fn send(app: &mut App, backend: &mut dyn Backend, cmds: Vec<Command>) -> (bool, 
                 reason,
             } = backend.permission(&c)
         {
-            app.apply(Update::Replied(Reply {
+            app.apply(Update::replied(Reply {
                 command: c,
                 code: 403,
                 message: format!(
@@ -653,7 +653,7 @@ mod tests {
             self.polled.borrow_mut().push(Instant::now());
             if let Some(objects) = self.first.take() {
                 let kinds = KindTable::builtin();
-                return vec![Update::Reset { objects, kinds }];
+                return vec![Update::reset(objects, kinds)];
             }
             if self.n == TRICKLE {
                 return Vec::new();
@@ -721,7 +721,7 @@ mod tests {
         let mut at_first = App::new(Options::default());
         let first_tree = vec![Update::Reset {
             objects: first.clone(),
-            kinds: KindTable::builtin(),
+            kinds: Box::new(KindTable::builtin()),
         }];
         at_first.apply_for(&mut first_tree.into(), None);
         let polled = Marks::default();

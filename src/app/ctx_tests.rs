@@ -26,9 +26,9 @@ fn live() -> App {
     app.apply_all(vec![
         Update::Reset {
             objects: vec![configmap("shop", "cart"), configmap("web", "page")],
-            kinds: KindTable::builtin(),
+            kinds: Box::new(KindTable::builtin()),
         },
-        Update::Contexts(Contexts {
+        Update::contexts(Contexts {
             current: "prod".into(),
             names: vec!["prod".into(), "stage".into(), "staging-eu".into()],
         }),
@@ -113,7 +113,7 @@ fn ctx_name_sends_a_switch_and_its_success_drops_the_ns_filter() {
     // Nothing changes until the backend answers.
     assert_eq!(app.filters().scope, Scope::Namespace("shop".into()));
 
-    app.apply(Update::Replied(Reply {
+    app.apply(Update::replied(Reply {
         command: Command::SwitchContext("stage".into()),
         code: 200,
         message: "now on stage · https://stage:6443 · namespace team; listing 30 kinds".into(),
@@ -132,9 +132,9 @@ fn ctx_name_sends_a_switch_and_its_success_drops_the_ns_filter() {
     app.apply_all(vec![
         Update::Reset {
             objects: vec![configmap("team", "settings")],
-            kinds: KindTable::builtin(),
+            kinds: Box::new(KindTable::builtin()),
         },
-        Update::Contexts(Contexts {
+        Update::contexts(Contexts {
             current: "stage".into(),
             names: vec!["prod".into(), "stage".into(), "staging-eu".into()],
         }),
@@ -158,7 +158,7 @@ fn a_failed_switch_is_an_error_and_changes_nothing() {
         run(&mut app, "ctx staging-eu"),
         vec![Command::SwitchContext("staging-eu".into())]
     );
-    app.apply(Update::Replied(Reply {
+    app.apply(Update::replied(Reply {
         command: Command::SwitchContext("staging-eu".into()),
         code: 0,
         message: "https://eu:6443 (context staging-eu): connection refused".into(),

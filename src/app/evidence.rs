@@ -99,7 +99,7 @@ mod tests {
                     "spec": {"replicas": 0}, "status": {}}),
                 ),
             ],
-            kinds: KindTable::builtin(),
+            kinds: Box::new(KindTable::builtin()),
         }]);
         app
     }
@@ -136,7 +136,7 @@ mod tests {
                 at: "2026-01-01T00:05:00Z".parse().expect("time"),
             },
         );
-        app.apply_all(vec![Update::Evidence(Evidence {
+        app.apply_all(vec![Update::evidence(Evidence {
             uid: "cm".into(),
             writers: [("example.com/cleanup".to_string(), vec!["cleanup-operator".to_string()])]
                 .into(),
@@ -191,7 +191,7 @@ mod tests {
                              "deletionTimestamp": "2026-01-01T00:00:00Z",
                              "finalizers": ["example.com/cleanup"]}}),
             )],
-            kinds: KindTable::builtin(),
+            kinds: Box::new(KindTable::builtin()),
         }]
     }
 }

@@ -94,7 +94,7 @@ impl App {
     fn fold(&mut self, u: Update, fold: &mut Fold) {
         match u {
             Update::Reset { objects, kinds } => {
-                self.reset(Built::Not(kinds, objects));
+                self.reset(Built::Not(*kinds, objects));
                 self.scope_listed = true;
                 fold.structure = true;
             }
@@ -117,7 +117,7 @@ impl App {
                 }
             }
             Update::Happened(h) => {
-                self.add_happening(h);
+                self.add_happening(*h);
                 fold.changed = true;
             }
             Update::Unlisted(u) => {
@@ -129,23 +129,23 @@ impl App {
                 fold.changed = true;
             }
             Update::Story(s) => {
-                self.story = Some(s);
+                self.story = Some(*s);
                 fold.changed = true;
             }
-            Update::Contexts(c) => self.contexts = Some(c),
-            Update::Namespaces(n) => self.source_namespaces = Some(n),
+            Update::Contexts(c) => self.contexts = Some(*c),
+            Update::Namespaces(n) => self.source_namespaces = Some(*n),
             Update::Evidence(e) => {
-                self.on_evidence(e);
+                self.on_evidence(*e);
                 fold.changed = true;
             }
             Update::Status(s) => {
-                if self.status.as_ref() != Some(&s) {
+                if self.status.as_ref() != Some(&*s) {
                     self.controllers = s
                         .controllers
                         .iter()
                         .map(|c| (c.finalizer.clone(), c.online))
                         .collect();
-                    self.status = Some(s);
+                    self.status = Some(*s);
                     fold.changed = true;
                 }
             }

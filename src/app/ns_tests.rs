@@ -36,9 +36,9 @@ fn watching_shop() -> App {
                 object("Namespace", None, "shop"),
                 object("ConfigMap", Some("shop"), "cart"),
             ],
-            kinds: KindTable::builtin(),
+            kinds: Box::new(KindTable::builtin()),
         },
-        Update::Namespaces(Namespaces {
+        Update::namespaces(Namespaces {
             watched: Some("shop".into()),
             names: vec!["shop".into(), "team".into(), "web".into()],
         }),
@@ -54,7 +54,7 @@ fn error_on_line(app: &App) -> String {
 }
 
 fn reply(command: Command, code: u16, message: &str) -> Update {
-    Update::Replied(Reply {
+    Update::replied(Reply {
         command,
         code,
         message: message.into(),
@@ -86,9 +86,9 @@ fn ns_name_out_of_scope_watches_it_and_the_reply_lands() {
                 object("Namespace", None, "team"),
                 object("ConfigMap", Some("team"), "settings"),
             ],
-            kinds: KindTable::builtin(),
+            kinds: Box::new(KindTable::builtin()),
         },
-        Update::Namespaces(Namespaces {
+        Update::namespaces(Namespaces {
             watched: Some("team".into()),
             names: vec!["shop".into(), "team".into(), "web".into()],
         }),
@@ -142,7 +142,7 @@ fn a_namespace_the_cluster_lacks_is_refused_on_the_line() {
 
     // A user who may not list namespaces: any name is sent, and the
     // server says whether it exists.
-    app.apply(Update::Namespaces(Namespaces {
+    app.apply(Update::namespaces(Namespaces {
         watched: Some("shop".into()),
         names: Vec::new(),
     }));
@@ -187,9 +187,9 @@ fn zero_and_ns_all_widen_the_watch_to_every_namespace() {
                 object("ConfigMap", Some("shop"), "cart"),
                 object("ConfigMap", Some("web"), "page"),
             ],
-            kinds: KindTable::builtin(),
+            kinds: Box::new(KindTable::builtin()),
         },
-        Update::Namespaces(Namespaces::default()),
+        Update::namespaces(Namespaces::default()),
     ]);
     assert!(run(&mut app, "ns web").is_empty());
     assert_eq!(app.filters().scope, Scope::Namespace("web".into()));
@@ -246,7 +246,7 @@ fn ns_name_while_a_widened_watch_is_still_listing_watches_it() {
     // the live one does (the scope, then the reply); its lists are not in:
     // the tree is still the old one, of shop alone.
     app.apply_all(vec![
-        Update::Namespaces(Namespaces::default()),
+        Update::namespaces(Namespaces::default()),
         reply(
             Command::SwitchNamespace(None),
             200,
@@ -268,7 +268,7 @@ fn ns_name_while_a_widened_watch_is_still_listing_watches_it() {
             object("Namespace", None, "shop"),
             object("ConfigMap", Some("shop"), "cart"),
         ],
-        kinds: KindTable::builtin(),
+        kinds: Box::new(KindTable::builtin()),
     });
     assert!(run(&mut app, "ns team").is_empty());
     assert_eq!(
@@ -281,7 +281,7 @@ fn ns_name_while_a_widened_watch_is_still_listing_watches_it() {
 fn ns_name_before_an_all_namespaces_watch_has_listed_watches_it() {
     // `--live -A`: the backend has said its scope, no tree yet.
     let mut app = App::new(Options::default());
-    app.apply(Update::Namespaces(Namespaces::default()));
+    app.apply(Update::namespaces(Namespaces::default()));
     assert_eq!(
         run(&mut app, "ns team"),
         vec![Command::SwitchNamespace(Some("team".into()))]
@@ -292,7 +292,7 @@ fn ns_name_before_an_all_namespaces_watch_has_listed_watches_it() {
     let mut sim = App::new(Options::default());
     sim.apply(Update::Reset {
         objects: vec![object("Namespace", None, "shop")],
-        kinds: KindTable::builtin(),
+        kinds: Box::new(KindTable::builtin()),
     });
     assert!(run(&mut sim, "ns team").is_empty());
     assert_eq!(

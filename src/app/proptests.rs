@@ -192,7 +192,7 @@ fn app_of(specs: &[Spec], closed: &[usize], scoped: bool) -> super::App {
             .enumerate()
             .map(|(i, s)| object(i, s).into())
             .collect(),
-        kinds: KindTable::builtin(),
+        kinds: Box::new(KindTable::builtin()),
     });
     for &c in closed {
         if let Some(r) = app.rows.get(c) {

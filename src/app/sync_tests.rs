@@ -64,7 +64,7 @@ fn after_restart() -> App {
         .into_iter()
         .map(Into::into)
         .collect(),
-        kinds: KindTable::builtin(),
+        kinds: Box::new(KindTable::builtin()),
     });
     app
 }
@@ -123,9 +123,9 @@ fn happened(t: f64, name: &str) -> Happening {
 fn the_timeline_is_in_time_order_and_the_cursor_keeps_its_entry() {
     let mut app = after_restart();
     app.apply_all(vec![
-        Update::Happened(happened(5.0, "b")),
-        Update::Happened(happened(-300.0, "a")),
-        Update::Happened(happened(9.0, "d")),
+        Update::happened(happened(5.0, "b")),
+        Update::happened(happened(-300.0, "a")),
+        Update::happened(happened(9.0, "d")),
     ]);
     app.update(Action::SwitchPane);
     app.update(Action::Up);
@@ -134,7 +134,7 @@ fn the_timeline_is_in_time_order_and_the_cursor_keeps_its_entry() {
     assert_eq!(entries[at].1.object.name, "b");
     drop(entries);
     // An Event from between them arrives late.
-    app.apply(Update::Happened(happened(7.0, "c")));
+    app.apply(Update::happened(happened(7.0, "c")));
     let entries = app.timeline_entries();
     let names: Vec<&str> = entries
         .iter()
@@ -166,7 +166,7 @@ fn reconnect_is_a_command_on_a_cluster_and_a_word_in_the_simulator() {
 #[test]
 fn status_says_syncing_and_lost() {
     let mut app = after_restart();
-    app.apply(Update::Status(SourceStatus {
+    app.apply(Update::status(SourceStatus {
         kind: "CLUSTER".into(),
         name: "prod @ https://10.0.0.1:6443 · namespace shop".into(),
         scope: "namespace shop".into(),
@@ -185,7 +185,7 @@ fn small_first_tree() -> App {
     app.set_viewport(20);
     app.apply(Update::Reset {
         objects: vec![object("apps/v1", "ReplicaSet", "web-1", "rs", None).into()],
-        kinds: KindTable::builtin(),
+        kinds: Box::new(KindTable::builtin()),
     });
     app
 }

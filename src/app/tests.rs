@@ -441,7 +441,7 @@ fn filters_show_matches_with_their_owners() {
 fn errors_show_the_servers_message_until_dismissed() {
     let (mut app, _b) = demo();
     let target = app.graph().objects().next().expect("object").obj_ref();
-    app.apply(Update::Replied(Reply {
+    app.apply(Update::replied(Reply {
         command: Command::RemoveFinalizer {
             target,
             finalizer: "x".into(),
@@ -653,7 +653,7 @@ fn a_large_cascade_root_answer_is_refreshed_at_a_bounded_rate() {
     let mut app = App::new(Options::default());
     app.apply(Update::Reset {
         objects: objects.iter().cloned().map(Into::into).collect(),
-        kinds: KindTable::builtin(),
+        kinds: Box::new(KindTable::builtin()),
     });
     goto(&mut app, "root");
     let total = |app: &App| {
@@ -815,7 +815,7 @@ fn m_gives_the_mouse_back_to_the_terminal_and_takes_it_again() {
 #[test]
 fn a_simulator_control_is_said_in_words_with_no_status_code() {
     let (mut app, _b) = demo();
-    app.apply(Update::Replied(Reply {
+    app.apply(Update::replied(Reply {
         command: Command::Sim(SimCommand::Step),
         code: 200,
         message: String::new(),
@@ -909,7 +909,7 @@ fn the_timeline_is_a_list_whose_entry_enter_selects_in_the_tree() {
     assert_eq!(selected_name(&app), "Service/web");
     // New entries arrive: the cursor stays on its entry.
     let before = app.timeline_entries().len();
-    app.apply_all(vec![crate::backend::Update::Happened(Happening {
+    app.apply_all(vec![crate::backend::Update::happened(Happening {
         t: 99.0,
         object: app.timeline_entries()[0].1.object.clone(),
         verb: "event".into(),
@@ -1699,7 +1699,7 @@ fn collapsing_all_from_the_last_of_many_rows_keeps_a_selection() {
     app.set_viewport(20);
     app.apply(Update::Reset {
         objects,
-        kinds: crate::model::KindTable::builtin(),
+        kinds: Box::new(crate::model::KindTable::builtin()),
     });
     app.update(Action::ExpandAll);
     assert_eq!(app.rows().len(), 1 + 3 + 300);

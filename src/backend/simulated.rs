@@ -92,7 +92,7 @@ impl SimBackend {
             c.starting = true;
         }
         status.controllers.clear();
-        let first = vec![b.reset_update(), Update::Status(status)];
+        let first = vec![b.reset_update(), Update::status(status)];
         let now = b.sim.now();
         let starting = Starting::spawn(b, now, |b| {
             // The UI shares the store's graph: the simulator's own copy is
@@ -183,11 +183,11 @@ impl SimBackend {
 
     fn push_status(&mut self) {
         let s = self.status();
-        self.out.push(Update::Status(s));
+        self.out.push(Update::status(s));
         let story = story::story(&self.sim);
         if self.story.as_ref() != Some(&story) {
             self.story = Some(story.clone());
-            self.out.push(Update::Story(story));
+            self.out.push(Update::story(story));
         }
     }
 
@@ -196,7 +196,7 @@ impl SimBackend {
         let run = self.sim.steps_run();
         for i in self.steps_told..run {
             if let Some(h) = story::step_happening(&self.sim, i) {
-                self.out.push(Update::Happened(h));
+                self.out.push(Update::happened(h));
             }
         }
         self.steps_told = run;
@@ -208,7 +208,7 @@ impl SimBackend {
         }
         let entries = self.sim.timeline().since(self.timeline_seen);
         self.out
-            .extend(entries.map(|e| Update::Happened(happening(e))));
+            .extend(entries.map(|e| Update::happened(happening(e))));
         self.timeline_seen = self.sim.timeline().len();
     }
 
@@ -220,7 +220,7 @@ impl SimBackend {
             Some(why) if !resp.is_success() => format!("{why} (the server: {})", resp.message),
             _ => resp.message.clone(),
         };
-        self.out.push(Update::Replied(Reply {
+        self.out.push(Update::replied(Reply {
             command,
             code: resp.code,
             message,
@@ -348,20 +348,20 @@ impl Backend for SimBackend {
                     .remove_finalizer_key(&key, Some(&target.uid), finalizer);
                 self.reply(cmd, &resp);
             }
-            Command::SwitchContext(_) => self.out.push(Update::Replied(Reply {
+            Command::SwitchContext(_) => self.out.push(Update::replied(Reply {
                 command: cmd.clone(),
                 code: 0,
                 message: "the simulator has no contexts: :scenario NAME opens another scenario"
                     .into(),
                 warnings: Vec::new(),
             })),
-            Command::SwitchNamespace(ns) => self.out.push(Update::Replied(Reply {
+            Command::SwitchNamespace(ns) => self.out.push(Update::replied(Reply {
                 command: cmd.clone(),
                 code: if ns.is_none() { 200 } else { 0 },
                 message: namespaces_held(ns.as_deref()),
                 warnings: Vec::new(),
             })),
-            Command::Reconnect => self.out.push(Update::Replied(Reply {
+            Command::Reconnect => self.out.push(Update::replied(Reply {
                 command: cmd.clone(),
                 code: 0,
                 message: "nothing to reconnect: the simulator runs in this process".into(),
@@ -384,7 +384,7 @@ impl Backend for SimBackend {
                             "nothing is scheduled: every step ran and nothing is pending"
                                 .to_string()
                         };
-                        self.out.push(Update::Replied(Reply {
+                        self.out.push(Update::replied(Reply {
                             command: cmd.clone(),
                             code: 200,
                             message,
@@ -398,7 +398,7 @@ impl Backend for SimBackend {
                     SimCommand::SetController { finalizer, online } => {
                         self.sim.set_controller(finalizer, *online);
                         let h = story::switch_happening(&self.sim, finalizer, *online);
-                        self.out.push(Update::Happened(h));
+                        self.out.push(Update::happened(h));
                     }
                     SimCommand::Reset | SimCommand::Load(_) => {
                         let done = match s {
@@ -413,7 +413,7 @@ impl Backend for SimBackend {
                             Ok(()) => (200, self.started()),
                             Err(e) => (0, e),
                         };
-                        self.out.push(Update::Replied(Reply {
+                        self.out.push(Update::replied(Reply {
                             command: cmd.clone(),
                             code,
                             message,
@@ -613,7 +613,7 @@ mod tests {
             let mut built = given.clone();
             built[0] = Update::Reset {
                 objects: graph.shared_objects().cloned().collect(),
-                kinds: graph.kinds().clone(),
+                kinds: Box::new(graph.kinds().clone()),
             };
             let app = |first: Vec<Update>| {
                 let mut app = App::new(Options::default());

@@ -277,7 +277,7 @@ impl ClusterBackend {
 
     /// Tells the UI the kubeconfig's contexts and the one in use.
     fn push_contexts(&mut self) {
-        self.out.push(Update::Contexts(Contexts {
+        self.out.push(Update::contexts(Contexts {
             current: self.conn.context.clone(),
             names: self.conn.contexts.clone(),
         }));
@@ -285,7 +285,7 @@ impl ClusterBackend {
 
     /// Tells the UI the namespace watched and the cluster's namespaces.
     fn push_namespaces(&mut self) {
-        self.out.push(Update::Namespaces(Namespaces {
+        self.out.push(Update::namespaces(Namespaces {
             watched: self.conn.scope.namespace().map(str::to_string),
             names: self.namespace_names.clone(),
         }));
@@ -415,12 +415,12 @@ impl ClusterBackend {
         let s = self.status();
         if self.last_status.as_ref() != Some(&s) {
             self.last_status = Some(s.clone());
-            self.out.push(Update::Status(s));
+            self.out.push(Update::status(s));
         }
     }
 
     fn reply_now(&mut self, command: Command, message: String) {
-        self.out.push(Update::Replied(Reply {
+        self.out.push(Update::replied(Reply {
             command,
             code: 0,
             message,
@@ -459,7 +459,7 @@ impl ClusterBackend {
                 .filter(|c| (t - self.t_of(c.at)).abs() <= MANAGER_FRESH)
                 .map_or("cluster", |c| c.manager.as_str());
             for h in convert::changes(old.map(|o| &**o), &obj, t, by) {
-                self.out.push(Update::Happened(h));
+                self.out.push(Update::happened(h));
             }
         }
         let obj = Arc::new(obj);
@@ -481,7 +481,7 @@ impl ClusterBackend {
         if let Some(old) = self.objects.remove(uid)
             && self.initial_sent
         {
-            self.out.push(Update::Happened(Happening {
+            self.out.push(Update::happened(Happening {
                 t: self.t(),
                 object: old.obj_ref(),
                 verb: "deleted".into(),
@@ -552,7 +552,7 @@ impl ClusterBackend {
                 }
                 self.events_seen.insert(uid, rv);
                 if self.initial_sent {
-                    self.out.push(Update::Happened(h));
+                    self.out.push(Update::happened(h));
                 } else {
                     self.pending_events.push(h);
                 }
@@ -567,8 +567,8 @@ impl ClusterBackend {
                     self.push_namespaces();
                 }
             }
-            Msg::Replied(r) => self.out.push(Update::Replied(r)),
-            Msg::Evidence(e) => self.out.push(Update::Evidence(e)),
+            Msg::Replied(r) => self.out.push(Update::replied(r)),
+            Msg::Evidence(e) => self.out.push(Update::evidence(e)),
             Msg::Reconnected { command, result } => self.reconnected(command, *result),
         }
     }
@@ -590,11 +590,11 @@ impl ClusterBackend {
         for u in &self.unlisted_sent {
             kinds.mark_unlisted(u.clone());
         }
-        self.out.push(Update::Reset { objects, kinds });
+        self.out.push(Update::reset(objects, kinds));
         let mut events = std::mem::take(&mut self.pending_events);
         events.sort_by(|a, b| a.t.total_cmp(&b.t));
         for h in events {
-            self.out.push(Update::Happened(h));
+            self.out.push(Update::happened(h));
         }
     }
 

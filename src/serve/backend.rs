@@ -50,7 +50,7 @@ impl ServedBackend {
     }
 
     fn reply(&mut self, command: Command, code: u16, message: String, warnings: Vec<String>) {
-        self.out.push(Update::Replied(Reply {
+        self.out.push(Update::replied(Reply {
             command,
             code,
             message,
@@ -74,7 +74,7 @@ impl ServedBackend {
             // First call, or fell behind the history: start over.
             None | Some(Err(_)) => self.out.push(Update::Reset {
                 objects: served.sim.shared_objects().cloned().collect(),
-                kinds: served.sim.kinds().clone(),
+                kinds: Box::new(served.sim.kinds().clone()),
             }),
         }
         self.cursor = Some(served.resource_version());
@@ -82,7 +82,7 @@ impl ServedBackend {
         self.out.extend(
             timeline
                 .since(self.timeline_seen)
-                .map(|e| Update::Happened(crate::backend::simulated::happening(e))),
+                .map(|e| Update::happened(crate::backend::simulated::happening(e))),
         );
         self.timeline_seen = timeline.len();
         let status = SourceStatus {
@@ -105,7 +105,7 @@ impl ServedBackend {
                 .collect(),
         };
         drop(served);
-        self.out.push(Update::Status(status));
+        self.out.push(Update::status(status));
     }
 }
 

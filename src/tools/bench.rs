@@ -522,7 +522,7 @@ fn loaded(objects: usize, parts: bool, report: &mut Report) -> App {
     let t = Instant::now();
     app.apply(Update::Reset {
         objects: objects.into_iter().map(Into::into).collect(),
-        kinds: KindTable::builtin(),
+        kinds: Box::new(KindTable::builtin()),
     });
     report.add("load: graph, index and rows", t.elapsed(), "once".into());
     app
@@ -678,7 +678,7 @@ fn widget(objects: usize, runs: usize, report: &mut Report) -> CmdResult {
             .into_iter()
             .map(Into::into)
             .collect(),
-        kinds: KindTable::builtin(),
+        kinds: Box::new(KindTable::builtin()),
     });
     app.update(Action::ExpandAll);
     let mut terminal =

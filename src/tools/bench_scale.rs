@@ -288,7 +288,7 @@ fn ui_ticks(objects: &[Object], runs: usize) -> Result<[Duration; 5], CmdError> 
     let mut app = App::new(Options::default());
     app.apply(Update::Reset {
         objects: objects.iter().cloned().map(Into::into).collect(),
-        kinds: KindTable::builtin(),
+        kinds: Box::new(KindTable::builtin()),
     });
     let mut terminal =
         Terminal::new(TestBackend::new(W, H)).map_err(|e| CmdError(e.to_string()))?;

@@ -364,7 +364,7 @@ mod lost_tests {
             read_only: true,
             ..Options::default()
         });
-        app.apply(Update::Status(SourceStatus {
+        app.apply(Update::status(SourceStatus {
             kind: "CLUSTER".into(),
             name: "prod".into(),
             scope: "all namespaces".into(),
@@ -410,7 +410,7 @@ mod stale_tests {
             read_only: true,
             ..Options::default()
         });
-        app.apply(Update::Status(SourceStatus {
+        app.apply(Update::status(SourceStatus {
             kind: "CLUSTER".into(),
             name: format!(
                 "a-very-long-context-name-from-a-cloud-provider @ https://{}.example.com:6443 · all namespaces",
@@ -515,7 +515,7 @@ mod stale_tests {
         .expect("pod");
         a.apply(Update::Reset {
             objects: vec![pod.into()],
-            kinds: crate::model::KindTable::builtin(),
+            kinds: Box::new(crate::model::KindTable::builtin()),
         });
         a.apply(Update::Unlisted(vec![crate::model::Unlisted {
             resource: "replicasets.apps".into(),
@@ -583,15 +583,15 @@ mod wording_tests {
         cm.metadata.uid = "u1".into();
         app.apply(Update::Reset {
             objects: vec![Arc::new(cm)],
-            kinds: KindTable::builtin(),
+            kinds: Box::new(KindTable::builtin()),
         });
-        app.apply(Update::Status(status(false, false)));
+        app.apply(Update::status(status(false, false)));
         let first = text(&first_line(&app, 160));
         assert!(first.contains("1 object ·"), "{first}");
         assert!(first.contains("0 problems"), "{first}");
         assert!(first.contains("t=0.0s x1 RUNNING"), "{first}");
         assert!(text(&second_line(&app)).contains("Space pause"));
-        app.apply(Update::Status(status(true, false)));
+        app.apply(Update::status(status(true, false)));
         let hints = text(&second_line(&app));
         assert!(hints.contains("Space resume"), "{hints}");
         assert!(!hints.contains("pause"), "{hints}");
@@ -606,7 +606,7 @@ mod wording_tests {
             is_simulator: true,
             ..Options::default()
         });
-        app.apply(Update::Status(status(false, true)));
+        app.apply(Update::status(status(false, true)));
         let first = text(&first_line(&app, 160));
         assert!(
             first.contains("t=0.0s x1 STARTING (controllers' first look)"),

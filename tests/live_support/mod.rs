@@ -454,7 +454,7 @@ impl Live {
             match u {
                 Update::Reset { objects, kinds } => {
                     self.resets += 1;
-                    self.graph = OwnershipGraph::new(kinds);
+                    self.graph = OwnershipGraph::new(*kinds);
                     for o in objects {
                         self.history
                             .push((o.metadata.uid.clone(), Some(Object::clone(&o))));
@@ -478,13 +478,13 @@ impl Live {
                     self.history.push((uid.clone(), None));
                     self.graph.remove(&uid);
                 }
-                Update::Happened(h) => self.happened.push(h),
-                Update::Replied(r) => self.replies.push(r),
-                Update::Status(s) => self.status = Some(s),
-                Update::Contexts(c) => self.contexts = Some(c),
-                Update::Namespaces(n) => self.namespaces = Some(n),
+                Update::Happened(h) => self.happened.push(*h),
+                Update::Replied(r) => self.replies.push(*r),
+                Update::Status(s) => self.status = Some(*s),
+                Update::Contexts(c) => self.contexts = Some(*c),
+                Update::Namespaces(n) => self.namespaces = Some(*n),
                 Update::Unlisted(u) => self.graph.kinds_mut().set_unlisted(u),
-                Update::Evidence(e) => self.evidence.push(e),
+                Update::Evidence(e) => self.evidence.push(*e),
                 // The simulator's story: a live backend sends none.
                 Update::Story(_) => {}
             }

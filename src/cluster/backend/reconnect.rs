@@ -159,7 +159,7 @@ impl ClusterBackend {
         self.spawn_tasks();
         self.push_contexts();
         self.push_namespaces();
-        self.out.push(Update::Replied(Reply {
+        self.out.push(Update::replied(Reply {
             command,
             code: 200,
             message,

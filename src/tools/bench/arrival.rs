@@ -56,7 +56,7 @@ impl Backend for Arrival {
         if let Some(objects) = self.first.take() {
             let mut kinds = KindTable::builtin();
             kinds.mark_unlisted(pods_not_synced());
-            return vec![Update::Reset { objects, kinds }];
+            return vec![Update::reset(objects, kinds)];
         }
         if self.polls <= POLLS_BEFORE || self.pods.is_empty() {
             return Vec::new();
