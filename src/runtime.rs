@@ -632,7 +632,7 @@ mod tests {
 
     use super::*;
     use crate::app::Options;
-    use crate::backend::{Command, Permission, Update};
+    use crate::backend::{Command, Update};
     use crate::model::{KindTable, Object};
     use crate::tools::bench::event_loop::{Marks, Timed, key};
 
@@ -671,10 +671,6 @@ mod tests {
 
         fn is_simulator(&self) -> bool {
             false
-        }
-
-        fn permission(&mut self, _cmd: &Command) -> Permission {
-            Permission::Allowed
         }
     }
 

@@ -19,7 +19,7 @@ use crossterm::event::{Event, KeyCode};
 use super::event_loop::{Marks, Timed, key, waits};
 use super::{Report, median_and_slowest};
 use crate::app::{App, Options};
-use crate::backend::{Backend, Command, Permission, Update};
+use crate::backend::{Backend, Command, Update};
 use crate::commands::{CmdError, CmdResult};
 use crate::model::{KindTable, Object, Unlisted};
 use crate::runtime::{self, Events};
@@ -76,10 +76,6 @@ impl Backend for Arrival {
 
     fn is_simulator(&self) -> bool {
         false
-    }
-
-    fn permission(&mut self, _cmd: &Command) -> Permission {
-        Permission::Allowed
     }
 }
 
