@@ -543,3 +543,52 @@ proptest! {
         prop_assert_eq!(built, theirs);
     }
 }
+
+/// What a kind starting or stopping being seen touches, found by a look at
+/// every object (as it was before the referrers index was used for it).
+fn touched_by_a_scan(g: &OwnershipGraph, moved: &[(String, String)]) -> Vec<(String, Vec<String>)> {
+    let is_moved = |group: &str, kind: &str| moved.iter().any(|(gr, k)| k == kind && gr == group);
+    g.objects()
+        .filter(|o| {
+            (is_moved(o.group(), &o.kind) && g.referrers(o.uid()).next().is_some())
+                || o.metadata
+                    .owner_references
+                    .iter()
+                    .any(|r| is_moved(crate::model::group_of(&r.api_version), &r.kind))
+        })
+        .map(|o| {
+            let owners = o.metadata.owner_references.iter().map(|r| r.uid.clone());
+            (o.uid().to_string(), owners.collect())
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The objects judged again when kinds come to be seen (or stop being
+    /// seen) are those a look at every object finds, in the same order,
+    /// on graphs with references that resolve, dangle or loop.
+    #[test]
+    fn what_a_kind_seen_touches_equals_a_look_at_every_object(
+        specs in specs(false),
+        removals in prop::collection::vec(0usize..10, 0..4),
+        moved in prop::sample::subsequence(vec![("", "ConfigMap"), ("", "Namespace"), ("", "Pod")], 0..=3),
+    ) {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        for (i, s) in specs.iter().enumerate() {
+            g.upsert(object(i, s));
+        }
+        for r in removals {
+            g.remove(&format!("u{r:02}"));
+        }
+        let moved: Vec<(String, String)> = moved
+            .into_iter()
+            .map(|(g, k)| (g.to_string(), k.to_string()))
+            .collect();
+        prop_assert_eq!(
+            super::feed::touched_when_seen(&g, &moved),
+            touched_by_a_scan(&g, &moved)
+        );
+    }
+}

@@ -927,6 +927,15 @@ impl OwnershipGraph {
         out
     }
 
+    /// The uids some object holds a reference to, stored or not, in no
+    /// particular order.
+    pub fn referenced(&self) -> impl Iterator<Item = &Uid> {
+        self.referrers
+            .iter()
+            .filter(|(_, by)| !by.is_empty())
+            .map(|(uid, _)| uid)
+    }
+
     /// Uids of objects that hold any reference to `uid`, resolving or not.
     pub fn referrers(&self, uid: &str) -> impl Iterator<Item = &Uid> {
         self.referrers
