@@ -197,9 +197,6 @@ impl App {
         if moved.is_empty() {
             return false;
         }
-        // A few kinds: compared in place, with nothing made per object (a
-        // key of two strings made for each of a million objects and each
-        // of their references was a freeze of its own).
         let touched = touched_when_seen(&self.graph, &moved);
         for (uid, owners) in &touched {
             self.index.touch(&self.graph, uid, owners);
@@ -341,6 +338,9 @@ pub(super) fn touched_when_seen(
     graph: &OwnershipGraph,
     moved: &[(String, String)],
 ) -> Vec<(String, Vec<String>)> {
+    // A few kinds: compared in place, with nothing made per object (a key
+    // of two strings made for each of a million objects and each of their
+    // references was a freeze of its own).
     let is_moved = |group: &str, kind: &str| moved.iter().any(|(g, k)| k == kind && g == group);
     let touch = |o: &Object| (o.uid().to_string(), owner_uids(Some(o)));
     // An object of such a kind is judged again for its dependents'
