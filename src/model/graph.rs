@@ -6,8 +6,7 @@
 //! appears, disappears or is recreated under the same name changes every
 //! answer at once.
 
-use std::borrow::Borrow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
@@ -17,6 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use super::kinds::KindTable;
 use super::object::{Object, OwnerReference, Uid, group_of};
+use uid_set::{ByUid, UidSet};
+
+mod uid_set;
 
 /// What one owner reference points at.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -99,7 +101,10 @@ pub struct OwnershipGraph {
     /// controllers) does so in the same order every run. Shared: the
     /// simulator's store, its change log and the UI's mirror hold the same
     /// copy of an object (a change replaces it, never edits it in place).
-    objects: BTreeMap<Uid, Arc<Object>>,
+    /// Each object is its own key: a copy of every uid as the key was an
+    /// allocation per object and three times the room in the tree's nodes
+    /// (about 60 bytes an object, 19 MB at 300k).
+    objects: BTreeSet<ByUid>,
     /// The same objects found by uid with one hash, not a walk down the
     /// ordered index comparing uids (the simulator's controllers and
     /// garbage collector look objects up by uid at every step: those
@@ -116,7 +121,7 @@ pub struct OwnershipGraph {
     /// The referring objects themselves are kept, so that a walk down a
     /// cascade (the diagnosis, the preview) does not look each one up
     /// again among every object.
-    referrers: HashMap<Uid, BTreeSet<ByUid>, Hasher>,
+    referrers: HashMap<Uid, UidSet, Hasher>,
     /// Objects added since [`OwnershipGraph::begin_bulk`], in the order
     /// added: found by name already, by uid and by their owners once
     /// [`OwnershipGraph::end_bulk`] has put them in those indexes at once.
@@ -129,7 +134,14 @@ pub struct OwnershipGraph {
 /// everything else they keep is found from those.
 impl PartialEq for OwnershipGraph {
     fn eq(&self, other: &Self) -> bool {
-        self.kinds == other.kinds && self.objects == other.objects
+        // The whole objects, not only their uids (as the set compares).
+        self.kinds == other.kinds
+            && self.objects.len() == other.objects.len()
+            && self
+                .objects
+                .iter()
+                .zip(&other.objects)
+                .all(|(a, b)| a.0 == b.0)
     }
 }
 
@@ -149,8 +161,9 @@ struct Few {
     /// for every request the simulated API server admits.
     webhook_configurations: BTreeSet<Uid>,
     /// The uid of an Event's involved object -> the Events about it (a
-    /// controller's warnings on a stuck object, STUCK-CAUSES C2).
-    events: HashMap<Uid, BTreeSet<Uid>, Hasher>,
+    /// controller's warnings on a stuck object, STUCK-CAUSES C2), the
+    /// Events themselves: no uid copied per Event, none looked up again.
+    events: HashMap<Uid, UidSet, Hasher>,
     /// The workloads and the Nodes' clouds, as [`OwnershipGraph::controllers_seen`]
     /// gives them, kept from one look until a workload or a Node changes:
     /// the diagnosis of every Terminating object selected looks at them,
@@ -168,7 +181,7 @@ pub struct ControllersSeen {
 }
 
 impl Few {
-    fn add(&mut self, o: &Object) {
+    fn add(&mut self, o: &Arc<Object>) {
         if is_node(o) || is_workload(o) {
             self.seen = std::sync::OnceLock::new();
         }
@@ -182,10 +195,14 @@ impl Few {
             self.webhook_configurations.insert(o.metadata.uid.clone());
         }
         if let Some(about) = super::events::involved_uid(o) {
-            self.events
-                .entry(about)
-                .or_default()
-                .insert(o.metadata.uid.clone());
+            match self.events.entry(about) {
+                std::collections::hash_map::Entry::Occupied(mut e) => {
+                    e.get_mut().replace(Arc::clone(o));
+                }
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(UidSet::one(Arc::clone(o)));
+                }
+            }
         }
     }
 
@@ -223,45 +240,13 @@ fn is_workload(o: &Object) -> bool {
     matches!(o.kind.as_str(), "Deployment" | "StatefulSet" | "DaemonSet") && o.group() == "apps"
 }
 
-/// A referring object, ordered and found by its uid: the object is its
-/// own key (a copy of each dependent's uid as the key was an allocation
-/// per owner reference, 2% of the instructions of loading a List).
-#[derive(Clone, Debug)]
-struct ByUid(Arc<Object>);
-
-impl PartialEq for ByUid {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.uid() == other.0.uid()
-    }
-}
-
-impl Eq for ByUid {}
-
-impl PartialOrd for ByUid {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for ByUid {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.uid().cmp(other.0.uid())
-    }
-}
-
-impl Borrow<str> for ByUid {
-    fn borrow(&self) -> &str {
-        self.0.uid()
-    }
-}
-
 /// The objects added in bulk, in the order added, with what their places
 /// in the uid index are made of, taken when each was added (while it was
 /// in the cache).
 #[derive(Clone, Debug, Default)]
 struct Bulk {
-    /// Each object's uid (the index's key) and the object.
-    added: Vec<(Uid, Arc<Object>)>,
+    /// Each object, its own key in the index by uid.
+    added: Vec<Arc<Object>>,
     /// What they are sorted by: small, so that the sort moves 24 bytes an
     /// object (it moved each object's whole entry, 64 bytes: an eighth of
     /// the load's first-level cache misses) and seldom follows a pointer.
@@ -413,12 +398,7 @@ impl OwnershipGraph {
 
     /// The Events stored whose involved object is `uid`, in uid order.
     pub fn events_about(&self, uid: &str) -> impl Iterator<Item = &Object> {
-        self.few
-            .events
-            .get(uid)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| self.get(e))
+        self.few.events.get(uid).into_iter().flatten().map(|e| &**e)
     }
 
     /// Room for `additional` more objects in the indexes by uid and by
@@ -495,8 +475,7 @@ impl OwnershipGraph {
     /// Adds or replaces an object (by uid).
     pub fn upsert(&mut self, obj: impl Into<Arc<Object>>) {
         let obj: Arc<Object> = obj.into();
-        let uid = obj.metadata.uid.clone();
-        if let Some(old) = self.objects.remove(&uid) {
+        if let Some(ByUid(old)) = self.objects.take(obj.uid()) {
             self.unindex(&old);
         }
         self.kinds
@@ -504,7 +483,7 @@ impl OwnershipGraph {
         Self::index_new(&mut self.by_name, &mut self.referrers, &self.hasher, &obj);
         self.few.add(&obj);
         self.index_uid(&obj);
-        self.objects.insert(uid, obj);
+        self.objects.insert(ByUid(obj));
     }
 
     /// Adds an object whose kind, namespace and name no stored object has,
@@ -543,29 +522,29 @@ impl OwnershipGraph {
         if let Some(bulk) = &mut self.bulk {
             name_slot.insert(Arc::clone(&obj));
             bulk.places.push(place_of(obj.uid(), bulk.added.len()));
-            bulk.added.push((obj.metadata.uid.clone(), obj));
+            bulk.added.push(obj);
             return Ok(());
         }
-        match self.objects.entry(obj.metadata.uid.clone()) {
-            std::collections::btree_map::Entry::Occupied(_) => Err(Taken::Uid),
-            std::collections::btree_map::Entry::Vacant(slot) => {
-                name_slot.insert(Arc::clone(&obj));
-                Self::index_owners(&mut self.referrers, &obj);
-                self.few.add(&obj);
-                let hash = self.hasher.hash_one(obj.uid());
-                let hasher = &self.hasher;
-                self.by_uid
-                    .insert_unique(hash, Arc::clone(&obj), |o| hasher.hash_one(o.uid()));
-                slot.insert(obj);
-                Ok(())
-            }
+        // Whether the uid is taken, from the index by uid: one hash, not
+        // a walk down the ordered index.
+        let hash = self.hasher.hash_one(obj.uid());
+        if self.by_uid.find(hash, |o| o.uid() == obj.uid()).is_some() {
+            return Err(Taken::Uid);
         }
+        name_slot.insert(Arc::clone(&obj));
+        Self::index_owners(&mut self.referrers, &obj);
+        self.few.add(&obj);
+        let hasher = &self.hasher;
+        self.by_uid
+            .insert_unique(hash, Arc::clone(&obj), |o| hasher.hash_one(o.uid()));
+        self.objects.insert(ByUid(obj));
+        Ok(())
     }
 
     /// A new object found by its name and by its owners.
     fn index_new(
         by_name: &mut HashTable<Arc<Object>>,
-        referrers: &mut HashMap<Uid, BTreeSet<ByUid>, Hasher>,
+        referrers: &mut HashMap<Uid, UidSet, Hasher>,
         hasher: &Hasher,
         obj: &Arc<Object>,
     ) {
@@ -574,16 +553,13 @@ impl OwnershipGraph {
     }
 
     /// A new object found by its owners.
-    fn index_owners(referrers: &mut HashMap<Uid, BTreeSet<ByUid>, Hasher>, obj: &Arc<Object>) {
+    fn index_owners(referrers: &mut HashMap<Uid, UidSet, Hasher>, obj: &Arc<Object>) {
         for r in &obj.metadata.owner_references {
-            let referrer = ByUid(Arc::clone(obj));
             match referrers.get_mut(r.uid.as_str()) {
                 // The latest copy replaces an earlier one of the same uid.
-                Some(set) => {
-                    set.replace(referrer);
-                }
+                Some(set) => set.replace(Arc::clone(obj)),
                 None => {
-                    referrers.insert(r.uid.clone(), BTreeSet::from([referrer]));
+                    referrers.insert(r.uid.clone(), UidSet::one(Arc::clone(obj)));
                 }
             }
         }
@@ -615,7 +591,7 @@ impl OwnershipGraph {
         };
         // In uid order: by the prefix held in each place, then by the whole
         // uid (seldom: only when two prefixes are the same), then by place.
-        let uid = |p: &Place| added[p.at].0.as_str();
+        let uid = |p: &Place| added[p.at].uid();
         places.sort_unstable_by(|a, b| {
             (a.hi, a.lo)
                 .cmp(&(b.hi, b.lo))
@@ -633,16 +609,16 @@ impl OwnershipGraph {
             }
         }
         if !self.objects.is_empty() {
-            for (at, (uid, _)) in added.iter().enumerate() {
-                if taken.is_none_or(|t| at < t) && self.objects.contains_key(uid) {
+            for (at, o) in added.iter().enumerate() {
+                if taken.is_none_or(|t| at < t) && self.get_shared(o.uid()).is_some() {
                     taken = Some(at);
                 }
             }
         }
         if let Some(t) = taken {
-            let refused = (t, Arc::clone(&added[t].1));
+            let refused = (t, Arc::clone(&added[t]));
             // Only their names were indexed.
-            for (_, obj) in &added {
+            for obj in &added {
                 self.unindex_name(obj);
             }
             return Err(refused);
@@ -655,14 +631,14 @@ impl OwnershipGraph {
         let (hasher, new) = (&self.hasher, &added);
         let (uids, referrers, few) = (&mut self.by_uid, &mut self.referrers, &mut self.few);
         let mut by_owner = move || {
-            for (_, obj) in new {
+            for obj in new {
                 Self::index_owners(referrers, obj);
                 few.add(obj);
             }
         };
         let mut by_uid = move || {
             uids.reserve(new.len(), |o| hasher.hash_one(o.uid()));
-            for (_, o) in new {
+            for o in new {
                 uids.insert_unique(hasher.hash_one(o.uid()), Arc::clone(o), |o| {
                     hasher.hash_one(o.uid())
                 });
@@ -675,18 +651,21 @@ impl OwnershipGraph {
             by_uid();
         }
         // Built from sorted entries in one pass (`collect` finds them
-        // sorted), not by a search per object; the keys were made as the
-        // objects were added, not now, each a read of an object gone cold.
-        let mut added: Vec<Option<(Uid, Arc<Object>)>> = added.into_iter().map(Some).collect();
-        let mut sorted: BTreeMap<Uid, Arc<Object>> =
-            places.iter().filter_map(|p| added[p.at].take()).collect();
+        // sorted), not by a search per object.
+        let mut added: Vec<Option<Arc<Object>>> = added.into_iter().map(Some).collect();
+        // Keyed by uid: what `spec` and `status` read lazily is not part of it.
+        #[allow(clippy::mutable_key_type)]
+        let mut sorted: BTreeSet<ByUid> = places
+            .iter()
+            .filter_map(|p| added[p.at].take().map(ByUid))
+            .collect();
         self.objects.append(&mut sorted);
         Ok(())
     }
 
     /// Removes an object; returns it if it was there.
     pub fn remove(&mut self, uid: &str) -> Option<Arc<Object>> {
-        let old = self.objects.remove(uid)?;
+        let ByUid(old) = self.objects.take(uid)?;
         if let Ok(e) = self
             .by_uid
             .find_entry(self.hasher.hash_one(uid), |o| o.uid() == uid)
@@ -793,12 +772,12 @@ impl OwnershipGraph {
     }
 
     pub fn objects(&self) -> impl Iterator<Item = &Object> {
-        self.objects.values().map(|o| &**o)
+        self.objects.iter().map(|o| &*o.0)
     }
 
     /// Every stored copy, in uid order, to share them instead of copying.
     pub fn shared_objects(&self) -> impl Iterator<Item = &Arc<Object>> {
-        self.objects.values()
+        self.objects.iter().map(|o| &o.0)
     }
 
     /// Where `r`, a reference held by `dependent`, points.
@@ -915,7 +894,7 @@ impl OwnershipGraph {
         };
         let mut out: Vec<(Uid, OwnerReference)> = set
             .iter()
-            .filter_map(|ByUid(dep)| {
+            .filter_map(|dep| {
                 dep.metadata
                     .owner_references
                     .iter()
@@ -942,27 +921,19 @@ impl OwnershipGraph {
             .get(uid)
             .into_iter()
             .flatten()
-            .map(|ByUid(o)| &o.metadata.uid)
+            .map(|o| &o.metadata.uid)
     }
 
     /// The stored copies of the objects that hold any reference to `uid`,
     /// resolving or not, in uid order, to share them.
     pub fn shared_referrers(&self, uid: &str) -> impl Iterator<Item = &Arc<Object>> {
-        self.referrers
-            .get(uid)
-            .into_iter()
-            .flatten()
-            .map(|ByUid(o)| o)
+        self.referrers.get(uid).into_iter().flatten()
     }
 
     /// The objects that hold any reference to `uid`, resolving or not, in
     /// uid order.
     pub fn referrer_objects(&self, uid: &str) -> impl Iterator<Item = &Object> {
-        self.referrers
-            .get(uid)
-            .into_iter()
-            .flatten()
-            .map(|ByUid(o)| &**o)
+        self.referrers.get(uid).into_iter().flatten().map(|o| &**o)
     }
 
     /// Whether the object has no resolving owner (a root of the forest).
@@ -983,13 +954,13 @@ impl OwnershipGraph {
         let mut keyed: Vec<(&str, &str, &str, &str)> = self
             .objects
             .iter()
-            .filter(|(u, _)| self.is_root(u))
-            .map(|(u, o)| {
+            .filter(|o| self.is_root(o.0.uid()))
+            .map(|ByUid(o)| {
                 (
                     o.namespace().unwrap_or_default(),
                     o.kind.as_str(),
                     o.name(),
-                    u.as_str(),
+                    o.uid(),
                 )
             })
             .collect();

@@ -447,3 +447,70 @@ fn a_graph_made_at_once_is_the_graph_made_in_turn() {
         );
     }
 }
+
+/// Two graphs are equal when their objects are, whole: the same uids
+/// holding other objects (a label changed) are not equal.
+#[test]
+fn graphs_with_the_same_uids_differ_by_their_objects() {
+    let of = |label: &str| {
+        let mut g = OwnershipGraph::default();
+        let mut o = obj("v1", "ConfigMap", Some("a"), "c", "c-1");
+        o.metadata.labels.insert("app".into(), label.into());
+        g.upsert(o);
+        g.upsert(obj("v1", "ConfigMap", Some("a"), "d", "d-1"));
+        g
+    };
+    assert!(of("web") == of("web"));
+    assert!(of("web") != of("db"));
+    let mut fewer = of("web");
+    fewer.remove("d-1");
+    assert!(fewer != of("web") && of("web") != fewer);
+}
+
+/// The Events about an object are found as they are stored, replaced
+/// (the latest copy) and removed, in uid order, past the few an object
+/// usually has.
+#[test]
+fn events_about_an_object_follow_its_events() {
+    let event = |uid: &str, about: &str, reason: &str| {
+        let o: Object = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": uid, "namespace": "a", "uid": uid},
+            "involvedObject": {"kind": "Pod", "name": "p", "uid": about},
+            "reason": reason,
+        }))
+        .expect("an event");
+        o
+    };
+    let mut g = OwnershipGraph::default();
+    for i in (0..40).rev() {
+        g.upsert(event(&format!("e-{i:02}"), "p-1", "Started"));
+    }
+    g.upsert(event("e-07", "p-1", "Killing"));
+    g.upsert(event("x-1", "p-2", "Started"));
+    g.remove("e-03");
+    let about: Vec<(String, String)> = g
+        .events_about("p-1")
+        .map(|e| {
+            let reason = e
+                .extra()
+                .reason
+                .as_ref()
+                .and_then(super::super::object::Raw::as_string);
+            (e.uid().to_string(), reason.unwrap_or_default())
+        })
+        .collect();
+    let expected: Vec<(String, String)> = (0..40)
+        .filter(|i| *i != 3)
+        .map(|i| {
+            let reason = if i == 7 { "Killing" } else { "Started" };
+            (format!("e-{i:02}"), reason.to_string())
+        })
+        .collect();
+    assert_eq!(about, expected);
+    assert_eq!(g.events_about("p-2").count(), 1);
+    // An Event moved to another object leaves the first.
+    g.upsert(event("x-1", "p-1", "Started"));
+    assert_eq!(g.events_about("p-2").count(), 0);
+    assert_eq!(g.events_about("p-1").count(), 40);
+}
