@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 use jiff::Timestamp;
 use serde::Serialize;
 
-use super::badges::{Badge, edge_badges, object_badges};
+use super::badges::{Badge, edge_badges, object_badges_under};
 use super::graph::OwnershipGraph;
 use super::object::{ObjRef, Object, OwnerReference, Uid};
 
@@ -162,7 +162,11 @@ impl<'g> Forest<'g> {
     /// its dependents are not drawn.
     fn badges(&self, row: &Row) -> Vec<Badge> {
         let mut badges = row.edge.map(edge_badges).unwrap_or_default();
-        badges.extend(object_badges(self.graph, row.object, self.now));
+        // The edge was found resolving in this graph as the forest was
+        // made: not resolved again.
+        badges.extend(object_badges_under(
+            self.graph, row.object, self.now, row.edge,
+        ));
         badges.extend(row.stop.clone());
         badges
     }
@@ -970,6 +974,18 @@ mod tests {
             }
             let now = Timestamp::UNIX_EPOCH;
             proptest::prop_assert_eq!(text_of(&Forest::of(&g, now)), text_of(&of_scanning(&g, now)));
+            // Each row's badges, its edge not resolved again, are those of
+            // every reference resolved.
+            for forest in [Forest::of(&g, now), Forest::focus(&g, &format!("u{}", n / 2), now)] {
+                for (_, rows) in &forest.groups {
+                    for row in rows {
+                        let mut full = row.edge.map(edge_badges).unwrap_or_default();
+                        full.extend(super::super::badges::object_badges(&g, row.object, now));
+                        full.extend(row.stop.clone());
+                        proptest::prop_assert_eq!(forest.badges(row), full, "{}", row.object.uid());
+                    }
+                }
+            }
         }
     }
 
