@@ -73,6 +73,14 @@ impl Identity {
     }
 }
 
+/// No dependents: one empty set shared by every node that has none (most
+/// objects), changed copy-on-write as any node's; an empty set of each
+/// node's own was an allocation per object the collector observes.
+fn no_dependents() -> Arc<BTreeSet<Uid>> {
+    static NONE: std::sync::LazyLock<Arc<BTreeSet<Uid>>> = std::sync::LazyLock::new(Arc::default);
+    Arc::clone(&NONE)
+}
+
 #[derive(Clone, Debug)]
 struct Node {
     identity: Identity,
@@ -250,7 +258,7 @@ impl GarbageCollector {
             let node = Node {
                 identity: Identity::of(obj),
                 object: Some(Arc::clone(obj)),
-                dependents: Arc::default(),
+                dependents: no_dependents(),
                 being_deleted: obj.is_terminating(),
                 deleting_dependents: obj.is_deleting_dependents(),
                 observed: true,
@@ -326,7 +334,7 @@ impl GarbageCollector {
                     Node {
                         identity: Identity::of_ref(r, &dep_namespace),
                         object: None,
-                        dependents: Arc::default(),
+                        dependents: no_dependents(),
                         being_deleted: false,
                         deleting_dependents: false,
                         observed: false,
