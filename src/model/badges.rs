@@ -118,7 +118,7 @@ pub fn object_badges(graph: &OwnershipGraph, obj: &Object, now: Timestamp) -> Ve
 /// [`object_badges`] of an object shown under `edge`, one of its own
 /// references that resolves in `graph` (the forest found it so): that one
 /// is not resolved again. Resolving each object's references a second
-/// time, to write its badges, was half of writing a 300k-object tree.
+/// time, to write its badges, was two fifths of writing a 300k-object tree.
 #[must_use]
 pub fn object_badges_under(
     graph: &OwnershipGraph,
