@@ -195,14 +195,10 @@ impl Few {
             self.webhook_configurations.insert(o.metadata.uid.clone());
         }
         if let Some(about) = super::events::involved_uid(o) {
-            match self.events.entry(about) {
-                std::collections::hash_map::Entry::Occupied(mut e) => {
-                    e.get_mut().replace(Arc::clone(o));
-                }
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(UidSet::one(Arc::clone(o)));
-                }
-            }
+            self.events
+                .entry(about)
+                .and_modify(|set| set.replace(Arc::clone(o)))
+                .or_insert_with(|| UidSet::one(Arc::clone(o)));
         }
     }
 
