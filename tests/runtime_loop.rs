@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use crossterm::event::{Event, KeyModifiers, MouseEvent, MouseEventKind};
-use ownerscope::app::{App, Options};
+use ownerscope::app::{App, Modal, Options};
 use ownerscope::backend::simulated::SimBackend;
 use ownerscope::runtime::{self, ScriptedEvents};
 use ownerscope::sim::scenario;
@@ -21,6 +21,47 @@ fn keys(script: &str) -> Vec<Option<Event>> {
         .collect()
 }
 
+/// Runs the real loop on `script`, then idle until the open delete
+/// dialog's `Enter` sends (it waits `READ_FOR` of real time, however
+/// slowly the machine runs the rounds), then on `Enter` and `after` idle
+/// rounds.
+fn delete_through_the_loop(
+    terminal: &mut Terminal<TestBackend>,
+    app: &mut App,
+    backend: &mut SimBackend,
+    script: &str,
+    after: usize,
+) {
+    let mut events = ScriptedEvents {
+        events: keys(script).into(),
+    };
+    runtime::run(terminal, app, backend, &mut events).expect("runs");
+    for _ in 0..200 {
+        if app.enter_ready() {
+            break;
+        }
+        let mut events = ScriptedEvents {
+            events: std::iter::repeat_n(None, 5).collect(),
+        };
+        runtime::run(terminal, app, backend, &mut events).expect("runs");
+    }
+    assert!(
+        matches!(app.modal(), Some(Modal::Delete(_))) && app.enter_ready(),
+        "the delete dialog is open and may send: {:?}",
+        app.message().map(|m| &m.text)
+    );
+    let mut script: VecDeque<Option<Event>> = keys("<Enter>").into();
+    script.extend(std::iter::repeat_n(None, after));
+    let mut events = ScriptedEvents { events: script };
+    runtime::run(terminal, app, backend, &mut events).expect("runs");
+    assert!(
+        app.message()
+            .is_some_and(|m| !m.error && m.text.contains("delete Deployment/")),
+        "the delete was sent: {:?}",
+        app.message().map(|m| &m.text)
+    );
+}
+
 #[test]
 fn keys_resize_and_mouse_drive_the_real_loop() {
     let sc = scenario::bundled("shop-demo").expect("demo");
@@ -31,13 +72,15 @@ fn keys_resize_and_mouse_drive_the_real_loop() {
         is_simulator: true,
     });
     let mut terminal = Terminal::new(TestBackend::new(120, 36)).expect("terminal");
-    let mut script: VecDeque<Option<Event>> = VecDeque::new();
-    script.extend(keys("/deployment/web<Enter><C-d>f"));
-    // Time to read the dialog: an Enter sooner sends nothing.
-    script.extend(std::iter::repeat_n(None, 15));
-    script.extend(keys("<Enter>"));
     // Let some real time pass for the cascade to start.
-    script.extend(std::iter::repeat_n(None, 20));
+    delete_through_the_loop(
+        &mut terminal,
+        &mut app,
+        &mut backend,
+        "/deployment/web<Enter><C-d>f",
+        20,
+    );
+    let mut script: VecDeque<Option<Event>> = VecDeque::new();
     script.push_back(Some(Event::Resize(80, 24)));
     script.push_back(Some(Event::Mouse(MouseEvent {
         kind: MouseEventKind::ScrollUp,
@@ -94,13 +137,13 @@ fn a_cascade_larger_than_one_round_is_taken_in_whole_and_in_order() {
         is_simulator: true,
     });
     let mut terminal = Terminal::new(TestBackend::new(120, 36)).expect("terminal");
-    let mut script: VecDeque<Option<Event>> = VecDeque::new();
-    script.extend(keys("/deployment/root<Enter><C-d>f"));
-    script.extend(std::iter::repeat_n(None, 15));
-    script.extend(keys("<Enter>"));
-    script.extend(std::iter::repeat_n(None, 20));
-    let mut events = ScriptedEvents { events: script };
-    runtime::run(&mut terminal, &mut app, &mut backend, &mut events).expect("runs");
+    delete_through_the_loop(
+        &mut terminal,
+        &mut app,
+        &mut backend,
+        "/deployment/root<Enter><C-d>f",
+        20,
+    );
     let reached = |b: &SimBackend| {
         let sim = b.sim().graph();
         sim.objects().filter(|o| o.is_terminating()).count() + (n - sim.len())
