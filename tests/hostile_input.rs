@@ -302,7 +302,14 @@ fn deep_chains_long_cycles_and_diamond_ladders_print_bounded_trees() {
         })
         .as_bytes(),
     );
-    for (file, max_lines) in [(&chain, 20_000), (&cycle, 20_000), (&ladder, 200_000)] {
+    // Each says where it stops expanding, and why.
+    let deep = "… deeper than 200 levels: tree KIND/NAME from here]";
+    let above = "… dependents shown above]";
+    for (file, max_lines, stop) in [
+        (&chain, 20_000, deep),
+        (&cycle, 20_000, deep),
+        (&ladder, 200_000, above),
+    ] {
         let path = file.to_str().expect("utf-8");
         for cmd in ["tree", "simulate"] {
             let o = ownerscope(&[cmd, path]);
@@ -318,6 +325,7 @@ fn deep_chains_long_cycles_and_diamond_ladders_print_bounded_trees() {
                 out.contains("ConfigMap/c60") || out.contains("ConfigMap/c9999"),
                 "{cmd} {path}: every object appears"
             );
+            assert!(out.contains(stop), "{cmd} {path}: {stop}");
         }
         let j = ownerscope(&["tree", path, "-o", "json"]);
         assert!(j.status.success(), "tree -o json {path}");

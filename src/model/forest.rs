@@ -78,16 +78,58 @@ pub struct Forest<'g> {
     groups: Vec<(Option<&'g str>, Vec<Row<'g>>)>,
 }
 
-/// One node of the forest, in pre-order.
+/// One node of the forest, in pre-order: 32 bytes, a row for every
+/// object drawn (a [`Badge`] held here made it 112).
 struct Row<'g> {
     object: &'g Object,
     /// The reference from the object to the owner it is shown under.
     edge: Option<&'g OwnerReference>,
-    /// Why its dependents are not drawn here ([`Badge::Cycle`],
-    /// [`Badge::NotExpanded`]).
-    stop: Option<Badge>,
-    depth: usize,
-    children: usize,
+    /// Under [`MAX_TREE_DEPTH`] levels (and one more for the cycle's mark).
+    depth: u32,
+    children: u32,
+    /// Why its dependents are not drawn here.
+    stop: Option<Stop>,
+}
+
+impl Row<'_> {
+    fn depth(&self) -> usize {
+        self.depth as usize
+    }
+
+    fn children(&self) -> usize {
+        self.children as usize
+    }
+}
+
+/// Why a row's dependents are not drawn under it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Stop {
+    /// It is its own owner, through the rows above it.
+    Cycle,
+    /// [`MAX_TREE_DEPTH`] levels down.
+    TooDeep,
+    /// Drawn under another owner, and the walk's node budget is spent.
+    ShownAbove,
+}
+
+impl Stop {
+    /// The badge that says it.
+    fn badge(self) -> Badge {
+        match self {
+            Stop::Cycle => Badge::Cycle,
+            Stop::TooDeep => Badge::NotExpanded {
+                why: format!("deeper than {MAX_TREE_DEPTH} levels: tree KIND/NAME from here"),
+            },
+            Stop::ShownAbove => Badge::NotExpanded {
+                why: "dependents shown above".to_string(),
+            },
+        }
+    }
+}
+
+/// A count kept in a row's 32 bits (a graph holds fewer objects).
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 impl<'g> Forest<'g> {
@@ -167,7 +209,7 @@ impl<'g> Forest<'g> {
         badges.extend(object_badges_under(
             self.graph, row.object, self.now, row.edge,
         ));
-        badges.extend(row.stop.clone());
+        badges.extend(row.stop.map(Stop::badge));
         badges
     }
 
@@ -198,7 +240,7 @@ impl<'g> Forest<'g> {
             object: row.object.obj_ref(),
             edge: row.edge.cloned(),
             badges: self.badges(row),
-            children: (0..row.children).map(|_| self.nested(rows, at)).collect(),
+            children: (0..row.children()).map(|_| self.nested(rows, at)).collect(),
         }
     }
 
@@ -232,7 +274,7 @@ impl<'g> Forest<'g> {
                 let (kind, name) = (&row.object.kind, row.object.name());
                 lines.line(
                     &mut out,
-                    (row.depth, row.children),
+                    (row.depth(), row.children()),
                     (kind, name),
                     &self.badges(row),
                 );
@@ -320,7 +362,7 @@ impl<'g> Forest<'g> {
                         put(&mut buf, "]}");
                     }
                 } else {
-                    left.push(row.children);
+                    left.push(row.children());
                 }
                 if buf.len() >= flush_at {
                     flush(&mut buf, w)?;
@@ -543,10 +585,16 @@ struct Walk<'g, 'l> {
 
 impl<'g, 'l> Walk<'g, 'l> {
     fn new(graph: &'g OwnershipGraph, links: Option<&'l Links<'g>>) -> Self {
+        // The whole forest sees every object: its set is made at its size
+        // once, not grown through every doubling.
+        let seen = match links {
+            Some(_) => HashSet::with_capacity_and_hasher(graph.len(), Default::default()),
+            None => HashSet::default(),
+        };
         Walk {
             graph,
             links,
-            seen: HashSet::default(),
+            seen,
             path: Vec::new(),
             budget: node_budget(graph.len()),
         }
@@ -566,13 +614,13 @@ impl<'g, 'l> Walk<'g, 'l> {
         rows: &mut Vec<Row<'g>>,
         object: &'g Object,
         edge: Option<&'g OwnerReference>,
-        stop: Option<Badge>,
+        stop: Option<Stop>,
     ) -> usize {
         rows.push(Row {
             object,
             edge,
             stop,
-            depth: self.path.len(),
+            depth: count(self.path.len()),
             children: 0,
         });
         rows.len() - 1
@@ -625,30 +673,45 @@ impl<'g, 'l> Walk<'g, 'l> {
         self.budget = self.budget.saturating_sub(1);
         let drawn_before = !self.seen.insert(address(obj));
         if self.on_path(obj) {
-            self.push(rows, obj, edge, Some(Badge::Cycle));
+            self.push(rows, obj, edge, Some(Stop::Cycle));
             return;
         }
-        let dependents: Vec<Dependent<'g>> = match self.links {
-            Some(links) => links.dependents(obj).collect(),
-            None => dependents(self.graph, obj),
-        };
-        let stop = if dependents.is_empty() {
+        // The whole forest's dependents are read where the links hold
+        // them, not copied for each node.
+        match self.links {
+            Some(links) => self.expand(rows, obj, edge, drawn_before, links.dependents(obj)),
+            None => {
+                let dependents = dependents(self.graph, obj);
+                self.expand(rows, obj, edge, drawn_before, dependents.into_iter());
+            }
+        }
+    }
+
+    /// The row of `obj`, drawn first under `edge` or not, then its
+    /// dependents' unless they stop here.
+    fn expand(
+        &mut self,
+        rows: &mut Vec<Row<'g>>,
+        obj: &'g Object,
+        edge: Option<&'g OwnerReference>,
+        drawn_before: bool,
+        dependents: impl ExactSizeIterator<Item = Dependent<'g>>,
+    ) {
+        let stop = if dependents.len() == 0 {
             None
         } else if self.path.len() >= MAX_TREE_DEPTH {
-            Some(format!(
-                "deeper than {MAX_TREE_DEPTH} levels: tree KIND/NAME from here"
-            ))
+            Some(Stop::TooDeep)
         } else if drawn_before && self.budget == 0 {
-            Some("dependents shown above".to_string())
+            Some(Stop::ShownAbove)
         } else {
             None
         };
-        if let Some(why) = stop {
-            self.push(rows, obj, edge, Some(Badge::NotExpanded { why }));
+        if stop.is_some() {
+            self.push(rows, obj, edge, stop);
             return;
         }
         let at = self.push(rows, obj, edge, None);
-        rows[at].children = dependents.len();
+        rows[at].children = count(dependents.len());
         self.path.push(obj);
         for (dep, r) in dependents {
             self.node(rows, dep, Some(r));
@@ -981,7 +1044,7 @@ mod tests {
                     for row in rows {
                         let mut full = row.edge.map(edge_badges).unwrap_or_default();
                         full.extend(super::super::badges::object_badges(&g, row.object, now));
-                        full.extend(row.stop.clone());
+                        full.extend(row.stop.map(Stop::badge));
                         proptest::prop_assert_eq!(forest.badges(row), full, "{}", row.object.uid());
                     }
                 }
