@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::rows::fnv;
+use super::uids::Uids;
 use crate::model::relations::SelectorIndex;
 use crate::model::{Object, OwnershipGraph, RefStatus};
 
@@ -71,23 +72,17 @@ struct Node {
     terminating: bool,
 }
 
-/// What is needed less often.
-#[derive(Clone, Debug, Default)]
-struct Cold {
-    uid: Arc<str>,
-    /// Boxed: most objects are not roots, and a million records of a
-    /// hundred bytes were paged in and copied as the index grew.
-    root_key: Option<Box<RootKey>>,
-    /// `kind/name`, lower case, for search.
-    label: Box<str>,
-}
-
 /// Children, roots and flags of every object in a graph.
 #[derive(Clone, Debug, Default)]
 pub struct ForestIndex {
-    ids: HashMap<Arc<str>, NodeId>,
+    /// Ids by uid, and each id's uid and `kind/name` in lower case (for
+    /// search).
+    ids: Uids,
     nodes: Vec<Node>,
-    cold: Vec<Cold>,
+    /// Each id's key among the roots, if it is one. Boxed: most objects
+    /// are not roots, and a million records of a hundred bytes were paged
+    /// in and copied as the index grew.
+    root_keys: Vec<Option<Box<RootKey>>>,
     free: Vec<NodeId>,
     roots: BTreeSet<RootKey>,
     /// The namespaces and kinds the roots' keys share.
@@ -153,6 +148,10 @@ fn write_label(out: &mut String, obj: &Object) {
     }
 }
 
+/// Room made in the ids' text for each object: a uid of 36 bytes and a
+/// label of a kind and a name.
+const TEXT_PER_OBJECT: usize = 80;
+
 /// The id of the object at `i` in a build.
 fn id_of(i: usize) -> NodeId {
     NodeId::try_from(i).unwrap_or(NodeId::MAX)
@@ -191,23 +190,19 @@ impl ForestIndex {
         let mut objects: Vec<&Arc<Object>> = graph.shared_objects().collect();
         objects.sort_unstable_by_key(|o| Arc::as_ptr(o) as usize);
         // Not the selector index's room: it is given whole below.
-        ix.ids.reserve(objects.len());
+        ix.ids
+            .reserve(objects.len(), objects.len() * TEXT_PER_OBJECT);
         ix.nodes.reserve(objects.len());
-        ix.cold.reserve(objects.len());
+        ix.root_keys.resize(objects.len(), None);
         for (i, obj) in objects.iter().enumerate() {
-            let uid: Arc<str> = Arc::from(obj.uid());
-            ix.ids.insert(uid.clone(), id_of(i));
+            let uid = obj.uid();
+            write_label(&mut ix.scratch, obj);
+            ix.ids.insert(uid, &ix.scratch, id_of(i));
             ix.nodes.push(Node {
                 uid_hash: fnv(uid.as_bytes()),
                 live: true,
                 terminating: obj.is_terminating(),
                 ..Node::default()
-            });
-            write_label(&mut ix.scratch, obj);
-            ix.cold.push(Cold {
-                uid,
-                root_key: None,
-                label: ix.scratch.as_str().into(),
             });
         }
         let mut roots = Vec::new();
@@ -217,7 +212,7 @@ impl ForestIndex {
                 match graph.resolve(obj, r) {
                     Ok(owner) => {
                         resolving = true;
-                        if let Some(&o) = ix.ids.get(owner.uid()) {
+                        if let Some(o) = ix.ids.get(owner.uid()) {
                             ix.nodes[idx(o)].children.push(id_of(i));
                         }
                     }
@@ -233,8 +228,8 @@ impl ForestIndex {
             ix.problems += usize::from(problem);
             ix.terminating += usize::from(n.terminating);
             if !resolving {
-                let key = RootKey::of(obj, ix.cold[i].uid.clone(), id_of(i), &mut ix.names);
-                ix.cold[i].root_key = Some(Box::new(key.clone()));
+                let key = RootKey::of(obj, Arc::from(obj.uid()), id_of(i), &mut ix.names);
+                ix.root_keys[i] = Some(Box::new(key.clone()));
                 roots.push(key);
             }
         }
@@ -266,7 +261,7 @@ impl ForestIndex {
         }
         let unreached: Vec<String> = (0..ix.nodes.len())
             .filter(|i| ix.nodes[*i].live && !reached[*i])
-            .map(|i| ix.cold[i].uid.to_string())
+            .map(|i| ix.ids.uid(id_of(i)).to_string())
             .collect();
         ix.check_cycles(graph, unreached.iter().map(String::as_str));
         ix.selectors = selectors();
@@ -283,9 +278,10 @@ impl ForestIndex {
     /// grown by doubling were copied, and their pages zeroed, again and
     /// again.
     pub fn reserve(&mut self, additional: usize) {
-        self.ids.reserve(additional);
+        self.ids
+            .reserve(additional, additional.saturating_mul(TEXT_PER_OBJECT));
         self.nodes.reserve(additional);
-        self.cold.reserve(additional);
+        self.root_keys.reserve(additional);
         self.selectors.reserve(additional);
     }
 
@@ -325,10 +321,10 @@ impl ForestIndex {
         // never change) stays, and no sibling list needs sorting again
         // (that was 18% of a 100k-object cascade). Its row, its dependents'
         // badges and the cycle marks are refreshed as always.
-        let same_place = self.ids.contains_key(uid) && graph.get(uid).is_some() && old == now;
+        let same_place = self.ids.get(uid).is_some() && graph.get(uid).is_some() && old == now;
         let owners: Vec<String> = old.union(&now).map(|s| (*s).to_string()).collect();
         // Its id before a removal frees it: its place in its owners' lists.
-        let was = self.ids.get(uid).copied();
+        let was = self.ids.get(uid);
         let root = |ix: &Self| was.map(|id| ix.nodes[idx(id)].root);
         let root_before = root(self);
         self.selectors.update(uid, graph.get_shared(uid));
@@ -365,14 +361,13 @@ impl ForestIndex {
 
     fn alloc(&mut self, uid: &str) -> NodeId {
         if let Some(id) = self.ids.get(uid) {
-            return *id;
+            return id;
         }
-        let rc: Arc<str> = Arc::from(uid);
         let id = match self.free.pop() {
             Some(id) => id,
             None => {
                 self.nodes.push(Node::default());
-                self.cold.push(Cold::default());
+                self.root_keys.push(None);
                 NodeId::try_from(self.nodes.len() - 1).unwrap_or(NodeId::MAX)
             }
         };
@@ -381,11 +376,9 @@ impl ForestIndex {
             live: true,
             ..Node::default()
         };
-        self.cold[idx(id)] = Cold {
-            uid: rc.clone(),
-            ..Cold::default()
-        };
-        self.ids.insert(rc, id);
+        self.root_keys[idx(id)] = None;
+        // Labelled as it is refreshed.
+        self.ids.insert(uid, "", id);
         id
     }
 
@@ -393,12 +386,12 @@ impl ForestIndex {
         let was_root = self
             .ids
             .get(uid)
-            .and_then(|id| self.cold[idx(*id)].root_key.clone());
+            .and_then(|id| self.root_keys[idx(id)].clone());
         self.refresh_node_flags(graph, uid);
         let is_root = self
             .ids
             .get(uid)
-            .and_then(|id| self.cold[idx(*id)].root_key.as_ref());
+            .and_then(|id| self.root_keys[idx(id)].as_ref());
         if was_root.as_ref() != is_root {
             for k in [was_root.as_ref(), is_root].into_iter().flatten() {
                 self.dirty
@@ -413,7 +406,7 @@ impl ForestIndex {
             if let Some(id) = self.ids.remove(uid) {
                 self.forget(id);
                 self.nodes[idx(id)] = Node::default();
-                self.cold[idx(id)] = Cold::default();
+                self.root_keys[idx(id)] = None;
                 self.free.push(id);
                 self.label_stamp = next_stamp();
             }
@@ -432,8 +425,7 @@ impl ForestIndex {
         }
         let id = self.alloc(uid);
         self.forget(id);
-        let key = (!resolving)
-            .then(|| RootKey::of(obj, self.cold[idx(id)].uid.clone(), id, &mut self.names));
+        let key = (!resolving).then(|| RootKey::of(obj, Arc::from(uid), id, &mut self.names));
         if let Some(k) = &key {
             self.roots.insert(k.clone());
         }
@@ -443,15 +435,11 @@ impl ForestIndex {
         n.terminating = obj.is_terminating();
         self.problems += usize::from(problem);
         self.terminating += usize::from(n.terminating);
-        let c = &mut self.cold[idx(id)];
-        c.root_key = key.map(Box::new);
+        self.root_keys[idx(id)] = key.map(Box::new);
         // Written where the last one was, and kept only when it changed:
-        // two allocations an object refreshed, for a label that seldom
-        // changes.
-        let label = &mut self.scratch;
-        write_label(label, obj);
-        if *c.label != **label {
-            c.label = label.as_str().into();
+        // a label seldom changes.
+        write_label(&mut self.scratch, obj);
+        if self.ids.set_label(id, &self.scratch) {
             self.label_stamp = next_stamp();
         }
     }
@@ -465,7 +453,7 @@ impl ForestIndex {
         n.problem = false;
         n.terminating = false;
         n.root = false;
-        if let Some(k) = self.cold[idx(id)].root_key.take() {
+        if let Some(k) = self.root_keys[idx(id)].take() {
             self.roots.remove(&*k);
         }
         let starts = self.cycle_starts.len();
@@ -474,7 +462,7 @@ impl ForestIndex {
     }
 
     fn refresh_children(&mut self, graph: &OwnershipGraph, owner: &str) {
-        let Some(&oid) = self.ids.get(owner) else {
+        let Some(oid) = self.ids.get(owner) else {
             return;
         };
         let mut kids: Vec<&Object> = graph
@@ -513,7 +501,7 @@ impl ForestIndex {
         child: &str,
         was: Option<NodeId>,
     ) {
-        let Some(&oid) = self.ids.get(owner) else {
+        let Some(oid) = self.ids.get(owner) else {
             return;
         };
         let dep = graph.get(child).filter(|dep| {
@@ -523,7 +511,7 @@ impl ForestIndex {
                 .any(|r| r.uid == owner && graph.classify(dep, r).resolves())
         });
         let at = was
-            .or_else(|| self.ids.get(child).copied())
+            .or_else(|| self.ids.get(child))
             .and_then(|c| self.nodes[idx(oid)].children.iter().position(|x| *x == c));
         match (dep, at) {
             (Some(_), Some(_)) | (None, None) => {}
@@ -535,7 +523,7 @@ impl ForestIndex {
                 let key = (dep.namespace(), &dep.kind, dep.name(), dep.uid());
                 let i = self.nodes[idx(oid)].children.partition_point(|c| {
                     graph
-                        .get(&self.cold[idx(*c)].uid)
+                        .get(self.ids.uid(*c))
                         .is_some_and(|o| (o.namespace(), &o.kind, o.name(), o.uid()) < key)
                 });
                 let id = self.alloc(child);
@@ -547,13 +535,8 @@ impl ForestIndex {
 
     fn root_key_of(&mut self, graph: &OwnershipGraph, uid: &str) -> Option<RootKey> {
         let o = graph.get(uid)?;
-        let id = *self.ids.get(uid)?;
-        Some(RootKey::of(
-            o,
-            self.cold[idx(id)].uid.clone(),
-            id,
-            &mut self.names,
-        ))
+        let id = self.ids.get(uid)?;
+        Some(RootKey::of(o, Arc::from(uid), id, &mut self.names))
     }
 
     /// Finds objects no root reaches (owned, through any chain, only by a
@@ -584,7 +567,7 @@ impl ForestIndex {
         let mut done: HashSet<String> = HashSet::new();
         let mut pool: HashSet<String> = HashSet::new();
         for uid in candidates.map(str::to_string).chain(known) {
-            let Some(&id) = self.ids.get(uid.as_str()) else {
+            let Some(id) = self.ids.get(uid.as_str()) else {
                 continue;
             };
             if done.contains(&uid) || self.nodes[idx(id)].root {
@@ -631,7 +614,7 @@ impl ForestIndex {
             if self
                 .ids
                 .get(u.as_str())
-                .is_some_and(|id| self.nodes[idx(*id)].root)
+                .is_some_and(|id| self.nodes[idx(id)].root)
             {
                 reaches = true;
                 break;
@@ -695,19 +678,19 @@ impl ForestIndex {
     /// The id of an object.
     #[must_use]
     pub fn id(&self, uid: &str) -> Option<NodeId> {
-        self.ids.get(uid).copied()
+        self.ids.get(uid)
     }
 
     /// The uid of a live id (empty for a free one).
     #[must_use]
     pub fn uid(&self, id: NodeId) -> &str {
-        self.cold.get(idx(id)).map_or("", |c| &c.uid)
+        self.ids.uid(id)
     }
 
     /// `kind/name` in lower case.
     #[must_use]
     pub fn label(&self, id: NodeId) -> &str {
-        self.cold.get(idx(id)).map_or("", |c| &c.label)
+        self.ids.label(id)
     }
 
     /// A hash of the uid, for row keys.
@@ -790,7 +773,7 @@ impl ForestIndex {
 
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.ids.len() == 0
     }
 }
 

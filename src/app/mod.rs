@@ -17,6 +17,7 @@ mod room;
 pub mod rows;
 mod search;
 mod timeline;
+mod uids;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
