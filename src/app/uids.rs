@@ -3,7 +3,7 @@
 //!
 //! The uids and labels lie one after the other in one buffer, and the
 //! table by uid holds ids only. Before, every object had its uid copied
-//! twice into an `Arc<str>` (the map's key and the id's record) and its
+//! into an `Arc<str>` (the map's key, shared with the id's record) and its
 //! label boxed: two allocations and a hash map entry of 24 bytes an
 //! object, most of the fresh pages of the UI's index at a million objects.
 

@@ -687,8 +687,9 @@ impl<'g, 'l> Walk<'g, 'l> {
         }
     }
 
-    /// The row of `obj`, drawn first under `edge` or not, then its
-    /// dependents' unless they stop here.
+    /// Lays out the row of `obj` under `edge`, then its dependents' rows,
+    /// unless they stop here (too deep, or drawn before once the budget
+    /// is spent).
     fn expand(
         &mut self,
         rows: &mut Vec<Row<'g>>,
