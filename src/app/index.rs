@@ -34,13 +34,13 @@ pub struct RootKey {
 }
 
 impl RootKey {
-    fn of(obj: &Object, uid: Arc<str>, id: NodeId, names: &mut Names) -> RootKey {
+    fn of(obj: &Object, id: NodeId, names: &mut Names) -> RootKey {
         RootKey {
             cluster_scoped: obj.namespace().is_none(),
             namespace: names.get(obj.namespace().unwrap_or_default()),
             kind: names.get(&obj.kind),
             name: Arc::from(obj.name()),
-            uid,
+            uid: Arc::from(obj.uid()),
             id,
         }
     }
@@ -228,7 +228,7 @@ impl ForestIndex {
             ix.problems += usize::from(problem);
             ix.terminating += usize::from(n.terminating);
             if !resolving {
-                let key = RootKey::of(obj, Arc::from(obj.uid()), id_of(i), &mut ix.names);
+                let key = RootKey::of(obj, id_of(i), &mut ix.names);
                 ix.root_keys[i] = Some(Box::new(key.clone()));
                 roots.push(key);
             }
@@ -321,10 +321,10 @@ impl ForestIndex {
         // never change) stays, and no sibling list needs sorting again
         // (that was 18% of a 100k-object cascade). Its row, its dependents'
         // badges and the cycle marks are refreshed as always.
-        let same_place = self.ids.get(uid).is_some() && graph.get(uid).is_some() && old == now;
-        let owners: Vec<String> = old.union(&now).map(|s| (*s).to_string()).collect();
         // Its id before a removal frees it: its place in its owners' lists.
         let was = self.ids.get(uid);
+        let same_place = was.is_some() && graph.get(uid).is_some() && old == now;
+        let owners: Vec<String> = old.union(&now).map(|s| (*s).to_string()).collect();
         let root = |ix: &Self| was.map(|id| ix.nodes[idx(id)].root);
         let root_before = root(self);
         self.selectors.update(uid, graph.get_shared(uid));
@@ -425,7 +425,7 @@ impl ForestIndex {
         }
         let id = self.alloc(uid);
         self.forget(id);
-        let key = (!resolving).then(|| RootKey::of(obj, Arc::from(uid), id, &mut self.names));
+        let key = (!resolving).then(|| RootKey::of(obj, id, &mut self.names));
         if let Some(k) = &key {
             self.roots.insert(k.clone());
         }
@@ -536,7 +536,7 @@ impl ForestIndex {
     fn root_key_of(&mut self, graph: &OwnershipGraph, uid: &str) -> Option<RootKey> {
         let o = graph.get(uid)?;
         let id = self.ids.get(uid)?;
-        Some(RootKey::of(o, Arc::from(uid), id, &mut self.names))
+        Some(RootKey::of(o, id, &mut self.names))
     }
 
     /// Finds objects no root reaches (owned, through any chain, only by a
