@@ -261,30 +261,67 @@ impl<'g> Forest<'g> {
         })
     }
 
-    /// Writes the text of [`to_text`], a piece at a time.
+    /// Writes the text of [`to_text`], a piece at a time. A large forest
+    /// is formatted on two threads, a run of rows each in turn, and
+    /// written in order from this one: at 300k objects the text was 80
+    /// ms on one core after the forest was made.
     ///
     /// # Errors
     /// What `write` returns.
     pub fn write_text<E>(&self, mut write: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
-        let mut out = String::with_capacity(1 << 16);
-        for (i, (ns, rows)) in self.groups.iter().enumerate() {
-            group_label(&mut out, i, *ns);
-            let mut lines = Lines::default();
-            for row in rows {
-                let (kind, name) = (&row.object.kind, row.object.name());
-                lines.line(
-                    &mut out,
-                    (row.depth(), row.children()),
-                    (kind, name),
-                    &self.badges(row),
-                );
-                if out.len() >= 1 << 16 {
+        let rows: usize = self.groups.iter().map(|(_, rows)| rows.len()).sum();
+        let runs = rows.div_ceil(TEXT_RUN).max(1);
+        // The last run takes whatever is left (and any empty group after).
+        let run_len = |k: usize| if k + 1 == runs { usize::MAX } else { TEXT_RUN };
+        if rows < TEXT_APART_FROM {
+            let mut text = Text::default();
+            let mut out = String::with_capacity(1 << 16);
+            for k in 0..runs {
+                text.rows(self, run_len(k), Some(&mut out));
+                if out.len() >= 1 << 16 || k + 1 == runs {
                     write(&out)?;
                     out.clear();
                 }
             }
+            return Ok(());
         }
-        write(&out)
+        std::thread::scope(|s| {
+            // The odd runs, formatted there; at most one waits here.
+            let (odd, formatted) = std::sync::mpsc::sync_channel::<String>(1);
+            s.spawn(move || {
+                let mut text = Text::default();
+                for k in 0..runs {
+                    if k % 2 == 1 {
+                        let mut out = String::with_capacity(TEXT_RUN * 64);
+                        text.rows(self, run_len(k), Some(&mut out));
+                        if odd.send(out).is_err() {
+                            // The writer stopped (an error): so does this.
+                            return;
+                        }
+                    } else {
+                        text.rows(self, run_len(k), None);
+                    }
+                }
+            });
+            let mut text = Text::default();
+            let mut out = String::with_capacity(TEXT_RUN * 64);
+            for k in 0..runs {
+                if k % 2 == 0 {
+                    out.clear();
+                    text.rows(self, run_len(k), Some(&mut out));
+                    write(&out)?;
+                } else {
+                    text.rows(self, run_len(k), None);
+                    // None: the other thread panicked, and the scope
+                    // raises its panic here when it joins it.
+                    let Ok(piece) = formatted.recv() else {
+                        break;
+                    };
+                    write(&piece)?;
+                }
+            }
+            Ok(())
+        })
     }
 
     /// Writes `{"groups": [...], "partial": ...}` as serde writes
@@ -775,6 +812,59 @@ fn group_label(out: &mut String, i: usize, namespace: Option<&str>) {
     out.push('\n');
 }
 
+/// How many rows of the text one thread formats at a time.
+const TEXT_RUN: usize = if cfg!(test) { 3 } else { 1 << 14 };
+
+/// From how many rows the text is formatted on two threads (in tests,
+/// from a few, so that every forest of the tests is).
+const TEXT_APART_FROM: usize = if cfg!(test) { 4 } else { 1 << 15 };
+
+/// Where the text of a forest has got to: the group and row next, and
+/// the lines of that group so far. Both threads of
+/// [`Forest::write_text`] follow every row, and format their own runs.
+#[derive(Default)]
+struct Text {
+    group: usize,
+    row: usize,
+    lines: Lines,
+}
+
+impl Text {
+    /// The next `n` rows (or as many as there are): formatted into `out`,
+    /// with their groups' labels, or only followed, for `None`.
+    fn rows(&mut self, forest: &Forest, mut n: usize, mut out: Option<&mut String>) {
+        while let Some((ns, rows)) = forest.groups.get(self.group) {
+            if self.row == 0
+                && let Some(out) = out.as_deref_mut()
+            {
+                group_label(out, self.group, *ns);
+            }
+            let take = n.min(rows.len() - self.row);
+            for row in &rows[self.row..self.row + take] {
+                let at = (row.depth(), row.children());
+                match out.as_deref_mut() {
+                    Some(out) => self.lines.line(
+                        out,
+                        at,
+                        (&row.object.kind, row.object.name()),
+                        &forest.badges(row),
+                    ),
+                    None => self.lines.follow(at),
+                }
+            }
+            self.row += take;
+            n -= take;
+            if self.row == rows.len() {
+                self.group += 1;
+                self.row = 0;
+            }
+            if n == 0 {
+                break;
+            }
+        }
+    }
+}
+
 /// The lines of one group, given its nodes in pre-order: each node's
 /// indentation comes from the levels above it, and whether it is its
 /// owner's last child from the children still to come there.
@@ -795,17 +885,7 @@ impl Lines {
         (kind, name): (&str, &str),
         badges: &[Badge],
     ) {
-        self.lengths.truncate(depth);
-        self.left.truncate(depth);
-        if self.prefix.is_empty() {
-            self.prefix.push_str("  ");
-        }
-        self.prefix
-            .truncate(self.lengths.last().copied().unwrap_or(2));
-        let last = self.left.last_mut().map(|n| {
-            *n = n.saturating_sub(1);
-            *n == 0
-        });
+        let last = self.open(depth);
         out.push_str(&self.prefix);
         out.push_str(match last {
             None => "",
@@ -817,6 +897,33 @@ impl Lines {
         out.push_str(name);
         push_badges(out, badges);
         out.push('\n');
+        self.close(last, children);
+    }
+
+    /// What [`Lines::line`] keeps of a row, with nothing written.
+    fn follow(&mut self, (depth, children): (usize, usize)) {
+        let last = self.open(depth);
+        self.close(last, children);
+    }
+
+    /// The prefix of a row at `depth`; whether it is its owner's last
+    /// child (`None` for a root).
+    fn open(&mut self, depth: usize) -> Option<bool> {
+        self.lengths.truncate(depth);
+        self.left.truncate(depth);
+        if self.prefix.is_empty() {
+            self.prefix.push_str("  ");
+        }
+        self.prefix
+            .truncate(self.lengths.last().copied().unwrap_or(2));
+        self.left.last_mut().map(|n| {
+            *n = n.saturating_sub(1);
+            *n == 0
+        })
+    }
+
+    /// The level under the row, for its `children`.
+    fn close(&mut self, last: Option<bool>, children: usize) {
         self.prefix.push_str(match last {
             None => "",
             Some(true) => "   ",
@@ -998,6 +1105,31 @@ mod tests {
         text
     }
 
+    /// A write that fails ends the text there, with its error, the other
+    /// thread's formatting stopped with it (not waited for forever).
+    #[test]
+    fn a_failed_write_ends_the_text_with_its_error() {
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        for i in 0..12 {
+            g.upsert(obj("Pod", &format!("p{i:02}"), &format!("{i}"), &[]));
+        }
+        let forest = Forest::of(&g, Timestamp::UNIX_EPOCH);
+        let mut pieces = Vec::new();
+        let written = forest.write_text(|s| {
+            pieces.push(s.to_string());
+            if pieces.len() == 2 {
+                Err("closed")
+            } else {
+                Ok(())
+            }
+        });
+        assert_eq!(written, Err("closed"));
+        // Rows 0-2 here, then rows 3-5 from the other thread, and no more.
+        assert_eq!(pieces.len(), 2);
+        assert!(pieces[0].ends_with("Pod/p02\n"), "{pieces:?}");
+        assert!(pieces[1].starts_with("  Pod/p03\n"), "{pieces:?}");
+    }
+
     proptest::proptest! {
         /// The forest walked from its links is the forest walked by asking
         /// the graph: the same rows in the same order, on graphs with
@@ -1041,7 +1173,11 @@ mod tests {
                 g.upsert(o);
             }
             let now = Timestamp::UNIX_EPOCH;
-            proptest::prop_assert_eq!(text_of(&Forest::of(&g, now)), text_of(&of_scanning(&g, now)));
+            let forest = Forest::of(&g, now);
+            proptest::prop_assert_eq!(text_of(&forest), text_of(&of_scanning(&g, now)));
+            // Written in runs of three rows, on two threads in turn: the
+            // text of the nested nodes, written in one pass.
+            proptest::prop_assert_eq!(text_of(&forest), to_text(&forest.groups()));
             // Each row's badges, its edge not resolved again, are those of
             // every reference resolved.
             for forest in [Forest::of(&g, now), Forest::focus(&g, &format!("u{}", n / 2), now)] {
