@@ -109,10 +109,11 @@ impl Forest<'_> {
         self.write_json_in(w, partial, 1 << 16)
     }
 
-    /// As [`Forest::write_json`], written into a buffer of its own and
-    /// handed to `w` each time it holds `flush_at` bytes: serde writes a
-    /// node a few bytes at a time, each a call through `w` (a quarter of
-    /// `tree -o json` at 300k objects went to those calls).
+    /// As [`Forest::write_json`], written into a buffer of its own a run
+    /// of [`RUN`] rows at a time and handed to `w` once it holds
+    /// `flush_at` bytes: serde writes a node a few bytes at a time, each
+    /// a call through `w` (a quarter of `tree -o json` at 300k objects
+    /// went to those calls).
     pub(super) fn write_json_in(
         &self,
         w: &mut dyn std::io::Write,
@@ -209,8 +210,9 @@ fn group_label(out: &mut String, i: usize, namespace: Option<&str>) {
 /// How many rows of a forest's output one thread formats at a time.
 const RUN: usize = if cfg!(test) { 3 } else { 1 << 14 };
 
-/// From how many rows a forest's output is formatted on two threads (in
-/// tests, from a few, so that every forest of the tests is).
+/// From how many rows a forest's text is formatted on two threads (in
+/// tests, from four, so that nearly every forest of the tests is). Its
+/// JSON never is: see [`Forest::write_json_in`].
 const RUNS_APART_FROM: usize = if cfg!(test) { 4 } else { 1 << 15 };
 
 /// A forest's output, a run of rows at a time, as
