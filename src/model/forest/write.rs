@@ -9,8 +9,8 @@ use crate::model::badges::Badge;
 use crate::model::object::Object;
 
 impl Forest<'_> {
-    /// Writes the text of [`to_text`], a piece at a time: see
-    /// [`Forest::write_runs`].
+    /// Writes the text of [`to_text`], a piece at a time, a large
+    /// forest's formatted on two threads.
     ///
     /// # Errors
     /// What `write` returns.
