@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Forest, ForestGroup, ForestNode};
+use super::{Forest, ForestGroup, ForestNode, Row};
 use crate::model::badges::Badge;
 use crate::model::object::Object;
 
@@ -57,20 +57,18 @@ impl Forest<'_> {
             s.spawn(move || {
                 let mut at = R::default();
                 for k in 0..runs {
-                    let done = if k % 2 == 1 {
-                        let mut out = R::room();
-                        let done = at.rows(self, run_len(k), Some(&mut out)).map(|()| out);
-                        let stop = done.is_err();
-                        // Not sent: the writer stopped (an error), so
-                        // does this.
-                        if odd.send(done).is_err() || stop {
+                    if k % 2 == 0 {
+                        if at.rows(self, run_len(k), None).is_err() {
                             return;
                         }
-                        Ok(())
-                    } else {
-                        at.rows(self, run_len(k), None)
-                    };
-                    if done.is_err() {
+                        continue;
+                    }
+                    let mut out = R::room();
+                    let done = at.rows(self, run_len(k), Some(&mut out)).map(|()| out);
+                    let failed = done.is_err();
+                    // Not sent: the writer stopped (an error), so does
+                    // this.
+                    if odd.send(done).is_err() || failed {
                         return;
                     }
                 }
@@ -238,12 +236,58 @@ trait Runs: Default {
     fn clear(out: &mut Self::Out);
 }
 
-/// Where the text has got to: the group and row next, and the lines of
-/// that group so far.
+/// Where a forest's output has got to: the group and the row next.
 #[derive(Default)]
-struct Text {
+struct Cursor {
     group: usize,
     row: usize,
+}
+
+/// What a [`Cursor`] passes, in order.
+enum Step<'f, 'g> {
+    /// The group of this index (and namespace) begins.
+    Opens(usize, Option<&'g str>),
+    Row(&'f Row<'g>),
+    /// The group ends.
+    Closes,
+}
+
+impl Cursor {
+    /// The next `n` rows (or as many as there are), with the beginning
+    /// and the end of their groups.
+    fn pass<'f, 'g, E>(
+        &mut self,
+        forest: &'f Forest<'g>,
+        mut n: usize,
+        mut step: impl FnMut(Step<'f, 'g>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        while let Some((ns, rows)) = forest.groups.get(self.group) {
+            if self.row == 0 {
+                step(Step::Opens(self.group, *ns))?;
+            }
+            let take = n.min(rows.len() - self.row);
+            for row in &rows[self.row..self.row + take] {
+                step(Step::Row(row))?;
+            }
+            self.row += take;
+            n -= take;
+            if self.row == rows.len() {
+                step(Step::Closes)?;
+                self.group += 1;
+                self.row = 0;
+            }
+            if n == 0 {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where the text has got to, and the lines of that group so far.
+#[derive(Default)]
+struct Text {
+    at: Cursor,
     lines: Lines,
 }
 
@@ -254,39 +298,24 @@ impl Runs for Text {
     fn rows(
         &mut self,
         forest: &Forest,
-        mut n: usize,
+        n: usize,
         mut out: Option<&mut String>,
     ) -> Result<(), Self::Error> {
-        while let Some((ns, rows)) = forest.groups.get(self.group) {
-            if self.row == 0
-                && let Some(out) = out.as_deref_mut()
-            {
-                group_label(out, self.group, *ns);
+        let lines = &mut self.lines;
+        self.at.pass(forest, n, |step| {
+            match (step, out.as_deref_mut()) {
+                (Step::Opens(i, ns), Some(out)) => group_label(out, i, ns),
+                (Step::Row(row), Some(out)) => lines.line(
+                    out,
+                    (row.depth(), row.children()),
+                    (&row.object.kind, row.object.name()),
+                    &forest.badges(row),
+                ),
+                (Step::Row(row), None) => lines.follow((row.depth(), row.children())),
+                _ => {}
             }
-            let take = n.min(rows.len() - self.row);
-            for row in &rows[self.row..self.row + take] {
-                let at = (row.depth(), row.children());
-                match out.as_deref_mut() {
-                    Some(out) => self.lines.line(
-                        out,
-                        at,
-                        (&row.object.kind, row.object.name()),
-                        &forest.badges(row),
-                    ),
-                    None => self.lines.follow(at),
-                }
-            }
-            self.row += take;
-            n -= take;
-            if self.row == rows.len() {
-                self.group += 1;
-                self.row = 0;
-            }
-            if n == 0 {
-                break;
-            }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// 49 bytes a row in the text of the 300k List of `bench --commands`.
@@ -303,13 +332,12 @@ impl Runs for Text {
     }
 }
 
-/// Where the JSON has got to: the group and row next, the children
-/// still to come of each open node of that group, and whether a node
-/// closed last (a comma before the next).
+/// Where the JSON has got to, the children still to come of each open
+/// node of that group, and whether a node closed last (a comma before
+/// the next).
 #[derive(Default)]
 struct Json {
-    group: usize,
-    row: usize,
+    at: Cursor,
     left: Vec<usize>,
     comma: bool,
 }
@@ -323,82 +351,77 @@ impl Runs for Json {
     fn rows(
         &mut self,
         forest: &Forest,
-        mut n: usize,
+        n: usize,
         mut out: Option<&mut Vec<u8>>,
     ) -> serde_json::Result<()> {
         let put = |buf: &mut Vec<u8>, s: &str| buf.extend_from_slice(s.as_bytes());
-        while let Some((ns, rows)) = forest.groups.get(self.group) {
-            if self.row == 0 {
-                if let Some(buf) = out.as_deref_mut() {
-                    put(
-                        buf,
-                        if self.group == 0 {
-                            r#"{"namespace":"#
-                        } else {
-                            r#",{"namespace":"#
-                        },
-                    );
-                    serde_json::to_writer(&mut *buf, ns)?;
-                    put(buf, r#","roots":["#);
-                }
-                self.left.clear();
-                self.comma = false;
-            }
-            let take = n.min(rows.len() - self.row);
-            for row in &rows[self.row..self.row + take] {
-                if let Some(buf) = out.as_deref_mut() {
-                    put(
-                        buf,
-                        if self.comma {
-                            r#",{"object":"#
-                        } else {
-                            r#"{"object":"#
-                        },
-                    );
-                    serde_json::to_writer(&mut *buf, &RefOf::of(row.object))?;
-                    if let Some(edge) = row.edge {
-                        put(buf, r#","edge":"#);
-                        serde_json::to_writer(&mut *buf, edge)?;
-                    }
-                    put(buf, r#","badges":"#);
-                    serde_json::to_writer(&mut *buf, &forest.badges(row))?;
-                    put(buf, r#","children":["#);
-                }
-                self.comma = row.children == 0;
-                if self.comma {
-                    let mut closed = 1;
-                    // Close every node whose last child this was.
-                    while let Some(n) = self.left.last_mut() {
-                        *n -= 1;
-                        if *n > 0 {
-                            break;
-                        }
-                        self.left.pop();
-                        closed += 1;
-                    }
+        let (left, comma) = (&mut self.left, &mut self.comma);
+        self.at.pass(forest, n, |step| {
+            match step {
+                Step::Opens(i, ns) => {
                     if let Some(buf) = out.as_deref_mut() {
-                        for _ in 0..closed {
-                            put(buf, "]}");
-                        }
+                        put(
+                            buf,
+                            if i == 0 {
+                                r#"{"namespace":"#
+                            } else {
+                                r#",{"namespace":"#
+                            },
+                        );
+                        serde_json::to_writer(&mut *buf, &ns)?;
+                        put(buf, r#","roots":["#);
                     }
-                } else {
-                    self.left.push(row.children());
+                    left.clear();
+                    *comma = false;
+                }
+                Step::Row(row) => {
+                    if let Some(buf) = out.as_deref_mut() {
+                        put(
+                            buf,
+                            if *comma {
+                                r#",{"object":"#
+                            } else {
+                                r#"{"object":"#
+                            },
+                        );
+                        serde_json::to_writer(&mut *buf, &RefOf::of(row.object))?;
+                        if let Some(edge) = row.edge {
+                            put(buf, r#","edge":"#);
+                            serde_json::to_writer(&mut *buf, edge)?;
+                        }
+                        put(buf, r#","badges":"#);
+                        serde_json::to_writer(&mut *buf, &forest.badges(row))?;
+                        put(buf, r#","children":["#);
+                    }
+                    *comma = row.children == 0;
+                    if *comma {
+                        let mut closed = 1;
+                        // Close every node whose last child this was.
+                        while let Some(n) = left.last_mut() {
+                            *n -= 1;
+                            if *n > 0 {
+                                break;
+                            }
+                            left.pop();
+                            closed += 1;
+                        }
+                        if let Some(buf) = out.as_deref_mut() {
+                            for _ in 0..closed {
+                                put(buf, "]}");
+                            }
+                        }
+                    } else {
+                        left.push(row.children());
+                    }
+                }
+                Step::Closes => {
+                    if let Some(buf) = out.as_deref_mut() {
+                        put(buf, "]}");
+                    }
                 }
             }
-            self.row += take;
-            n -= take;
-            if self.row == rows.len() {
-                if let Some(buf) = out.as_deref_mut() {
-                    put(buf, "]}");
-                }
-                self.group += 1;
-                self.row = 0;
-            }
-            if n == 0 {
-                break;
-            }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// 280 bytes a row in the JSON of the 300k List of `bench --commands`.
