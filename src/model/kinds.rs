@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use super::object::Policy;
 
+mod builtin;
+use builtin::{BUILTIN, row_of};
+
 /// What a DELETE with no policy does for a kind (R11 step 5, R12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DefaultPolicy {
@@ -235,11 +238,15 @@ pub struct KindTable {
     /// Legacy API versions this server does serve after all (an older
     /// server's discovery says so).
     served_legacy: Vec<String>,
-    /// group -> kind -> facts (nested so that a lookup borrows, it is asked
-    /// for every object admitted and every reference resolved). Hashed
-    /// with foldhash: ordered maps compared a dozen strings a lookup, about
-    /// a twentieth of the deletion preview at 100k objects; [`Self::iter`]
-    /// sorts.
+    /// The standard kinds the table has, by their row in [`BUILTIN`]:
+    /// found by [`row_of`] without hashing or comparing strings at run
+    /// time (asked for every object admitted and every reference
+    /// resolved).
+    standard: Box<[Option<KindInfo>]>,
+    /// Every other kind: group -> kind -> facts (nested so that a lookup
+    /// borrows). Hashed with foldhash: ordered maps compared a dozen
+    /// strings a lookup, about a twentieth of the deletion preview at 100k
+    /// objects; [`Self::iter`] sorts.
     by_group_kind: HashMap<String, Kinds, foldhash::fast::RandomState>,
 }
 
@@ -299,324 +306,6 @@ const LEGACY_UNSERVED: [&str; 4] = [
 const BG: DefaultPolicy = DefaultPolicy::Policy(Policy::Background);
 const ORPHAN: DefaultPolicy = DefaultPolicy::Policy(Policy::Orphan);
 
-/// (group, version, kind, plural, namespaced, short names, default policy)
-type Row = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    bool,
-    &'static [&'static str],
-    DefaultPolicy,
-);
-
-const BUILTIN: &[Row] = &[
-    ("", "v1", "Pod", "pods", true, &["po"], BG),
-    ("", "v1", "ConfigMap", "configmaps", true, &["cm"], BG),
-    ("", "v1", "Secret", "secrets", true, &[], BG),
-    ("", "v1", "Service", "services", true, &["svc"], BG),
-    (
-        "",
-        "v1",
-        "ServiceAccount",
-        "serviceaccounts",
-        true,
-        &["sa"],
-        BG,
-    ),
-    ("", "v1", "Endpoints", "endpoints", true, &["ep"], BG),
-    (
-        "",
-        "v1",
-        "PersistentVolumeClaim",
-        "persistentvolumeclaims",
-        true,
-        &["pvc"],
-        BG,
-    ),
-    (
-        "",
-        "v1",
-        "PersistentVolume",
-        "persistentvolumes",
-        false,
-        &["pv"],
-        BG,
-    ),
-    (
-        "",
-        "v1",
-        "ReplicationController",
-        "replicationcontrollers",
-        true,
-        &["rc"],
-        ORPHAN,
-    ),
-    ("", "v1", "Namespace", "namespaces", false, &["ns"], BG),
-    ("", "v1", "Node", "nodes", false, &["no"], BG),
-    (
-        "",
-        "v1",
-        "Event",
-        "events",
-        true,
-        &["ev"],
-        DefaultPolicy::Unsupported,
-    ),
-    ("", "v1", "LimitRange", "limitranges", true, &["limits"], BG),
-    (
-        "",
-        "v1",
-        "ResourceQuota",
-        "resourcequotas",
-        true,
-        &["quota"],
-        BG,
-    ),
-    ("", "v1", "PodTemplate", "podtemplates", true, &[], BG),
-    (
-        "apps",
-        "v1",
-        "Deployment",
-        "deployments",
-        true,
-        &["deploy"],
-        BG,
-    ),
-    ("apps", "v1", "ReplicaSet", "replicasets", true, &["rs"], BG),
-    ("apps", "v1", "DaemonSet", "daemonsets", true, &["ds"], BG),
-    (
-        "apps",
-        "v1",
-        "StatefulSet",
-        "statefulsets",
-        true,
-        &["sts"],
-        BG,
-    ),
-    (
-        "apps",
-        "v1",
-        "ControllerRevision",
-        "controllerrevisions",
-        true,
-        &[],
-        BG,
-    ),
-    ("batch", "v1", "Job", "jobs", true, &[], ORPHAN),
-    ("batch", "v1", "CronJob", "cronjobs", true, &["cj"], BG),
-    (
-        "discovery.k8s.io",
-        "v1",
-        "EndpointSlice",
-        "endpointslices",
-        true,
-        &[],
-        BG,
-    ),
-    (
-        "networking.k8s.io",
-        "v1",
-        "Ingress",
-        "ingresses",
-        true,
-        &["ing"],
-        BG,
-    ),
-    (
-        "networking.k8s.io",
-        "v1",
-        "NetworkPolicy",
-        "networkpolicies",
-        true,
-        &["netpol"],
-        BG,
-    ),
-    (
-        "networking.k8s.io",
-        "v1",
-        "IngressClass",
-        "ingressclasses",
-        false,
-        &[],
-        BG,
-    ),
-    (
-        "networking.k8s.io",
-        "v1",
-        "ServiceCIDR",
-        "servicecidrs",
-        false,
-        &[],
-        BG,
-    ),
-    (
-        "policy",
-        "v1",
-        "PodDisruptionBudget",
-        "poddisruptionbudgets",
-        true,
-        &["pdb"],
-        BG,
-    ),
-    (
-        "autoscaling",
-        "v2",
-        "HorizontalPodAutoscaler",
-        "horizontalpodautoscalers",
-        true,
-        &["hpa"],
-        BG,
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "v1",
-        "Role",
-        "roles",
-        true,
-        &[],
-        BG,
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "v1",
-        "RoleBinding",
-        "rolebindings",
-        true,
-        &[],
-        BG,
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "v1",
-        "ClusterRole",
-        "clusterroles",
-        false,
-        &[],
-        BG,
-    ),
-    (
-        "rbac.authorization.k8s.io",
-        "v1",
-        "ClusterRoleBinding",
-        "clusterrolebindings",
-        false,
-        &[],
-        BG,
-    ),
-    (
-        "storage.k8s.io",
-        "v1",
-        "StorageClass",
-        "storageclasses",
-        false,
-        &["sc"],
-        BG,
-    ),
-    (
-        "storage.k8s.io",
-        "v1",
-        "VolumeAttachment",
-        "volumeattachments",
-        false,
-        &[],
-        BG,
-    ),
-    (
-        "storage.k8s.io",
-        "v1",
-        "CSIDriver",
-        "csidrivers",
-        false,
-        &[],
-        BG,
-    ),
-    (
-        "storage.k8s.io",
-        "v1",
-        "CSINode",
-        "csinodes",
-        false,
-        &[],
-        BG,
-    ),
-    (
-        "coordination.k8s.io",
-        "v1",
-        "Lease",
-        "leases",
-        true,
-        &[],
-        BG,
-    ),
-    // `ev` in both groups, as 1.20's discovery has it (kubectl takes the
-    // core one and warns of the other; so does [`KindTable::resolve`]).
-    ("events.k8s.io", "v1", "Event", "events", true, &["ev"], BG),
-    (
-        "apiextensions.k8s.io",
-        "v1",
-        "CustomResourceDefinition",
-        "customresourcedefinitions",
-        false,
-        &["crd", "crds"],
-        BG,
-    ),
-    (
-        "admissionregistration.k8s.io",
-        "v1",
-        "ValidatingWebhookConfiguration",
-        "validatingwebhookconfigurations",
-        false,
-        &[],
-        BG,
-    ),
-    (
-        "admissionregistration.k8s.io",
-        "v1",
-        "MutatingWebhookConfiguration",
-        "mutatingwebhookconfigurations",
-        false,
-        &[],
-        BG,
-    ),
-    (
-        "scheduling.k8s.io",
-        "v1",
-        "PriorityClass",
-        "priorityclasses",
-        false,
-        &["pc"],
-        BG,
-    ),
-    (
-        "resource.k8s.io",
-        "v1",
-        "ResourceClaim",
-        "resourceclaims",
-        true,
-        &[],
-        BG,
-    ),
-    (
-        "snapshot.storage.k8s.io",
-        "v1",
-        "VolumeSnapshot",
-        "volumesnapshots",
-        true,
-        &["vs"],
-        BG,
-    ),
-    (
-        "snapshot.storage.k8s.io",
-        "v1",
-        "VolumeSnapshotContent",
-        "volumesnapshotcontents",
-        false,
-        &["vsc"],
-        BG,
-    ),
-];
-
 impl Default for KindTable {
     fn default() -> Self {
         Self::builtin()
@@ -628,18 +317,13 @@ impl KindTable {
     /// built: the API server asks this for every object it admits).
     #[must_use]
     pub fn is_builtin(group: &str, kind: &str) -> bool {
-        // The kind first: it tells most entries apart by its length alone.
-        BUILTIN.iter().any(|e| e.2 == kind && e.0 == group)
+        row_of(group, kind).is_some()
     }
 
     /// The standard kinds.
     #[must_use]
     pub fn builtin() -> Self {
-        let mut t = KindTable {
-            unlisted: Vec::new(),
-            served_legacy: Vec::new(),
-            by_group_kind: HashMap::default(),
-        };
+        let mut t = Self::empty();
         for &(group, version, kind, plural, namespaced, short, policy) in BUILTIN {
             t.insert(KindInfo {
                 group: group.to_string(),
@@ -662,21 +346,29 @@ impl KindTable {
         KindTable {
             unlisted: Vec::new(),
             served_legacy: Vec::new(),
+            standard: vec![None; BUILTIN.len()].into_boxed_slice(),
             by_group_kind: HashMap::default(),
         }
     }
 
     /// Adds or replaces a kind.
     pub fn insert(&mut self, info: KindInfo) {
-        self.by_group_kind
-            .entry(info.group.clone())
-            .or_default()
-            .insert(info.kind.clone(), info);
+        match row_of(&info.group, &info.kind) {
+            Some(row) => self.standard[row] = Some(info),
+            None => {
+                self.by_group_kind
+                    .entry(info.group.clone())
+                    .or_default()
+                    .insert(info.kind.clone(), info);
+            }
+        }
     }
 
     /// Stops serving a kind (its CustomResourceDefinition is gone).
     pub fn remove(&mut self, group: &str, kind: &str) {
-        if let Some(m) = self.by_group_kind.get_mut(group) {
+        if let Some(row) = row_of(group, kind) {
+            self.standard[row] = None;
+        } else if let Some(m) = self.by_group_kind.get_mut(group) {
             m.remove(kind);
             if m.is_empty() {
                 self.by_group_kind.remove(group);
@@ -696,11 +388,7 @@ impl KindTable {
         for v in &versions {
             self.mark_served(&super::object::api_version_of(&group, v));
         }
-        match self
-            .by_group_kind
-            .get_mut(&info.group)
-            .and_then(|m| m.get_mut(&info.kind))
-        {
+        match self.get_mut(&info.group, &info.kind) {
             Some(known) => {
                 for n in info.short_names {
                     if !known.short_names.contains(&n) {
@@ -740,10 +428,7 @@ impl KindTable {
 
     /// Discovery found `group`/`kind` served in `version` too.
     pub fn add_served_version(&mut self, group: &str, kind: &str, version: &str) {
-        if let Some(k) = self
-            .by_group_kind
-            .get_mut(group)
-            .and_then(|ks| ks.get_mut(kind))
+        if let Some(k) = self.get_mut(group, kind)
             && !k.served_versions.iter().any(|v| v == version)
         {
             k.served_versions.push(version.to_string());
@@ -872,7 +557,23 @@ impl KindTable {
     /// Looks a kind up by API group and kind.
     #[must_use]
     pub fn get(&self, group: &str, kind: &str) -> Option<&KindInfo> {
-        self.by_group_kind.get(group)?.get(kind)
+        match row_of(group, kind) {
+            Some(row) => self.standard[row].as_ref(),
+            None => self.by_group_kind.get(group)?.get(kind),
+        }
+    }
+
+    fn get_mut(&mut self, group: &str, kind: &str) -> Option<&mut KindInfo> {
+        match row_of(group, kind) {
+            Some(row) => self.standard[row].as_mut(),
+            None => self.by_group_kind.get_mut(group)?.get_mut(kind),
+        }
+    }
+
+    /// Whether the table has a kind in `group`.
+    fn has_group(&self, group: &str) -> bool {
+        self.by_group_kind.contains_key(group)
+            || self.standard.iter().flatten().any(|k| k.group == group)
     }
 
     /// Whether the kind is namespaced; `None` when the kind is unknown.
@@ -916,9 +617,7 @@ impl KindTable {
         // `resource.version.group` (`deployments.v1.apps`): the version is
         // dropped when it is one.
         let group = group.map(|g| match g.split_once('.') {
-            Some((v, rest)) if is_version(v) && !self.by_group_kind.contains_key(g.as_str()) => {
-                rest.to_string()
-            }
+            Some((v, rest)) if is_version(v) && !self.has_group(&g) => rest.to_string(),
             _ if is_version(&g) => String::new(),
             _ => g,
         });
@@ -951,9 +650,10 @@ impl KindTable {
     /// Every kind, by group then kind.
     pub fn iter(&self) -> impl Iterator<Item = &KindInfo> {
         let mut all: Vec<&KindInfo> = self
-            .by_group_kind
-            .values()
-            .flat_map(Kinds::values)
+            .standard
+            .iter()
+            .flatten()
+            .chain(self.by_group_kind.values().flat_map(Kinds::values))
             .collect();
         all.sort_unstable_by(|a, b| (&a.group, &a.kind).cmp(&(&b.group, &b.kind)));
         all.into_iter()
@@ -980,8 +680,10 @@ mod tests {
                 "{g}/{k}"
             );
         }
-        // Every standard row, in its own group and no other.
-        for &(group, _, kind, ..) in BUILTIN {
+        // Every standard row, at its own place, in its own group and no
+        // other.
+        for (row, &(group, _, kind, ..)) in BUILTIN.iter().enumerate() {
+            assert_eq!(row_of(group, kind), Some(row), "{group}/{kind}");
             assert!(KindTable::is_builtin(group, kind), "{group}/{kind}");
             assert!(!KindTable::is_builtin("example.com", kind), "{kind}");
             assert!(!KindTable::is_builtin(group, "Database"), "{group}");
@@ -1036,7 +738,13 @@ mod tests {
     #[test]
     fn resolves_names_plurals_and_short_names() {
         let t = KindTable::builtin();
-        for typed in ["Deployment", "deployments", "deploy", "deployments.apps"] {
+        for typed in [
+            "Deployment",
+            "deployments",
+            "deploy",
+            "deployments.apps",
+            "deployments.v1.apps",
+        ] {
             let hits = t.resolve(typed);
             assert_eq!(hits.len(), 1, "{typed}");
             assert_eq!(hits[0].kind, "Deployment");
@@ -1105,6 +813,37 @@ mod tests {
             t.get("", "Event").map(|k| k.default_policy),
             Some(DefaultPolicy::Unsupported)
         );
+    }
+
+    #[test]
+    fn standard_kinds_and_others_are_added_removed_and_listed_alike() {
+        let mut t = KindTable::empty();
+        assert!(t.get("", "Pod").is_none());
+        t.learn("example.com/v1", "Database", true);
+        t.learn("v1", "Pod", true);
+        t.learn("apps/v1", "Deployment", true);
+        let listed: Vec<_> = t
+            .iter()
+            .map(|k| (k.group.as_str(), k.kind.as_str()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("", "Pod"),
+                ("apps", "Deployment"),
+                ("example.com", "Database")
+            ]
+        );
+        assert!(t.get("", "Pod").is_some_and(|k| k.namespaced));
+        t.remove("", "Pod");
+        assert!(t.get("", "Pod").is_none());
+        assert_eq!(t.resolve("deployments.apps").len(), 1);
+        t.remove("apps", "Deployment");
+        assert!(t.resolve("deployments").is_empty());
+        assert_eq!(t.iter().count(), 1);
+        assert_ne!(t, KindTable::empty());
+        t.remove("example.com", "Database");
+        assert_eq!(t, KindTable::empty());
     }
 
     #[test]
