@@ -773,6 +773,46 @@ mod tests {
         assert!(pieces[1].starts_with("  Pod/p03\n"), "{pieces:?}");
     }
 
+    #[test]
+    fn a_failed_write_ends_the_json_with_its_error() {
+        /// Takes what is written until its third write, which fails.
+        struct Closing(Vec<Vec<u8>>);
+        impl std::io::Write for Closing {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.push(buf.to_vec());
+                if self.0.len() == 3 {
+                    Err(std::io::ErrorKind::BrokenPipe.into())
+                } else {
+                    Ok(buf.len())
+                }
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut g = OwnershipGraph::new(KindTable::builtin());
+        for i in 0..12 {
+            g.upsert(obj("Pod", &format!("p{i:02}"), &format!("{i}"), &[]));
+        }
+        let forest = Forest::of(&g, Timestamp::UNIX_EPOCH);
+        let mut w = Closing(Vec::new());
+        // Handed on at every run: the opening, rows 0-2 from this thread,
+        // rows 3-5 from the other (refused), and no more.
+        let written = forest.write_json_in(&mut w, &false, 1);
+        assert!(written.is_err_and(|e| e.is_io()));
+        assert_eq!(w.0.len(), 3, "{:?}", w.0);
+        let [first, second] = [1, 2].map(|i| String::from_utf8_lossy(&w.0[i]).to_string());
+        assert!(
+            first.contains("\"p00\"") && first.contains("\"p02\""),
+            "{first}"
+        );
+        assert!(
+            second.contains("\"p03\"") && second.contains("\"p05\""),
+            "{second}"
+        );
+        assert!(!second.contains("\"p06\""), "{second}");
+    }
+
     proptest::proptest! {
         /// The forest walked from its links is the forest walked by asking
         /// the graph: the same rows in the same order, on graphs with

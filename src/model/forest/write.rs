@@ -120,11 +120,12 @@ impl Forest<'_> {
     ) -> serde_json::Result<()> {
         w.write_all(br#"{"groups":["#)
             .map_err(serde_json::Error::io)?;
-        // On one thread: on two, `tree -o json` at 300k objects (84 MB
-        // of JSON) took as long (wall medians 0.83 against 0.805 s, eight
-        // runs each) and 22-33 MiB more at its peak, for runs of 4.5 MB.
+        // On two threads from as many rows as the text: `tree -o json` at
+        // 300k objects (84 MB of JSON), wall medians 0.835 s on one thread
+        // against 0.770 on two (twelve runs each, on a quiet machine), for
+        // 5-8 MiB more at its peak.
         self.write_runs::<Json, _>(
-            (flush_at, usize::MAX),
+            (flush_at, RUNS_APART_FROM),
             |buf| w.write_all(buf).map_err(serde_json::Error::io),
             |e| e,
         )?;
@@ -208,9 +209,9 @@ fn group_label(out: &mut String, i: usize, namespace: Option<&str>) {
 /// How many rows of a forest's output one thread formats at a time.
 const RUN: usize = if cfg!(test) { 3 } else { 1 << 14 };
 
-/// From how many rows a forest's text is formatted on two threads (in
-/// tests, from four, so that nearly every forest of the tests is). Its
-/// JSON never is: see [`Forest::write_json_in`].
+/// From how many rows a forest's text and JSON are formatted on two
+/// threads (in tests, from four, so that nearly every forest of the tests
+/// is).
 const RUNS_APART_FROM: usize = if cfg!(test) { 4 } else { 1 << 15 };
 
 /// A forest's output, a run of rows at a time, as
