@@ -15,23 +15,19 @@ impl Forest<'_> {
     /// # Errors
     /// What `write` returns.
     pub fn write_text<E>(&self, mut write: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
-        self.write_runs::<Text, E>(
-            (1 << 16, RUNS_APART_FROM),
-            |s| write(s),
-            |never| match never {},
-        )
+        self.write_runs::<Text, E>(1 << 16, |s| write(s), |never| match never {})
     }
 
     /// Formats the rows in runs of [`RUN`] (the last takes whatever is
     /// left) and hands the output to `write` in order, in pieces of
-    /// `flush_at` bytes or more. A forest of `apart_from` rows or more is
-    /// formatted on two threads, a run each in turn, and written from
-    /// this one, a run at a time, at most one run waiting: at 300k objects
-    /// its text was 80 ms on one core after the forest was made, the
-    /// other idle.
+    /// `flush_at` bytes or more. A forest of [`RUNS_APART_FROM`] rows or
+    /// more is formatted on two threads, a run each in turn, and written
+    /// from this one, a run at a time, at most one run waiting: at 300k
+    /// objects its text was 80 ms on one core after the forest was made,
+    /// the other idle.
     fn write_runs<R: Runs, E>(
         &self,
-        (flush_at, apart_from): (usize, usize),
+        flush_at: usize,
         mut write: impl FnMut(&R::Out) -> Result<(), E>,
         failed: impl Fn(R::Error) -> E,
     ) -> Result<(), E> {
@@ -39,7 +35,7 @@ impl Forest<'_> {
         let runs = rows.div_ceil(RUN).max(1);
         // The last run takes whatever is left (and any empty group after).
         let run_len = |k: usize| if k + 1 == runs { usize::MAX } else { RUN };
-        if rows < apart_from {
+        if rows < RUNS_APART_FROM {
             let mut at = R::default();
             let mut out = R::room();
             for k in 0..runs {
@@ -125,7 +121,7 @@ impl Forest<'_> {
         // against 0.770 on two (twelve runs each, on a quiet machine), for
         // 5-8 MiB more at its peak.
         self.write_runs::<Json, _>(
-            (flush_at, RUNS_APART_FROM),
+            flush_at,
             |buf| w.write_all(buf).map_err(serde_json::Error::io),
             |e| e,
         )?;
