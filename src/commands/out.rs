@@ -23,11 +23,24 @@ fn is_unsafe(c: char) -> bool {
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
+/// Every byte of `s` printable ASCII, a line break or a tab: no character
+/// a terminal acts on, without decoding one. Each block is checked whole,
+/// not stopping at the first byte that fails, which the compiler turns
+/// into vector instructions: one character at a time, the 15 MB text of
+/// a 300k-object forest took 12 ms.
+fn plain_ascii(s: &str) -> bool {
+    s.as_bytes().chunks(64).all(|block| {
+        block.iter().fold(true, |plain, &b| {
+            plain & matches!(b, b' '..=b'~' | b'\n' | b'\t')
+        })
+    })
+}
+
 /// `s` with every character a terminal would act on written as a visible
 /// escape; line breaks and tabs are kept.
 #[must_use]
 pub fn sanitize(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    if plain_ascii(s) || !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -161,6 +174,24 @@ mod tests {
         assert_eq!(sanitize("a\u{9b}31m"), "a\\u{9b}31m");
         assert_eq!(sanitize("x\u{202e}gnp.exe"), "x\\u{202e}gnp.exe");
         assert_eq!(sanitize("line\r"), "line\\u{d}");
+    }
+
+    #[test]
+    fn an_unsafe_character_is_found_past_the_first_block() {
+        for c in (0..=0x7f_u8).map(char::from).chain(['\u{9b}', '\u{2066}']) {
+            let s = format!("{}{c}{}", "a".repeat(100), "b".repeat(30));
+            let expected = if is_unsafe(c) {
+                format!(
+                    "{}{}{}",
+                    "a".repeat(100),
+                    c.escape_unicode(),
+                    "b".repeat(30)
+                )
+            } else {
+                s.clone()
+            };
+            assert_eq!(sanitize(&s), expected, "{c:?}");
+        }
     }
 
     #[test]
