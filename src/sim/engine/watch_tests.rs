@@ -96,3 +96,76 @@ fn a_deferred_start_reads_and_runs_as_an_eager_one() {
         assert_eq!(eager.now_ms(), deferred.now_ms(), "{name}: clock");
     }
 }
+
+/// The initial list taken on three threads (the collector, the workload
+/// index, the handlers) runs as the same list taken on one: the same
+/// tasks queued in the same order, the same timeline and objects once
+/// settled. For every bundled scenario, and for one whose list has what
+/// the handlers read the index for: orphans that a ReplicaSet listed
+/// before or after them selects, a pod listed before its ReplicaSet, a
+/// Node after a DaemonSet.
+#[test]
+fn an_initial_list_taken_apart_runs_as_one_taken_on_one_thread() {
+    let text = r"
+name: list
+objects:
+  - {apiVersion: v1, kind: Namespace, metadata: {name: shop, uid: u-00}}
+  - apiVersion: apps/v1
+    kind: DaemonSet
+    metadata: {name: agent, namespace: shop, uid: u-01}
+    spec:
+      selector: {matchLabels: {app: agent}}
+      template: {metadata: {labels: {app: agent}}}
+  - {apiVersion: v1, kind: Node, metadata: {name: node-1, uid: u-02}}
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: early
+      namespace: shop
+      uid: u-03
+      labels: {app: web}
+      ownerReferences:
+        - {apiVersion: apps/v1, kind: ReplicaSet, name: late, uid: u-06, controller: true}
+  - apiVersion: apps/v1
+    kind: ReplicaSet
+    metadata: {name: first, namespace: shop, uid: u-04}
+    spec:
+      replicas: 1
+      selector: {matchLabels: {app: web}}
+      template: {metadata: {labels: {app: web}}}
+  - {apiVersion: v1, kind: Pod, metadata: {name: orphan-a, namespace: shop, uid: u-05, labels: {app: web}}}
+  - apiVersion: apps/v1
+    kind: ReplicaSet
+    metadata: {name: late, namespace: shop, uid: u-06}
+    spec:
+      replicas: 2
+      selector: {matchLabels: {app: web}}
+      template: {metadata: {labels: {app: web}}}
+  - {apiVersion: v1, kind: Pod, metadata: {name: orphan-b, namespace: shop, uid: u-07, labels: {app: web}}}
+  - {apiVersion: v1, kind: Node, metadata: {name: node-2, uid: u-08}}
+";
+    let listed = crate::sim::scenario::parse("list.yaml", text).expect("parses");
+    let scenarios = crate::sim::scenario::BUNDLED
+        .iter()
+        .map(|(name, _)| crate::sim::scenario::bundled(name).expect("bundled"))
+        .chain([listed]);
+    for sc in scenarios {
+        let name = sc.name.clone();
+        let seed = sc.settings.seed;
+        let run = |one_thread: bool| {
+            LIST_ON_ONE_THREAD.set(one_thread);
+            let mut sim = Sim::load_deferred(sc.clone(), seed).expect("sim");
+            sim.prime();
+            LIST_ON_ONE_THREAD.set(false);
+            let queued: Vec<Task> = sim.tasks.values().cloned().collect();
+            sim.settle(120_000);
+            (queued, sim)
+        };
+        let (queued_apart, apart) = run(false);
+        let (queued_one, one) = run(true);
+        assert_eq!(queued_apart, queued_one, "{name}: queued");
+        assert_eq!(apart.timeline(), one.timeline(), "{name}: timeline");
+        let objects = |s: &Sim| s.objects().cloned().collect::<Vec<_>>();
+        assert_eq!(objects(&apart), objects(&one), "{name}: settled");
+    }
+}

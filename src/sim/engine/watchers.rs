@@ -3,6 +3,20 @@
 
 use super::*;
 
+/// Who keeps the workload controllers' index up with a change.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Index {
+    /// The handler, as it reacts.
+    Here,
+    /// Another thread, meanwhile: the initial list's (see
+    /// [`Sim::initial_list`]). The handler reads nothing of the index and
+    /// misses nothing by it: no object of the list was seen before (none
+    /// had a controller before), and every workload an orphan or a new
+    /// Node would have it sync was listed before that object, so its sync
+    /// is pending already (nothing runs while the list is handed out).
+    Elsewhere,
+}
+
 impl Sim {
     /// Hands the store's changes to the timeline, the GC and the
     /// controllers.
@@ -52,17 +66,17 @@ impl Sim {
 
     pub(super) fn react(&mut self, ch: &Change) {
         self.gc.observe(ch, self.api.kinds());
-        self.react_controllers(ch);
+        self.react_controllers(ch, Index::Here);
     }
 
     /// [`Sim::react`] but for the garbage collector: the controllers'
     /// handlers, which read nothing the collector keeps.
-    pub(super) fn react_controllers(&mut self, ch: &Change) {
+    pub(super) fn react_controllers(&mut self, ch: &Change, index: Index) {
         self.follow_controller_workloads(ch.object());
         let obj = ch.object();
         let deleted = matches!(ch, Change::Deleted(_));
         let delay = self.settings.controller_delay.0;
-        self.react_workloads(ch, delay);
+        self.react_workloads(ch, delay, index);
         if self.settings.root_ca.is_some()
             && let Some(ns) =
                 controllers::root_ca_cert_publisher::watches(obj, matches!(ch, Change::Added(_)))
@@ -252,9 +266,14 @@ impl Sim {
         self.schedule_once(delay, Task::TtlAfterFinished(uid.to_string()));
     }
 
-    pub(super) fn react_workloads(&mut self, ch: &Change, delay: u64) {
+    pub(super) fn react_workloads(&mut self, ch: &Change, delay: u64, index: Index) {
         use crate::model::workload;
-        let before = self.workloads.observe(ch);
+        let here = index == Index::Here;
+        let before = if here {
+            self.workloads.observe(ch)
+        } else {
+            None
+        };
         let obj = ch.object();
         let deleted = matches!(ch, Change::Deleted(_));
         let mut sync: Vec<String> = Vec::new();
@@ -264,7 +283,7 @@ impl Sim {
         // Upstream's DaemonSet controller handles node adds and updates, not
         // deletes: the pods of a gone node go at the DaemonSet's next sync
         // (any of its pods changing), as observed on the test control plane.
-        if obj.kind == "Node" && obj.group().is_empty() && matches!(ch, Change::Added(_)) {
+        if here && obj.kind == "Node" && obj.group().is_empty() && matches!(ch, Change::Added(_)) {
             sync.extend(self.workloads.daemonsets());
         }
         if workload::is_child_kind(obj.group(), &obj.kind) {
@@ -274,7 +293,7 @@ impl Sim {
                 // An orphan: every workload of its namespace that controls
                 // its kind and selects it may adopt it (upstream
                 // getPodReplicaSets and friends).
-                None if !deleted && !obj.is_terminating() => {
+                None if here && !deleted && !obj.is_terminating() => {
                     let ns = obj.namespace().unwrap_or_default();
                     for c in workload::CONTROLLERS
                         .iter()
