@@ -704,7 +704,10 @@ impl Sim {
     /// Schedules a task once: a second request while it is pending is
     /// dropped.
     fn schedule_once(&mut self, delay_ms: u64, task: Task) {
-        if self.pending.insert(task.clone()) {
+        // Looked up before it is copied: most requests find their task
+        // pending (each of a load's pods asks for its ReplicaSet's sync).
+        if !self.pending.contains(&task) {
+            self.pending.insert(task.clone());
             self.schedule_at(self.now_ms + delay_ms, task);
         }
     }
