@@ -495,12 +495,14 @@ impl Sim {
                 move || {
                     crate::threads::both(
                         || {
+                            gc.expect(changes.iter().map(Change::object));
                             for ch in changes {
                                 gc.observe(ch, &kinds);
                             }
                             gc
                         },
                         || {
+                            index.expect(changes.iter().map(Change::object));
                             for ch in changes {
                                 index.observe(ch);
                             }
@@ -512,6 +514,8 @@ impl Sim {
             self.gc = built;
             self.workloads = indexed;
         } else {
+            self.gc.expect(changes.iter().map(Change::object));
+            self.workloads.expect(changes.iter().map(Change::object));
             for ch in &changes {
                 self.react(ch);
             }

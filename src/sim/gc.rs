@@ -181,6 +181,16 @@ impl GarbageCollector {
         }
     }
 
+    /// Room made at once for the nodes of `objects`, which an initial
+    /// list is about to add. Grown a doubling at a time, the map of a
+    /// 300k-object list moved every node it held at each doubling, into
+    /// fresh pages: 192 of the 334 profile samples of the collector's
+    /// first look.
+    pub fn expect<'o>(&mut self, objects: impl Iterator<Item = &'o Object>) {
+        self.nodes
+            .reserve(objects.filter(|o| !is_event_kind(o)).count());
+    }
+
     fn enqueue(&mut self, work: Work) {
         if self.queued.insert(work.clone()) {
             match work {
