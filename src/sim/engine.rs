@@ -495,14 +495,14 @@ impl Sim {
                 move || {
                     crate::threads::both(
                         || {
-                            gc.expect(changes.iter().map(Change::object));
+                            gc.reserve_for(changes.iter().map(Change::object));
                             for ch in changes {
                                 gc.observe(ch, &kinds);
                             }
                             gc
                         },
                         || {
-                            index.expect(changes.iter().map(Change::object));
+                            index.reserve_for(changes.iter().map(Change::object));
                             for ch in changes {
                                 index.observe(ch);
                             }
@@ -514,8 +514,9 @@ impl Sim {
             self.gc = built;
             self.workloads = indexed;
         } else {
-            self.gc.expect(changes.iter().map(Change::object));
-            self.workloads.expect(changes.iter().map(Change::object));
+            self.gc.reserve_for(changes.iter().map(Change::object));
+            self.workloads
+                .reserve_for(changes.iter().map(Change::object));
             for ch in &changes {
                 self.react(ch);
             }

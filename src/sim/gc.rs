@@ -186,7 +186,7 @@ impl GarbageCollector {
     /// 300k-object list moved every node it held at each doubling, into
     /// fresh pages: 192 of the 334 profile samples of the collector's
     /// first look.
-    pub fn expect<'o>(&mut self, objects: impl Iterator<Item = &'o Object>) {
+    pub fn reserve_for<'o>(&mut self, objects: impl Iterator<Item = &'o Object>) {
         self.nodes
             .reserve(objects.filter(|o| !is_event_kind(o)).count());
     }

@@ -58,7 +58,7 @@ impl WorkloadIndex {
     /// and (mostly workloads) every controller's set. Grown a doubling at
     /// a time, those maps were a quarter of the index's first look at
     /// 300k objects.
-    pub fn expect<'o>(&mut self, objects: impl Iterator<Item = &'o Object>) {
+    pub fn reserve_for<'o>(&mut self, objects: impl Iterator<Item = &'o Object>) {
         let (mut controlled, mut workloads) = (0, 0);
         for o in objects {
             controlled += usize::from(controller_ref(o).is_some());
