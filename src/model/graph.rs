@@ -629,14 +629,14 @@ impl OwnershipGraph {
             }
             return Err(refused);
         }
-        // Each uid is new: checked above. The index of Events on another
-        // thread meanwhile, when there are many: the two parts touch
-        // nothing in common, and these indexes were a tenth of `tree`'s
-        // user CPU at 300k objects, on one core after the parse. Split
-        // where the halves take about as long: at 300k objects with 144k
-        // Events, the index by uid took 16 ms, by owner 33, the Events'
-        // 60 (reading each one's `involvedObject.uid`), the other few
-        // kinds' 5.
+        // Each uid is new: checked above. Three indexes built at once,
+        // when there are many: by uid and owner, the Events', and the
+        // ordered one. They touch nothing in common, and together they
+        // were a tenth of `tree`'s user CPU at 300k objects, on one core
+        // after the parse; the ordered one alone was 59 ms of a 0.65 s
+        // `tree`, and waited for the other two. At 300k objects with 144k
+        // Events, the index by uid took 16 ms, by owner 33, the Events' 60
+        // (reading each one's `involvedObject.uid`), the other few kinds' 5.
         let (hasher, new) = (&self.hasher, &added);
         let (uids, referrers, few) = (&mut self.by_uid, &mut self.referrers, &mut self.few);
         let mut events = std::mem::take(&mut few.events);
@@ -655,22 +655,31 @@ impl OwnershipGraph {
                 Few::add_event(&mut events, o);
             }
         };
-        if new.len() >= BULK_APART_FROM {
-            crate::threads::both(by_uid_and_owner, by_event);
+        // Built from sorted entries in one pass (`collect` finds them
+        // sorted), not by a search per object. Keyed by uid: what `spec`
+        // and `status` read lazily is not part of it.
+        #[allow(clippy::mutable_key_type)]
+        let in_order = || -> BTreeSet<ByUid> {
+            places
+                .iter()
+                .map(|p| ByUid(Arc::clone(&new[p.at])))
+                .collect()
+        };
+        #[allow(clippy::mutable_key_type)]
+        let mut sorted = if new.len() >= BULK_APART_FROM {
+            let (sorted, ((), ())) = crate::threads::both(in_order, || {
+                crate::threads::both(by_uid_and_owner, by_event)
+            });
+            sorted
         } else {
             by_uid_and_owner();
             by_event();
-        }
+            in_order()
+        };
         self.few.events = events;
-        // Built from sorted entries in one pass (`collect` finds them
-        // sorted), not by a search per object.
-        let mut added: Vec<Option<Arc<Object>>> = added.into_iter().map(Some).collect();
-        // Keyed by uid: what `spec` and `status` read lazily is not part of it.
-        #[allow(clippy::mutable_key_type)]
-        let mut sorted: BTreeSet<ByUid> = places
-            .iter()
-            .filter_map(|p| added[p.at].take().map(ByUid))
-            .collect();
+        // Each is held by the indexes now; their order of addition is
+        // read no more.
+        drop(added);
         self.objects.append(&mut sorted);
         Ok(())
     }
