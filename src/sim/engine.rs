@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use jiff::{SignedDuration, Timestamp};
 use serde_json::Value;
 
+use self::ahead::Ahead;
 use super::api::{ApiResponse, ApiServer, Caller, Change, DeleteOptions, Key};
 use super::controllers::{self, Intent, Op};
 use super::gc::{GC_ACTOR, GarbageCollector, PassResult, Work};
@@ -18,6 +19,7 @@ use super::scenario::{
 use super::timeline::{Entry, Timeline, What};
 use crate::model::{KindTable, ObjRef, Object, OwnershipGraph, group_of};
 
+mod ahead;
 #[cfg(test)]
 mod bounded_tests;
 mod finalizer_workloads;
@@ -832,13 +834,19 @@ impl Sim {
     /// ([`Sim::advance_for`]) stopped before the last of them.
     fn run_due(&mut self, at: u64) -> bool {
         self.set_now(at.max(self.now_ms));
-        while let Some((&key, _)) = self.tasks.iter().next() {
+        // Never kept past this run: what changes the state between two
+        // runs is not a sync.
+        let mut ahead = Ahead::default();
+        while let Some((&key, first)) = self.tasks.iter().next() {
             if key.0 > at {
                 break;
             }
+            if matches!(first, Task::Workload(_)) {
+                ahead.prepare(&self.tasks, at, &self.api, &self.workloads);
+            }
             if let Some(task) = self.tasks.remove(&key) {
                 self.pending.remove(&task);
-                self.run_task(task);
+                self.run_task(key, task, &mut ahead);
                 if !self.gc_rest.is_empty() {
                     self.tasks.insert(key, Task::GcBatchRest);
                     return false;

@@ -5,7 +5,9 @@
 use super::*;
 
 impl Sim {
-    pub(super) fn run_task(&mut self, task: Task) {
+    /// Runs the task at `key`; a workload's sync may have been computed
+    /// `ahead`.
+    pub(super) fn run_task(&mut self, key: (u64, u64), task: Task, ahead: &mut Ahead) {
         match task {
             Task::Step(i) => self.run_step(i),
             Task::GcBatch => {
@@ -27,8 +29,13 @@ impl Sim {
                 self.carry_out(intents);
             }
             Task::Workload(uid) => {
-                if let Some(owner) = self.api.get_uid(&uid) {
-                    let intents = controllers::sync_workload(&self.api, &self.workloads, owner);
+                let synced = ahead.take(key).unwrap_or_else(|| {
+                    self.api
+                        .get_uid(&uid)
+                        .map(|owner| controllers::sync_workload(&self.api, &self.workloads, owner))
+                });
+                ahead.ran(synced.as_ref().is_none_or(Vec::is_empty));
+                if let Some(intents) = synced {
                     self.carry_out(intents);
                 }
             }
