@@ -836,7 +836,7 @@ impl Sim {
         self.set_now(at.max(self.now_ms));
         // Never kept past this run: what changes the state between two
         // runs is not a sync.
-        let mut ahead = Ahead::default();
+        let mut ahead = Ahead::new(self.deadline.is_some());
         while let Some((&key, first)) = self.tasks.iter().next() {
             if key.0 > at {
                 break;
