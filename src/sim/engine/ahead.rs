@@ -36,6 +36,9 @@ const MOST: usize = 4096;
 /// never passed by more than a fraction of a millisecond of syncs.
 const MOST_BY_A_DEADLINE: usize = if cfg!(test) { 16 } else { 256 };
 
+// The first batch fits either bound.
+const _: () = assert!(AFTER_QUIET <= MOST_BY_A_DEADLINE && MOST_BY_A_DEADLINE <= MOST);
+
 /// A task's place in the queue: its time, then its order.
 type TaskKey = (u64, u64);
 
@@ -61,7 +64,8 @@ pub(super) struct Ahead {
     synced: VecDeque<(TaskKey, Option<Vec<Intent>>)>,
     /// Syncs in a row that asked for nothing.
     quiet: usize,
-    /// The next batch's size (none yet: [`AFTER_QUIET`]).
+    /// The next batch's size: [`AFTER_QUIET`], doubled for each batch
+    /// used whole since a sync last asked for something, up to `most`.
     size: usize,
     /// The largest batch: [`MOST`], or [`MOST_BY_A_DEADLINE`].
     most: usize,
@@ -74,7 +78,7 @@ impl Ahead {
         Ahead {
             synced: VecDeque::new(),
             quiet: 0,
-            size: 0,
+            size: AFTER_QUIET,
             most: if by_a_deadline {
                 MOST_BY_A_DEADLINE
             } else {
@@ -100,12 +104,6 @@ impl Ahead {
         if ONE_AT_A_TIME.get() {
             return;
         }
-        let size = if self.size == 0 {
-            AFTER_QUIET
-        } else {
-            self.size
-        }
-        .min(self.most);
         let due: Vec<(TaskKey, &str)> = tasks
             .iter()
             .take_while(|(k, _)| k.0 <= at)
@@ -113,7 +111,7 @@ impl Ahead {
                 Task::Workload(uid) => Some((*k, uid.as_str())),
                 _ => None,
             })
-            .take(size)
+            .take(self.size)
             .collect();
         if due.len() < AFTER_QUIET {
             // Too few to be worth a thread: synced one at a time, and not
@@ -135,7 +133,6 @@ impl Ahead {
         self.synced = first.into_iter().chain(second).collect();
         #[cfg(test)]
         LARGEST.set(LARGEST.get().max(self.synced.len()));
-        self.size = size;
     }
 
     /// The sync computed ahead for the task at `key`, if it is the next of
@@ -170,7 +167,7 @@ impl Ahead {
             // What was computed against the state before is stale now.
             self.throw_away();
             self.quiet = 0;
-            self.size = 0;
+            self.size = AFTER_QUIET;
         }
     }
 
