@@ -277,6 +277,47 @@ fn why_names_blocking_dependent_finalizer_and_offline_controller() {
     assert_eq!(v["blockers"][0]["finalizers"][0]["controllerOnline"], false);
 }
 
+/// `why` quotes the Warning Events about what it explains: read from a
+/// file, their index built with the load's others.
+#[test]
+fn why_quotes_the_warning_events_about_the_object() {
+    let path =
+        std::env::temp_dir().join(format!("ownerscope-why-events-{}.yaml", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"name: warned
+description: a Terminating pod its kubelet failed to stop
+objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata:
+      name: p
+      namespace: default
+      uid: p-1
+      finalizers: [example.com/hold]
+      deletionTimestamp: "2026-01-01T00:00:00Z"
+  - apiVersion: v1
+    kind: Event
+    metadata: {name: p.1, namespace: default, uid: e-1}
+    involvedObject: {kind: Pod, name: p, namespace: default, uid: p-1}
+    type: Warning
+    reason: FailedKill
+    message: could not stop it
+    count: 3
+    lastTimestamp: "2026-01-01T00:00:05Z"
+"#,
+    )
+    .expect("a scenario written");
+    let o = ownerscope(&["why", &path.to_string_lossy(), "pod/p", "-n", "default"]);
+    let _ = std::fs::remove_file(&path);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("FailedKill, 3 times") && text.contains("could not stop it"),
+        "{text}"
+    );
+}
+
 #[test]
 fn plan_prints_each_affected_object() {
     let o = ownerscope(&[

@@ -51,11 +51,28 @@ pub fn leave_to_exit(sim: Sim) {
 /// # Errors
 /// The scenario's load error.
 pub fn load_sim(name_or_path: &str, seed: Option<u64>) -> Result<Sim, CmdError> {
+    load(name_or_path, seed, false)
+}
+
+/// [`load_sim`] for a command that diagnoses (`why`, `stuck`): the index
+/// of Events, which a diagnosis quotes, is built with the load's others.
+///
+/// # Errors
+/// As [`load_sim`].
+pub fn load_sim_to_diagnose(name_or_path: &str) -> Result<Sim, CmdError> {
+    load(name_or_path, None, true)
+}
+
+fn load(name_or_path: &str, seed: Option<u64>, to_diagnose: bool) -> Result<Sim, CmdError> {
     let sc = scenario::load(name_or_path)?;
     // Deferred: `tree`, `why` and `plan` read what was loaded; whatever
     // runs the simulator gives its controllers their first look first.
     let seed = seed.unwrap_or(sc.settings.seed);
-    let sim = Sim::load_deferred(sc, seed)?;
+    let sim = if to_diagnose {
+        Sim::load_deferred_to_diagnose(sc, seed)?
+    } else {
+        Sim::load_deferred(sc, seed)?
+    };
     // Headless: nothing outside the simulator reads its changes.
     let sim = sim.unwatched();
     Ok(sim)

@@ -2,7 +2,7 @@
 //! the oldest first, and what holds others up ([`crate::model::stuck`]).
 
 use super::out::Out;
-use super::{CmdResult, load_sim};
+use super::{CmdResult, load_sim_to_diagnose};
 use crate::cli::{StuckArgs, StuckOutput, seconds_to_ms};
 use crate::model::stuck::{self, Report};
 
@@ -21,7 +21,7 @@ pub fn run(args: &StuckArgs) -> CmdResult {
             Some(args.live.all_namespaces),
         )
     } else {
-        let mut sim = load_sim(args.scenario.as_deref().unwrap_or_default(), None)?;
+        let mut sim = load_sim_to_diagnose(args.scenario.as_deref().unwrap_or_default())?;
         if let Some(at) = args.at {
             sim.advance(seconds_to_ms(at));
         }

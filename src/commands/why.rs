@@ -2,7 +2,7 @@
 //! it.
 
 use super::out::Out;
-use super::{CmdError, CmdResult, load_sim, parse_target};
+use super::{CmdError, CmdResult, load_sim_to_diagnose, parse_target};
 use crate::cli::{WhyArgs, WhyOutput, seconds_to_ms};
 use crate::model::diagnosis;
 
@@ -91,7 +91,7 @@ pub fn run(args: &WhyArgs) -> CmdResult {
         return print_diagnosis(&d, args.output);
     }
     let object = &object;
-    let mut sim = load_sim(scenario.as_deref().unwrap_or_default(), None)?;
+    let mut sim = load_sim_to_diagnose(scenario.as_deref().unwrap_or_default())?;
     if let Some(at) = args.at {
         sim.advance(seconds_to_ms(at));
     }

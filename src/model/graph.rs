@@ -163,7 +163,12 @@ struct Few {
     /// The uid of an Event's involved object -> the Events about it (a
     /// controller's warnings on a stuck object, STUCK-CAUSES C2), the
     /// Events themselves: no uid copied per Event, none looked up again.
-    events: HashMap<Uid, UidSet, Hasher>,
+    /// Made at the first question about them (or before a bulk load that
+    /// is to build it with the other indexes, [`OwnershipGraph::index_events`]),
+    /// then kept with every change: `tree`, `plan` and `simulate` never
+    /// ask, and at 300k objects (144k Events) it was 60 ms of their CPU,
+    /// 35 ms of the simulator's start.
+    events: std::sync::OnceLock<HashMap<Uid, UidSet, Hasher>>,
     /// The workloads and the Nodes' clouds, as [`OwnershipGraph::controllers_seen`]
     /// gives them, kept from one look until a workload or a Node changes:
     /// the diagnosis of every Terminating object selected looks at them,
@@ -183,7 +188,9 @@ pub struct ControllersSeen {
 impl Few {
     fn add(&mut self, o: &Arc<Object>) {
         self.add_kinds(o);
-        Self::add_event(&mut self.events, o);
+        if let Some(events) = self.events.get_mut() {
+            Self::add_event(events, o);
+        }
     }
 
     /// [`Few::add`] but for the index of Events.
@@ -225,12 +232,13 @@ impl Few {
         if super::webhooks::is_configuration(o) {
             self.webhook_configurations.remove(o.uid());
         }
-        if let Some(about) = super::events::involved_uid(o)
-            && let Some(set) = self.events.get_mut(&about)
+        if let Some(events) = self.events.get_mut()
+            && let Some(about) = super::events::involved_uid(o)
+            && let Some(set) = events.get_mut(&about)
         {
             set.remove(o.uid());
             if set.is_empty() {
-                self.events.remove(&about);
+                events.remove(&about);
             }
         }
     }
@@ -402,9 +410,30 @@ impl OwnershipGraph {
             .filter_map(|uid| self.get(uid))
     }
 
+    /// Makes the Events' index now if it was not made yet (it is made at
+    /// the first question otherwise): for a graph that will be asked soon
+    /// and is about to take a bulk load, whose indexes are built at once
+    /// on the machine's cores.
+    pub fn index_events(&mut self) {
+        if self.few.events.get().is_none() {
+            let _ = self.events_about("");
+        }
+    }
+
     /// The Events stored whose involved object is `uid`, in uid order.
     pub fn events_about(&self, uid: &str) -> impl Iterator<Item = &Object> {
-        self.few.events.get(uid).into_iter().flatten().map(|e| &**e)
+        let events = self.few.events.get_or_init(|| {
+            // In the order the objects lie in memory: in uid order each
+            // was a cache miss of its own.
+            let mut objects: Vec<&Arc<Object>> = self.shared_objects().collect();
+            objects.sort_unstable_by_key(|o| Arc::as_ptr(o) as usize);
+            let mut events = HashMap::default();
+            for o in objects {
+                Few::add_event(&mut events, o);
+            }
+            events
+        });
+        events.get(uid).into_iter().flatten().map(|e| &**e)
     }
 
     /// Room for `additional` more objects in the indexes by uid and by
@@ -637,9 +666,12 @@ impl OwnershipGraph {
         // `tree`, and waited for the other two. At 300k objects with 144k
         // Events, the index by uid took 16 ms, by owner 33, the Events' 60
         // (reading each one's `involvedObject.uid`), the other few kinds' 5.
+        // The Events' is kept here only once it was made: a load's first
+        // one is made at the first question about an Event.
         let (hasher, new) = (&self.hasher, &added);
         let (uids, referrers, few) = (&mut self.by_uid, &mut self.referrers, &mut self.few);
-        let mut events = std::mem::take(&mut few.events);
+        // The Events' index only if it was made already (see `Few::events`).
+        let mut events = few.events.take();
         let mut by_uid_and_owner = move || {
             uids.reserve(new.len(), |o| hasher.hash_one(o.uid()));
             for o in new {
@@ -651,8 +683,10 @@ impl OwnershipGraph {
             }
         };
         let mut by_event = || {
-            for o in new {
-                Few::add_event(&mut events, o);
+            if let Some(events) = events.as_mut() {
+                for o in new {
+                    Few::add_event(events, o);
+                }
             }
         };
         // Built from sorted entries in one pass (`collect` finds them
@@ -676,7 +710,9 @@ impl OwnershipGraph {
             by_event();
             in_order()
         };
-        self.few.events = events;
+        if let Some(events) = events {
+            self.few.events = std::sync::OnceLock::from(events);
+        }
         // Each is held by the indexes now; their order of addition is
         // read no more.
         drop(added);

@@ -599,9 +599,13 @@ impl ApiServer {
     /// indexes, and they are put in uid order together at
     /// [`ApiServer::end_restore`]. Until then a restored object is found
     /// by name and by its owners only, and a uid taken twice is found by
-    /// `end_restore`.
-    pub fn begin_restore(&mut self, expected: usize) {
+    /// `end_restore`. With `index_events`, the Events' index is built with
+    /// the others (see [`OwnershipGraph::index_events`]).
+    pub fn begin_restore(&mut self, expected: usize, index_events: bool) {
         let store = self.store_mut();
+        if index_events {
+            store.index_events();
+        }
         store.reserve(expected);
         store.reserve_owners(expected);
         store.begin_bulk(expected);

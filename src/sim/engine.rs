@@ -239,7 +239,7 @@ impl Sim {
     /// # Errors
     /// As [`Sim::new`].
     pub fn with_seed(scenario: &Scenario, seed: u64) -> Result<Sim, LoadError> {
-        Self::start(Arc::new(scenario.clone()), seed, Objects::Copied).map(Self::primed)
+        Self::start(Arc::new(scenario.clone()), seed, Objects::Copied, true).map(Self::primed)
     }
 
     /// The same scenario from its start again, with the same seed (a
@@ -254,6 +254,7 @@ impl Sim {
             Arc::clone(&self.scenario),
             self.settings.seed,
             Objects::Copied,
+            true,
         )
         .map(Self::primed)
     }
@@ -265,7 +266,7 @@ impl Sim {
     /// As [`Sim::new`].
     pub fn resettable(scenario: Scenario) -> Result<Sim, LoadError> {
         let seed = scenario.settings.seed;
-        Self::start(Arc::new(scenario), seed, Objects::Copied).map(Self::primed)
+        Self::start(Arc::new(scenario), seed, Objects::Copied, true).map(Self::primed)
     }
 
     /// As [`Sim::resettable`], with the controllers' first look left for
@@ -276,7 +277,7 @@ impl Sim {
     /// As [`Sim::new`].
     pub fn resettable_deferred(scenario: Scenario) -> Result<Sim, LoadError> {
         let seed = scenario.settings.seed;
-        Self::start(Arc::new(scenario), seed, Objects::Copied)
+        Self::start(Arc::new(scenario), seed, Objects::Copied, true)
     }
 
     /// As [`Sim::new`], for a run that is never reset (the headless
@@ -295,7 +296,7 @@ impl Sim {
     /// # Errors
     /// As [`Sim::new`].
     pub fn load_with_seed(scenario: Scenario, seed: u64) -> Result<Sim, LoadError> {
-        Self::start(Arc::new(scenario), seed, Objects::Moved).map(Self::primed)
+        Self::start(Arc::new(scenario), seed, Objects::Moved, false).map(Self::primed)
     }
 
     /// As [`Sim::load_with_seed`], but the garbage collector's and the
@@ -312,7 +313,18 @@ impl Sim {
     /// # Errors
     /// As [`Sim::new`].
     pub fn load_deferred(scenario: Scenario, seed: u64) -> Result<Sim, LoadError> {
-        Self::start(Arc::new(scenario), seed, Objects::Moved)
+        Self::start(Arc::new(scenario), seed, Objects::Moved, false)
+    }
+
+    /// As [`Sim::load_deferred`], for a command that asks about Events
+    /// (a diagnosis quotes an object's warnings): their index is built
+    /// with the load's others, at once on the machine's cores, rather
+    /// than at the first question, on one.
+    ///
+    /// # Errors
+    /// As [`Sim::new`].
+    pub fn load_deferred_to_diagnose(scenario: Scenario, seed: u64) -> Result<Sim, LoadError> {
+        Self::start(Arc::new(scenario), seed, Objects::Moved, true)
     }
 
     /// The garbage collector's and the controllers' first look at the
@@ -347,7 +359,18 @@ impl Sim {
 
     /// Restores the scenario's objects into the store; [`Sim::prime`]
     /// then gives the controllers their first look.
-    fn start(mut scenario: Arc<Scenario>, seed: u64, objects: Objects) -> Result<Sim, LoadError> {
+    /// With `index_events`, the Events' index is built with the load's
+    /// others, at once on the machine's cores (see
+    /// [`crate::model::OwnershipGraph::index_events`]): a simulator that
+    /// can be reset is the UI's or `serve`'s, which ask about Events at
+    /// once (the details of the first object selected); a headless
+    /// command's is made at its first question, if any.
+    fn start(
+        mut scenario: Arc<Scenario>,
+        seed: u64,
+        objects: Objects,
+        index_events: bool,
+    ) -> Result<Sim, LoadError> {
         // Taken from a scenario no one else holds, and restored in place.
         // Copied: the scenario then keeps what was stored (shared with the
         // store, not a second copy of every object), and a reset restores
@@ -358,8 +381,10 @@ impl Sim {
         // a reset generates the same uids in the same order.
         let mut generated = Vec::new();
         let mut sim = Self::shell(&scenario, seed);
-        sim.api
-            .begin_restore(moved.as_ref().map_or(scenario.objects.len(), Vec::len));
+        sim.api.begin_restore(
+            moved.as_ref().map_or(scenario.objects.len(), Vec::len),
+            index_events,
+        );
         // Moved: each object is stored in the allocation it was read into.
         // Copied: shared with the scenario until the store changes it.
         let restored: Box<dyn Iterator<Item = Arc<Object>>> = match moved {

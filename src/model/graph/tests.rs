@@ -514,3 +514,67 @@ fn events_about_an_object_follow_its_events() {
     assert_eq!(g.events_about("p-2").count(), 0);
     assert_eq!(g.events_about("p-1").count(), 40);
 }
+
+/// The Events' index, made at the first question about Events, answers
+/// as one kept from the start: asked before a bulk load, changes and
+/// removals that follow are kept in it; never asked, it is made from
+/// whatever is stored then.
+#[test]
+fn events_asked_first_early_or_late_are_the_same() {
+    let event = |uid: &str, about: &str| {
+        let o: Object = serde_json::from_value(serde_json::json!({
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": uid, "namespace": "a", "uid": uid},
+            "involvedObject": {"kind": "Pod", "name": "p", "uid": about},
+        }))
+        .expect("an event");
+        Arc::new(o)
+    };
+    let about = |i: usize| format!("p-{}", i % 7);
+    let first: Vec<Arc<Object>> = (0..30)
+        .map(|i| event(&format!("e-{i:02}"), &about(i)))
+        .collect();
+    let more: Vec<Arc<Object>> = (30..90)
+        .map(|i| event(&format!("e-{i:02}"), &about(i)))
+        .collect();
+    let change = |g: &mut OwnershipGraph| {
+        g.remove("e-03");
+        g.remove("e-45");
+        // An Event moved to another object, and one about no object.
+        g.upsert(event("e-10", "p-6"));
+        g.upsert(event("e-11", ""));
+    };
+    // Asked early: made from the first few, then kept through a bulk
+    // load and the changes.
+    let mut early = OwnershipGraph::from_objects(KindTable::builtin(), &first);
+    assert_eq!(early.events_about("p-0").count(), 5);
+    early.begin_bulk(more.len());
+    for e in &more {
+        assert!(early.insert_new(Arc::clone(e)).is_ok());
+    }
+    assert!(early.end_bulk().is_ok());
+    change(&mut early);
+    // Asked late: made from what is stored then.
+    let mut late = OwnershipGraph::from_objects(KindTable::builtin(), &first);
+    late.begin_bulk(more.len());
+    for e in &more {
+        assert!(late.insert_new(Arc::clone(e)).is_ok());
+    }
+    assert!(late.end_bulk().is_ok());
+    change(&mut late);
+    let answers = |g: &OwnershipGraph| -> Vec<Vec<String>> {
+        (0..7)
+            .map(|i| {
+                g.events_about(&format!("p-{i}"))
+                    .map(|e| e.uid().to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let seen = answers(&late);
+    assert_eq!(answers(&early), seen);
+    // 90 Events, two removed, one moved to p-6 and one about nothing.
+    assert_eq!(seen.iter().map(Vec::len).sum::<usize>(), 87);
+    assert!(seen[6].contains(&"e-10".to_string()) && !seen[3].contains(&"e-10".to_string()));
+    assert!(!seen[3].contains(&"e-45".to_string()));
+}
