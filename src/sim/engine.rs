@@ -362,9 +362,11 @@ impl Sim {
     /// With `index_events`, the Events' index is built with the load's
     /// others, at once on the machine's cores (see
     /// [`crate::model::OwnershipGraph::index_events`]): a simulator that
-    /// can be reset is the UI's or `serve`'s, which ask about Events at
-    /// once (the details of the first object selected); a headless
-    /// command's is made at its first question, if any.
+    /// can be reset is the UI's, which asks about Events at once (the
+    /// details of the first object selected), and `why` and `stuck` ask
+    /// for it ([`Sim::load_deferred_to_diagnose`]); any other's is made at
+    /// its first question, if any (`serve`'s at the first Event it
+    /// records).
     fn start(
         mut scenario: Arc<Scenario>,
         seed: u64,
