@@ -238,15 +238,10 @@ impl ForestIndex {
     #[must_use]
     pub fn build_with(graph: &OwnershipGraph, selectors: impl FnOnce() -> SelectorIndex) -> Self {
         let mut ix = ForestIndex::default();
-        // Ids given in the order the objects lie in memory (the order they
-        // were read in: a snapshot's owners near their dependents), not in
-        // uid order, where each object, and the owner found for it, was a
-        // cache miss of its own: at 1M objects, 1.5 s less of the UI's load
-        // for the references resolved in this order alone. Nothing below
+        // Ids given in the order the objects lie in memory. Nothing below
         // depends on the order: the roots are sorted, each owner's
         // children too, and a cycle's start is the least of its keys.
-        let mut objects: Vec<&Arc<Object>> = graph.shared_objects().collect();
-        objects.sort_unstable_by_key(|o| Arc::as_ptr(o) as usize);
+        let objects = graph.in_memory_order();
         // The ids and labels, and each object's references resolved: apart
         // from each other (an owner's id is its place among the objects,
         // found by its address, not by its uid among the ids), on two

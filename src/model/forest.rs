@@ -330,23 +330,18 @@ impl<'g> Links<'g> {
     fn of(graph: &'g OwnershipGraph) -> Self {
         // Each object's references resolved (a look-up of its kind and of
         // its owner by name, most of this), the second half of the objects
-        // on another thread when there are many. Taken in the order they
-        // lie in memory (the order they were read in, a snapshot's owners
-        // near their dependents), not in uid order, where each object and
-        // the owner found for it was a cache miss of its own: at 300k
-        // objects the links took 90 ms in uid order, 56 in this one. What
-        // comes out does not depend on the order: the sorts below order
-        // keys that end with each dependent's uid, and `resolved` keeps one
-        // edge per dependent and owner.
+        // on another thread when there are many, in the order they lie in
+        // memory. What comes out does not depend on the order: the sorts
+        // below order keys that end with each dependent's uid, and
+        // `resolved` keeps one edge per dependent and owner.
         let half = graph.len() / 2;
         let apart = half >= LINKS_APART_FROM;
         let (edges, roots) = if apart {
-            let mut objects: Vec<&Object> = graph.objects().collect();
-            objects.sort_unstable_by_key(|o| address(o));
+            let objects = graph.in_memory_order();
             let (first, second) = objects.split_at(half);
             let ((mut edges, mut roots), (more_edges, more_roots)) = crate::threads::both(
-                || resolved(first.iter().copied(), graph),
-                || resolved(second.iter().copied(), graph),
+                || resolved(first.iter().map(|o| &***o), graph),
+                || resolved(second.iter().map(|o| &***o), graph),
             );
             edges.extend(more_edges);
             for (ns, objects) in more_roots {

@@ -174,14 +174,9 @@ impl SelectorIndex {
     /// tables out of the cache (half of this index's build of a 1M-object
     /// List with 2,000 namespaces). Where an object is filed does not
     /// depend on the order it comes in: each namespace's are taken in the
-    /// order they lie in memory (the order they were read in), not in uid
-    /// order, where each was a cache miss of its own. At 300k objects the
-    /// UI's first tree built this beside the forest index on the other
-    /// core, and the two together took 226-249 ms against 259-277 before
-    /// (with the forest index's ids and references apart).
+    /// order they lie in memory ([`crate::model::graph::in_memory_order`]).
     pub fn build<'a>(objects: impl Iterator<Item = &'a Arc<Object>>) -> Self {
-        let mut objects: Vec<&Arc<Object>> = objects.collect();
-        objects.sort_unstable_by_key(|o| Arc::as_ptr(o) as usize);
+        let objects = crate::model::graph::in_memory_order(objects);
         let mut by_namespace: HashMap<&str, Vec<&Arc<Object>>, Hasher> = HashMap::default();
         let mut count = 0;
         for o in objects {
