@@ -724,6 +724,28 @@ mod tests {
         other.metadata.namespace = Some("other".into());
         g.upsert(other);
         g.upsert(Object::new("v1", "Namespace", None, "shop"));
+        // Names that need escaping (each for one reason), and one that
+        // does not but for letters beyond ASCII: in objects, edges and
+        // badges.
+        g.upsert(obj("ConfigMap", "back\\slash", "13", &[]));
+        g.upsert(obj(
+            "Secret",
+            "réglé",
+            "14",
+            &[("ConfigMap", "back\\slash", "13")],
+        ));
+        g.upsert(obj(
+            "Secret",
+            "\"quoted\"",
+            "15",
+            &[("Secret", "réglé", "14")],
+        ));
+        g.upsert(obj(
+            "Pod",
+            "bell\u{7}",
+            "16",
+            &[("ReplicaSet", "gone\n", "17")],
+        ));
         let now = Timestamp::UNIX_EPOCH;
         for forest in [Forest::of(&g, now), Forest::focus(&g, "2", now)] {
             let groups = forest.groups();
