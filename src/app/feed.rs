@@ -235,8 +235,9 @@ impl App {
     }
 
     fn reset(&mut self, graph: Built) {
-        let (graph, index) = graph_and_index(graph);
+        let (graph, index, apart) = graph_and_index(graph);
         self.index = index;
+        self.selectors_apart = apart;
         self.graph = graph;
         self.expansion = self.automatic_expansion();
         self.flashes.clear();
@@ -385,10 +386,11 @@ fn owner_uids(obj: Option<&Object>) -> Vec<String> {
     .unwrap_or_default()
 }
 
-/// Above this many objects, a snapshot's selector index is built on a
-/// thread of its own while its graph is built: each is about a tenth of
-/// the UI's load of a large file, and a second core is there to take one.
-const SELECTORS_APART_FROM: usize = 20_000;
+/// From this many objects, a snapshot's selector index is built on a
+/// thread of its own once its forest index is: at 300k objects it took as
+/// much CPU as the forest index, and built beside it on the same two
+/// cores it held the first tree back.
+pub(super) const SELECTORS_APART_FROM: usize = 20_000;
 
 /// The objects of a reset: the graph to build from them, or built.
 enum Built {
@@ -397,35 +399,51 @@ enum Built {
 }
 
 /// The graph of a snapshot (built from its objects unless given) and its
-/// forest index, with the selector index of its objects built beside
-/// them when the snapshot is large.
-fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex) {
-    match built {
+/// forest index. A large snapshot's selector index is left to a thread of
+/// its own, started once the rest is done and handed back here: the tree
+/// is drawn meanwhile, and the selection's selector relations come when
+/// it is ready ([`super::App::tick`]).
+fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex, Option<SelectorsApart>) {
+    let graph = match built {
         Built::Not(kinds, objects) if objects.len() < SELECTORS_APART_FROM => {
             let graph = OwnershipGraph::from_objects(kinds, &objects);
             let index =
                 ForestIndex::build_with(&graph, || relations::SelectorIndex::of_list(&objects));
-            (Arc::new(graph), index)
+            return (Arc::new(graph), index, None);
         }
-        // A list may give a uid twice: its later copy is the one indexed.
-        Built::Not(kinds, objects) => std::thread::scope(|s| {
-            let selectors = s.spawn(|| relations::SelectorIndex::of_list(&objects));
-            let graph = Arc::new(OwnershipGraph::from_objects(kinds, &objects));
-            let index = ForestIndex::build_with(&graph, || crate::threads::joined(selectors));
-            (graph, index)
-        }),
+        // A list may give a uid twice: its later copy is the one the graph
+        // keeps, and the one indexed.
+        Built::Not(kinds, objects) => Arc::new(OwnershipGraph::from_objects(kinds, &objects)),
         Built::Already(graph) if graph.len() < SELECTORS_APART_FROM => {
             let index = ForestIndex::build(&graph);
-            (graph, index)
+            return (graph, index, None);
         }
-        // Read from the graph itself, each uid once.
-        Built::Already(graph) => {
-            let index = std::thread::scope(|s| {
-                let objects = graph.shared_objects();
-                let selectors = s.spawn(|| relations::SelectorIndex::build(objects));
-                ForestIndex::build_with(&graph, || crate::threads::joined(selectors))
-            });
-            (graph, index)
+        Built::Already(graph) => graph,
+    };
+    let (mut index, objects) = ForestIndex::build_leaving_selectors(&graph);
+    let apart = SelectorsApart::default();
+    let done = Arc::clone(&apart);
+    let thread = std::thread::Builder::new()
+        .name("selector index".into())
+        .spawn(move || {
+            // A panic (reported by the hook, in the log) leaves an empty
+            // index: no relations rather than a wait that never ends.
+            let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                relations::SelectorIndex::build(objects.iter())
+            }));
+            let _ = done.set(built.unwrap_or_default());
+        });
+    match thread {
+        Ok(_) => (graph, index, Some(apart)),
+        // No thread to be had: built here.
+        Err(_) => {
+            let built = relations::SelectorIndex::build(graph.shared_objects());
+            index.set_selectors(built, &graph);
+            (graph, index, None)
         }
     }
 }
+
+/// Where the thread building a large snapshot's selector index puts it
+/// (shared: a clone of the App waits for the same).
+pub(super) type SelectorsApart = Arc<std::sync::OnceLock<relations::SelectorIndex>>;

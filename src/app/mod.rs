@@ -159,6 +159,9 @@ pub struct App {
     relations: Option<(String, Relations)>,
     relations_at: Duration,
     relations_stale: bool,
+    /// The thread building a large snapshot's selector index, until it is
+    /// done ([`App::tick`] looks).
+    selectors_apart: Option<feed::SelectorsApart>,
     /// The terminal's size, as the runtime last saw it.
     screen: (u16, u16),
     /// Whether the UI takes the mouse (off: the terminal selects text).
@@ -242,6 +245,7 @@ impl App {
             relations: None,
             relations_at: Duration::ZERO,
             relations_stale: false,
+            selectors_apart: None,
             screen: (u16::MAX, u16::MAX),
             mouse: true,
             story: None,
@@ -499,6 +503,14 @@ impl App {
         }
         // The open dialog's Enter now sends: its keys line says so.
         let mut changed = any || was_ready != self.enter_ready();
+        if self
+            .selectors_apart
+            .as_ref()
+            .is_some_and(|apart| apart.get().is_some())
+        {
+            self.wait_for_selectors();
+            changed = true;
+        }
         if self.why_stale && self.clock >= self.why_at + WHY_REFRESH {
             self.compute_why();
             changed = true;
@@ -836,10 +848,33 @@ impl App {
         }
     }
 
+    /// Takes the selector index built apart, waiting for it if need be,
+    /// and computes the selection's relations from it.
+    pub fn wait_for_selectors(&mut self) {
+        if let Some(apart) = self.selectors_apart.take() {
+            apart.wait();
+            let built = match Arc::try_unwrap(apart) {
+                Ok(only) => only.into_inner().unwrap_or_default(),
+                Err(shared) => shared.wait().clone(),
+            };
+            self.index.set_selectors(built, &self.graph);
+            self.compute_relations();
+        }
+    }
+
+    /// Whether the selection's selector relations wait for the selector
+    /// index, still being built.
+    #[must_use]
+    pub fn relations_pending(&self) -> bool {
+        self.index.selectors().is_none()
+    }
+
     fn compute_relations(&mut self) {
-        self.relations = self.selected_object().map(|o| {
-            let r = relations::relations_indexed(&self.graph, self.index.selectors(), o);
-            (o.uid().to_string(), r)
+        // None while the selector index is built: computed once it is.
+        self.relations = self.index.selectors().and_then(|selectors| {
+            let o = self.selected_object()?;
+            let r = relations::relations_indexed(&self.graph, selectors, o);
+            Some((o.uid().to_string(), r))
         });
         self.relations_at = self.clock;
         self.relations_stale = false;

@@ -1709,3 +1709,51 @@ fn collapsing_all_from_the_last_of_many_rows_keeps_a_selection() {
     assert!(app.selected_index() < 4);
     assert!(app.selected_row().is_some());
 }
+
+/// A snapshot large enough for its selector index to be built on a thread
+/// of its own: the tree is there at once, the details say the relations
+/// are coming, and a tick after the thread is done shows them, the same
+/// as an index built in place gives.
+#[test]
+fn a_large_snapshots_selector_relations_come_after_its_tree() {
+    let objects: Vec<Arc<Object>> = crate::tools::generate::cluster(feed::SELECTORS_APART_FROM)
+        .into_iter()
+        .map(Arc::new)
+        .collect();
+    let mut app = App::new(Options::default());
+    app.apply(Update::Reset {
+        objects,
+        kinds: Box::new(crate::model::KindTable::builtin()),
+    });
+    assert!(app.rows().len() > 1, "the tree is there");
+    // A Deployment: it selects its pods by labels.
+    while app
+        .selected_object()
+        .is_some_and(|o| o.kind != "Deployment")
+    {
+        app.update(Action::Down);
+    }
+    let deployment = app.selected_object().expect("a Deployment").clone();
+    if app.relations_pending() {
+        assert!(app.relations().is_none());
+        let lines = crate::ui::relations::selector_lines(&app, &deployment);
+        assert!(
+            format!("{lines:?}").contains("still being indexed"),
+            "{lines:?}"
+        );
+    }
+    let waited = std::time::Instant::now();
+    while app.relations_pending() {
+        assert!(waited.elapsed() < Duration::from_secs(60), "never indexed");
+        std::thread::sleep(Duration::from_millis(5));
+        app.tick(Duration::from_millis(5));
+    }
+    let fresh = ForestIndex::build(app.graph());
+    let expected = relations::relations_indexed(
+        app.graph(),
+        fresh.selectors().expect("built in place"),
+        &deployment,
+    );
+    assert!(expected.selects.as_ref().is_some_and(|p| !p.is_empty()));
+    assert_eq!(app.relations(), Some(&expected));
+}

@@ -85,7 +85,16 @@ pub fn annotation_lines(obj: &Object) -> Vec<Line<'static>> {
 #[must_use]
 pub fn selector_lines(app: &App, obj: &Object) -> Vec<Line<'static>> {
     let Some(r) = app.relations() else {
-        return Vec::new();
+        // A pod, or what may select pods: its relations are coming.
+        let related =
+            obj.is_pod() || !matches!(relations::pod_selector(obj), PodSelector::NotASelector);
+        return if app.relations_pending() && related {
+            vec![note(
+                "selector relations: the objects' labels are still being indexed".into(),
+            )]
+        } else {
+            Vec::new()
+        };
     };
     let mut out = Vec::new();
     if r.selector_unknown {

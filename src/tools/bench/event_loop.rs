@@ -174,6 +174,9 @@ pub fn start(objects: Vec<Object>, paused: bool) -> Result<(SimBackend, App), Cm
         ..Options::default()
     });
     runtime::pump(&mut app, &mut backend, Duration::ZERO);
+    // Keys are timed as a user would press them a moment after the first
+    // tree: with the selection's relations from the selector index.
+    app.wait_for_selectors();
     Ok((backend, app))
 }
 
