@@ -422,7 +422,9 @@ fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex, Option<Se
     };
     let (mut index, objects) = ForestIndex::build_leaving_selectors(&graph);
     let apart = SelectorsApart::default();
-    let done = Arc::clone(&apart);
+    // Weak: the App holds the only count once the index is in (taken
+    // without a copy), and a reset meanwhile drops the cell unfilled.
+    let done = Arc::downgrade(&apart);
     let thread = std::thread::Builder::new()
         .name("selector index".into())
         .spawn(move || {
@@ -431,7 +433,9 @@ fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex, Option<Se
             let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 relations::SelectorIndex::build(objects.iter())
             }));
-            let _ = done.set(built.unwrap_or_default());
+            if let Some(cell) = done.upgrade() {
+                let _ = cell.set(built.unwrap_or_default());
+            }
         });
     match thread {
         Ok(_) => (graph, index, Some(apart)),

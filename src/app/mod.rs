@@ -855,6 +855,8 @@ impl App {
             apart.wait();
             let built = match Arc::try_unwrap(apart) {
                 Ok(only) => only.into_inner().unwrap_or_default(),
+                // A clone of the App holds it too, or the thread has not
+                // yet let go of it (the moment after it is put): copied.
                 Err(shared) => shared.wait().clone(),
             };
             self.index.set_selectors(built, &self.graph);

@@ -1742,6 +1742,8 @@ fn a_large_snapshots_selector_relations_come_after_its_tree() {
             "{lines:?}"
         );
     }
+    // A copy of the App made meanwhile gets the same index.
+    let mut twin = app.clone();
     let waited = std::time::Instant::now();
     while app.relations_pending() {
         assert!(waited.elapsed() < Duration::from_secs(60), "never indexed");
@@ -1756,4 +1758,6 @@ fn a_large_snapshots_selector_relations_come_after_its_tree() {
     );
     assert!(expected.selects.as_ref().is_some_and(|p| !p.is_empty()));
     assert_eq!(app.relations(), Some(&expected));
+    twin.wait_for_selectors();
+    assert_eq!(twin.relations(), Some(&expected));
 }
