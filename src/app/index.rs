@@ -370,7 +370,11 @@ impl ForestIndex {
     /// [`ForestIndex::build_leaving_selectors`] gave: the objects changed
     /// since are filed again, as they are in `graph` now.
     pub fn set_selectors(&mut self, mut built: SelectorIndex, graph: &OwnershipGraph) {
-        for uid in self.selectors_since.take().unwrap_or_default() {
+        let mut since = self.selectors_since.take().unwrap_or_default();
+        // Each once, as it is now (a pod may change many times meanwhile).
+        since.sort_unstable();
+        since.dedup();
+        for uid in since {
             built.update(&uid, graph.get_shared(&uid));
         }
         self.selectors = built;

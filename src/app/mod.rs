@@ -487,8 +487,9 @@ impl App {
         changed
     }
 
-    /// Advances the real clock: ends highlights and messages. Returns
-    /// whether anything visible changed.
+    /// Advances the real clock: ends highlights and messages, and takes in
+    /// a selector index built apart once it is done. Returns whether
+    /// anything visible changed.
     pub fn tick(&mut self, elapsed: Duration) -> bool {
         let was_ready = self.enter_ready();
         self.clock += elapsed;

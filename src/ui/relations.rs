@@ -87,8 +87,8 @@ pub fn selector_lines(app: &App, obj: &Object) -> Vec<Line<'static>> {
     let Some(r) = app.relations() else {
         // A pod, or what may select pods: its relations are coming.
         let related =
-            obj.is_pod() || !matches!(relations::pod_selector(obj), PodSelector::NotASelector);
-        return if app.relations_pending() && related {
+            || obj.is_pod() || !matches!(relations::pod_selector(obj), PodSelector::NotASelector);
+        return if app.relations_pending() && related() {
             vec![note(
                 "selector relations: the objects' labels are still being indexed".into(),
             )]
