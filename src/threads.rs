@@ -20,6 +20,20 @@ pub fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
         .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
 
+/// The calling thread runs only when the others leave a core free: work
+/// that can come later (the simulator's first look at a large file, its
+/// selector index) leaves the cores to the UI's tree and keys (on Linux,
+/// where a thread has a nice value of its own; elsewhere this does
+/// nothing).
+pub fn yield_the_cores() {
+    #[cfg(target_os = "linux")]
+    {
+        // Lowering a priority is always allowed; failing, it only runs
+        // as before.
+        let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19);
+    }
+}
+
 /// The same for a thread of its own (not scoped).
 pub fn awaited<T>(thread: std::thread::JoinHandle<T>) -> T {
     thread

@@ -428,6 +428,7 @@ fn graph_and_index(built: Built) -> (Arc<OwnershipGraph>, ForestIndex, Option<Se
     let thread = std::thread::Builder::new()
         .name("selector index".into())
         .spawn(move || {
+            crate::threads::yield_the_cores();
             // A panic (reported by the hook, in the log) leaves an empty
             // index: no relations rather than a wait that never ends.
             let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -62,7 +62,7 @@ impl Starting {
         let thread = std::thread::spawn(move || {
             // Until the first poll, or until the Starting is dropped.
             let _ = wait.recv();
-            yield_the_cores();
+            crate::threads::yield_the_cores();
             let mut b = backend;
             prime(&mut b);
             b
@@ -114,19 +114,6 @@ impl Starting {
             State::Ready(b) => *b,
             State::Priming { .. } | State::Taken => unreachable!("made ready above"),
         }
-    }
-}
-
-/// The calling thread runs only when the others leave a core free: the
-/// UI's tree is built on the two cores of a small machine, and the look
-/// fills what they leave (on Linux, where a thread has a nice value of its
-/// own; elsewhere this does nothing).
-fn yield_the_cores() {
-    #[cfg(target_os = "linux")]
-    {
-        // Lowering a priority is always allowed; failing, it only runs
-        // as before.
-        let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 19);
     }
 }
 
