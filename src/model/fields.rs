@@ -22,6 +22,10 @@ use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use scan::Located;
+
+mod scan;
+
 /// `spec` or `status`: what [`super::kept`] keeps of it.
 #[derive(Default)]
 pub struct Fields {
@@ -72,18 +76,7 @@ impl Fields {
     /// object as it is loaded.
     #[must_use]
     pub fn top_level(&self, key: &str) -> Option<Value> {
-        if let Some(v) = self.value.get() {
-            return v.get(key).cloned();
-        }
-        let text = self.text.as_deref()?;
-        // Most objects have no such field: their text does not name it.
-        if !text.contains(key) {
-            return None;
-        }
-        let mut de = serde_json::Deserializer::from_str(text);
-        serde::Deserializer::deserialize_any(&mut de, Find(key))
-            .ok()
-            .flatten()
+        self.at(&[key])
     }
 
     /// The field at `path` (keys of nested maps), read from the text when
@@ -100,10 +93,17 @@ impl Fields {
             return path.iter().try_fold(&**v, |v, k| v.get(k)).cloned();
         }
         let text = self.text.as_deref()?;
-        let (last, _) = path.split_last()?;
-        // Most objects have no such field: their text does not name it.
-        if !text.contains(last) {
-            return None;
+        match scan::locate(text, path) {
+            Located::At(found) => {
+                if let Some(v) = scan::plain(found) {
+                    return Some(v);
+                }
+                if let Ok(v) = serde_json::from_str(found) {
+                    return Some(v);
+                }
+            }
+            Located::Absent => return None,
+            Located::Unsure => {}
         }
         let mut de = serde_json::Deserializer::from_str(text);
         serde::Deserializer::deserialize_any(&mut de, FindPath(path))
@@ -180,28 +180,6 @@ fn parse(text: Option<&str>) -> Value {
     let parsed = serde_json::from_str(text);
     debug_assert!(parsed.is_ok(), "kept fields are valid JSON: {text}");
     parsed.unwrap_or(Value::Null)
-}
-
-/// One key of a top-level map, the rest skipped.
-struct Find<'k>(&'k str);
-
-impl<'de> Visitor<'de> for Find<'_> {
-    type Value = Option<Value>;
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a map")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
-        let mut found = None;
-        while let Some(k) = map.next_key_seed(KeyIs(self.0))? {
-            if k {
-                // A repeated key keeps its last value, as a map does.
-                found = Some(map.next_value::<Value>()?);
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Ok(found)
-    }
 }
 
 /// A map key compared where it lies, never copied.
