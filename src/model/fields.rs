@@ -93,6 +93,8 @@ impl Fields {
             return path.iter().try_fold(&**v, |v, k| v.get(k)).cloned();
         }
         let text = self.text.as_deref()?;
+        // Found by a scan of the text; what the scan cannot read plainly,
+        // serde reads (as the whole value would read it).
         match scan::locate(text, path) {
             Located::At(found) => {
                 if let Some(v) = scan::plain(found) {
