@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::rows::fnv;
 use super::uids::Uids;
-use crate::model::relations::SelectorIndex;
+use crate::model::relations::{self, SelectorIndex};
 use crate::model::{Object, OwnershipGraph, RefStatus};
 
 /// A dense id, valid while the object exists.
@@ -259,9 +259,10 @@ impl ForestIndex {
         (ix, objects)
     }
 
-    /// The index but for its selectors, and the objects shared when
-    /// `share` (taken as each is read for its id: a pass of its own would
-    /// read every object again).
+    /// The index but for its selectors, and the objects the selector
+    /// index files ([`relations::takes_part`]) shared when `share` (taken
+    /// as each is read for its id: a pass of its own would read every
+    /// object again).
     fn build_apart_from(graph: &OwnershipGraph, share: bool) -> (Self, Vec<Arc<Object>>) {
         let mut ix = ForestIndex::default();
         // Ids given in the order the objects lie in memory. Nothing below
@@ -284,7 +285,11 @@ impl ForestIndex {
             let mut nodes = Vec::with_capacity(objects.len());
             let mut shared = Vec::with_capacity(if share { objects.len() } else { 0 });
             for (i, obj) in objects.iter().enumerate() {
-                if share {
+                // Only what the selector index files: each share is a
+                // locked add on the object's first line as it is first
+                // read, which the reads after it wait for (at 1M objects,
+                // sharing each one was a fifth of this thread's work).
+                if share && relations::takes_part(obj) {
                     shared.push(Arc::clone(obj));
                 }
                 let uid = obj.uid();

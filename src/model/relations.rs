@@ -33,11 +33,23 @@ fn is_service(obj: &Object) -> bool {
     obj.kind == "Service" && obj.group().is_empty()
 }
 
+/// Whether the kind of `obj` selects pods: a Service or a workload.
+fn selects_pods(obj: &Object) -> bool {
+    is_service(obj) || workload::controller_of_kind(obj.group(), &obj.kind).is_some()
+}
+
+/// Whether the selector relation concerns `obj` at all: a pod, or what
+/// selects pods. Told from its kind alone; everything else (an Event, a
+/// ConfigMap) the selector index never files.
+#[must_use]
+pub fn takes_part(obj: &Object) -> bool {
+    obj.is_pod() || selects_pods(obj)
+}
+
 /// The pod selector of `obj`.
 #[must_use]
 pub fn pod_selector(obj: &Object) -> PodSelector {
-    let workload = workload::controller_of_kind(obj.group(), &obj.kind).is_some();
-    if !is_service(obj) && !workload {
+    if !selects_pods(obj) {
         return PodSelector::NotASelector;
     }
     if obj.spec.is_null() {
