@@ -8,11 +8,13 @@
 //! to objects goes through the [`ApiServer`] like any other client.
 
 use std::collections::{BTreeSet, VecDeque};
-use std::fmt;
 use std::sync::Arc;
 
 use super::api::{ApiServer, Caller, Change, DeleteOptions, Key, Preconditions};
+
+mod identity;
 use crate::model::{FOREGROUND, KindTable, ORPHAN, Object, OwnerReference, Policy, Uid, group_of};
+pub use identity::Identity;
 
 /// The GC's maps and sets, keyed by uids and identities: hashed with
 /// foldhash (as the ownership graph's indexes) instead of SipHash, which was
@@ -22,56 +24,6 @@ type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 /// The name the GC acts under, in timelines and events.
 pub const GC_ACTOR: &str = "garbage-collector";
-
-/// An owner's coordinates plus the namespace it is looked up in
-/// (`objectReference` upstream).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Identity {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    pub uid: Uid,
-    pub namespace: String,
-}
-
-impl fmt::Display for Identity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "[{}/{}, namespace: {}, name: {}, uid: {}]",
-            self.api_version, self.kind, self.namespace, self.name, self.uid
-        )
-    }
-}
-
-impl Identity {
-    fn of(o: &Object) -> Identity {
-        Identity {
-            api_version: o.api_version.clone(),
-            kind: o.kind.clone(),
-            name: o.name().to_string(),
-            uid: o.uid().to_string(),
-            namespace: o.namespace().unwrap_or_default().to_string(),
-        }
-    }
-
-    fn of_ref(r: &OwnerReference, namespace: &str) -> Identity {
-        Identity {
-            api_version: r.api_version.clone(),
-            kind: r.kind.clone(),
-            name: r.name.clone(),
-            uid: r.uid.clone(),
-            namespace: namespace.to_string(),
-        }
-    }
-
-    fn matches_ref(&self, r: &OwnerReference) -> bool {
-        r.uid == self.uid
-            && r.name == self.name
-            && r.kind == self.kind
-            && r.api_version == self.api_version
-    }
-}
 
 /// No dependents: one empty set shared by every node that has none (most
 /// objects), changed copy-on-write as any node's; an empty set of each
@@ -287,10 +239,10 @@ impl GarbageCollector {
                     let dep_ns = self
                         .nodes
                         .get(&dep)
-                        .map(|d| d.identity.namespace.clone())
+                        .map(|d| d.identity.namespace().to_string())
                         .unwrap_or_default();
-                    if !observed.namespace.is_empty() && dep_ns != observed.namespace {
-                        self.report_invalid_namespace_owner_ref(&dep, &observed.uid);
+                    if !observed.namespace().is_empty() && dep_ns != observed.namespace() {
+                        self.report_invalid_namespace_owner_ref(&dep, observed.uid());
                     }
                     self.enqueue_delete(&dep);
                 }
@@ -331,7 +283,7 @@ impl GarbageCollector {
         let Some(dep_namespace) = self
             .nodes
             .get(dep_uid)
-            .map(|d| d.identity.namespace.clone())
+            .map(|d| d.identity.namespace().to_string())
         else {
             return;
         };
@@ -359,18 +311,19 @@ impl GarbageCollector {
                 self.enqueue_delete(&r.uid);
             } else if !potentially_invalid {
                 let owner = &*owner;
-                let owner_namespaced = !owner.identity.namespace.is_empty()
-                    && kinds
-                        .namespaced(group_of(&owner.identity.api_version), &owner.identity.kind)
-                        != Some(false);
-                if owner_namespaced && owner.identity.namespace != dep_namespace {
+                let owner_namespaced = !owner.identity.namespace().is_empty()
+                    && kinds.namespaced(
+                        group_of(owner.identity.api_version()),
+                        owner.identity.kind(),
+                    ) != Some(false);
+                if owner_namespaced && owner.identity.namespace() != dep_namespace {
                     if owner.observed {
                         self.report_invalid_namespace_owner_ref(dep_uid, &r.uid);
                     }
                     potentially_invalid = true;
                 } else if !owner.identity.matches_ref(r)
                     || (!owner_namespaced
-                        && owner.identity.namespace != dep_namespace
+                        && owner.identity.namespace() != dep_namespace
                         && !owner.observed)
                 {
                     // Coordinates that disagree with the observed owner, or
@@ -392,13 +345,13 @@ impl GarbageCollector {
         let Some(r) = dep.owners().iter().find(|r| r.uid == owner_uid) else {
             return;
         };
-        let invalid = Identity::of_ref(r, &dep.identity.namespace);
+        let invalid = Identity::of_ref(r, dep.identity.namespace());
         self.events.push(GcEvent {
             object: dep.identity.clone(),
             reason: "OwnerRefInvalidNamespace".into(),
             message: format!(
                 "ownerRef {invalid} does not exist in namespace {:?}",
-                dep.identity.namespace
+                dep.identity.namespace()
             ),
         });
     }
@@ -459,7 +412,7 @@ impl GarbageCollector {
         }
     }
 
-    fn observe_delete(&mut self, obj: &Object, is_virtual: bool) {
+    fn observe_delete(&mut self, obj: &Arc<Object>, is_virtual: bool) {
         let identity = Identity::of(obj);
         self.process_delete(&identity, is_virtual);
     }
@@ -467,7 +420,7 @@ impl GarbageCollector {
     /// A delete event (observed, or synthesised after a GET proved the owner
     /// absent).
     fn process_delete(&mut self, deleted: &Identity, is_virtual: bool) {
-        let Some(existing) = self.nodes.get(&deleted.uid).cloned() else {
+        let Some(existing) = self.nodes.get(deleted.uid()).cloned() else {
             return;
         };
         let mut remove = true;
@@ -487,10 +440,10 @@ impl GarbageCollector {
                         && let Some(replacement) =
                             self.alternate_owner_identity(&nonmatching, deleted)
                     {
-                        if let Some(n) = self.nodes.get_mut(&deleted.uid) {
+                        if let Some(n) = self.nodes.get_mut(deleted.uid()) {
                             n.identity = replacement;
                         }
-                        self.enqueue_delete(&deleted.uid);
+                        self.enqueue_delete(deleted.uid());
                     }
                 }
             } else if existing.identity != *deleted {
@@ -507,10 +460,10 @@ impl GarbageCollector {
         if !remove {
             return;
         }
-        self.nodes.remove(&deleted.uid);
+        self.nodes.remove(deleted.uid());
         for r in existing.owners() {
             if let Some(owner) = self.nodes.get_mut(&r.uid) {
-                Arc::make_mut(&mut owner.dependents).remove(&deleted.uid);
+                Arc::make_mut(&mut owner.dependents).remove(deleted.uid());
             }
         }
         if !existing.dependents.is_empty() {
@@ -531,7 +484,7 @@ impl GarbageCollector {
     }
 
     fn partition_dependents(&self, deps: &BTreeSet<Uid>, owner: &Identity) -> (Vec<Uid>, Vec<Uid>) {
-        let owner_namespaced = !owner.namespace.is_empty();
+        let owner_namespaced = !owner.namespace().is_empty();
         let mut matching = Vec::new();
         let mut nonmatching = Vec::new();
         for d in deps {
@@ -539,10 +492,10 @@ impl GarbageCollector {
                 continue;
             };
             let (mut m, mut nm) = (false, false);
-            if owner_namespaced && owner.namespace != dep.identity.namespace {
+            if owner_namespaced && owner.namespace() != dep.identity.namespace() {
                 nm = true;
             } else {
-                for r in dep.owners().iter().filter(|r| r.uid == owner.uid) {
+                for r in dep.owners().iter().filter(|r| r.uid == owner.uid()) {
                     if owner.matches_ref(r) {
                         m = true;
                     } else {
@@ -561,26 +514,31 @@ impl GarbageCollector {
     }
 
     fn alternate_owner_identity(&self, deps: &[Uid], absent: &Identity) -> Option<Identity> {
-        let absent_cluster = absent.namespace.is_empty();
+        let absent_cluster = absent.namespace().is_empty();
+        // An identity is hashed by its strings, which never change (the
+        // object it may hold is immutable but for what it reads lazily).
+        #[allow(clippy::mutable_key_type)]
         let mut seen: HashSet<Identity> = HashSet::from_iter([absent.clone()]);
         let mut first: Option<Identity> = None;
         for d in deps {
             let Some(dep) = self.nodes.get(d) else {
                 continue;
             };
-            for r in dep.owners().iter().filter(|r| r.uid == absent.uid) {
+            for r in dep.owners().iter().filter(|r| r.uid == absent.uid()) {
                 if absent.matches_ref(r)
-                    && (absent_cluster || absent.namespace == dep.identity.namespace)
+                    && (absent_cluster || absent.namespace() == dep.identity.namespace())
                 {
                     continue;
                 }
-                let mut candidate = Identity::of_ref(r, &dep.identity.namespace);
-                if absent_cluster
-                    && candidate.api_version == absent.api_version
-                    && candidate.kind == absent.kind
-                {
-                    candidate.namespace.clear();
-                }
+                let same_kind = r.api_version == absent.api_version() && r.kind == absent.kind();
+                let candidate = Identity::of_ref(
+                    r,
+                    if absent_cluster && same_kind {
+                        ""
+                    } else {
+                        dep.identity.namespace()
+                    },
+                );
                 if !seen.insert(candidate.clone()) {
                     continue;
                 }
@@ -648,19 +606,20 @@ impl GarbageCollector {
     }
 
     fn get_object(api: &ApiServer, id: &Identity) -> Result<Option<Arc<Object>>, PassError> {
-        let group = group_of(&id.api_version);
-        let mapped = api.kinds().maps(&id.api_version, &id.kind);
-        let Some(namespaced) = api.kinds().namespaced(group, &id.kind).filter(|_| mapped) else {
+        let group = group_of(id.api_version());
+        let mapped = api.kinds().maps(id.api_version(), id.kind());
+        let Some(namespaced) = api.kinds().namespaced(group, id.kind()).filter(|_| mapped) else {
             return Err(PassError::Retry(format!(
                 "unable to get REST mapping for {}/{}",
-                id.api_version, id.kind
+                id.api_version(),
+                id.kind()
             )));
         };
         let key = Key {
             group: group.to_string(),
-            kind: id.kind.clone(),
-            namespace: namespaced.then(|| id.namespace.clone()),
-            name: id.name.clone(),
+            kind: id.kind().to_string(),
+            namespace: namespaced.then(|| id.namespace().to_string()),
+            name: id.name().to_string(),
         };
         Ok(api.get_shared(&key).cloned())
     }
@@ -676,7 +635,7 @@ impl GarbageCollector {
         }
         let latest = Self::get_object(api, &item.identity)?;
         let latest = match latest {
-            Some(l) if l.uid() == item.identity.uid => l,
+            Some(l) if l.uid() == item.identity.uid() => l,
             _ => {
                 let id = item.identity.clone();
                 self.process_delete(&id, true);
@@ -786,17 +745,17 @@ impl GarbageCollector {
         // 1.20: never deleted, never retried; S19). Checked before the
         // absent owners: the virtual owner made for it, looked up with no
         // namespace, is never found, and must not make it dangling.
-        if item.identity.namespace.is_empty()
+        if item.identity.namespace().is_empty()
             && api.kinds().maps(&r.api_version, &r.kind)
             && api.kinds().namespaced(group_of(&r.api_version), &r.kind) == Some(true)
         {
             return Err(PassError::NamespacedOwnerOfClusterScoped);
         }
-        let mut key = Identity::of_ref(r, "");
+        let key = Identity::of_ref(r, "");
         if self.absent.contains(&key) {
             return Ok(Classified::Dangling);
         }
-        key.namespace.clone_from(&item.identity.namespace);
+        let key = key.in_namespace(item.identity.namespace());
         if self.absent.contains(&key) {
             return Ok(Classified::Dangling);
         }
@@ -809,16 +768,18 @@ impl GarbageCollector {
                 r.api_version, r.kind
             )));
         };
-        if !namespaced {
-            key.namespace.clear();
-        }
-        if item.identity.namespace.is_empty() && namespaced {
+        let key = if namespaced {
+            key
+        } else {
+            key.in_namespace("")
+        };
+        if item.identity.namespace().is_empty() && namespaced {
             return Err(PassError::NamespacedOwnerOfClusterScoped);
         }
         let lookup = Key {
             group: group.to_string(),
             kind: r.kind.clone(),
-            namespace: namespaced.then(|| item.identity.namespace.clone()),
+            namespace: namespaced.then(|| item.identity.namespace().to_string()),
             name: r.name.clone(),
         };
         match api.get(&lookup) {
@@ -848,7 +809,7 @@ impl GarbageCollector {
                 self.nodes.get(*d).is_some_and(|n| {
                     n.owners()
                         .iter()
-                        .any(|r| r.uid == item.identity.uid && r.blocks())
+                        .any(|r| r.uid == item.identity.uid() && r.blocks())
                 })
             })
             .cloned()
@@ -899,7 +860,7 @@ impl GarbageCollector {
             let Some(latest) = Self::get_object(api, &dep.identity)? else {
                 continue;
             };
-            if latest.uid() != dep.identity.uid
+            if latest.uid() != dep.identity.uid()
                 || !latest
                     .metadata
                     .owner_references
@@ -912,7 +873,8 @@ impl GarbageCollector {
                 &dep,
                 format!(
                     "orphans it: removes its reference to {}/{}",
-                    owner.identity.kind, owner.identity.name
+                    owner.identity.kind(),
+                    owner.identity.name()
                 ),
             );
             let resp = api.patch(&key_of(&latest), &self.caller, |o| {

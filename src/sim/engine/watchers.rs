@@ -42,11 +42,11 @@ impl Sim {
     pub(super) fn after_dispatch(&mut self) {
         for ev in self.gc.take_events() {
             let object = ObjRef {
-                api_version: ev.object.api_version.clone(),
-                kind: ev.object.kind.clone(),
-                namespace: Some(ev.object.namespace.clone()).filter(|n| !n.is_empty()),
-                name: ev.object.name.clone(),
-                uid: ev.object.uid.clone(),
+                api_version: ev.object.api_version().to_string(),
+                kind: ev.object.kind().to_string(),
+                namespace: Some(ev.object.namespace().to_string()).filter(|n| !n.is_empty()),
+                name: ev.object.name().to_string(),
+                uid: ev.object.uid().to_string(),
             };
             self.timeline.push(Entry {
                 t_ms: self.now_ms,
