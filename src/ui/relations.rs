@@ -86,9 +86,7 @@ pub fn annotation_lines(obj: &Object) -> Vec<Line<'static>> {
 pub fn selector_lines(app: &App, obj: &Object) -> Vec<Line<'static>> {
     let Some(r) = app.relations() else {
         // A pod, or what may select pods: its relations are coming.
-        let related =
-            || obj.is_pod() || !matches!(relations::pod_selector(obj), PodSelector::NotASelector);
-        return if app.relations_pending() && related() {
+        return if app.relations_pending() && relations::takes_part(obj) {
             vec![note(
                 "selector relations: the objects' labels are still being indexed".into(),
             )]
