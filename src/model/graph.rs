@@ -16,8 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use super::kinds::KindTable;
 use super::object::{Object, OwnerReference, Uid, group_of};
-use uid_set::{ByUid, UidSet};
+use ordered::Ordered;
+use uid_set::UidSet;
 
+mod ordered;
 mod uid_set;
 
 /// What one owner reference points at.
@@ -103,8 +105,9 @@ pub struct OwnershipGraph {
     /// copy of an object (a change replaces it, never edits it in place).
     /// Each object is its own key: a copy of every uid as the key was an
     /// allocation per object and three times the room in the tree's nodes
-    /// (about 60 bytes an object, 19 MB at 300k).
-    objects: BTreeSet<ByUid>,
+    /// (about 60 bytes an object, 19 MB at 300k); beside it, the first
+    /// bytes of its uid, which order it without reading it.
+    objects: BTreeSet<Ordered>,
     /// The same objects found by uid with one hash, not a walk down the
     /// ordered index comparing uids (the simulator's controllers and
     /// garbage collector look objects up by uid at every step: those
@@ -141,7 +144,7 @@ impl PartialEq for OwnershipGraph {
                 .objects
                 .iter()
                 .zip(&other.objects)
-                .all(|(a, b)| a.0 == b.0)
+                .all(|(a, b)| a.obj == b.obj)
     }
 }
 
@@ -278,21 +281,15 @@ pub fn in_memory_order<'a>(objects: impl Iterator<Item = &'a Arc<Object>>) -> Ve
 /// the object's place among those added.
 #[derive(Clone, Copy, Debug)]
 struct Place {
-    hi: u64,
-    lo: u64,
+    prefix: ordered::Prefix,
     at: usize,
 }
 
 fn place_of(uid: &str, at: usize) -> Place {
-    let mut b = [0u8; 16];
-    let n = uid.len().min(16);
-    b[..n].copy_from_slice(&uid.as_bytes()[..n]);
-    let [hi, lo] = [&b[..8], &b[8..]].map(|h| {
-        let mut half = [0u8; 8];
-        half.copy_from_slice(h);
-        u64::from_be_bytes(half)
-    });
-    Place { hi, lo, at }
+    Place {
+        prefix: ordered::prefix_of(uid),
+        at,
+    }
 }
 
 /// The parts an object is found by name with; no namespace and an empty
@@ -515,7 +512,7 @@ impl OwnershipGraph {
     /// Adds or replaces an object (by uid).
     pub fn upsert(&mut self, obj: impl Into<Arc<Object>>) {
         let obj: Arc<Object> = obj.into();
-        if let Some(ByUid(old)) = self.objects.take(obj.uid()) {
+        if let Some(Ordered { obj: old, .. }) = self.objects.take(obj.uid()) {
             self.unindex(&old);
         }
         self.kinds
@@ -523,7 +520,7 @@ impl OwnershipGraph {
         Self::index_new(&mut self.by_name, &mut self.referrers, &self.hasher, &obj);
         self.few.add(&obj);
         self.index_uid(&obj);
-        self.objects.insert(ByUid(obj));
+        self.objects.insert(Ordered::new(obj));
     }
 
     /// Adds an object whose kind, namespace and name no stored object has,
@@ -577,7 +574,7 @@ impl OwnershipGraph {
         let hasher = &self.hasher;
         self.by_uid
             .insert_unique(hash, Arc::clone(&obj), |o| hasher.hash_one(o.uid()));
-        self.objects.insert(ByUid(obj));
+        self.objects.insert(Ordered::new(obj));
         Ok(())
     }
 
@@ -633,15 +630,15 @@ impl OwnershipGraph {
         // uid (seldom: only when two prefixes are the same), then by place.
         let uid = |p: &Place| added[p.at].uid();
         places.sort_unstable_by(|a, b| {
-            (a.hi, a.lo)
-                .cmp(&(b.hi, b.lo))
+            a.prefix
+                .cmp(&b.prefix)
                 .then_with(|| uid(a).cmp(uid(b)))
                 .then(a.at.cmp(&b.at))
         });
         // A uid taken twice: the later of the two is the one refused.
         let mut taken: Option<usize> = None;
         for pair in places.windows(2) {
-            if (pair[0].hi, pair[0].lo) == (pair[1].hi, pair[1].lo)
+            if pair[0].prefix == pair[1].prefix
                 && uid(&pair[0]) == uid(&pair[1])
                 && taken.is_none_or(|t| pair[1].at < t)
             {
@@ -663,28 +660,31 @@ impl OwnershipGraph {
             }
             return Err(refused);
         }
-        // Each uid is new: checked above. Three indexes built at once,
-        // when there are many: by uid and owner, the Events', and the
-        // ordered one. They touch nothing in common, and together they
-        // were a tenth of `tree`'s user CPU at 300k objects, on one core
-        // after the parse; the ordered one alone was 59 ms of a 0.65 s
-        // `tree`, and waited for the other two. At 300k objects with 144k
-        // Events, the index by uid took 16 ms, by owner 33, the Events' 60
-        // (reading each one's `involvedObject.uid`), the other few kinds' 5.
-        // The Events' is kept here only once it was made: a load's first
-        // one is made at the first question about an Event.
+        // Each uid is new: checked above. The index by uid (with the few
+        // kinds'), the one by owner and the Events' built at once, when
+        // there are many: they touch nothing in common. At 300k objects
+        // with 144k Events, the index by uid took 16 ms, by owner 33, the
+        // Events' 60 (reading each one's `involvedObject.uid`), the other
+        // few kinds' 5. The Events' is kept here only once it was made: a
+        // load's first one is made at the first question about an Event.
         let (hasher, new) = (&self.hasher, &added);
         let (uids, referrers, few) = (&mut self.by_uid, &mut self.referrers, &mut self.few);
         // The Events' index only if it was made already (see `Few::events`).
         let mut events = few.events.take();
-        let mut by_uid_and_owner = move || {
+        // The few kinds' with the index by uid: the index by owner is the
+        // longer of the two.
+        let mut by_uid = move || {
             uids.reserve(new.len(), |o| hasher.hash_one(o.uid()));
             for o in new {
                 uids.insert_unique(hasher.hash_one(o.uid()), Arc::clone(o), |o| {
                     hasher.hash_one(o.uid())
                 });
-                Self::index_owners(referrers, o);
                 few.add_kinds(o);
+            }
+        };
+        let mut by_owner = move || {
+            for o in new {
+                Self::index_owners(referrers, o);
             }
         };
         let mut by_event = || {
@@ -694,40 +694,38 @@ impl OwnershipGraph {
                 }
             }
         };
-        // Built from sorted entries in one pass (`collect` finds them
-        // sorted), not by a search per object. Keyed by uid: what `spec`
-        // and `status` read lazily is not part of it.
-        #[allow(clippy::mutable_key_type)]
-        let in_order = || -> BTreeSet<ByUid> {
-            places
-                .iter()
-                .map(|p| ByUid(Arc::clone(&new[p.at])))
-                .collect()
-        };
-        #[allow(clippy::mutable_key_type)]
-        let mut sorted = if new.len() >= BULK_APART_FROM {
-            let (sorted, ((), ())) = crate::threads::both(in_order, || {
-                crate::threads::both(by_uid_and_owner, by_event)
-            });
-            sorted
+        if new.len() >= BULK_APART_FROM {
+            crate::threads::both(by_uid, || crate::threads::both(by_owner, by_event));
         } else {
-            by_uid_and_owner();
+            by_uid();
+            by_owner();
             by_event();
-            in_order()
-        };
+        }
         if let Some(events) = events {
             self.few.events = std::sync::OnceLock::from(events);
         }
-        // Each is held by the indexes now; their order of addition is
-        // read no more.
-        drop(added);
+        // The ordered index, built from sorted entries in one pass
+        // (`collect` finds them sorted), not by a search per object. Each
+        // object moved into it, not shared again: sharing raises a count
+        // in each object, read from memory in uid order, which is no
+        // order in memory; and compared by the prefix beside it, which
+        // its place already holds. At 300k objects this index took 59 ms
+        // (a tenth of `tree`'s user CPU), built on its own thread while
+        // the others were, and the others waited for it. Keyed by uid:
+        // what `spec` and `status` read lazily is not part of it.
+        let mut added: Vec<Option<Arc<Object>>> = added.into_iter().map(Some).collect();
+        #[allow(clippy::mutable_key_type)]
+        let mut sorted: BTreeSet<Ordered> = places
+            .iter()
+            .filter_map(|p| Some(Ordered::with_prefix(p.prefix, added[p.at].take()?)))
+            .collect();
         self.objects.append(&mut sorted);
         Ok(())
     }
 
     /// Removes an object; returns it if it was there.
     pub fn remove(&mut self, uid: &str) -> Option<Arc<Object>> {
-        let ByUid(old) = self.objects.take(uid)?;
+        let old = self.objects.take(uid)?.obj;
         if let Ok(e) = self
             .by_uid
             .find_entry(self.hasher.hash_one(uid), |o| o.uid() == uid)
@@ -834,7 +832,7 @@ impl OwnershipGraph {
     }
 
     pub fn objects(&self) -> impl Iterator<Item = &Object> {
-        self.objects.iter().map(|o| &*o.0)
+        self.objects.iter().map(|o| &*o.obj)
     }
 
     /// Every stored copy in the order the objects lie in memory: the order
@@ -852,7 +850,7 @@ impl OwnershipGraph {
 
     /// Every stored copy, in uid order, to share them instead of copying.
     pub fn shared_objects(&self) -> impl Iterator<Item = &Arc<Object>> {
-        self.objects.iter().map(|o| &o.0)
+        self.objects.iter().map(|o| &o.obj)
     }
 
     /// Where `r`, a reference held by `dependent`, points.
@@ -1029,8 +1027,8 @@ impl OwnershipGraph {
         let mut keyed: Vec<(&str, &str, &str, &str)> = self
             .objects
             .iter()
-            .filter(|o| self.is_root(o.0.uid()))
-            .map(|ByUid(o)| {
+            .filter(|o| self.is_root(o.obj.uid()))
+            .map(|Ordered { obj: o, .. }| {
                 (
                     o.namespace().unwrap_or_default(),
                     o.kind.as_str(),
