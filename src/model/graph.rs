@@ -196,6 +196,11 @@ impl Few {
         }
     }
 
+    /// Whether [`Few::add_kinds`] keeps the object.
+    fn keeps(o: &Object) -> bool {
+        is_node(o) || is_workload(o) || super::webhooks::is_configuration(o)
+    }
+
     /// [`Few::add`] but for the index of Events.
     fn add_kinds(&mut self, o: &Arc<Object>) {
         if is_node(o) || is_workload(o) {
@@ -214,7 +219,14 @@ impl Few {
 
     /// An Event, indexed by the uid of the object it is about.
     fn add_event(events: &mut HashMap<Uid, UidSet, Hasher>, o: &Arc<Object>) {
-        if let Some(about) = super::events::involved_uid(o) {
+        if super::events::is_event(o) {
+            Self::add_known_event(events, o);
+        }
+    }
+
+    /// [`Few::add_event`] of an object already known to be an Event.
+    fn add_known_event(events: &mut HashMap<Uid, UidSet, Hasher>, o: &Arc<Object>) {
+        if let Some(about) = super::events::event_involved_uid(o) {
             events
                 .entry(about)
                 .and_modify(|set| set.replace(Arc::clone(o)))
@@ -268,6 +280,30 @@ struct Bulk {
     /// object (it moved each object's whole entry, 64 bytes: an eighth of
     /// the load's first-level cache misses) and seldom follows a pointer.
     places: Vec<Place>,
+    /// Which of them (their places in `added`) hold owner references, are
+    /// Events, and are of the few kinds [`Few`] keeps: told as each was
+    /// added, in the cache, so that [`OwnershipGraph::end_bulk`] reads
+    /// only those again for those indexes, not every object.
+    owned: Vec<usize>,
+    events: Vec<usize>,
+    few: Vec<usize>,
+}
+
+impl Bulk {
+    fn add(&mut self, obj: Arc<Object>) {
+        let at = self.added.len();
+        self.places.push(place_of(obj.uid(), at));
+        if !obj.metadata.owner_references.is_empty() {
+            self.owned.push(at);
+        }
+        if super::events::is_event(&obj) {
+            self.events.push(at);
+        }
+        if Few::keeps(&obj) {
+            self.few.push(at);
+        }
+        self.added.push(obj);
+    }
 }
 
 /// `objects` in the order they lie in memory ([`OwnershipGraph::in_memory_order`]).
@@ -558,8 +594,7 @@ impl OwnershipGraph {
         };
         if let Some(bulk) = &mut self.bulk {
             name_slot.insert(Arc::clone(&obj));
-            bulk.places.push(place_of(obj.uid(), bulk.added.len()));
-            bulk.added.push(obj);
+            bulk.add(obj);
             return Ok(());
         }
         // Whether the uid is taken, from the index by uid: one hash, not
@@ -612,6 +647,7 @@ impl OwnershipGraph {
         self.bulk.get_or_insert_with(|| Bulk {
             added: Vec::with_capacity(expected),
             places: Vec::with_capacity(expected),
+            ..Bulk::default()
         });
     }
 
@@ -623,7 +659,14 @@ impl OwnershipGraph {
     /// already has (stored before, or added earlier), with its place among
     /// those added; none of those added is then in the graph.
     pub fn end_bulk(&mut self) -> Result<(), (usize, Arc<Object>)> {
-        let Some(Bulk { added, mut places }) = self.bulk.take() else {
+        let Some(Bulk {
+            added,
+            mut places,
+            owned,
+            events: events_at,
+            few: few_at,
+        }) = self.bulk.take()
+        else {
             return Ok(());
         };
         // In uid order: by the prefix held in each place, then by the whole
@@ -672,25 +715,32 @@ impl OwnershipGraph {
         // The Events' index only if it was made already (see `Few::events`).
         let mut events = few.events.take();
         // The few kinds' with the index by uid: the index by owner is the
-        // longer of the two.
+        // longer of the two. Each reads again only the objects it indexes,
+        // told apart as they were added. Reading every object's kind again
+        // (a cache miss each) took the index by uid and the few kinds' 30
+        // ms at 300k objects, 25 now; at 1M objects with 480k Events, the
+        // Events' index (the longest of the three) 260-280 ms, 226-257 now,
+        // with each Event's kind not read a second time.
         let mut by_uid = move || {
             uids.reserve(new.len(), |o| hasher.hash_one(o.uid()));
             for o in new {
                 uids.insert_unique(hasher.hash_one(o.uid()), Arc::clone(o), |o| {
                     hasher.hash_one(o.uid())
                 });
-                few.add_kinds(o);
+            }
+            for &at in &few_at {
+                few.add_kinds(&new[at]);
             }
         };
         let mut by_owner = move || {
-            for o in new {
-                Self::index_owners(referrers, o);
+            for &at in &owned {
+                Self::index_owners(referrers, &new[at]);
             }
         };
         let mut by_event = || {
             if let Some(events) = events.as_mut() {
-                for o in new {
-                    Few::add_event(events, o);
+                for &at in &events_at {
+                    Few::add_known_event(events, &new[at]);
                 }
             }
         };
