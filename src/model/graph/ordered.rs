@@ -5,8 +5,7 @@
 //! Built from a bulk load's sorted objects, the index compared each
 //! object with the next twice (a sort that finds them sorted, then the
 //! check for a uid twice), each comparison two objects read from memory
-//! not yet in cache: with the three index builds' Arc clones, a tenth of
-//! `tree`'s user CPU at 300k objects.
+//! not yet in cache.
 
 use std::borrow::Borrow;
 use std::cmp::Ordering;
