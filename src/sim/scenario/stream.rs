@@ -32,6 +32,10 @@ impl<'de> Deserialize<'de> for One {
     }
 }
 
+/// A run of a list's objects for a parsing thread: a text, and where in
+/// it the run starts.
+type Run = (String, usize);
+
 /// Which top-level list the objects were read from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum List {
@@ -75,21 +79,37 @@ impl Window {
         self.buf.drain(..self.pos);
         self.pos = 0;
         let want = at_least.max(self.chunk);
-        let n = (&mut self.file)
-            .take(want as u64)
-            .read_to_end(&mut self.raw)?;
-        crate::sim::progress::read(n as u64);
+        // Read into the text's own bytes, after what is left of it and of
+        // a character cut short: not read into a buffer of its own and
+        // copied (at 300k objects, a copy of the whole file on the reading
+        // thread, which the parsing threads share the cores with).
+        let mut bytes = std::mem::take(&mut self.buf).into_bytes();
+        bytes.extend_from_slice(&self.raw);
+        self.raw.clear();
+        bytes.reserve(want);
+        let read = (&mut self.file).take(want as u64).read_to_end(&mut bytes);
         let not_utf8 = || std::io::Error::from(std::io::ErrorKind::InvalidData);
-        let valid = match std::str::from_utf8(&self.raw) {
-            Ok(text) => text.len(),
+        let n = match read {
+            Ok(n) => n,
+            Err(e) => {
+                self.buf = String::from_utf8(bytes).unwrap_or_default();
+                return Err(e);
+            }
+        };
+        crate::sim::progress::read(n as u64);
+        self.buf = match String::from_utf8(bytes) {
+            Ok(text) => text,
             // A character cut at the end of the piece: the rest comes with
-            // the next one.
-            Err(e) if e.error_len().is_none() && n > 0 => e.valid_up_to(),
+            // the next one (what is before it checked a second time).
+            Err(e) if e.utf8_error().error_len().is_none() && n > 0 => {
+                let valid = e.utf8_error().valid_up_to();
+                let mut bytes = e.into_bytes();
+                self.raw.extend_from_slice(&bytes[valid..]);
+                bytes.truncate(valid);
+                String::from_utf8(bytes).map_err(|_| not_utf8())?
+            }
             Err(_) => return Err(not_utf8()),
         };
-        let text = std::str::from_utf8(&self.raw[..valid]).map_err(|_| not_utf8())?;
-        self.buf.push_str(text);
-        self.raw.drain(..valid);
         if n == 0 {
             self.eof = true;
         }
@@ -140,17 +160,17 @@ impl Window {
             // copying).
             let (spent, spare) = std::sync::mpsc::channel::<String>();
             for worker in 0..n {
-                let (tx, rx) = std::sync::mpsc::sync_channel::<String>(1);
+                let (tx, rx) = std::sync::mpsc::sync_channel::<Run>(1);
                 senders.push(tx);
                 let progress = progress.clone();
                 let spent = spent.clone();
                 workers.push(s.spawn(move || {
                     let _counted = progress.map(crate::sim::progress::Progress::observe);
                     let mut runs: Vec<Option<Vec<Arc<Object>>>> = Vec::new();
-                    for text in rx {
+                    for (text, from) in rx {
                         // The list's first run is the first worker's first.
                         let first = worker == 0 && runs.is_empty();
-                        runs.push(parse_run(&text, first));
+                        runs.push(text.get(from..).and_then(|run| parse_run(run, first)));
                         // Refused only once the reader is done with them.
                         let _ = spent.send(text);
                     }
@@ -228,37 +248,54 @@ impl Window {
     /// starts with its object, each other with the comma before its
     /// first ([`parse_run`] holds every run to that, so a cut that was not
     /// between two objects fails to parse, and the whole text is read).
-    /// Each run is copied into a text from `spare`, when one came back.
+    /// A run cut at a line is the window's own text, handed over whole
+    /// with where the run starts in it; the window goes on in a text from
+    /// `spare` (when one came back) with what was after the cut. A run
+    /// found a byte at a time is copied into such a text.
     fn runs(
         &mut self,
-        parsers: &[std::sync::mpsc::SyncSender<String>],
+        parsers: &[std::sync::mpsc::SyncSender<Run>],
         spare: &std::sync::mpsc::Receiver<String>,
     ) -> Option<usize> {
         let mut runs = 0;
-        let mut send = |text: &str| {
-            let mut run = spare.try_recv().unwrap_or_default();
-            run.clear();
-            run.push_str(text);
+        let mut send = |run: Run| {
             let sent = parsers[runs % parsers.len()].send(run).is_ok();
             runs += 1;
             sent
+        };
+        let spare_text = || {
+            let mut text = spare.try_recv().unwrap_or_default();
+            text.clear();
+            text
+        };
+        let copied = |text: &str| {
+            let mut run = spare_text();
+            run.push_str(text);
+            (run, 0)
         };
         // A list written an object a line, or indented (as kubectl, jq and
         // the APIs' clients write it): cut where a line starts an object,
         // all but the end of the file, without looking at every byte.
         let mut after_object = false;
         if let Some(indent) = self.item_indent() {
+            // Read in smaller pieces: each is about a run, and the runs
+            // are what the parsing threads share. A run is half a piece at
+            // least: a few objects are read a byte at a time, below.
             let run = (self.chunk / 8).max(1);
+            self.chunk = run;
             loop {
-                let mut from = self.pos;
-                while let Some(cut) = item_cut(&self.buf, from, from + run, &indent) {
-                    if !send(&self.buf[from..cut]) {
+                let cut = last_item_cut(&self.buf, self.pos, &indent)
+                    .filter(|cut| cut - self.pos >= run / 2);
+                if let Some(cut) = cut {
+                    let mut rest = spare_text();
+                    rest.push_str(&self.buf[cut..]);
+                    let mut run = std::mem::replace(&mut self.buf, rest);
+                    run.truncate(cut);
+                    if !send((run, std::mem::take(&mut self.pos))) {
                         return None;
                     }
-                    from = cut;
                     after_object = true;
                 }
-                self.pos = from;
                 if !self.more(0).ok()? {
                     break;
                 }
@@ -298,7 +335,7 @@ impl Window {
                         after_comma = true;
                     }
                     b']' if !after_comma => {
-                        if end > start && !send(&self.buf[start..end]) {
+                        if end > start && !send(copied(&self.buf[start..end])) {
                             return None;
                         }
                         self.pos = at;
@@ -311,7 +348,7 @@ impl Window {
             // The end of what was read: the whole objects go, the one cut
             // short stays for the next piece.
             if end > start {
-                if !send(&self.buf[start..end]) {
+                if !send(copied(&self.buf[start..end])) {
                     return None;
                 }
                 start = end;
@@ -329,20 +366,20 @@ impl Window {
     }
 }
 
-/// Where a run from `start` that goes on at least to `at` may end in
-/// `text`: just after the `}` of the object before the first line from
-/// `at` on that starts an object at `indent` (a line break, `indent`,
-/// `{`), the object followed by a comma. `None` when the text read has no
-/// such line yet. A line break is never inside a JSON string, so no string
-/// is taken for a line; a list indented otherwise than its first object
-/// may be cut wrong, which its parse finds.
-fn item_cut(text: &str, start: usize, at: usize, indent: &str) -> Option<usize> {
+/// Where the last run from `start` may end in `text`: just after the `}`
+/// of the object before the last line that starts an object at `indent`
+/// (a line break, `indent`, `{`), the object followed by a comma. `None`
+/// when the text read has no such line after `start` yet. A line break is
+/// never inside a JSON string, so no string is taken for a line; a list
+/// indented otherwise than its first object may be cut wrong, which its
+/// parse finds.
+fn last_item_cut(text: &str, start: usize, indent: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    let mut from = at;
+    let mut to = bytes.len();
     loop {
-        let line = from + bytes.get(from..)?.iter().position(|b| *b == b'\n')?;
-        from = line + 1;
-        let rest = &bytes[from..];
+        let line = bytes.get(start..to)?.iter().rposition(|b| *b == b'\n')? + start;
+        to = line;
+        let rest = &bytes[line + 1..];
         if !(rest.starts_with(indent.as_bytes()) && rest.get(indent.len()) == Some(&b'{')) {
             continue;
         }
@@ -708,6 +745,33 @@ mod tests {
         let loaded = load(&path.to_string_lossy()).expect("loads");
         std::fs::remove_file(&path).ok();
         assert_eq!(Some(loaded.objects), whole.map(|w| w.objects));
+    }
+
+    /// A character of two to four bytes that a piece's end cuts is read
+    /// whole with the next piece, wherever the cut falls. The text is
+    /// longer than the first piece (4 KiB, read before the pieces get
+    /// their size), so that the cuts fall inside the objects.
+    #[test]
+    fn characters_cut_by_a_piece_are_read_whole() {
+        let items: Vec<String> = (0..60)
+            .map(|i| {
+                format!(
+                    r#"{{"apiVersion":"v1","kind":"ConfigMap","metadata":{{"name":"c-{i}","namespace":"n","uid":"u-{i}","annotations":{{"note":"é€𝄞 {i} 𝄞€é"}}}}}}"#
+                )
+            })
+            .collect();
+        let text = format!(
+            "{{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{}\n]}}\n",
+            items.join(",\n")
+        );
+        assert!(text.len() > 4 << 10);
+        for chunk in [1, 7, 16, 24, 40, 97, 200, 1024] {
+            let (streamed, whole) = both("wide-many.json", &text, chunk);
+            let streamed = streamed.expect("a List");
+            let note = streamed.objects[59].metadata.annotations.get("note");
+            assert_eq!(note.map(String::as_str), Some("é€𝄞 59 𝄞€é"));
+            assert_eq!(Some(streamed), whole, "in pieces of {chunk}");
+        }
     }
 
     /// Where the cut at lines is taken (and the byte-by-byte look spared):
