@@ -1,6 +1,8 @@
-//! A JSON List or snapshot read in pieces: the file is read a few MiB at a
-//! time into one buffer that is used again, and each object of `items` (or
-//! `objects`) is read from it as soon as it is whole. The file's text is
+//! A JSON List or snapshot read in pieces: the file is read a piece at a
+//! time (8 MiB, or 1 MiB once the objects are found to start a line each)
+//! into a window on its text, and each run of whole objects of `items` (or
+//! `objects`) goes to a parsing thread, as a copy or as the window's own
+//! text; the texts come back to be read into again. The file's text is
 //! never held whole: at 100k objects that was 99 MB, at a million about a
 //! gigabyte, every page of it fresh (the kernel zeroes each one) and read
 //! once. What lies around the objects (`apiVersion`, `kind`, `metadata`;
