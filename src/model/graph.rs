@@ -16,9 +16,14 @@ use serde::{Deserialize, Serialize};
 
 use super::kinds::KindTable;
 use super::object::{Object, OwnerReference, Uid, group_of};
+use bulk::Bulk;
+pub use few::ControllersSeen;
+use few::{Few, is_node, is_workload};
 use ordered::Ordered;
 use uid_set::UidSet;
 
+mod bulk;
+mod few;
 mod ordered;
 mod uid_set;
 
@@ -91,10 +96,6 @@ impl RefStatus {
 /// of the deletion preview at 100k objects. Seeded per process.
 type Hasher = foldhash::fast::RandomState;
 
-/// From how many objects added in bulk their owners are indexed on a
-/// thread of their own (every bulk in the tests, so that both ways run).
-const BULK_APART_FROM: usize = if cfg!(test) { 2 } else { 20_000 };
-
 /// Objects, their names and who refers to whom.
 #[derive(Clone, Debug, Default)]
 pub struct OwnershipGraph {
@@ -148,184 +149,11 @@ impl PartialEq for OwnershipGraph {
     }
 }
 
-/// Objects of a few kinds, kept track of as they are stored and removed.
-#[derive(Clone, Debug, Default)]
-struct Few {
-    /// The Node objects stored: whether nodes are in view at all (a pod
-    /// bound to a node that is not there then means the node is gone, R77;
-    /// with none, nodes are simply not part of this view), and the cloud
-    /// that runs them.
-    nodes: BTreeSet<Uid>,
-    /// The Deployments, StatefulSets and DaemonSets stored: where a
-    /// finalizer's controller is looked for (STUCK-CAUSES C1), with no scan
-    /// of every object when a Terminating object is selected.
-    workloads: BTreeSet<Uid>,
-    /// The admission webhook configurations stored, by uid: few, and read
-    /// for every request the simulated API server admits.
-    webhook_configurations: BTreeSet<Uid>,
-    /// The uid of an Event's involved object -> the Events about it (a
-    /// controller's warnings on a stuck object, STUCK-CAUSES C2), the
-    /// Events themselves: no uid copied per Event, none looked up again.
-    /// Made at the first question about them (or before a bulk load that
-    /// is to build it with the other indexes, [`OwnershipGraph::index_events`]),
-    /// then kept with every change: `tree`, `plan` and `simulate` never
-    /// ask, and at 300k objects (144k Events) it was 60 ms of their CPU,
-    /// 35 ms of the simulator's start.
-    events: std::sync::OnceLock<HashMap<Uid, UidSet, Hasher>>,
-    /// The workloads and the Nodes' clouds, as [`OwnershipGraph::controllers_seen`]
-    /// gives them, kept from one look until a workload or a Node changes:
-    /// the diagnosis of every Terminating object selected looks at them,
-    /// and a look at tens of thousands of workloads was most of a key at
-    /// 1M objects.
-    seen: std::sync::OnceLock<Arc<ControllersSeen>>,
-}
-
-/// The Deployments, StatefulSets and DaemonSets stored, and the cloud
-/// providers the Nodes name: where a finalizer's controller is looked for.
-#[derive(Debug, Default)]
-pub struct ControllersSeen {
-    pub workloads: Vec<Arc<Object>>,
-    pub providers: Vec<String>,
-}
-
-impl Few {
-    fn add(&mut self, o: &Arc<Object>) {
-        self.add_kinds(o);
-        if let Some(events) = self.events.get_mut() {
-            Self::add_event(events, o);
-        }
-    }
-
-    /// Whether [`Few::add_kinds`] keeps the object.
-    fn keeps(o: &Object) -> bool {
-        is_node(o) || is_workload(o) || super::webhooks::is_configuration(o)
-    }
-
-    /// [`Few::add`] but for the index of Events.
-    fn add_kinds(&mut self, o: &Arc<Object>) {
-        if is_node(o) || is_workload(o) {
-            self.seen = std::sync::OnceLock::new();
-        }
-        if is_node(o) {
-            self.nodes.insert(o.metadata.uid.clone());
-        }
-        if is_workload(o) {
-            self.workloads.insert(o.metadata.uid.clone());
-        }
-        if super::webhooks::is_configuration(o) {
-            self.webhook_configurations.insert(o.metadata.uid.clone());
-        }
-    }
-
-    /// An Event, indexed by the uid of the object it is about.
-    fn add_event(events: &mut HashMap<Uid, UidSet, Hasher>, o: &Arc<Object>) {
-        if super::events::is_event(o) {
-            Self::add_known_event(events, o);
-        }
-    }
-
-    /// [`Few::add_event`] of an object already known to be an Event.
-    fn add_known_event(events: &mut HashMap<Uid, UidSet, Hasher>, o: &Arc<Object>) {
-        if let Some(about) = super::events::event_involved_uid(o) {
-            events
-                .entry(about)
-                .and_modify(|set| set.replace(Arc::clone(o)))
-                .or_insert_with(|| UidSet::one(Arc::clone(o)));
-        }
-    }
-
-    fn remove(&mut self, o: &Object) {
-        if is_node(o) || is_workload(o) {
-            self.seen = std::sync::OnceLock::new();
-        }
-        if is_node(o) {
-            self.nodes.remove(o.uid());
-        }
-        if is_workload(o) {
-            self.workloads.remove(o.uid());
-        }
-        if super::webhooks::is_configuration(o) {
-            self.webhook_configurations.remove(o.uid());
-        }
-        if let Some(events) = self.events.get_mut()
-            && let Some(about) = super::events::involved_uid(o)
-            && let Some(set) = events.get_mut(&about)
-        {
-            set.remove(o.uid());
-            if set.is_empty() {
-                events.remove(&about);
-            }
-        }
-    }
-}
-
-/// A Node (core group), counted as it is indexed.
-fn is_node(o: &Object) -> bool {
-    o.kind == "Node" && o.api_version == "v1"
-}
-
-/// A Deployment, StatefulSet or DaemonSet (`apps`).
-fn is_workload(o: &Object) -> bool {
-    matches!(o.kind.as_str(), "Deployment" | "StatefulSet" | "DaemonSet") && o.group() == "apps"
-}
-
-/// The objects added in bulk, in the order added, with what their places
-/// in the uid index are made of, taken when each was added (while it was
-/// in the cache).
-#[derive(Clone, Debug, Default)]
-struct Bulk {
-    /// Each object, its own key in the index by uid.
-    added: Vec<Arc<Object>>,
-    /// What they are sorted by: small, so that the sort moves 24 bytes an
-    /// object (it moved each object's whole entry, 64 bytes: an eighth of
-    /// the load's first-level cache misses) and seldom follows a pointer.
-    places: Vec<Place>,
-    /// Which of them (their places in `added`) hold owner references, are
-    /// Events, and are of the few kinds [`Few`] keeps: told as each was
-    /// added, in the cache, so that [`OwnershipGraph::end_bulk`] reads
-    /// only those again for those indexes, not every object.
-    owned: Vec<usize>,
-    events: Vec<usize>,
-    few: Vec<usize>,
-}
-
-impl Bulk {
-    fn add(&mut self, obj: Arc<Object>) {
-        let at = self.added.len();
-        self.places.push(place_of(obj.uid(), at));
-        if !obj.metadata.owner_references.is_empty() {
-            self.owned.push(at);
-        }
-        if super::events::is_event(&obj) {
-            self.events.push(at);
-        }
-        if Few::keeps(&obj) {
-            self.few.push(at);
-        }
-        self.added.push(obj);
-    }
-}
-
 /// `objects` in the order they lie in memory ([`OwnershipGraph::in_memory_order`]).
 pub fn in_memory_order<'a>(objects: impl Iterator<Item = &'a Arc<Object>>) -> Vec<&'a Arc<Object>> {
     let mut objects: Vec<&Arc<Object>> = objects.collect();
     objects.sort_unstable_by_key(|o| Arc::as_ptr(o) as usize);
     objects
-}
-
-/// The first 16 bytes of a uid, in two halves compared as numbers, and
-/// the object's place among those added.
-#[derive(Clone, Copy, Debug)]
-struct Place {
-    prefix: ordered::Prefix,
-    at: usize,
-}
-
-fn place_of(uid: &str, at: usize) -> Place {
-    Place {
-        prefix: ordered::prefix_of(uid),
-        at,
-    }
 }
 
 /// The parts an object is found by name with; no namespace and an empty
@@ -491,60 +319,6 @@ impl OwnershipGraph {
         self.referrers.reserve(additional);
     }
 
-    /// The graph of `objects`, as a list or a snapshot brings them: the
-    /// same graph as [`OwnershipGraph::upsert`] of each in turn (a later
-    /// copy of a uid, or of a name, is the one kept, or found by the name),
-    /// built in bulk: the objects put in the index by uid once, in uid
-    /// order, not each at a random place in it (upserting a 300k-object
-    /// snapshot one by one was a fifth of the UI's load).
-    #[must_use]
-    pub fn from_objects(kinds: KindTable, objects: &[Arc<Object>]) -> Self {
-        let mut g = OwnershipGraph::new(kinds);
-        g.reserve(objects.len());
-        g.begin_bulk(objects.len());
-        // A name taken twice in one list (a live list that saw an object
-        // deleted and made again under a new uid): the later copy is
-        // upserted after, to be the one found by the name, as in turn.
-        let mut later = Vec::new();
-        for (at, o) in objects.iter().enumerate() {
-            g.kinds
-                .learn(&o.api_version, &o.kind, o.namespace().is_some());
-            if g.insert_new(Arc::clone(o)).is_err() {
-                later.push(at);
-            }
-        }
-        // A uid twice (the later copy replaces the earlier, whatever its
-        // name), or a copy set aside for its name with another copy of its
-        // uid after it: in turn, each copy replacing the one before.
-        if g.end_bulk().is_err() || Self::set_aside_too_soon(objects, &later) {
-            let mut g = OwnershipGraph::new(g.kinds);
-            for o in objects {
-                g.upsert(Arc::clone(o));
-            }
-            return g;
-        }
-        for at in later {
-            g.upsert(Arc::clone(&objects[at]));
-        }
-        g
-    }
-
-    /// Whether an object set aside (at a place in `later`) has another
-    /// copy of its uid after it in `objects`.
-    fn set_aside_too_soon(objects: &[Arc<Object>], later: &[usize]) -> bool {
-        if later.is_empty() {
-            return false;
-        }
-        let last: HashMap<&str, usize> = objects
-            .iter()
-            .enumerate()
-            .map(|(at, o)| (o.uid(), at))
-            .collect();
-        later
-            .iter()
-            .any(|&at| last.get(objects[at].uid()).is_some_and(|&l| l > at))
-    }
-
     /// Adds or replaces an object (by uid).
     pub fn upsert(&mut self, obj: impl Into<Arc<Object>>) {
         let obj: Arc<Object> = obj.into();
@@ -635,140 +409,6 @@ impl OwnershipGraph {
                 }
             }
         }
-    }
-
-    /// From now on [`OwnershipGraph::insert_new`] keeps the objects aside
-    /// and [`OwnershipGraph::end_bulk`] puts them in uid order all at once:
-    /// a load of many objects in no particular uid order (a real cluster's
-    /// uids are random) inserted them one by one into the ordered index,
-    /// each a walk to a random place in it, a fifth of the load at 100k.
-    /// Until `end_bulk`, only finding by name sees them.
-    pub fn begin_bulk(&mut self, expected: usize) {
-        self.bulk.get_or_insert_with(|| Bulk {
-            added: Vec::with_capacity(expected),
-            places: Vec::with_capacity(expected),
-            ..Bulk::default()
-        });
-    }
-
-    /// Puts the objects added since [`OwnershipGraph::begin_bulk`] in the
-    /// index by uid.
-    ///
-    /// # Errors
-    /// The first object, in the order added, whose uid another object
-    /// already has (stored before, or added earlier), with its place among
-    /// those added; none of those added is then in the graph.
-    pub fn end_bulk(&mut self) -> Result<(), (usize, Arc<Object>)> {
-        let Some(Bulk {
-            added,
-            mut places,
-            owned,
-            events: events_at,
-            few: few_at,
-        }) = self.bulk.take()
-        else {
-            return Ok(());
-        };
-        // In uid order: by the prefix held in each place, then by the whole
-        // uid (seldom: only when two prefixes are the same), then by place.
-        let uid = |p: &Place| added[p.at].uid();
-        places.sort_unstable_by(|a, b| {
-            a.prefix
-                .cmp(&b.prefix)
-                .then_with(|| uid(a).cmp(uid(b)))
-                .then(a.at.cmp(&b.at))
-        });
-        // A uid taken twice: the later of the two is the one refused.
-        let mut taken: Option<usize> = None;
-        for pair in places.windows(2) {
-            if pair[0].prefix == pair[1].prefix
-                && uid(&pair[0]) == uid(&pair[1])
-                && taken.is_none_or(|t| pair[1].at < t)
-            {
-                taken = Some(pair[1].at);
-            }
-        }
-        if !self.objects.is_empty() {
-            for (at, o) in added.iter().enumerate() {
-                if taken.is_none_or(|t| at < t) && self.get_shared(o.uid()).is_some() {
-                    taken = Some(at);
-                }
-            }
-        }
-        if let Some(t) = taken {
-            let refused = (t, Arc::clone(&added[t]));
-            // Only their names were indexed.
-            for obj in &added {
-                self.unindex_name(obj);
-            }
-            return Err(refused);
-        }
-        // Each uid is new: checked above. The index by uid (with the few
-        // kinds'), the one by owner and the Events' built at once, when
-        // there are many: they touch nothing in common. The Events' is
-        // kept here only once it was made: a load's first one is made at
-        // the first question about an Event.
-        let (hasher, new) = (&self.hasher, &added);
-        let (uids, referrers, few) = (&mut self.by_uid, &mut self.referrers, &mut self.few);
-        // The Events' index only if it was made already (see `Few::events`).
-        let mut events = few.events.take();
-        // The few kinds' with the index by uid: the index by owner is the
-        // longer of the two. Each reads again only the objects it indexes,
-        // told apart as they were added. Reading every object's kind again
-        // (a cache miss each) took the index by uid and the few kinds' 30
-        // ms at 300k objects, 25 now; at 1M objects with 480k Events, the
-        // Events' index (the longest of the three) 260-280 ms, 226-257 now,
-        // with each Event's kind not read a second time.
-        let mut by_uid = move || {
-            uids.reserve(new.len(), |o| hasher.hash_one(o.uid()));
-            for o in new {
-                uids.insert_unique(hasher.hash_one(o.uid()), Arc::clone(o), |o| {
-                    hasher.hash_one(o.uid())
-                });
-            }
-            for &at in &few_at {
-                few.add_kinds(&new[at]);
-            }
-        };
-        let mut by_owner = move || {
-            for &at in &owned {
-                Self::index_owners(referrers, &new[at]);
-            }
-        };
-        let mut by_event = || {
-            if let Some(events) = events.as_mut() {
-                for &at in &events_at {
-                    Few::add_known_event(events, &new[at]);
-                }
-            }
-        };
-        if new.len() >= BULK_APART_FROM {
-            crate::threads::both(by_uid, || crate::threads::both(by_owner, by_event));
-        } else {
-            by_uid();
-            by_owner();
-            by_event();
-        }
-        if let Some(events) = events {
-            self.few.events = std::sync::OnceLock::from(events);
-        }
-        // The ordered index, built from sorted entries in one pass
-        // (`collect` finds them sorted), not by a search per object. Each
-        // object moved into it, not shared again: sharing raises a count
-        // in each object, read from memory in uid order, which is no
-        // order in memory; and compared by the prefix beside it, which
-        // its place already holds. At 300k objects this index took 59 ms
-        // of a 0.65 s `tree`, on a thread of its own while the others were
-        // built, and they waited for it; 4-5 ms now, after them. Keyed by
-        // uid: what `spec` and `status` read lazily is not part of it.
-        let mut added: Vec<Option<Arc<Object>>> = added.into_iter().map(Some).collect();
-        #[allow(clippy::mutable_key_type)]
-        let mut sorted: BTreeSet<Ordered> = places
-            .iter()
-            .filter_map(|p| Some(Ordered::with_prefix(p.prefix, added[p.at].take()?)))
-            .collect();
-        self.objects.append(&mut sorted);
-        Ok(())
     }
 
     /// Removes an object; returns it if it was there.
