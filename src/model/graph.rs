@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::kinds::KindTable;
 use super::object::{Object, OwnerReference, Uid, group_of};
 use bulk::Bulk;
+pub use bulk::Names;
 pub use few::ControllersSeen;
 use few::{Few, is_node, is_workload};
 use ordered::Ordered;
@@ -351,6 +352,12 @@ impl OwnershipGraph {
             "insert_new: the kind of {} is not known",
             obj.kind
         );
+        if let Some(bulk) = &mut self.bulk
+            && bulk.names_apart
+        {
+            bulk.add(obj);
+            return Ok(());
+        }
         let parts = name_parts(&obj);
         let hash = self.hasher.hash_one(parts);
         let hasher = &self.hasher;

@@ -27,7 +27,7 @@ pub mod wording;
 pub mod workload;
 pub mod yaml_text;
 
-pub use graph::{OwnershipGraph, RefStatus, Taken};
+pub use graph::{Names, OwnershipGraph, RefStatus, Taken};
 pub use kinds::{DefaultPolicy, KindInfo, KindTable, Partial, Unlisted};
 pub use object::{
     FOREGROUND, ORPHAN, ObjRef, Object, ObjectMeta, OwnerReference, Policy, Uid, group_of,

@@ -16,8 +16,8 @@ use super::validation::{
 };
 use crate::model::webhooks::{self, Operation};
 use crate::model::{
-    DefaultPolicy, FOREGROUND, KindInfo, KindTable, ORPHAN, ObjRef, Object, OwnershipGraph, Policy,
-    Taken, Uid, group_of,
+    DefaultPolicy, FOREGROUND, KindInfo, KindTable, Names, ORPHAN, ObjRef, Object, OwnershipGraph,
+    Policy, Taken, Uid, group_of,
 };
 
 mod admission;
@@ -609,6 +609,26 @@ impl ApiServer {
         store.reserve(expected);
         store.reserve_owners(expected);
         store.begin_bulk(expected);
+    }
+
+    /// In a load begun by [`ApiServer::begin_restore`]: the store's index
+    /// by name, to be built elsewhere from each object restored from now
+    /// on, in turn (see [`OwnershipGraph::names_apart`]); given back with
+    /// [`ApiServer::restore_names_back`] before [`ApiServer::end_restore`].
+    pub fn restore_names_apart(&mut self) -> Names {
+        self.store_mut().names_apart()
+    }
+
+    /// The index by name given back.
+    ///
+    /// # Errors
+    /// The place among the objects restored since
+    /// [`ApiServer::restore_names_apart`] of the first one whose name
+    /// another object has, and the error answer its create would have had.
+    pub fn restore_names_back(&mut self, names: Names) -> Result<(), (usize, ApiResponse)> {
+        self.store_mut()
+            .names_back(names)
+            .map_err(|(at, obj, terminating)| (at, self.already_exists(&obj, terminating)))
     }
 
     /// The load begun by [`ApiServer::begin_restore`] is complete.

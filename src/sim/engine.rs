@@ -207,6 +207,13 @@ enum Objects {
 /// that way).
 const INITIAL_LIST_APART_FROM: usize = if cfg!(test) { 2 } else { 20_000 };
 
+/// A restore of this many objects or more has its index by name built on
+/// another thread while its objects are restored (in tests, every restore
+/// of two or more, in batches of two: both ways, and a batch sent before
+/// the last, are tried).
+const NAMES_APART_FROM: usize = if cfg!(test) { 2 } else { 20_000 };
+const NAMES_BATCH: usize = if cfg!(test) { 2 } else { 1024 };
+
 #[cfg(test)]
 thread_local! {
     /// Set by a test: this thread's initial lists are taken on it alone,
@@ -400,19 +407,54 @@ impl Sim {
                 resp.message,
             )
         };
-        let mut order: Vec<Arc<Object>> = Vec::with_capacity(restored.size_hint().0);
-        for (i, mut obj) in restored.enumerate() {
-            if obj.metadata.uid.is_empty() {
-                generated.push(i);
-                Arc::make_mut(&mut obj).metadata.uid = sim.api.uids().next_uid();
+        let expected = restored.size_hint().0;
+        let mut order: Vec<Arc<Object>> = Vec::with_capacity(expected);
+        let looped = if expected >= NAMES_APART_FROM {
+            // The index by name built on the other core meanwhile (it
+            // was a third of the loop, and that core idle): each object
+            // stored is given to it in turn, in batches.
+            let names = sim.api.restore_names_apart();
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Arc<Object>>>(16);
+            let (looped, names) = crate::threads::both(
+                || {
+                    // Moved in: dropped, and the other thread's loop ended,
+                    // however this one ends.
+                    let tx = tx;
+                    let mut batch = Vec::with_capacity(NAMES_BATCH);
+                    let looped = sim.restore_each(restored, &mut order, &mut generated, |s| {
+                        batch.push(Arc::clone(s));
+                        if batch.len() == NAMES_BATCH {
+                            let full =
+                                std::mem::replace(&mut batch, Vec::with_capacity(NAMES_BATCH));
+                            // Refused only if the other thread panicked,
+                            // which `both` raises again here.
+                            let _ = tx.send(full);
+                        }
+                    });
+                    let _ = tx.send(batch);
+                    looped
+                },
+                move || {
+                    let mut names = names;
+                    for batch in rx {
+                        for obj in batch {
+                            names.add(obj);
+                        }
+                    }
+                    names
+                },
+            );
+            // The first object refused, by its place: for its name (told
+            // apart) or in the loop, whichever came first, as one by one.
+            match (looped, sim.api.restore_names_back(names)) {
+                (Err(a), Err(b)) => Err(if b.0 < a.0 { b } else { a }),
+                (Err(first), Ok(())) | (Ok(()), Err(first)) => Err(first),
+                (Ok(()), Ok(())) => Ok(()),
             }
-            let mut resp = sim.api.create(obj, &Caller::default(), true);
-            match resp.object.take() {
-                Some(stored) if resp.is_success() => order.push(stored),
-                _ => return Err(refused(i, resp)),
-            }
-            super::progress::indexed_one();
-        }
+        } else {
+            sim.restore_each(restored, &mut order, &mut generated, |_| {})
+        };
+        looped.map_err(|(i, resp)| refused(i, resp))?;
         sim.api
             .end_restore()
             .map_err(|(i, resp)| refused(i, resp))?;
@@ -428,6 +470,37 @@ impl Sim {
         }
         sim.unprimed = Some(order);
         Ok(sim)
+    }
+
+    /// Restores each object in turn, each one stored pushed on `order`
+    /// and shown to `stored`; the place of each whose uid the store
+    /// generates pushed on `generated`.
+    ///
+    /// # Errors
+    /// The place of the first object refused, and the answer.
+    fn restore_each(
+        &mut self,
+        restored: impl Iterator<Item = Arc<Object>>,
+        order: &mut Vec<Arc<Object>>,
+        generated: &mut Vec<usize>,
+        mut stored: impl FnMut(&Arc<Object>),
+    ) -> Result<(), (usize, ApiResponse)> {
+        for (i, mut obj) in restored.enumerate() {
+            if obj.metadata.uid.is_empty() {
+                generated.push(i);
+                Arc::make_mut(&mut obj).metadata.uid = self.api.uids().next_uid();
+            }
+            let mut resp = self.api.create(obj, &Caller::default(), true);
+            match resp.object.take() {
+                Some(s) if resp.is_success() => {
+                    stored(&s);
+                    order.push(s);
+                }
+                _ => return Err((i, resp)),
+            }
+            super::progress::indexed_one();
+        }
+        Ok(())
     }
 
     /// A simulator with the scenario's settings, kinds and controllers and

@@ -6,9 +6,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
-use super::OwnershipGraph;
+use hashbrown::HashTable;
+
 use super::few::Few;
 use super::ordered::{self, Ordered};
+use super::{Hasher, OwnershipGraph, name_parts};
 use crate::model::kinds::KindTable;
 use crate::model::object::Object;
 
@@ -34,6 +36,10 @@ pub(super) struct Bulk {
     owned: Vec<usize>,
     events: Vec<usize>,
     few: Vec<usize>,
+    /// The index by name is being built elsewhere
+    /// ([`OwnershipGraph::names_apart`]): an object added is not looked
+    /// up by its name here.
+    pub(super) names_apart: bool,
 }
 
 impl Bulk {
@@ -137,6 +143,48 @@ impl OwnershipGraph {
         });
     }
 
+    /// The index by name, taken out of the graph to be built on another
+    /// thread while the objects of a bulk are added (on this one): from
+    /// now until [`OwnershipGraph::names_back`], an object added is
+    /// neither found by its name nor refused for it, and is to be given
+    /// to the [`Names`] returned, in the order added. Names are what the
+    /// restore of a large file looks up and inserts for every object (a
+    /// third of its loop on one core, the other idle).
+    ///
+    /// # Panics
+    /// Outside a bulk.
+    pub fn names_apart(&mut self) -> Names {
+        let bulk = self.bulk.as_mut().expect("names_apart: not in a bulk");
+        bulk.names_apart = true;
+        Names {
+            table: std::mem::take(&mut self.by_name),
+            hasher: self.hasher.clone(),
+            added: 0,
+            taken: None,
+        }
+    }
+
+    /// The index by name built from the objects added since
+    /// [`OwnershipGraph::names_apart`], put back.
+    ///
+    /// # Errors
+    /// The first object added whose name another object already had
+    /// (stored before, or added earlier), with its place among those
+    /// added and whether that other object is being deleted: what
+    /// [`OwnershipGraph::insert_new`] would have refused it with.
+    ///
+    /// # Panics
+    /// Outside a bulk.
+    pub fn names_back(&mut self, names: Names) -> Result<(), (usize, Arc<Object>, bool)> {
+        let bulk = self.bulk.as_mut().expect("names_back: not in a bulk");
+        bulk.names_apart = false;
+        self.by_name = names.table;
+        match names.taken {
+            Some((at, terminating)) => Err((at, Arc::clone(&bulk.added[at]), terminating)),
+            None => Ok(()),
+        }
+    }
+
     /// Puts the objects added since [`OwnershipGraph::begin_bulk`] in the
     /// index by uid.
     ///
@@ -151,10 +199,12 @@ impl OwnershipGraph {
             owned,
             events: events_at,
             few: few_at,
+            names_apart,
         }) = self.bulk.take()
         else {
             return Ok(());
         };
+        debug_assert!(!names_apart, "end_bulk: the names are still apart");
         // In uid order: by the prefix held in each place, then by the whole
         // uid (seldom: only when two prefixes are the same), then by place.
         let uid = |p: &Place| added[p.at].uid();
@@ -255,5 +305,41 @@ impl OwnershipGraph {
             .collect();
         self.objects.append(&mut sorted);
         Ok(())
+    }
+}
+
+/// The index by name of a bulk's objects, built apart
+/// ([`OwnershipGraph::names_apart`]): each object given in the order added;
+/// the first one whose name was taken is remembered, not inserted.
+pub struct Names {
+    table: HashTable<Arc<Object>>,
+    hasher: Hasher,
+    added: usize,
+    /// The first place whose name was taken, and whether the object that
+    /// had it is being deleted.
+    taken: Option<(usize, bool)>,
+}
+
+impl Names {
+    /// The next object added.
+    pub fn add(&mut self, obj: Arc<Object>) {
+        let at = self.added;
+        self.added += 1;
+        let parts = name_parts(&obj);
+        let hasher = &self.hasher;
+        match self.table.entry(
+            hasher.hash_one(parts),
+            |o| name_parts(o) == parts,
+            |o| hasher.hash_one(name_parts(o)),
+        ) {
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(obj);
+            }
+            hashbrown::hash_table::Entry::Occupied(named) => {
+                if self.taken.is_none() {
+                    self.taken = Some((at, named.get().is_terminating()));
+                }
+            }
+        }
     }
 }

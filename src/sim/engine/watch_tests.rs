@@ -75,6 +75,71 @@ fn a_uid_given_twice_is_refused_at_the_later_object() {
     );
 }
 
+/// A restore's index by name is built on another thread, apart from the
+/// loop that restores each object (every restore of two or more in the
+/// tests): a name given twice is still refused at the later object, and
+/// the first object refused is the one refused one by one, whether for its
+/// name or for what the loop finds (a finalizer no API server takes),
+/// before a uid given twice, found only at the end.
+#[test]
+fn a_name_given_twice_is_refused_at_the_later_object_as_one_by_one() {
+    let cm = |name: &str, uid: &str, finalizer: &str| {
+        format!(
+            "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: {name}, namespace: shop, uid: {uid}, finalizers: [{finalizer}]}}\n"
+        )
+    };
+    let refused = |objects: &[String]| {
+        let text = format!("name: t\nobjects:\n{}", objects.concat());
+        let sc = crate::sim::scenario::parse("t.yaml", &text).expect("parses");
+        Sim::load(sc).expect_err("refused")
+    };
+    let ok = "example.com/keep";
+    let bad = "'a b'";
+    // A uid twice (a, then d) and a name twice (b, then c, before d): the
+    // name, as the loop one by one refused c before reaching the end.
+    let e = refused(&[
+        cm("a", "u-1", ok),
+        cm("b", "u-2", ok),
+        cm("c", "u-3", ok),
+        cm("b", "u-4", ok),
+        cm("d", "u-1", ok),
+    ]);
+    assert_eq!(e.field, "objects[3]", "{e}");
+    assert!(e.message.contains("configmaps \"b\" already exists"), "{e}");
+    // A name twice after a finalizer refused: the finalizer.
+    let e = refused(&[cm("a", "u-1", ok), cm("b", "u-2", bad), cm("a", "u-3", ok)]);
+    assert_eq!(e.field, "objects[1]", "{e}");
+    assert!(e.message.contains("metadata.finalizers[0]"), "{e}");
+    // A finalizer refused after a name twice: the name.
+    let e = refused(&[
+        cm("a", "u-1", ok),
+        cm("a", "u-2", ok),
+        cm("b", "u-3", ok),
+        cm("c", "u-4", bad),
+    ]);
+    assert_eq!(e.field, "objects[1]", "{e}");
+    assert!(e.message.contains("configmaps \"a\" already exists"), "{e}");
+    // The same names in another namespace, or of another kind, are not
+    // taken; every object restored is found by its name.
+    let text = format!(
+        "name: t\nobjects:\n{}{}{}- apiVersion: v1\n  kind: Secret\n  metadata: {{name: a, namespace: shop, uid: u-9}}\n",
+        cm("a", "u-1", ok),
+        cm("b", "u-2", ok),
+        cm("c", "u-3", ok).replace("name: c, namespace: shop", "name: a, namespace: other"),
+    );
+    let sim =
+        Sim::load(crate::sim::scenario::parse("t.yaml", &text).expect("parses")).expect("loads");
+    let found = |kind: &str, ns: &str, name: &str| {
+        sim.graph()
+            .find("", kind, Some(ns), name)
+            .map(|o| o.uid().to_string())
+    };
+    assert_eq!(found("ConfigMap", "shop", "a").as_deref(), Some("u-1"));
+    assert_eq!(found("ConfigMap", "shop", "b").as_deref(), Some("u-2"));
+    assert_eq!(found("ConfigMap", "other", "a").as_deref(), Some("u-3"));
+    assert_eq!(found("Secret", "shop", "a").as_deref(), Some("u-9"));
+}
+
 /// A deferred simulator reads as a primed one, and runs as one: for
 /// every bundled scenario, the same objects before its first call,
 /// and the same timeline and objects after the same run.
