@@ -342,7 +342,10 @@ impl OwnershipGraph {
     ///
     /// Between [`OwnershipGraph::begin_bulk`] and
     /// [`OwnershipGraph::end_bulk`] the object is kept aside, found by its
-    /// name only, and whether its uid is taken is answered by `end_bulk`.
+    /// name only, and whether its uid is taken is answered by `end_bulk`;
+    /// while the names are apart ([`OwnershipGraph::names_apart`]), not
+    /// even by its name, and whether that is taken is answered by
+    /// [`OwnershipGraph::names_back`].
     ///
     /// # Errors
     /// What another object already has, the object unstored.

@@ -88,37 +88,41 @@ fn a_name_given_twice_is_refused_at_the_later_object_as_one_by_one() {
             "- apiVersion: v1\n  kind: ConfigMap\n  metadata: {{name: {name}, namespace: shop, uid: {uid}, finalizers: [{finalizer}]}}\n"
         )
     };
-    let refused = |objects: &[String]| {
+    // The objects refused at `field`, with a message that says `says`.
+    let refused_at = |objects: &[String], field: &str, says: &str| {
         let text = format!("name: t\nobjects:\n{}", objects.concat());
         let sc = crate::sim::scenario::parse("t.yaml", &text).expect("parses");
-        Sim::load(sc).expect_err("refused")
+        let e = Sim::load(sc).expect_err("refused");
+        assert_eq!(e.field, field, "{e}");
+        assert!(e.message.contains(says), "{e}");
     };
     let ok = "example.com/keep";
     let bad = "'a b'";
     // A uid twice (a, then d) and a name twice (b, then c, before d): the
     // name, as the loop one by one refused c before reaching the end.
-    let e = refused(&[
+    let (a, b, c, d) = (
         cm("a", "u-1", ok),
         cm("b", "u-2", ok),
         cm("c", "u-3", ok),
-        cm("b", "u-4", ok),
         cm("d", "u-1", ok),
-    ]);
-    assert_eq!(e.field, "objects[3]", "{e}");
-    assert!(e.message.contains("configmaps \"b\" already exists"), "{e}");
+    );
+    let b_again = cm("b", "u-4", ok);
+    refused_at(
+        &[a, b, c, b_again, d],
+        "objects[3]",
+        "configmaps \"b\" already exists",
+    );
     // A name twice after a finalizer refused: the finalizer.
-    let e = refused(&[cm("a", "u-1", ok), cm("b", "u-2", bad), cm("a", "u-3", ok)]);
-    assert_eq!(e.field, "objects[1]", "{e}");
-    assert!(e.message.contains("metadata.finalizers[0]"), "{e}");
+    let after = [cm("a", "u-1", ok), cm("b", "u-2", bad), cm("a", "u-3", ok)];
+    refused_at(&after, "objects[1]", "metadata.finalizers[0]");
     // A finalizer refused after a name twice: the name.
-    let e = refused(&[
+    let before = [
         cm("a", "u-1", ok),
         cm("a", "u-2", ok),
         cm("b", "u-3", ok),
         cm("c", "u-4", bad),
-    ]);
-    assert_eq!(e.field, "objects[1]", "{e}");
-    assert!(e.message.contains("configmaps \"a\" already exists"), "{e}");
+    ];
+    refused_at(&before, "objects[1]", "configmaps \"a\" already exists");
     // The same names in another namespace, or of another kind, are not
     // taken; every object restored is found by its name.
     let text = format!(
