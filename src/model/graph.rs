@@ -24,6 +24,7 @@ use ordered::Ordered;
 use uid_set::UidSet;
 
 mod bulk;
+mod by_address;
 mod few;
 mod ordered;
 mod uid_set;
@@ -152,9 +153,7 @@ impl PartialEq for OwnershipGraph {
 
 /// `objects` in the order they lie in memory ([`OwnershipGraph::in_memory_order`]).
 pub fn in_memory_order<'a>(objects: impl Iterator<Item = &'a Arc<Object>>) -> Vec<&'a Arc<Object>> {
-    let mut objects: Vec<&Arc<Object>> = objects.collect();
-    objects.sort_unstable_by_key(|o| Arc::as_ptr(o) as usize);
-    objects
+    by_address::sort(objects.map(|o| (Arc::as_ptr(o) as usize, o)).collect())
 }
 
 /// The parts an object is found by name with; no namespace and an empty
