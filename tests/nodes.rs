@@ -140,6 +140,27 @@ fn deleting_the_node_has_the_pod_gc_force_delete_its_pods() {
     assert!(plan.entries.iter().all(|e| e.object.name() != "web-0"));
 }
 
+/// A snapshot taken after a Node was deleted still holds its pods: the
+/// pod GC's first look finds them bound to a Node that is gone, and
+/// force-deletes them once the quarantine is over, as after the Node's
+/// DELETE (R77). A pod of a Node that is there is not touched.
+#[test]
+fn a_snapshot_with_pods_of_a_gone_node_has_the_pod_gc_delete_them() {
+    let text = scenario("True").replace(
+        "    kind: Node\n    metadata: {name: n1}",
+        "    kind: ConfigMap\n    metadata: {name: was-n1, namespace: shop}",
+    );
+    assert!(!text.contains("name: n1}"), "n1 is gone");
+    let mut sim = sim(&text);
+    sim.advance(39_000);
+    assert!(sim.exists("Pod", "shop", "db-0"), "quarantine: 40 s");
+    sim.advance(5_000);
+    let (gone, by) = sim.removed("Pod", "db-0").expect("force-deleted");
+    assert_eq!((gone, by.as_str()), (40_000, "pod-garbage-collector"));
+    sim.advance(600_000);
+    assert!(sim.exists("Pod", "shop", "web-0"), "n2 is there");
+}
+
 #[test]
 fn plan_says_a_pod_on_a_node_that_does_not_report_waits_for_its_kubelet() {
     let sim = sim(&scenario("Unknown"));

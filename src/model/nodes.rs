@@ -115,20 +115,34 @@ pub fn of_node(node: &Object) -> NodeHealth {
 /// The health of the node a pod is bound to.
 #[must_use]
 pub fn of_pod(graph: &OwnershipGraph, pod: &Object) -> NodeHealth {
-    // Read without making the pod's spec a value: asked of every pod.
-    let node = pod.peek_at(&["spec", "nodeName"]);
-    let node = node.as_ref().and_then(Value::as_str).unwrap_or_default();
+    let node = node_name(pod);
     if node.is_empty() {
         return NodeHealth::Unscheduled;
     }
-    match graph.find("", "Node", None, node) {
+    match graph.find("", "Node", None, &node) {
         Some(n) => of_node(n),
-        None if graph.has_nodes() => NodeHealth::Gone {
-            node: node.to_string(),
-        },
-        None => NodeHealth::Unseen {
-            node: node.to_string(),
-        },
+        None if graph.has_nodes() => NodeHealth::Gone { node },
+        None => NodeHealth::Unseen { node },
+    }
+}
+
+/// The node a pod is bound to when its Node is gone (what [`of_pod`]
+/// calls [`NodeHealth::Gone`]), without reading the health of a Node that
+/// is there: asked of every pod of a load, whose nodes are nearly all
+/// there.
+#[must_use]
+pub fn gone_node(graph: &OwnershipGraph, pod: &Object) -> Option<String> {
+    let node = node_name(pod);
+    (!node.is_empty() && graph.has_nodes() && graph.find("", "Node", None, &node).is_none())
+        .then_some(node)
+}
+
+/// `spec.nodeName`, empty if unset; read without making the pod's spec a
+/// value.
+fn node_name(pod: &Object) -> String {
+    match pod.peek_at(&["spec", "nodeName"]) {
+        Some(Value::String(node)) => node,
+        _ => String::new(),
     }
 }
 

@@ -112,8 +112,7 @@ impl Sim {
                     self.maybe_schedule_kubelet(obj);
                 }
                 if !deleted
-                    && let crate::model::nodes::NodeHealth::Gone { node } =
-                        crate::model::nodes::of_pod(self.api.graph(), obj)
+                    && let Some(node) = crate::model::nodes::gone_node(self.api.graph(), obj)
                 {
                     self.schedule_once(
                         crate::model::nodes::POD_GC_QUARANTINE_SECS * 1000,
@@ -125,6 +124,7 @@ impl Sim {
                 }
                 if !deleted
                     && self.settings.terminated_pod_gc_threshold > 0
+                    && !self.pending.contains(&Task::PodGcTerminated)
                     && controllers::podgc::is_terminated(obj)
                 {
                     self.schedule_once(controllers::podgc::CHECK_PERIOD_MS, Task::PodGcTerminated);
@@ -309,9 +309,14 @@ impl Sim {
                 None => {}
             }
         }
-        for uid in sync {
-            if self.api.get_uid(&uid).is_some() {
-                self.schedule_once(delay, Task::Workload(uid));
+        for task in sync.into_iter().map(Task::Workload) {
+            // Looked for among the pending first: most are (each of a
+            // load's pods asks for its ReplicaSet's sync), and then the
+            // store is not asked.
+            if !self.pending.contains(&task)
+                && matches!(&task, Task::Workload(uid) if self.api.get_uid(uid).is_some())
+            {
+                self.schedule_once(delay, task);
             }
         }
     }
