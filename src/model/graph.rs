@@ -160,6 +160,21 @@ pub fn in_memory_order<'a>(objects: impl Iterator<Item = &'a Arc<Object>>) -> Ve
 /// one are the same.
 type NameParts<'a> = (&'a str, &'a str, &'a str, &'a str);
 
+/// Where `obj`'s names lead in the index by name: to the object found by
+/// them, or to the slot for one.
+fn name_entry<'t>(
+    by_name: &'t mut HashTable<Arc<Object>>,
+    hasher: &Hasher,
+    obj: &Object,
+) -> hashbrown::hash_table::Entry<'t, Arc<Object>> {
+    let parts = name_parts(obj);
+    by_name.entry(
+        hasher.hash_one(parts),
+        |o| name_parts(o) == parts,
+        |o| hasher.hash_one(name_parts(o)),
+    )
+}
+
 /// Why [`OwnershipGraph::insert_new`] refused an object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Taken {
@@ -360,14 +375,7 @@ impl OwnershipGraph {
             bulk.add(obj);
             return Ok(());
         }
-        let parts = name_parts(&obj);
-        let hash = self.hasher.hash_one(parts);
-        let hasher = &self.hasher;
-        let name_slot = match self.by_name.entry(
-            hash,
-            |o| name_parts(o) == parts,
-            |o| hasher.hash_one(name_parts(o)),
-        ) {
+        let name_slot = match name_entry(&mut self.by_name, &self.hasher, &obj) {
             hashbrown::hash_table::Entry::Vacant(slot) => slot,
             hashbrown::hash_table::Entry::Occupied(named) => {
                 return Err(Taken::Name {
@@ -451,13 +459,7 @@ impl OwnershipGraph {
 
     /// The object is the one found by its name from now on.
     fn index_name_in(by_name: &mut HashTable<Arc<Object>>, hasher: &Hasher, obj: &Arc<Object>) {
-        let parts = name_parts(obj);
-        let hash = hasher.hash_one(parts);
-        match by_name.entry(
-            hash,
-            |o| name_parts(o) == parts,
-            |o| hasher.hash_one(name_parts(o)),
-        ) {
+        match name_entry(by_name, hasher, obj) {
             hashbrown::hash_table::Entry::Occupied(mut e) => *e.get_mut() = Arc::clone(obj),
             hashbrown::hash_table::Entry::Vacant(e) => {
                 e.insert(Arc::clone(obj));

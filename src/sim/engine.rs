@@ -410,47 +410,7 @@ impl Sim {
         let expected = restored.size_hint().0;
         let mut order: Vec<Arc<Object>> = Vec::with_capacity(expected);
         let looped = if expected >= NAMES_APART_FROM {
-            // The index by name built on the other core meanwhile (it
-            // was a third of the loop, and that core idle): each object
-            // stored is given to it in turn, in batches.
-            let names = sim.api.restore_names_apart();
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Arc<Object>>>(16);
-            let (looped, names) = crate::threads::both(
-                || {
-                    // Moved in: dropped, and the other thread's loop ended,
-                    // however this one ends.
-                    let tx = tx;
-                    let mut batch = Vec::with_capacity(NAMES_BATCH);
-                    let looped = sim.restore_each(restored, &mut order, &mut generated, |s| {
-                        batch.push(Arc::clone(s));
-                        if batch.len() == NAMES_BATCH {
-                            let full =
-                                std::mem::replace(&mut batch, Vec::with_capacity(NAMES_BATCH));
-                            // Refused only if the other thread panicked,
-                            // which `both` raises again here.
-                            let _ = tx.send(full);
-                        }
-                    });
-                    let _ = tx.send(batch);
-                    looped
-                },
-                move || {
-                    let mut names = names;
-                    for batch in rx {
-                        for obj in batch {
-                            names.add(obj);
-                        }
-                    }
-                    names
-                },
-            );
-            // The first object refused, by its place: for its name (told
-            // apart) or in the loop, whichever came first, as one by one.
-            match (looped, sim.api.restore_names_back(names)) {
-                (Err(a), Err(b)) => Err(if b.0 < a.0 { b } else { a }),
-                (Err(first), Ok(())) | (Ok(()), Err(first)) => Err(first),
-                (Ok(()), Ok(())) => Ok(()),
-            }
+            sim.restore_beside_names(restored, &mut order, &mut generated)
         } else {
             sim.restore_each(restored, &mut order, &mut generated, |_| {})
         };
@@ -470,6 +430,58 @@ impl Sim {
         }
         sim.unprimed = Some(order);
         Ok(sim)
+    }
+
+    /// [`Sim::restore_each`] with the store's index by name built on
+    /// the other core meanwhile (it was a third of the loop, and that core
+    /// idle): each object stored is given to it in turn, in batches.
+    ///
+    /// # Errors
+    /// As [`Sim::restore_each`]: the first object refused, by its place,
+    /// for its name or in the loop, whichever came first, as one by one.
+    fn restore_beside_names(
+        &mut self,
+        restored: impl Iterator<Item = Arc<Object>>,
+        order: &mut Vec<Arc<Object>>,
+        generated: &mut Vec<usize>,
+    ) -> Result<(), (usize, ApiResponse)> {
+        let names = self.api.restore_names_apart();
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Arc<Object>>>(16);
+        let (looped, names) = crate::threads::both(
+            || {
+                // Moved in: dropped, and the other thread's loop ended,
+                // however this one ends.
+                let tx = tx;
+                let mut batch = Vec::with_capacity(NAMES_BATCH);
+                let looped = self.restore_each(restored, order, generated, |s| {
+                    batch.push(Arc::clone(s));
+                    if batch.len() == NAMES_BATCH {
+                        let full = std::mem::replace(&mut batch, Vec::with_capacity(NAMES_BATCH));
+                        // Refused only if the other thread panicked,
+                        // which `both` raises again here.
+                        let _ = tx.send(full);
+                    }
+                });
+                let _ = tx.send(batch);
+                looped
+            },
+            move || {
+                let mut names = names;
+                for batch in rx {
+                    for obj in batch {
+                        names.add(obj);
+                    }
+                }
+                names
+            },
+        );
+        // The first object refused, by its place: for its name (told
+        // apart) or in the loop, whichever came first, as one by one.
+        match (looped, self.api.restore_names_back(names)) {
+            (Err(a), Err(b)) => Err(if b.0 < a.0 { b } else { a }),
+            (Err(first), Ok(())) | (Ok(()), Err(first)) => Err(first),
+            (Ok(()), Ok(())) => Ok(()),
+        }
     }
 
     /// Restores each object in turn, each one stored pushed on `order`

@@ -10,7 +10,7 @@ use hashbrown::HashTable;
 
 use super::few::Few;
 use super::ordered::{self, Ordered};
-use super::{Hasher, OwnershipGraph, name_parts};
+use super::{Hasher, OwnershipGraph, name_entry};
 use crate::model::kinds::KindTable;
 use crate::model::object::Object;
 
@@ -325,13 +325,7 @@ impl Names {
     pub fn add(&mut self, obj: Arc<Object>) {
         let at = self.added;
         self.added += 1;
-        let parts = name_parts(&obj);
-        let hasher = &self.hasher;
-        match self.table.entry(
-            hasher.hash_one(parts),
-            |o| name_parts(o) == parts,
-            |o| hasher.hash_one(name_parts(o)),
-        ) {
+        match name_entry(&mut self.table, &self.hasher, &obj) {
             hashbrown::hash_table::Entry::Vacant(slot) => {
                 slot.insert(obj);
             }
