@@ -209,6 +209,26 @@ fn huge_grace_periods_and_timestamps_are_errors_naming_the_field() {
     );
 }
 
+/// Only a pod's `terminationGracePeriodSeconds` is seconds the clock adds
+/// (R15): a custom resource's field of that name is its own, whatever it
+/// holds, and a snapshot with it loads.
+#[test]
+fn another_kinds_termination_grace_period_is_not_checked_as_a_pods() {
+    let cr = temp_file(
+        "sandbox.json",
+        br#"{"apiVersion":"v1","kind":"List","items":[
+{"apiVersion":"example.com/v1","kind":"Sandbox","metadata":{"name":"s","namespace":"x","uid":"u1"},"spec":{"terminationGracePeriodSeconds":"30s"}}]}"#,
+    );
+    let o = ownerscope(&["tree", cr.to_str().expect("utf-8")]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("Sandbox/s"), "{out}");
+}
+
 #[test]
 fn at_and_until_reject_what_is_not_a_bounded_time() {
     for (arg, needle) in [
