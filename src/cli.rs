@@ -323,6 +323,11 @@ pub struct BenchArgs {
     /// keep them.
     #[arg(long, value_name = "DIR", requires = "commands")]
     pub commands_keep: Option<std::path::PathBuf>,
+    /// With --commands: every child on one core, the first this process
+    /// may run on. Beside a run without it, what the work costs without
+    /// a second core, and what spreading it over two costs in CPU.
+    #[arg(long, requires = "commands")]
+    pub commands_one_core: bool,
     /// One measured command in this process (its arguments, or `bare-json
     /// FILE`): what `--commands` runs in its children.
     #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARGS", hide = true)]

@@ -49,6 +49,7 @@ fn main() -> ExitCode {
             a.commands.as_deref().unwrap_or_default(),
             a.runs,
             a.commands_keep.as_deref(),
+            a.commands_one_core,
         ),
         Some(Command::Bench(a)) => ownerscope::tools::bench::run(a),
         // `ownerscope --live -n shop` as `ownerscope ui --live -n shop`.

@@ -1281,3 +1281,40 @@ fn why_dot_draws_the_blocker_chain() {
     read_dot(&dot);
     graphviz(&dot);
 }
+
+/// `bench --commands` on one core: the table of every command against
+/// the bare parse, its children kept to a core this process may use, and
+/// that core named in the header.
+#[test]
+fn bench_commands_on_one_core_names_the_core_and_measures_every_command() {
+    let dir = std::env::temp_dir().join(format!("ownerscope-one-core-{}", std::process::id()));
+    let keep = dir.to_str().expect("utf-8");
+    let o = ownerscope(&[
+        "bench",
+        "--commands",
+        "300",
+        "--runs",
+        "1",
+        "--commands-one-core",
+        "--commands-keep",
+        keep,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let allowed = rustix::thread::sched_getaffinity(None).expect("affinity");
+    let core: usize = out
+        .split("every child on core ")
+        .nth(1)
+        .and_then(|rest| rest.split(';').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no core named: {out}"));
+    assert!(allowed.is_set(core), "{core} is not ours: {out}");
+    for row in ["| bare parse + index |", "| tree FILE |", "| simulate FILE"] {
+        assert!(out.contains(row), "{row}: {out}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

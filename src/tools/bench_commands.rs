@@ -542,13 +542,33 @@ fn summary(bare: &[Sample], ours: &[Sample]) -> [f64; 8] {
     ]
 }
 
+/// Keeps this thread, and so every child it starts, to the first core
+/// it may run on; returns that core's number.
+fn keep_to_one_core() -> Result<usize, CmdError> {
+    use rustix::thread::{CpuSet, sched_getaffinity, sched_setaffinity};
+    let allowed = sched_getaffinity(None).map_err(err)?;
+    let first = (0..CpuSet::MAX_CPU)
+        .find(|&c| allowed.is_set(c))
+        .ok_or_else(|| CmdError("no core to run on".into()))?;
+    let mut one = CpuSet::new();
+    one.set(first);
+    sched_setaffinity(None, &one).map_err(err)?;
+    Ok(first)
+}
+
 /// The parent side: writes each size's List, runs every command and the
 /// bare parse interleaved, prints a table per size.
 ///
 /// # Errors
-/// A file that cannot be written, a child that fails.
-pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
+/// A file that cannot be written, a child that fails; with `one_core`,
+/// a process that cannot be kept to one core.
+pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>, one_core: bool) -> CmdResult {
     let runs = runs.clamp(1, 15);
+    let cores = if one_core {
+        format!("; every child on core {}", keep_to_one_core()?)
+    } else {
+        String::new()
+    };
     let dir: PathBuf = match keep {
         Some(d) => d.to_path_buf(),
         None => {
@@ -557,7 +577,7 @@ pub fn run(sizes: &[usize], runs: usize, keep: Option<&Path>) -> CmdResult {
     };
     std::fs::create_dir_all(&dir).map_err(err)?;
     println!(
-        "ownerscope bench --commands: {runs} interleaved runs, each in its own process; user CPU (the steadier: the kernel's time moves with the machine), CPU (user + system), wall time, peak resident memory: medians, and the medians of each run's ratio to the bare parse of its round{}",
+        "ownerscope bench --commands: {runs} interleaved runs, each in its own process{cores}; user CPU (the steadier: the kernel's time moves with the machine), CPU (user + system), wall time, peak resident memory: medians, and the medians of each run's ratio to the bare parse of its round{}",
         if cfg!(debug_assertions) {
             " (DEBUG BUILD: use --release for real figures)"
         } else {
