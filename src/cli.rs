@@ -329,7 +329,8 @@ pub struct BenchArgs {
     #[arg(long, requires = "commands")]
     pub commands_one_core: bool,
     /// One measured command in this process (its arguments, or `bare-json
-    /// FILE`): what `--commands` runs in its children.
+    /// FILE`, `read-objects FILE` or `read-and-load FILE`): what
+    /// `--commands` runs in its children.
     #[arg(long, num_args = 1.., allow_hyphen_values = true, value_name = "ARGS", hide = true)]
     pub command_one: Option<Vec<String>>,
     /// One measured load in this process (`bare-json`, `bare-yaml` or
